@@ -1,0 +1,30 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { createMiddleware } from "langchain";
+
+/** An overloaded or failing provider (HTTP 5xx, Anthropic's 529), as opposed to a bad request we must not mask. */
+export function isOverloadOrServerError(err: unknown): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { status?: unknown; name?: unknown; error?: { type?: unknown } | undefined; lc_error_code?: unknown };
+  if (typeof e.status === "number" && e.status >= 500) return true;
+  if (typeof e.name === "string" && /overloaded|internalserver/i.test(e.name)) return true;
+  return e.error?.type === "overloaded_error" || e.error?.type === "api_error";
+}
+
+/**
+ * Retries a failed model call once on the fallback model, only for overload/5xx. Unlike langchain's
+ * `modelFallbackMiddleware`, a 400 (bad request, context too long) is not hidden behind another model.
+ */
+export function modelFallbackMiddleware(fallback: BaseChatModel, onFallback?: (err: unknown) => void) {
+  return createMiddleware({
+    name: "ModelFallbackMiddleware",
+    wrapModelCall: async (request, handler) => {
+      try {
+        return await handler(request);
+      } catch (err) {
+        if (!isOverloadOrServerError(err)) throw err;
+        onFallback?.(err);
+        return handler({ ...request, model: fallback });
+      }
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { OpenSweError } from "../../errors.js";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const EnvSchema = z.object({
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  OPEN_SWE_MODEL: optionalString,
+  OPEN_SWE_MODEL_EFFORT: optionalString,
+  OPEN_SWE_FALLBACK_MODEL: optionalString,
+  OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
+  OPENAI_API_KEY: optionalString,
+});
+
+/** Everything the model layer needs from the environment, read once. */
+export interface ModelConfig {
+  anthropicApiKey?: string;
+  anthropicApiUrl?: string;
+  /** Deployment default model (`OPEN_SWE_MODEL`); `replay:<file>` forces the replay provider. */
+  model?: string;
+  effort?: string;
+  fallbackModel?: string;
+  openaiBaseUrl?: string;
+  openaiApiKey?: string;
+}
+
+export function readModelConfig(env: Record<string, string | undefined>): ModelConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
+    throw new OpenSweError("config_invalid", `invalid model settings in the environment: ${fields}`, { cause: parsed.error });
+  }
+  const e = parsed.data;
+  const config: ModelConfig = {};
+  if (e.ANTHROPIC_API_KEY) config.anthropicApiKey = e.ANTHROPIC_API_KEY;
+  if (e.ANTHROPIC_BASE_URL) config.anthropicApiUrl = e.ANTHROPIC_BASE_URL;
+  if (e.OPEN_SWE_MODEL) config.model = e.OPEN_SWE_MODEL;
+  if (e.OPEN_SWE_MODEL_EFFORT) config.effort = e.OPEN_SWE_MODEL_EFFORT;
+  if (e.OPEN_SWE_FALLBACK_MODEL) config.fallbackModel = e.OPEN_SWE_FALLBACK_MODEL;
+  if (e.OPENAI_BASE_URL) config.openaiBaseUrl = e.OPENAI_BASE_URL;
+  if (e.OPENAI_API_KEY) config.openaiApiKey = e.OPENAI_API_KEY;
+  return config;
+}

@@ -1,0 +1,104 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import { OpenSweError, errorMessage } from "../../errors.js";
+
+export const ReplayTurn = z
+  .object({
+    text: z.string().default(""),
+    tool_calls: z
+      .array(z.object({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() }).strict())
+      .default([]),
+    usage: z.object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) }).strict().optional(),
+  })
+  .strict()
+  .refine((t) => t.text !== "" || t.tool_calls.length > 0, "a turn needs text or at least one tool call");
+export type ReplayTurn = z.infer<typeof ReplayTurn>;
+export const ReplayScript = z.array(ReplayTurn).min(1);
+
+/** Parses a replay script (a JSON list of assistant turns); `source` names it in errors. */
+export function parseReplayScript(json: unknown, source: string): ReplayTurn[] {
+  const parsed = ReplayScript.safeParse(json);
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new OpenSweError("replay_invalid", `replay script ${source} is invalid: ${where}`, { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+export async function loadReplayScript(path: string): Promise<ReplayTurn[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new OpenSweError("replay_invalid", `cannot read replay script ${path}: ${errorMessage(err)}`, { cause: err });
+  }
+  try {
+    return parseReplayScript(JSON.parse(text), path);
+  } catch (err) {
+    if (err instanceof OpenSweError) throw err;
+    throw new OpenSweError("replay_invalid", `replay script ${path} is not JSON: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+interface Cursor {
+  next: number;
+}
+
+/**
+ * Plays a recorded run back, one scripted assistant turn per model call. Every message it returns
+ * carries `response_metadata.replayed = true` so run records and replies can say so.
+ */
+export class ReplayChatModel extends BaseChatModel {
+  readonly replayed = true;
+  readonly #turns: readonly ReplayTurn[];
+  readonly #source: string;
+  // Shared with every bindTools() copy: the agent binds tools before each call.
+  readonly #cursor: Cursor;
+
+  constructor(turns: readonly ReplayTurn[], source = "replay script", cursor: Cursor = { next: 0 }) {
+    super({});
+    this.#turns = turns;
+    this.#source = source;
+    this.#cursor = cursor;
+  }
+
+  get remaining(): number {
+    return this.#turns.length - this.#cursor.next;
+  }
+
+  _llmType(): string {
+    return "replay";
+  }
+
+  override bindTools(_tools: BindToolsInput[]): ReplayChatModel {
+    return new ReplayChatModel(this.#turns, this.#source, this.#cursor);
+  }
+
+  async _generate(_messages: BaseMessage[], _options: this["ParsedCallOptions"], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    const index = this.#cursor.next;
+    const turn = this.#turns[index];
+    if (!turn) {
+      throw new OpenSweError(
+        "replay_exhausted",
+        `replay script ${this.#source} ran out: the run asked for model turn ${index + 1} but the script has ${this.#turns.length}`,
+      );
+    }
+    this.#cursor.next += 1;
+    const message = new AIMessage({
+      content: turn.text,
+      id: `replay-${index}`,
+      tool_calls: turn.tool_calls.map((tc, i) => ({ name: tc.name, args: tc.args, id: tc.id ?? `replay_${index}_${i}`, type: "tool_call" as const })),
+      response_metadata: { replayed: true, model_name: "replay" },
+    });
+    if (turn.usage) {
+      const { input_tokens, output_tokens } = turn.usage;
+      (message as unknown as { usage_metadata?: UsageMetadata }).usage_metadata = { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens };
+    }
+    return { generations: [{ text: turn.text, message }] };
+  }
+}
+
