@@ -1,0 +1,70 @@
+import { join } from "node:path";
+import { z } from "zod";
+import { OpenSweError } from "../errors.js";
+import { SANDBOX_TYPES } from "./types.js";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** The sandbox part of the app's env; the integrator merges it into the single env reader. */
+export const SandboxEnv = z.object({
+  SANDBOX_TYPE: z.enum(SANDBOX_TYPES).default("local"),
+  SANDBOX_ROOT: optionalString,
+  SANDBOX_MIRROR_ROOT: optionalString,
+  SANDBOX_EXEC_TIMEOUT_MS: positiveInt(10 * 60_000),
+  SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
+  SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
+  E2B_API_KEY: optionalString,
+  E2B_TEMPLATE: z.string().default("base"),
+  E2B_DOMAIN: optionalString,
+  MODAL_TOKEN_ID: optionalString,
+  MODAL_TOKEN_SECRET: optionalString,
+  MODAL_APP_NAME: z.string().default("open-swe"),
+  MODAL_IMAGE: z.string().default("node:20-bookworm"),
+  DAYTONA_API_KEY: optionalString,
+  DAYTONA_API_URL: z.url().default("https://app.daytona.io/api"),
+  DAYTONA_IMAGE: optionalString,
+  DAYTONA_SNAPSHOT: optionalString,
+});
+export type SandboxEnv = z.infer<typeof SandboxEnv>;
+
+export interface SandboxConfig {
+  type: SandboxEnv["SANDBOX_TYPE"];
+  /** One directory per local sandbox (its workspace and metadata). */
+  root: string;
+  /** Host-side git mirrors and checked-out bases. */
+  mirrorRoot: string;
+  execTimeoutMs: number;
+  createTimeoutMs: number;
+  maxOutputBytes: number;
+  e2b: { apiKey?: string; template: string; domain?: string };
+  modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
+  daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
+}
+
+function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as never;
+}
+
+export function readSandboxConfig(env: Record<string, string | undefined>, cwd: string = process.cwd()): SandboxConfig {
+  const parsed = SandboxEnv.safeParse(env);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new OpenSweError("config_invalid", `invalid sandbox settings: ${detail}`);
+  }
+  const e = parsed.data;
+  return {
+    type: e.SANDBOX_TYPE,
+    root: e.SANDBOX_ROOT ?? join(cwd, ".data", "sandboxes"),
+    mirrorRoot: e.SANDBOX_MIRROR_ROOT ?? join(cwd, ".data", "mirrors"),
+    execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_MS,
+    createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
+    maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
+    e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
+    modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
+    daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },
+  };
+}

@@ -1,0 +1,233 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { isMountPoint, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
+import { runProcess } from "../run-process.js";
+import {
+  SandboxError,
+  type CreateSandboxOptions,
+  type DownloadResult,
+  type ExecOptions,
+  type ExecResult,
+  type Sandbox,
+  type SandboxInfo,
+  type SandboxProvider,
+  type UploadFile,
+  type UploadResult,
+} from "../types.js";
+import { baseEnv, bwrapBaseArgs } from "./bwrap-args.js";
+import { LocalWorkspaceFiles } from "./local-files.js";
+
+export const LOCAL_WORKDIR = "/workspace";
+const ID_RE = /^local-[0-9a-f]{16}$/;
+const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const LocalMeta = z.object({
+  id: z.string().regex(ID_RE),
+  createdAt: z.string(),
+  network: z.boolean(),
+  env: z.record(z.string(), z.string()),
+  labels: z.record(z.string(), z.string()),
+  hostWorkspace: z.string(),
+  external: z.boolean(),
+  overlay: z.object({ lower: z.string(), upper: z.string(), work: z.string() }).optional(),
+});
+type LocalMeta = z.infer<typeof LocalMeta>;
+
+export interface LocalProviderOptions {
+  root: string;
+  execTimeoutMs: number;
+  maxOutputBytes: number;
+}
+
+/** Processes started by this worker, per sandbox, so destroy() can stop them. */
+const running = new Map<string, Set<number>>();
+
+export class LocalSandbox implements Sandbox {
+  readonly provider = "local" as const;
+  readonly workdir = LOCAL_WORKDIR;
+  private readonly args: string[];
+  private readonly env: Record<string, string>;
+  private readonly files: LocalWorkspaceFiles;
+  private closed = false;
+
+  constructor(
+    private meta: LocalMeta,
+    private readonly dir: string,
+    private readonly opts: LocalProviderOptions,
+  ) {
+    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: LOCAL_WORKDIR, network: meta.network });
+    this.env = { ...meta.env, ...baseEnv() };
+    this.files = new LocalWorkspaceFiles(meta.hostWorkspace, LOCAL_WORKDIR);
+  }
+
+  get id(): string {
+    return this.meta.id;
+  }
+
+  /** Host path bound at `workdir` (local provider only: lets the host mount a base under it). */
+  get hostWorkspace(): string {
+    return this.meta.hostWorkspace;
+  }
+
+  get network(): boolean {
+    return this.meta.network;
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    this.assertOpen();
+    const args = [...this.args];
+    for (const [k, v] of Object.entries({ ...this.env, ...options.env })) {
+      if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
+      args.push("--setenv", k, v);
+    }
+    const cwd = options.cwd ?? LOCAL_WORKDIR;
+    args.push("--chdir", cwd.startsWith("/") ? cwd : `${LOCAL_WORKDIR}/${cwd}`, "/bin/sh", "-c", command);
+    const r = await runProcess("bwrap", args, {
+      env: {},
+      timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
+      maxOutputBytes: this.opts.maxOutputBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onSpawn: (pid) => track(this.id, pid, true),
+      onExit: (pid) => track(this.id, pid, false),
+    });
+    const stderr = r.stderr.toString("utf8");
+    // bwrap reports its own setup failures (missing workspace, bad cwd) as exit 1 with a "bwrap:" line.
+    if (r.exitCode === 1 && stderr.startsWith("bwrap: ")) {
+      if (!existsSync(this.meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
+      throw new SandboxError("exec_failed", stderr.trim());
+    }
+    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr, truncated: r.truncated, timedOut: r.timedOut };
+  }
+
+  upload(files: UploadFile[]): Promise<UploadResult[]> {
+    this.assertOpen();
+    return this.files.upload(files);
+  }
+
+  download(paths: string[]): Promise<DownloadResult[]> {
+    this.assertOpen();
+    return this.files.download(paths);
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.closed && existsSync(this.meta.hostWorkspace) && existsSync(join(this.dir, "meta.json"));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects. */
+  async mountBase(lower: string): Promise<void> {
+    this.assertOpen();
+    const overlay: OverlaySpec = { lower, upper: join(this.dir, "upper"), work: join(this.dir, "overlay-work") };
+    await mkdir(overlay.upper, { recursive: true });
+    await mkdir(overlay.work, { recursive: true });
+    await unmount(this.meta.hostWorkspace);
+    await mountOverlay(overlay, this.meta.hostWorkspace);
+    this.meta = { ...this.meta, overlay };
+    await writeMeta(this.dir, this.meta);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
+  }
+}
+
+function track(id: string, pid: number, add: boolean): void {
+  let set = running.get(id);
+  if (add) {
+    if (!set) running.set(id, (set = new Set()));
+    set.add(pid);
+  } else if (set) {
+    set.delete(pid);
+    if (set.size === 0) running.delete(id);
+  }
+}
+
+async function writeMeta(dir: string, meta: LocalMeta): Promise<void> {
+  const tmp = join(dir, `.meta.${process.pid}.tmp`);
+  await writeFile(tmp, JSON.stringify(meta, null, 2));
+  await rename(tmp, join(dir, "meta.json"));
+}
+
+/** bubblewrap sandboxes on this machine; one directory per sandbox under `root`, kept across restarts. */
+export class LocalSandboxProvider implements SandboxProvider {
+  readonly type = "local" as const;
+
+  constructor(private readonly opts: LocalProviderOptions) {}
+
+  async create(options: CreateSandboxOptions = {}): Promise<LocalSandbox> {
+    const id = `local-${randomBytes(8).toString("hex")}`;
+    const dir = join(this.opts.root, id);
+    const hostWorkspace = options.hostWorkspace ?? join(dir, "workspace");
+    if (options.hostWorkspace && !existsSync(options.hostWorkspace)) {
+      throw new SandboxError("invalid", `workspace directory ${options.hostWorkspace} does not exist`);
+    }
+    await mkdir(options.hostWorkspace ? dir : hostWorkspace, { recursive: true });
+    const meta: LocalMeta = {
+      id,
+      createdAt: new Date().toISOString(),
+      network: options.network ?? true,
+      env: options.env ?? {},
+      labels: options.labels ?? {},
+      hostWorkspace,
+      external: options.hostWorkspace !== undefined,
+    };
+    await writeMeta(dir, meta);
+    return new LocalSandbox(meta, dir, this.opts);
+  }
+
+  async connect(id: string): Promise<LocalSandbox> {
+    const dir = this.dirOf(id);
+    const meta = await this.readMeta(dir);
+    if (!meta || !existsSync(meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${id} not found`);
+    // After a host reboot the overlay is gone but its upper layer is on disk: mount it again.
+    if (meta.overlay && !(await isMountPoint(meta.hostWorkspace))) {
+      if (!existsSync(meta.overlay.lower)) throw new SandboxError("not_found", `sandbox ${id} lost its base checkout`);
+      await mountOverlay(meta.overlay, meta.hostWorkspace);
+    }
+    return new LocalSandbox(meta, dir, this.opts);
+  }
+
+  async destroy(id: string): Promise<void> {
+    const dir = this.dirOf(id);
+    for (const pid of running.get(id) ?? []) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    running.delete(id);
+    const meta = await this.readMeta(dir);
+    if (meta?.overlay) await unmount(meta.hostWorkspace);
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  async list(): Promise<SandboxInfo[]> {
+    const names = await readdir(this.opts.root).catch(() => [] as string[]);
+    const out: SandboxInfo[] = [];
+    for (const name of names.filter((n) => ID_RE.test(n)).sort()) {
+      const meta = await this.readMeta(join(this.opts.root, name));
+      if (meta) out.push({ id: meta.id, provider: "local", createdAt: meta.createdAt, labels: meta.labels });
+    }
+    return out;
+  }
+
+  private dirOf(id: string): string {
+    if (!ID_RE.test(id)) throw new SandboxError("not_found", `"${id}" is not a local sandbox id`);
+    return join(this.opts.root, id);
+  }
+
+  private async readMeta(dir: string): Promise<LocalMeta | undefined> {
+    try {
+      return LocalMeta.parse(JSON.parse(await readFile(join(dir, "meta.json"), "utf8")));
+    } catch {
+      return undefined;
+    }
+  }
+}
