@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { buildPullDiff, codeContext, fingerprintAt, isChangedLine, isCommentable, locateFingerprint, parsePatch, type Side } from "../../src/review/diff.js";
+
+const PATCH = [
+  "@@ -1,4 +1,5 @@",
+  " import { a } from './a.js';",
+  "-const x = 1;",
+  "+const x = 2;",
+  "+const y = x * 2;",
+  " ",
+  " export { x };",
+  "@@ -20,3 +21,3 @@ function run() {",
+  "   const data = load();",
+  "-  return data;",
+  "+  return data ?? null;",
+  " }",
+  "\\ No newline at end of file",
+].join("\n");
+
+const diff = buildPullDiff([
+  { filename: "src/a.ts", status: "modified", patch: PATCH },
+  { filename: "logo.png", status: "added" },
+  { filename: "src/new-name.ts", status: "renamed", previous_filename: "src/old-name.ts", patch: "@@ -1,2 +1,2 @@\n-let a = 1;\n+let a = 10;\n let b = a;" },
+]);
+
+describe("parsePatch", () => {
+  it("numbers both sides of every hunk", () => {
+    const hunks = parsePatch(PATCH);
+    expect(hunks).toHaveLength(2);
+    expect(hunks[0]!.lines.map((l) => [l.kind, l.oldLine, l.newLine])).toEqual([
+      ["context", 1, 1],
+      ["del", 2, null],
+      ["add", null, 2],
+      ["add", null, 3],
+      ["context", 3, 4],
+      ["context", 4, 5],
+    ]);
+    expect(hunks[1]!.header).toBe("function run() {");
+    expect(hunks[1]!.lines.map((l) => [l.kind, l.oldLine, l.newLine])).toEqual([
+      ["context", 20, 21],
+      ["del", 21, null],
+      ["add", null, 22],
+      ["context", 22, 23],
+    ]);
+  });
+
+  it("treats a bare empty line inside a hunk as an empty context line, but not a trailing one", () => {
+    const hunks = parsePatch("@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n");
+    expect(hunks[0]!.lines.map((l) => l.kind)).toEqual(["context", "context", "del", "add"]);
+  });
+});
+
+describe("isCommentable / isChangedLine", () => {
+  const table: Array<[string, number, Side, boolean, boolean]> = [
+    // path, line, side, commentable, changed
+    ["src/a.ts", 2, "RIGHT", true, true],
+    ["src/a.ts", 3, "RIGHT", true, true],
+    ["src/a.ts", 1, "RIGHT", true, false],
+    ["src/a.ts", 5, "RIGHT", true, false],
+    ["src/a.ts", 2, "LEFT", true, true],
+    ["src/a.ts", 3, "LEFT", true, false],
+    ["src/a.ts", 22, "RIGHT", true, true],
+    ["src/a.ts", 21, "LEFT", true, true],
+    ["src/a.ts", 10, "RIGHT", false, false],
+    ["src/a.ts", 6, "RIGHT", false, false],
+    ["src/a.ts", 24, "RIGHT", false, false],
+    ["logo.png", 1, "RIGHT", false, false],
+    ["src/missing.ts", 1, "RIGHT", false, false],
+    ["src/new-name.ts", 1, "RIGHT", true, true],
+  ];
+  it.each(table)("%s:%i %s → commentable %s, changed %s", (path, line, side, commentable, changed) => {
+    expect(isCommentable(diff, path, line, side)).toBe(commentable);
+    expect(isChangedLine(diff, path, line, side)).toBe(changed);
+  });
+});
+
+describe("fingerprints", () => {
+  it("uses the normalized line and its non-blank neighbours within the hunk", () => {
+    expect(codeContext(diff, "src/a.ts", 3, "RIGHT")).toEqual(["const x = 2;", "> const y = x * 2;", "export { x };"]);
+    expect(codeContext(diff, "src/a.ts", 22, "RIGHT")).toEqual(["const data = load();", "> return data ?? null;", "}"]);
+    expect(codeContext(diff, "src/a.ts", 1, "RIGHT")).toEqual(["> import { a } from './a.js';", "const x = 2;"]);
+  });
+
+  it("is stable when the code moves and when only whitespace changes, and differs by rule and path", () => {
+    const fp = fingerprintAt(diff, "src/a.ts", 22, "RIGHT", "null-return");
+    const moved = buildPullDiff([
+      { filename: "src/a.ts", patch: "@@ -30,3 +40,3 @@\n     const data   = load();\n-  return data;\n+    return data ?? null;\n }" },
+    ]);
+    expect(fp).not.toBeNull();
+    expect(fingerprintAt(moved, "src/a.ts", 41, "RIGHT", "null-return")).toBe(fp);
+    expect(fingerprintAt(moved, "src/a.ts", 41, "RIGHT", "other-rule")).not.toBe(fp);
+    expect(fingerprintAt(diff, "src/a.ts", 21, "RIGHT", "null-return")).not.toBe(fp);
+    expect(locateFingerprint(moved, "src/a.ts", "null-return", fp!)).toEqual([{ path: "src/a.ts", line: 41, side: "RIGHT" }]);
+    expect(fingerprintAt(diff, "src/a.ts", 99, "RIGHT", "null-return")).toBeNull();
+  });
+
+  it("follows a renamed file", () => {
+    const before = buildPullDiff([{ filename: "src/old-name.ts", patch: "@@ -1,2 +1,2 @@\n-let a = 1;\n+let a = 10;\n let b = a;" }]);
+    const fp = fingerprintAt(before, "src/old-name.ts", 1, "RIGHT", "magic-number")!;
+    expect(locateFingerprint(diff, "src/old-name.ts", "magic-number", fp)).toEqual([{ path: "src/new-name.ts", line: 1, side: "RIGHT" }]);
+  });
+
+  it("finds nothing when the code is gone", () => {
+    const fp = fingerprintAt(diff, "src/a.ts", 22, "RIGHT", "null-return")!;
+    const fixed = buildPullDiff([{ filename: "src/a.ts", patch: "@@ -20,3 +21,3 @@\n   const data = load();\n-  return data;\n+  return data ?? fallback();\n }" }]);
+    expect(locateFingerprint(fixed, "src/a.ts", "null-return", fp)).toEqual([]);
+  });
+});
