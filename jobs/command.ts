@@ -1,0 +1,29 @@
+import type { CommandJob } from "../src/queue/schemas.js";
+import { replyTo } from "../src/github/reply.js";
+import { helpText } from "../src/github/help-text.js";
+import { prRef } from "../src/threads/thread-id.js";
+import { authorizeRequester } from "../src/worker/authorize.js";
+import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
+
+export async function processCommand(data: CommandJob, ctx: JobContext): Promise<JobOutcome> {
+  const octokit = await ctx.github.installation(data.installationId);
+  const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login };
+  if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
+  switch (data.command) {
+    case "autofix": {
+      const ref = prRef(data.owner, data.repo, data.number);
+      await ctx.settings.setAutofix(ref, data.enabled);
+      await replyTo(
+        octokit,
+        target,
+        data.enabled
+          ? "CI autofix is **on** for this pull request: when its checks fail I will try to fix them. Say `@open-swe autofix off` to stop."
+          : "CI autofix is **off** for this pull request. Say `@open-swe autofix on` to turn it back on.",
+      );
+      return { outcome: "autofix", pr: ref, enabled: data.enabled };
+    }
+    case "help":
+      await replyTo(octokit, target, helpText(ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", data.reason));
+      return { outcome: "help" };
+  }
+}

@@ -1,0 +1,18 @@
+import type { ApplicationFunction } from "probot";
+import type { HandlerDeps } from "./github/handler-deps.js";
+import { registerCiHandlers } from "./github/handlers/ci-events.js";
+import { registerCommentHandlers } from "./github/handlers/comments.js";
+import { registerInstallationHandlers } from "./github/handlers/installation.js";
+import { registerIssueHandlers } from "./github/handlers/issues.js";
+import { registerPullRequestHandlers } from "./github/handlers/pull-request.js";
+
+/** The Probot app: thin handlers that decide and enqueue; every GitHub API call happens in a worker. */
+export function createApp(deps: HandlerDeps): ApplicationFunction {
+  return (app) => {
+    registerCommentHandlers(app, deps);
+    registerIssueHandlers(app, deps);
+    registerPullRequestHandlers(app, deps);
+    registerCiHandlers(app, deps);
+    registerInstallationHandlers(app, deps);
+  };
+}

@@ -1,0 +1,99 @@
+import { existsSync } from "node:fs";
+import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
+import { createLogger, type Logger } from "./logger.js";
+import { startProcess, startSetupMode, type Role } from "./main.js";
+import { startEmbeddedRedis } from "./store/embedded-redis.js";
+import { connectRedis } from "./store/redis.js";
+import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./store/settings-cli.js";
+import { SettingsStore } from "./store/settings-store.js";
+
+const USAGE = `usage: open-swe <command>
+  web | worker | all        run the webhook server, the job workers, or both (default: all)
+  settings …                read and change settings (open-swe settings help)
+  bench <intake|sandbox|agent>  run a benchmark
+`;
+
+const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
+  intake: () => import("../bench/intake.js"),
+};
+
+async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {
+  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(config, log);
+  let signals = 0;
+  const onSignal = (sig: string) => {
+    signals += 1;
+    if (signals > 1) {
+      log.warn({ sig }, "second signal: exiting now");
+      process.exit(1);
+    }
+    running.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+}
+
+async function settings(argv: string[], config: AppConfig, log: Logger): Promise<void> {
+  if (argv.length === 0 || argv[0] === "help") {
+    console.log(SETTINGS_USAGE);
+    return;
+  }
+  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  try {
+    await runSettingsCli(argv, new SettingsStore(redis, config.env.QUEUE_PREFIX), (l) => console.log(l));
+  } finally {
+    await redis.quit();
+    if (embedded?.owned) await embedded.stop();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  if (existsSync(".env")) process.loadEnvFile(".env");
+  const [command = "all", ...rest] = argv;
+  if (command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let config: AppConfig;
+  try {
+    config = readConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`open-swe: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(command === "settings" ? "warn" : config.env.LOG_LEVEL);
+  try {
+    switch (command) {
+      case "web":
+      case "worker":
+      case "all":
+        return await serve(command, config, log);
+      case "settings":
+        return await settings(rest, config, log);
+      case "bench": {
+        const load = BENCHES[rest[0] ?? ""];
+        if (!load) throw new UsageError(`unknown benchmark "${rest[0] ?? ""}": one of ${Object.keys(BENCHES).join(", ")}`);
+        return await (await load()).main(rest.slice(1));
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      console.error(`open-swe: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+await main(process.argv.slice(2));

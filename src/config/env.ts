@@ -1,0 +1,115 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { OpenSweError } from "../errors.js";
+
+const csv = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((s) => s.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean));
+
+const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
+    .default(fallback ? "true" : "false")
+    .transform((v) => ["true", "1", "yes", "on"].includes(v));
+
+/** Every setting the app reads from its environment; `readConfig` is the only reader of process.env. */
+export const EnvSchema = z.object({
+  APP_ID: z.string().regex(/^\d+$/, "a numeric GitHub App id").optional(),
+  PRIVATE_KEY: z.string().min(1).optional(),
+  PRIVATE_KEY_PATH: z.string().min(1).optional(),
+  WEBHOOK_SECRET: z.string().min(1).optional(),
+  GHE_HOST: z.string().optional(),
+  PORT: int(3000, 0, 65535),
+  HOST: z.string().default("0.0.0.0"),
+  QUEUE_REDIS_URL: z
+    .string()
+    .regex(/^(redis|rediss|unix):/, "a redis://, rediss:// or unix:/path URL")
+    .optional(),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_{}-]+$/, "letters, digits, _ - and {} (no colons)")
+    .default("open-swe"),
+  DATA_DIR: z.string().default(".data"),
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe").default("open-swe"),
+  MENTION_HANDLES: csv("open-swe,openswe"),
+  BOT_LOGINS: csv(""),
+  TRIGGER_LABEL: z.string().min(1).default("open-swe"),
+  WORKER_CONCURRENCY: int(4, 1, 256),
+  MAX_WEBHOOK_BYTES: int(25 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  PERMISSION_CACHE_SECONDS: int(60, 0, 3600),
+  FOLLOW_UP_CAP: int(20, 1, 1000),
+  RUN_LOCK_SECONDS: int(3600, 10, 86400),
+  JOB_ATTEMPTS: int(3, 1, 20),
+  CI_MONITOR_EVERY_SECONDS: int(900, 30, 86400),
+  SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
+  OPEN_SWE_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
+    .optional(),
+  CI: bool(false),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface AppConfig {
+  env: Env;
+  /** null means setup mode: Probot's manifest flow registers the app first. */
+  github: { appId: string; privateKey: string; webhookSecret: string; baseUrl?: string } | null;
+  redisUrl: string | null;
+  dataDir: string;
+  botLogins: string[];
+}
+
+export class ConfigError extends OpenSweError<"config_invalid"> {
+  constructor(message: string) {
+    super("config_invalid", message);
+  }
+}
+
+/** Reads and validates the environment once; a bad value stops start-up naming the variable. */
+export function readConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): AppConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue?.path.join(".") ?? "environment";
+    throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (got "${String(cleaned[name] ?? "")}")`);
+  }
+  const e = parsed.data;
+  let privateKey = e.PRIVATE_KEY?.replace(/\\n/g, "\n");
+  if (!privateKey && e.PRIVATE_KEY_PATH) {
+    try {
+      privateKey = readFileSync(resolve(cwd, e.PRIVATE_KEY_PATH), "utf8");
+    } catch (err) {
+      throw new ConfigError(`invalid PRIVATE_KEY_PATH: cannot read ${e.PRIVATE_KEY_PATH} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  }
+  if (privateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) {
+    throw new ConfigError("invalid PRIVATE_KEY: expected a PEM private key (-----BEGIN RSA PRIVATE KEY----- …)");
+  }
+  let github: AppConfig["github"] = null;
+  if (e.APP_ID || privateKey) {
+    if (!e.APP_ID) throw new ConfigError("missing APP_ID: the numeric id of your GitHub App (PRIVATE_KEY is set)");
+    if (!privateKey) throw new ConfigError("missing PRIVATE_KEY or PRIVATE_KEY_PATH: the GitHub App's PEM key (APP_ID is set)");
+    if (!e.WEBHOOK_SECRET) throw new ConfigError("missing WEBHOOK_SECRET: the GitHub App's webhook secret");
+    github = {
+      appId: e.APP_ID,
+      privateKey,
+      webhookSecret: e.WEBHOOK_SECRET,
+      ...(e.GHE_HOST ? { baseUrl: `https://${e.GHE_HOST}/api/v3` } : {}),
+    };
+  }
+  return {
+    env: e,
+    github,
+    redisUrl: e.QUEUE_REDIS_URL ?? null,
+    dataDir: resolve(cwd, e.DATA_DIR),
+    botLogins: [`${e.APP_SLUG}[bot]`, ...e.BOT_LOGINS],
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { Octokit } from "../github/app-auth.js";
+import { OpenSweError } from "../errors.js";
+
+export const REPO_CONFIG_PATH = ".github/open-swe.yml";
+
+const Severity = z.enum(["low", "medium", "high", "critical"]);
+
+/** `.github/open-swe.yml`: strict, so a typo is an error the user sees, not a silently ignored key. */
+export const RepoConfig = z
+  .object({
+    review: z
+      .object({
+        auto: z.boolean().default(true),
+        include_drafts: z.boolean().default(false),
+        ignored_paths: z.array(z.string().min(1)).default([]),
+        severity_floor: Severity.default("low"),
+        model: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ auto: true, include_drafts: false, ignored_paths: [], severity_floor: "low" }),
+    autofix: z
+      .object({
+        default: z.boolean().default(false),
+        max_attempts: z.number().int().min(1).max(20).default(3),
+      })
+      .strict()
+      .default({ default: false, max_attempts: 3 }),
+    agent: z
+      .object({
+        model: z.string().min(1).optional(),
+        network: z.boolean().default(true),
+        allow_workflow_changes: z.boolean().default(false),
+      })
+      .strict()
+      .default({ network: true, allow_workflow_changes: false }),
+    model: z.string().min(1).optional(),
+  })
+  .strict();
+export type RepoConfig = z.infer<typeof RepoConfig>;
+
+export class RepoConfigError extends OpenSweError<"repo_config_invalid"> {
+  constructor(
+    message: string,
+    readonly details: string,
+  ) {
+    super("repo_config_invalid", message);
+  }
+}
+
+/** Turns zod issues into lines a repo owner can act on: `review.auto: expected boolean, received string`. */
+export function formatConfigIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `- \`${i.path.join(".") || "(root)"}\`: ${i.message}`).join("\n");
+}
+
+export function parseRepoConfig(raw: unknown): RepoConfig {
+  const result = RepoConfig.safeParse(raw ?? {});
+  if (!result.success) {
+    throw new RepoConfigError(`${REPO_CONFIG_PATH} is invalid`, formatConfigIssues(result.error));
+  }
+  return result.data;
+}
+
+/** Reads the repo's config from its default branch through Probot's config loader (supports `_extends`). */
+export async function loadRepoConfig(octokit: Octokit, owner: string, repo: string): Promise<RepoConfig> {
+  let raw: Record<string, unknown>;
+  try {
+    ({ config: raw } = await octokit.config.get({ owner, repo, path: REPO_CONFIG_PATH }));
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === undefined) throw new RepoConfigError(`${REPO_CONFIG_PATH} could not be parsed as YAML`, `- ${(err as Error).message}`);
+    throw err;
+  }
+  return parseRepoConfig(raw);
+}

@@ -1,0 +1,43 @@
+import { Probot, ProbotOctokit } from "probot";
+import type { Logger } from "pino";
+import type { AppConfig } from "../config/env.js";
+import { OpenSweError } from "../errors.js";
+
+export type Octokit = ProbotOctokit;
+
+export interface GitHubAuth {
+  /** An Octokit acting as the installation (short-lived token, minted on demand, cached by Probot). */
+  installation(installationId: number): Promise<Octokit>;
+  /** A token for one repository only: what host-side git pushes use. Never handed to a sandbox. */
+  repoScopedToken(installationId: number, repo: string): Promise<string>;
+}
+
+export interface GitHubAuthOptions {
+  log: Logger;
+  /** Tests turn off retries and throttling so a mocked failure fails at once. */
+  octokitDefaults?: { retry?: { enabled: boolean }; throttle?: { enabled: boolean } };
+}
+
+export function createGitHubAuth(github: NonNullable<AppConfig["github"]>, opts: GitHubAuthOptions): GitHubAuth {
+  const Octokit = opts.octokitDefaults ? ProbotOctokit.defaults(opts.octokitDefaults) : ProbotOctokit;
+  const probot = new Probot({
+    appId: github.appId,
+    privateKey: github.privateKey,
+    secret: github.webhookSecret,
+    log: opts.log,
+    Octokit,
+    ...(github.baseUrl ? { baseUrl: github.baseUrl } : {}),
+  });
+  return {
+    installation: (installationId) => probot.auth(installationId),
+    async repoScopedToken(installationId, repo) {
+      const app = await probot.auth();
+      const res = await app.request("POST /app/installations/{installation_id}/access_tokens", {
+        installation_id: installationId,
+        repositories: [repo],
+      });
+      if (!res.data.token) throw new OpenSweError("github_auth", `no token returned for ${repo}`);
+      return res.data.token;
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { Logger } from "pino";
+import type { AppConfig } from "../config/env.js";
+import type { QueueSet } from "../queue/queues.js";
+import type { SettingsStore } from "../store/settings-store.js";
+
+export interface HandlerDeps {
+  config: AppConfig;
+  queues: QueueSet;
+  settings: SettingsStore;
+  log: Logger;
+}
+
+export interface RepoCoords {
+  installationId: number;
+  owner: string;
+  repo: string;
+}
+
+/** Events without an installation (e.g. sent to a plain repo webhook) cannot be acted on. */
+export function repoCoords(payload: {
+  installation?: { id: number } | null;
+  repository?: { name: string; owner: { login: string } } | null;
+}): RepoCoords | null {
+  if (!payload.installation || !payload.repository) return null;
+  return { installationId: payload.installation.id, owner: payload.repository.owner.login, repo: payload.repository.name };
+}

@@ -1,0 +1,39 @@
+import type { Probot } from "probot";
+import { hasMention } from "../command.js";
+import { isBotSender } from "../is-bot.js";
+import { repoCoords, type HandlerDeps } from "../handler-deps.js";
+import { deliveryJobId } from "../../queue/job-ids.js";
+import { threadId } from "../../threads/thread-id.js";
+
+/** An issue labelled with the trigger label, or opened mentioning the app, becomes an agent task. */
+export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
+  app.on(["issues.opened", "issues.labeled"], async (ctx) => {
+    const { issue, sender } = ctx.payload;
+    const log = deps.log.child({ deliveryId: ctx.id, number: issue.number });
+    const coords = repoCoords(ctx.payload);
+    if (!coords) return log.info("event without an installation: nothing to do");
+    if (isBotSender(sender, deps.config.botLogins)) return log.debug("issue event by a bot: ignored");
+    const label = deps.config.env.TRIGGER_LABEL.toLowerCase();
+    const trigger =
+      ctx.payload.action === "labeled"
+        ? ctx.payload.label?.name.toLowerCase() === label
+        : (issue.labels ?? []).some((l) => l.name.toLowerCase() === label) || hasMention(issue.body ?? "", deps.config.env.MENTION_HANDLES);
+    if (!trigger) return;
+    const id = await deps.queues.add(
+      "agent",
+      {
+        ...coords,
+        number: issue.number,
+        isPullRequest: false,
+        threadId: threadId({ kind: "issue", issueId: issue.id }),
+        trigger: ctx.payload.action === "labeled" ? "issue_labeled" : "issue_opened",
+        requester: { login: sender.login, id: sender.id },
+        text: `${issue.title}\n\n${issue.body ?? ""}`.trim(),
+        comment: { kind: "issue_body", id: issue.id },
+        deliveryId: ctx.id,
+      },
+      deliveryJobId(ctx.id),
+    );
+    log.info({ queue: "agent", jobId: id }, "issue enqueued");
+  });
+}

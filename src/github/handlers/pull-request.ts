@@ -1,0 +1,61 @@
+import type { Probot } from "probot";
+import { repoCoords, type HandlerDeps } from "../handler-deps.js";
+import { deliveryJobId, jobId } from "../../queue/job-ids.js";
+import { prRef, threadId } from "../../threads/thread-id.js";
+
+/**
+ * opened / ready_for_review → an auto-review when the repo is enabled (the worker then applies the
+ * repo config and the author's profile); synchronize → a re-review of PRs we reviewed before, once per
+ * head sha; closed → sandbox teardown.
+ */
+export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): void {
+  app.on(["pull_request.opened", "pull_request.ready_for_review", "pull_request.reopened", "pull_request.synchronize"], async (ctx) => {
+    const { pull_request: pr } = ctx.payload;
+    const log = deps.log.child({ deliveryId: ctx.id, number: pr.number });
+    const coords = repoCoords(ctx.payload);
+    if (!coords) return log.info("event without an installation: nothing to do");
+    const { owner, repo } = coords;
+    if (!(await deps.settings.isRepoEnabled(`${owner}/${repo}`))) return log.debug("repo not enabled for auto-review");
+    const ref = prRef(owner, repo, pr.number);
+    let trigger: "auto" | "synchronize" = "auto";
+    if (ctx.payload.action === "synchronize") {
+      const reviewed = await deps.settings.getReviewedHead(ref);
+      if (!reviewed || reviewed === pr.head.sha) return log.debug("synchronize on a PR we have not reviewed: skipped");
+      trigger = "synchronize";
+    }
+    const reviewer = threadId({ kind: "reviewer", owner, repo, number: pr.number });
+    const id = await deps.queues.add(
+      "review",
+      {
+        ...coords,
+        number: pr.number,
+        threadId: reviewer,
+        trigger,
+        headSha: pr.head.sha,
+        author: pr.user?.login ?? "",
+        verdictRequested: false,
+        deliveryId: ctx.id,
+      },
+      jobId("review", reviewer, pr.head.sha),
+    );
+    log.info({ queue: "review", jobId: id, trigger }, "review enqueued");
+  });
+
+  app.on("pull_request.closed", async (ctx) => {
+    const { pull_request: pr } = ctx.payload;
+    const coords = repoCoords(ctx.payload);
+    if (!coords) return;
+    const { owner, repo } = coords;
+    await deps.queues.add(
+      "cleanup",
+      {
+        ...coords,
+        number: pr.number,
+        threadIds: [threadId({ kind: "pr", owner, repo, number: pr.number }), threadId({ kind: "reviewer", owner, repo, number: pr.number })],
+        merged: Boolean(pr.merged),
+        deliveryId: ctx.id,
+      },
+      deliveryJobId(ctx.id),
+    );
+  });
+}

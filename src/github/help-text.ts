@@ -1,0 +1,15 @@
+/** The reply to `@open-swe help`, to an empty mention, and to a command that could not be understood. */
+export function helpText(handle: string, reason: string): string {
+  const h = `@${handle}`;
+  return [
+    reason ? `${reason}\n` : "",
+    "Here is what I understand:",
+    "",
+    `- \`${h} <task>\` — work on the task and open (or update) a draft pull request`,
+    `- \`${h} review [notes]\` — review this pull request (comments only)`,
+    `- \`${h} review --verdict [notes]\` — review and approve or request changes`,
+    `- \`${h} autofix on|off\` — let me fix failing CI on this pull request, or stop`,
+  ]
+    .join("\n")
+    .trim();
+}

@@ -1,0 +1,68 @@
+import { createServer, type Server } from "node:http";
+import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { AppConfig } from "../config/env.js";
+import { healthHandler } from "./health.js";
+import { sendJson } from "./raw-body.js";
+import { webhookBodyLimit } from "./webhook-body-limit.js";
+
+export const WEBHOOK_PATH = "/api/github/webhooks";
+
+export interface WebServer {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Our own HTTP server around Probot's middleware, so the body limit and /health run before it. */
+export async function startWebServer(opts: {
+  config: AppConfig;
+  github: NonNullable<AppConfig["github"]>;
+  app: ApplicationFunction;
+  redis: Redis;
+  role: string;
+  log: Logger;
+  port?: number;
+  host?: string;
+}): Promise<WebServer> {
+  const probot = new Probot({
+    appId: opts.github.appId,
+    privateKey: opts.github.privateKey,
+    secret: opts.github.webhookSecret,
+    log: opts.log.child({ name: "probot" }),
+    ...(opts.github.baseUrl ? { baseUrl: opts.github.baseUrl } : {}),
+  });
+  const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
+  const health = healthHandler(opts.redis, opts.role);
+  const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
+  const server = createServer((req, res) => {
+    void (async () => {
+      try {
+        if (await health(req, res)) return;
+        if (await limit(req, res)) return;
+        await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
+      } catch (err) {
+        opts.log.error({ err }, "request failed");
+        if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+      }
+    })();
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? opts.config.env.PORT, opts.host ?? opts.config.env.HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  opts.log.info({ port, path: WEBHOOK_PATH }, "web server listening");
+  return {
+    server,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,109 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { run as runProbot } from "probot";
+import { createApp } from "./app.js";
+import type { AppConfig } from "./config/env.js";
+import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
+import { startWebServer, type WebServer } from "./http/web-server.js";
+import { QueueSet } from "./queue/queues.js";
+import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
+import { connectRedis } from "./store/redis.js";
+import { SettingsStore } from "./store/settings-store.js";
+import { FollowUpQueue } from "./threads/follow-ups.js";
+import { RunLocks } from "./threads/run-lock.js";
+import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
+
+export type Role = "web" | "worker" | "all";
+
+export interface RunningProcess {
+  role: Role;
+  port: number | null;
+  redis: Redis;
+  queues: QueueSet;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  role: Role;
+  config: AppConfig;
+  log: Logger;
+  port?: number;
+  host?: string;
+  /** For tests: Octokit without retries/throttling; shorter BullMQ lock timings. */
+  octokitDefaults?: GitHubAuthOptions["octokitDefaults"];
+  lockDuration?: number;
+  stalledInterval?: number;
+}
+
+/** Starts the web role, the worker role, or both, on one Redis connection; `stop` is the graceful path. */
+export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
+  const { config, log, role } = opts;
+  if (!config.github) throw new Error("startProcess needs GitHub App credentials; without them run the setup flow");
+  let embedded: EmbeddedRedis | null = null;
+  const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
+  const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });
+  redis.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
+  const prefix = config.env.QUEUE_PREFIX;
+  const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS });
+  const settings = new SettingsStore(redis, prefix);
+
+  let web: WebServer | null = null;
+  let pool: WorkerPool | null = null;
+  if (role === "web" || role === "all") {
+    web = await startWebServer({
+      config,
+      github: config.github,
+      app: createApp({ config, queues, settings, log }),
+      redis,
+      role,
+      log,
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+      ...(opts.host !== undefined ? { host: opts.host } : {}),
+    });
+  }
+  if (role === "worker" || role === "all") {
+    pool = await startWorkers({
+      services: {
+        config,
+        redis,
+        prefix,
+        github: createGitHubAuth(config.github, { log, ...(opts.octokitDefaults ? { octokitDefaults: opts.octokitDefaults } : {}) }),
+        settings,
+        locks: new RunLocks(redis, prefix, config.env.RUN_LOCK_SECONDS * 1000),
+        followUps: new FollowUpQueue(redis, prefix, config.env.FOLLOW_UP_CAP),
+        queues,
+      },
+      log,
+      concurrency: config.env.WORKER_CONCURRENCY,
+      ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
+      ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
+    });
+  }
+  let stopping: Promise<void> | null = null;
+  return {
+    role,
+    port: web?.port ?? null,
+    redis,
+    queues,
+    stop: () =>
+      (stopping ??= (async () => {
+        log.info({ role }, "shutting down");
+        await web?.close();
+        await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
+        await queues.close();
+        await redis.quit().catch(() => redis.disconnect());
+        if (embedded?.owned) await embedded.stop();
+        log.info({ role }, "stopped");
+      })()),
+  };
+}
+
+/** No APP_ID/key yet: Probot's manifest flow (reads app.yml) registers the app and writes .env. */
+export async function startSetupMode(config: AppConfig, log: Logger): Promise<{ stop(): Promise<void> }> {
+  const server = await runProbot(() => {}, {
+    env: { PORT: String(config.env.PORT), HOST: config.env.HOST, LOG_LEVEL: config.env.LOG_LEVEL === "silent" ? "fatal" : config.env.LOG_LEVEL },
+    log,
+  });
+  log.info(`No GitHub App credentials yet: open http://localhost:${server.port} to register the app from app.yml, then restart.`);
+  return { stop: () => server.stop() };
+}

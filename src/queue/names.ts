@@ -1,0 +1,2 @@
+export const QUEUE_NAMES = ["agent", "review", "ci-event", "cleanup", "command", "ci-monitor"] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -1,0 +1,44 @@
+import { Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import { QUEUE_NAMES, type QueueName } from "./names.js";
+import { JOB_SCHEMAS, type JobInput } from "./schemas.js";
+
+export interface QueueSetOptions {
+  connection: Redis;
+  prefix: string;
+  attempts: number;
+}
+
+/** One BullMQ queue per job kind, sharing a connection; `add` validates the payload at the boundary. */
+export class QueueSet {
+  readonly queues: Record<QueueName, Queue>;
+
+  constructor(private readonly opts: QueueSetOptions) {
+    this.queues = Object.fromEntries(
+      QUEUE_NAMES.map((name) => [
+        name,
+        new Queue(name, {
+          connection: opts.connection,
+          prefix: opts.prefix,
+          defaultJobOptions: {
+            attempts: opts.attempts,
+            backoff: { type: "exponential", delay: 2_000 },
+            removeOnComplete: { age: 7 * 86400, count: 10_000 },
+            removeOnFail: { age: 14 * 86400, count: 10_000 },
+          },
+        }),
+      ]),
+    ) as Record<QueueName, Queue>;
+  }
+
+  /** A redelivered webhook maps onto an existing job id, which BullMQ keeps as the one job. */
+  async add<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: JobsOptions = {}): Promise<string> {
+    const payload = JOB_SCHEMAS[name].parse(data);
+    const job = await this.queues[name].add(name, payload, { ...options, jobId });
+    return job.id ?? jobId;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(Object.values(this.queues).map((q) => q.close()));
+  }
+}

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import type { QueueName } from "./names.js";
+
+const Repo = {
+  installationId: z.number().int().positive(),
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+};
+const Actor = z.object({ login: z.string().min(1), id: z.number().int() });
+
+/** Where the request came from, so the worker can answer in the same place. */
+export const CommentRef = z.object({
+  kind: z.enum(["issue_comment", "review", "review_comment", "issue_body"]),
+  id: z.number().int(),
+});
+
+export const AgentJob = z.object({
+  ...Repo,
+  number: z.number().int().positive(),
+  isPullRequest: z.boolean(),
+  threadId: z.string().uuid(),
+  trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup"]),
+  requester: Actor,
+  text: z.string(),
+  comment: CommentRef.optional(),
+  deliveryId: z.string().min(1),
+});
+
+export const ReviewJob = z.object({
+  ...Repo,
+  number: z.number().int().positive(),
+  threadId: z.string().uuid(),
+  trigger: z.enum(["auto", "mention", "synchronize"]),
+  headSha: z.string().optional(),
+  requester: Actor.optional(),
+  author: z.string().optional(),
+  verdictRequested: z.boolean(),
+  instructions: z.string().default(""),
+  comment: CommentRef.optional(),
+  deliveryId: z.string().min(1),
+});
+
+export const CiEventJob = z.object({
+  ...Repo,
+  kind: z.enum(["check_run", "check_suite", "workflow_run", "status", "review_feedback"]),
+  name: z.string(),
+  conclusion: z.string(),
+  headSha: z.string(),
+  headBranch: z.string().nullable(),
+  prNumbers: z.array(z.number().int()),
+  detailsUrl: z.string().nullable(),
+  deliveryId: z.string().min(1),
+});
+
+export const CleanupJob = z.object({
+  ...Repo,
+  number: z.number().int().positive(),
+  threadIds: z.array(z.string().uuid()),
+  merged: z.boolean(),
+  deliveryId: z.string().min(1),
+});
+
+export const CommandJob = z.discriminatedUnion("command", [
+  z.object({
+    command: z.literal("autofix"),
+    enabled: z.boolean(),
+    ...Repo,
+    number: z.number().int().positive(),
+    requester: Actor,
+    comment: CommentRef,
+    deliveryId: z.string().min(1),
+  }),
+  z.object({
+    command: z.literal("help"),
+    reason: z.string(),
+    ...Repo,
+    number: z.number().int().positive(),
+    requester: Actor,
+    comment: CommentRef,
+    deliveryId: z.string().min(1),
+  }),
+]);
+
+export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual"]).default("scheduled") });
+
+export const JOB_SCHEMAS = {
+  agent: AgentJob,
+  review: ReviewJob,
+  "ci-event": CiEventJob,
+  cleanup: CleanupJob,
+  command: CommandJob,
+  "ci-monitor": CiMonitorJob,
+} as const satisfies Record<QueueName, z.ZodType>;
+
+export type JobData<Q extends QueueName> = z.infer<(typeof JOB_SCHEMAS)[Q]>;
+export type JobInput<Q extends QueueName> = z.input<(typeof JOB_SCHEMAS)[Q]>;
+export type AgentJob = z.infer<typeof AgentJob>;
+export type ReviewJob = z.infer<typeof ReviewJob>;
+export type CiEventJob = z.infer<typeof CiEventJob>;
+export type CleanupJob = z.infer<typeof CleanupJob>;
+export type CommandJob = z.infer<typeof CommandJob>;

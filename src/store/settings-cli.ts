@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { Profile, type SettingsStore } from "./settings-store.js";
+
+export const SETTINGS_USAGE = `usage:
+  open-swe settings repos list | enable <owner/repo> | disable <owner/repo>
+  open-swe settings profile get <login> | set <login> key=value…   (autoFixCi, autoReview, model, effort)
+  open-swe settings team-model get | set <agent|reviewer> <model|none>
+  open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
+  open-swe settings installed list`;
+
+export class UsageError extends Error {}
+
+const ProfilePatch = Profile.partial().strict();
+
+function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> {
+  const raw: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf("=");
+    if (eq < 1) throw new UsageError(`expected key=value, got "${pair}"`);
+    const key = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    raw[key] = value === "true" ? true : value === "false" ? false : value;
+  }
+  const parsed = ProfilePatch.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new UsageError(`invalid profile ${i?.path.join(".") || "key"}: ${i?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/** `open-swe settings …`: prints JSON results to `out`; throws UsageError with a reason for bad input. */
+export async function runSettingsCli(argv: string[], store: SettingsStore, out: (line: string) => void): Promise<void> {
+  const [area, verb, ...rest] = argv;
+  const print = (v: unknown) => out(JSON.stringify(v, null, 2));
+  const need = (n: number) => {
+    if (rest.length < n) throw new UsageError(`missing argument for "${area} ${verb}"\n${SETTINGS_USAGE}`);
+  };
+  const key = `${area ?? ""} ${verb ?? ""}`.trim();
+  try {
+    switch (key) {
+      case "repos list":
+        return print(await store.listEnabledRepos());
+      case "repos enable":
+        need(1);
+        await store.enableRepo(rest[0]!);
+        return print(await store.listEnabledRepos());
+      case "repos disable":
+        need(1);
+        await store.disableRepo(rest[0]!);
+        return print(await store.listEnabledRepos());
+      case "profile get":
+        need(1);
+        return print(await store.getProfile(rest[0]!));
+      case "profile set": {
+        need(2);
+        const [login, ...pairs] = rest;
+        return print(await store.setProfile(login!, parseProfileAssignments(pairs) as Partial<Profile>));
+      }
+      case "team-model get":
+        return print(await store.getTeamModels());
+      case "team-model set": {
+        need(2);
+        const role = rest[0];
+        if (role !== "agent" && role !== "reviewer") throw new UsageError(`role must be agent or reviewer, not "${role}"`);
+        return print(await store.setTeamModel(role, rest[1] === "none" ? null : rest[1]!));
+      }
+      case "autofix get":
+        need(1);
+        return print({ pr: rest[0], autofix: await store.getAutofix(rest[0]!) });
+      case "autofix set": {
+        need(2);
+        const v = rest[1]?.toLowerCase();
+        if (v !== "on" && v !== "off") throw new UsageError(`autofix takes on or off, not "${rest[1]}"`);
+        await store.setAutofix(rest[0]!, v === "on");
+        return print({ pr: rest[0], autofix: v === "on" });
+      }
+      case "installed list":
+        return print(await store.listInstalled());
+      default:
+        throw new UsageError(`unknown settings command "${key}"\n${SETTINGS_USAGE}`);
+    }
+  } catch (err) {
+    if (err instanceof z.ZodError) throw new UsageError(`invalid value: ${err.issues[0]?.message ?? "invalid"} (expected ${err.issues[0]?.path.join(".") || "a valid value"})`);
+    throw err;
+  }
+}

@@ -1,0 +1,108 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { keyer } from "./keys.js";
+
+export const Profile = z
+  .object({
+    autoFixCi: z.boolean().default(false),
+    autoReview: z.boolean().default(true),
+    model: z.string().min(1).optional(),
+    effort: z.enum(["low", "medium", "high"]).optional(),
+  })
+  .strict();
+export type Profile = z.infer<typeof Profile>;
+
+export const TeamModels = z.object({ agent: z.string().min(1).optional(), reviewer: z.string().min(1).optional() }).strict();
+export type TeamModels = z.infer<typeof TeamModels>;
+
+export const InstalledRepo = z.object({ installationId: z.number().int(), repoId: z.number().int().optional() });
+export type InstalledRepo = z.infer<typeof InstalledRepo>;
+
+const RepoName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "owner/repo")
+  .transform((s) => s.toLowerCase());
+const PrRef = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+#\d+$/, "owner/repo#number")
+  .transform((s) => s.toLowerCase());
+
+/** Typed, validated settings in Redis: what an operator (CLI) or a user command (comment) changes. */
+export class SettingsStore {
+  private readonly key: (...p: (string | number)[]) => string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.key = keyer(`${prefix}:settings`);
+  }
+
+  async enableRepo(repo: string): Promise<void> {
+    await this.redis.sadd(this.key("enabled-repos"), RepoName.parse(repo));
+  }
+  async disableRepo(repo: string): Promise<void> {
+    await this.redis.srem(this.key("enabled-repos"), RepoName.parse(repo));
+  }
+  async isRepoEnabled(repo: string): Promise<boolean> {
+    return (await this.redis.sismember(this.key("enabled-repos"), RepoName.parse(repo))) === 1;
+  }
+  async listEnabledRepos(): Promise<string[]> {
+    return (await this.redis.smembers(this.key("enabled-repos"))).sort();
+  }
+
+  async getProfile(login: string): Promise<Profile> {
+    const raw = await this.redis.hget(this.key("profiles"), login.toLowerCase());
+    return Profile.parse(raw ? JSON.parse(raw) : {});
+  }
+  async setProfile(login: string, patch: Partial<Profile>): Promise<Profile> {
+    const next = Profile.parse({ ...(await this.getProfile(login)), ...patch });
+    await this.redis.hset(this.key("profiles"), login.toLowerCase(), JSON.stringify(next));
+    return next;
+  }
+
+  async getTeamModels(): Promise<TeamModels> {
+    const raw = await this.redis.get(this.key("team-models"));
+    return TeamModels.parse(raw ? JSON.parse(raw) : {});
+  }
+  async setTeamModel(role: keyof TeamModels, model: string | null): Promise<TeamModels> {
+    const current = await this.getTeamModels();
+    const next = TeamModels.parse(model === null ? { ...current, [role]: undefined } : { ...current, [role]: model });
+    await this.redis.set(this.key("team-models"), JSON.stringify(next));
+    return next;
+  }
+
+  /** Per-PR autofix toggle: null when nobody has said `@open-swe autofix on|off` on that PR. */
+  async getAutofix(pr: string): Promise<boolean | null> {
+    const raw = await this.redis.hget(this.key("autofix"), PrRef.parse(pr));
+    return raw === null ? null : raw === "on";
+  }
+  async setAutofix(pr: string, enabled: boolean): Promise<void> {
+    await this.redis.hset(this.key("autofix"), PrRef.parse(pr), enabled ? "on" : "off");
+  }
+
+  async recordInstalled(repo: string, value: InstalledRepo): Promise<void> {
+    await this.redis.hset(this.key("installed"), RepoName.parse(repo), JSON.stringify(InstalledRepo.parse(value)));
+  }
+  async removeInstalled(repo: string): Promise<void> {
+    await this.redis.hdel(this.key("installed"), RepoName.parse(repo));
+  }
+  async removeInstallation(installationId: number): Promise<number> {
+    const all = await this.listInstalled();
+    const gone = Object.entries(all).filter(([, v]) => v.installationId === installationId).map(([k]) => k);
+    if (gone.length > 0) await this.redis.hdel(this.key("installed"), ...gone);
+    return gone.length;
+  }
+  async listInstalled(): Promise<Record<string, InstalledRepo>> {
+    const raw = await this.redis.hgetall(this.key("installed"));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, InstalledRepo.parse(JSON.parse(v))]));
+  }
+
+  /** The head sha we last reviewed on a PR: `synchronize` re-reviews only PRs we reviewed before. */
+  async getReviewedHead(pr: string): Promise<string | null> {
+    return this.redis.hget(this.key("reviewed"), PrRef.parse(pr));
+  }
+  async setReviewedHead(pr: string, sha: string): Promise<void> {
+    await this.redis.hset(this.key("reviewed"), PrRef.parse(pr), sha);
+  }
+}

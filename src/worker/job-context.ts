@@ -1,0 +1,33 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { AppConfig } from "../config/env.js";
+import type { GitHubAuth } from "../github/app-auth.js";
+import type { QueueSet } from "../queue/queues.js";
+import type { SettingsStore } from "../store/settings-store.js";
+import type { FollowUpQueue } from "../threads/follow-ups.js";
+import type { RunLocks } from "../threads/run-lock.js";
+
+/** What every processor gets besides its payload: shared services, built once per worker process. */
+export interface WorkerServices {
+  config: AppConfig;
+  redis: Redis;
+  prefix: string;
+  github: GitHubAuth;
+  settings: SettingsStore;
+  locks: RunLocks;
+  followUps: FollowUpQueue;
+  queues: QueueSet;
+}
+
+export interface JobContext extends WorkerServices {
+  jobId: string;
+  attempt: number;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+/** What a processor returns; stored as the job's return value and logged. */
+export interface JobOutcome {
+  outcome: string;
+  [k: string]: unknown;
+}

@@ -1,0 +1,82 @@
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Logger } from "pino";
+import { PROCESSORS } from "../../jobs/index.js";
+import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
+import { JOB_SCHEMAS } from "../queue/schemas.js";
+import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
+
+export interface WorkerPool {
+  workers: Worker[];
+  /** Stop taking jobs; wait up to `graceMs` for running ones, then hand them back to the queue. */
+  close(graceMs: number): Promise<void>;
+}
+
+export interface StartWorkersOptions {
+  services: WorkerServices;
+  log: Logger;
+  concurrency: number;
+  queues?: readonly QueueName[];
+  /** Shorter lock/stall timings make stalled-job recovery testable in seconds. */
+  lockDuration?: number;
+  stalledInterval?: number;
+}
+
+function processorFor(name: QueueName, opts: StartWorkersOptions) {
+  return async (job: Job, _token?: string, signal?: AbortSignal): Promise<JobOutcome> => {
+    const log = opts.log.child({ queue: name, jobId: job.id, attempt: job.attemptsMade + 1 });
+    const parsed = JOB_SCHEMAS[name].safeParse(job.data);
+    if (!parsed.success) {
+      log.error({ issues: parsed.error.issues.slice(0, 5) }, "invalid job payload");
+      throw new UnrecoverableError(`invalid ${name} job payload: ${parsed.error.issues[0]?.message ?? "unknown"}`);
+    }
+    const ctx: JobContext = {
+      ...opts.services,
+      jobId: job.id ?? "",
+      attempt: job.attemptsMade + 1,
+      log,
+      signal: signal ?? new AbortController().signal,
+    };
+    const started = Date.now();
+    const processor = PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>;
+    const result = await processor(parsed.data, ctx);
+    log.info({ ...result, ms: Date.now() - started }, "job done");
+    return result;
+  };
+}
+
+export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPool> {
+  const { services } = opts;
+  const names = opts.queues ?? QUEUE_NAMES;
+  const workers = names.map((name) => {
+    const worker = new Worker(name, processorFor(name, opts), {
+      connection: services.redis,
+      prefix: services.prefix,
+      concurrency: opts.concurrency,
+      ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
+      ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
+    });
+    worker.on("error", (err) => opts.log.error({ err, queue: name }, "worker error"));
+    worker.on("failed", (job, err) => opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, "job failed"));
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  if (names.includes("ci-monitor")) {
+    await services.queues.queues["ci-monitor"].upsertJobScheduler(
+      "ci-monitor-sweep",
+      { every: services.config.env.CI_MONITOR_EVERY_SECONDS * 1000 },
+      { name: "sweep", data: { reason: "scheduled" }, opts: { attempts: 1 } },
+    );
+  }
+  return {
+    workers,
+    async close(graceMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = Promise.all(workers.map((w) => w.close())).then(() => "closed" as const);
+      const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), graceMs)));
+      const result = await Promise.race([graceful, timeout]);
+      clearTimeout(timer);
+      // Forced close leaves running jobs' locks to expire: another worker picks them up as stalled.
+      if (result === "timeout") await Promise.all(workers.map((w) => w.close(true)));
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../../src/config/env.js";
+import { testPrivateKey } from "../helpers/github-app.js";
+
+describe("readConfig", () => {
+  it("runs on embedded defaults with an empty environment (setup mode)", () => {
+    const c = readConfig({}, "/srv/app");
+    expect(c.github).toBeNull();
+    expect(c.redisUrl).toBeNull();
+    expect(c.dataDir).toBe("/srv/app/.data");
+    expect(c.env.PORT).toBe(3000);
+    expect(c.env.MENTION_HANDLES).toEqual(["open-swe", "openswe"]);
+    expect(c.botLogins).toEqual(["open-swe[bot]"]);
+  });
+
+  it("accepts a full GitHub App config, with \\n-escaped keys", () => {
+    const c = readConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey().replace(/\n/g, "\\n"), WEBHOOK_SECRET: "s", QUEUE_REDIS_URL: "redis://r:6379" });
+    expect(c.github?.appId).toBe("42");
+    expect(c.github?.privateKey).toContain("\n");
+    expect(c.redisUrl).toBe("redis://r:6379");
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, /PORT/],
+    [{ PORT: "70000" }, /PORT/],
+    [{ QUEUE_REDIS_URL: "localhost:6379" }, /QUEUE_REDIS_URL: a redis:\/\//],
+    [{ QUEUE_PREFIX: "a:b" }, /QUEUE_PREFIX/],
+    [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [{ APP_ID: "abc" }, /APP_ID: a numeric GitHub App id/],
+    [{ APP_ID: "1" }, /missing PRIVATE_KEY or PRIVATE_KEY_PATH/],
+    [{ APP_ID: "1", PRIVATE_KEY: "nope", WEBHOOK_SECRET: "s" }, /PEM private key/],
+    [{ APP_ID: "1", PRIVATE_KEY_PATH: "/does/not/exist.pem", WEBHOOK_SECRET: "s" }, /cannot read \/does\/not\/exist.pem/],
+    [{ PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----x" }, /missing APP_ID/],
+    [{ OPEN_SWE_SECRET_KEY: "short" }, /OPEN_SWE_SECRET_KEY: 64 hex/],
+  ])("%j stops start-up naming the variable", (env, message) => {
+    expect(() => readConfig(env)).toThrow(ConfigError);
+    expect(() => readConfig(env)).toThrow(message);
+  });
+
+  it("requires the webhook secret with app credentials", () => {
+    expect(() => readConfig({ APP_ID: "1", PRIVATE_KEY: testPrivateKey() })).toThrow(/missing WEBHOOK_SECRET/);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { hasMention, parseCommand, type Command } from "../../src/github/command.js";
+
+const H = ["open-swe", "openswe"];
+
+describe("parseCommand", () => {
+  const table: [string, Command | null][] = [
+    ["@open-swe add a CONTRIBUTING.md", { kind: "task", text: "add a CONTRIBUTING.md" }],
+    ["@OPEN-SWE fix the flaky test", { kind: "task", text: "fix the flaky test" }],
+    ["@openswe fix it", { kind: "task", text: "fix it" }],
+    ["@open-swe, please bump lodash", { kind: "task", text: "please bump lodash" }],
+    ["@open-swe: rename foo to bar", { kind: "task", text: "rename foo to bar" }],
+    ["@open-swe! do it", { kind: "task", text: "do it" }],
+    ["Hey @open-swe can you look?", { kind: "task", text: "can you look?" }],
+    ["Could you fix the typo? @open-swe", { kind: "task", text: "Could you fix the typo?" }],
+    ["@openswe-preview fix it", null],
+    ["@open-swe-preview fix it", null],
+    ["@open-swebot fix it", null],
+    ["mail me at me@open-swe.dev", null],
+    ["see https://github.com/@open-swe", null],
+    ["no mention here", null],
+    ["`@open-swe fix` is how you call it", null],
+    ["```\n@open-swe fix\n```\nthanks", null],
+    ["> @open-swe fix it\nI agree", null],
+    ["@open-swe review", { kind: "review", instructions: "", verdictRequested: false }],
+    ["@open-swe Review focus on security", { kind: "review", instructions: "focus on security", verdictRequested: false }],
+    ["@open-swe review --verdict", { kind: "review", instructions: "", verdictRequested: true }],
+    ["@open-swe review --VERDICT check auth", { kind: "review", instructions: "check auth", verdictRequested: true }],
+    ["@open-swe review check auth --verdict", { kind: "review", instructions: "check auth", verdictRequested: true }],
+    ["@open-swe review and approve if it looks good", { kind: "review", instructions: "and approve if it looks good", verdictRequested: false }],
+    ["@open-swe review --verdicts", { kind: "review", instructions: "--verdicts", verdictRequested: false }],
+    ["@open-swe re-review", { kind: "review", instructions: "", verdictRequested: false }],
+    ["@open-swe autofix on", { kind: "autofix", enabled: true }],
+    ["@open-swe AUTOFIX OFF", { kind: "autofix", enabled: false }],
+    ["@open-swe autofix off.", { kind: "autofix", enabled: false }],
+    ["@open-swe auto-fix enable", { kind: "autofix", enabled: true }],
+    ["@open-swe autofix maybe", { kind: "help", reason: "`autofix` takes `on` or `off`, not `maybe`." }],
+    ["@open-swe autofix", { kind: "help", reason: "`autofix` takes `on` or `off`." }],
+    ["@open-swe help", { kind: "help", reason: "" }],
+    ["@open-swe", { kind: "help", reason: "The mention had no request in it." }],
+    ["@open-swe help me write docs", { kind: "task", text: "help me write docs" }],
+    ["@open-swe reviewer guide is outdated, update it", { kind: "task", text: "reviewer guide is outdated, update it" }],
+  ];
+  it.each(table)("%j", (body, expected) => {
+    expect(parseCommand(body, H)).toEqual(expected);
+  });
+
+  it("uses configured handles only", () => {
+    expect(parseCommand("@mybot fix", ["mybot"])).toEqual({ kind: "task", text: "fix" });
+    expect(parseCommand("@open-swe fix", ["mybot"])).toBeNull();
+  });
+
+  it("keeps multi-line tasks whole", () => {
+    expect(parseCommand("@open-swe do this:\n- a\n- b", H)).toEqual({ kind: "task", text: "do this:\n- a\n- b" });
+  });
+});
+
+describe("hasMention", () => {
+  it.each([
+    ["Please @open-swe take this", true],
+    ["@openswe-preview take this", false],
+    ["```@open-swe```", false],
+  ] as const)("%j → %s", (body, expected) => {
+    expect(hasMention(body, H)).toBe(expected);
+  });
+});

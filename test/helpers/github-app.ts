@@ -1,0 +1,57 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { sign } from "@octokit/webhooks-methods";
+import nock from "nock";
+import { readConfig, type AppConfig } from "../../src/config/env.js";
+
+let cachedKey: string | undefined;
+
+/** A throwaway RSA key: Probot signs real app JWTs with it; GitHub's side is nock. */
+export function testPrivateKey(): string {
+  cachedKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+  return cachedKey;
+}
+
+export const WEBHOOK_SECRET = "test-webhook-secret";
+
+export function testConfig(overrides: Record<string, string> = {}): AppConfig {
+  return readConfig({
+    APP_ID: "12345",
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET,
+    LOG_LEVEL: "silent",
+    ...overrides,
+  });
+}
+
+export interface SignedDelivery {
+  event: string;
+  payload: unknown;
+  deliveryId?: string;
+  secret?: string;
+  rawBody?: string;
+}
+
+/** POSTs a webhook signed exactly as GitHub does (HMAC-SHA256 of the raw body). */
+export async function sendWebhook(port: number, d: SignedDelivery): Promise<{ status: number; body: string; deliveryId: string }> {
+  const body = d.rawBody ?? JSON.stringify(d.payload);
+  const deliveryId = d.deliveryId ?? randomUUID();
+  const res = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": d.event,
+      "x-github-delivery": deliveryId,
+      "x-hub-signature-256": await sign(d.secret ?? WEBHOOK_SECRET, body),
+    },
+    body,
+  });
+  return { status: res.status, body: await res.text(), deliveryId };
+}
+
+/** nock for the installation-token exchange every worker job starts with. */
+export function mockInstallationToken(installationId: number, times = 1): nock.Scope {
+  return nock("https://api.github.com")
+    .post(`/app/installations/${installationId}/access_tokens`)
+    .times(times)
+    .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { runSettingsCli, UsageError } from "../../src/store/settings-cli.js";
+import { SettingsStore } from "../../src/store/settings-store.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+describe("SettingsStore (real Redis)", () => {
+  it("stores enabled repos, profiles, team models, autofix toggles, installs", async () => {
+    const s = new SettingsStore(testRedis(), uniquePrefix());
+    await s.enableRepo("Octo/Hello");
+    expect(await s.isRepoEnabled("octo/hello")).toBe(true);
+    expect(await s.listEnabledRepos()).toEqual(["octo/hello"]);
+    await s.disableRepo("octo/HELLO");
+    expect(await s.isRepoEnabled("octo/hello")).toBe(false);
+
+    expect(await s.getProfile("alice")).toEqual({ autoFixCi: false, autoReview: true });
+    await s.setProfile("Alice", { autoFixCi: true, model: "claude-sonnet-4-5" });
+    expect(await s.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: true, model: "claude-sonnet-4-5" });
+
+    await s.setTeamModel("agent", "claude-opus-4-1");
+    expect(await s.getTeamModels()).toEqual({ agent: "claude-opus-4-1" });
+    await s.setTeamModel("agent", null);
+    expect(await s.getTeamModels()).toEqual({});
+
+    expect(await s.getAutofix("octo/hello#3")).toBeNull();
+    await s.setAutofix("Octo/Hello#3", false);
+    expect(await s.getAutofix("octo/hello#3")).toBe(false);
+    await expect(s.setAutofix("not a pr", true)).rejects.toThrow(/owner\/repo#number/);
+
+    await s.recordInstalled("octo/a", { installationId: 1, repoId: 10 });
+    await s.recordInstalled("octo/b", { installationId: 2 });
+    expect(await s.removeInstallation(1)).toBe(1);
+    expect(Object.keys(await s.listInstalled())).toEqual(["octo/b"]);
+  });
+
+  it("rejects a profile with the wrong types", async () => {
+    const s = new SettingsStore(testRedis(), uniquePrefix());
+    await expect(s.setProfile("bob", { autoFixCi: "yes" as unknown as boolean })).rejects.toThrow();
+  });
+});
+
+describe("open-swe settings CLI", () => {
+  async function run(store: SettingsStore, ...argv: string[]) {
+    const out: string[] = [];
+    await runSettingsCli(argv, store, (l) => out.push(l));
+    return JSON.parse(out.join("\n"));
+  }
+
+  it("reads and changes settings", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    expect(await run(store, "repos", "enable", "octo/hello")).toEqual(["octo/hello"]);
+    expect(await run(store, "profile", "set", "alice", "autoFixCi=true", "model=claude-x")).toMatchObject({ autoFixCi: true, model: "claude-x" });
+    expect(await run(store, "autofix", "set", "octo/hello#1", "on")).toEqual({ pr: "octo/hello#1", autofix: true });
+    expect(await run(store, "team-model", "set", "reviewer", "claude-y")).toEqual({ reviewer: "claude-y" });
+  });
+
+  it.each([
+    [["nope"], /unknown settings command/],
+    [["repos", "enable"], /missing argument/],
+    [["repos", "enable", "not-a-repo"], /owner\/repo/],
+    [["profile", "set", "alice", "autoFixCi"], /key=value/],
+    [["profile", "set", "alice", "colour=blue"], /invalid profile/],
+    [["autofix", "set", "o/r#1", "maybe"], /on or off/],
+    [["team-model", "set", "boss", "x"], /agent or reviewer/],
+  ])("%j is refused with a reason", async (argv, message) => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    const err = await runSettingsCli(argv, store, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(message);
+  });
+});
