@@ -1,0 +1,105 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { OpenSweError } from "../errors.js";
+import { Finding, pullKey, type PullRef } from "./findings.js";
+
+/** What we remember about our own published reviews on a PR, between passes. */
+export const ReviewState = z.object({
+  headSha: z.string().optional(),
+  /** Our latest review carrying the summary; a pass with nothing new edits its body. */
+  summaryReviewId: z.number().int().optional(),
+  /** Our standing APPROVE, dismissed when a later pass finds something new. */
+  approvalReviewId: z.number().int().optional(),
+});
+export type ReviewState = z.infer<typeof ReviewState>;
+
+export class FindingsStoreError extends OpenSweError<"findings_corrupt" | "finding_not_found"> {}
+
+/**
+ * One evolving findings set per PR in Redis: a hash `<prefix>review:findings:{owner/repo#n}` of
+ * id → JSON, plus a small state hash. Every read is parsed with zod.
+ */
+export class FindingsStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string = "",
+  ) {}
+
+  private findingsKey(pr: PullRef): string {
+    return `${this.prefix}review:findings:{${pullKey(pr)}}`;
+  }
+
+  private stateKey(pr: PullRef): string {
+    return `${this.prefix}review:state:{${pullKey(pr)}}`;
+  }
+
+  async list(pr: PullRef): Promise<Finding[]> {
+    const raw = await this.redis.hgetall(this.findingsKey(pr));
+    return Object.entries(raw)
+      .map(([id, json]) => parseFinding(id, json))
+      .sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.id.localeCompare(b.id));
+  }
+
+  async get(pr: PullRef, id: string): Promise<Finding | null> {
+    const json = await this.redis.hget(this.findingsKey(pr), id);
+    return json === null ? null : parseFinding(id, json);
+  }
+
+  /** Replaces the whole set atomically (the result of a reconcile). */
+  async replaceAll(pr: PullRef, findings: readonly Finding[]): Promise<void> {
+    const key = this.findingsKey(pr);
+    const multi = this.redis.multi().del(key);
+    if (findings.length > 0) multi.hset(key, Object.fromEntries(findings.map((f) => [f.id, JSON.stringify(Finding.parse(f))])));
+    await multi.exec();
+  }
+
+  async put(pr: PullRef, finding: Finding): Promise<void> {
+    await this.redis.hset(this.findingsKey(pr), finding.id, JSON.stringify(Finding.parse(finding)));
+  }
+
+  async update(pr: PullRef, id: string, patch: Partial<Omit<Finding, "id">>): Promise<Finding> {
+    const current = await this.get(pr, id);
+    if (!current) throw new FindingsStoreError("finding_not_found", `no finding ${id} on ${pullKey(pr)}`);
+    const next = Finding.parse({ ...current, ...patch });
+    await this.put(pr, next);
+    return next;
+  }
+
+  async getState(pr: PullRef): Promise<ReviewState> {
+    const raw = await this.redis.hgetall(this.stateKey(pr));
+    const parsed = ReviewState.safeParse({
+      ...(raw["headSha"] !== undefined ? { headSha: raw["headSha"] } : {}),
+      ...(raw["summaryReviewId"] !== undefined ? { summaryReviewId: Number(raw["summaryReviewId"]) } : {}),
+      ...(raw["approvalReviewId"] !== undefined ? { approvalReviewId: Number(raw["approvalReviewId"]) } : {}),
+    });
+    if (!parsed.success) throw new FindingsStoreError("findings_corrupt", `review state of ${pullKey(pr)} is corrupt`, { cause: parsed.error });
+    return parsed.data;
+  }
+
+  /** Sets the given fields; a field passed as null is removed. */
+  async setState(pr: PullRef, patch: { [K in keyof ReviewState]?: ReviewState[K] | null }): Promise<void> {
+    const key = this.stateKey(pr);
+    const multi = this.redis.multi();
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === null) multi.hdel(key, field);
+      else if (value !== undefined) multi.hset(key, field, String(value));
+    }
+    await multi.exec();
+  }
+
+  async clear(pr: PullRef): Promise<void> {
+    await this.redis.del(this.findingsKey(pr), this.stateKey(pr));
+  }
+}
+
+function parseFinding(id: string, json: string): Finding {
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch (cause) {
+    throw new FindingsStoreError("findings_corrupt", `finding ${id} is not JSON`, { cause });
+  }
+  const parsed = Finding.safeParse(data);
+  if (!parsed.success) throw new FindingsStoreError("findings_corrupt", `finding ${id} does not match the schema`, { cause: parsed.error });
+  return parsed.data;
+}
