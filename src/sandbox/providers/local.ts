@@ -38,6 +38,8 @@ type LocalMeta = z.infer<typeof LocalMeta>;
 
 export interface LocalProviderOptions {
   root: string;
+  /** Where the workspace appears inside the sandbox (default /workspace). */
+  workdir?: string;
   execTimeoutMs: number;
   maxOutputBytes: number;
 }
@@ -47,7 +49,7 @@ const running = new Map<string, Set<number>>();
 
 export class LocalSandbox implements Sandbox {
   readonly provider = "local" as const;
-  readonly workdir = LOCAL_WORKDIR;
+  readonly workdir: string;
   private readonly args: string[];
   private readonly env: Record<string, string>;
   private readonly files: LocalWorkspaceFiles;
@@ -58,9 +60,10 @@ export class LocalSandbox implements Sandbox {
     private readonly dir: string,
     private readonly opts: LocalProviderOptions,
   ) {
-    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: LOCAL_WORKDIR, network: meta.network });
-    this.env = { ...meta.env, ...baseEnv() };
-    this.files = new LocalWorkspaceFiles(meta.hostWorkspace, LOCAL_WORKDIR);
+    this.workdir = opts.workdir ?? LOCAL_WORKDIR;
+    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network });
+    this.env = { ...baseEnv(), ...meta.env };
+    this.files = new LocalWorkspaceFiles(meta.hostWorkspace, this.workdir);
   }
 
   get id(): string {
@@ -83,8 +86,8 @@ export class LocalSandbox implements Sandbox {
       if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
       args.push("--setenv", k, v);
     }
-    const cwd = options.cwd ?? LOCAL_WORKDIR;
-    args.push("--chdir", cwd.startsWith("/") ? cwd : `${LOCAL_WORKDIR}/${cwd}`, "/bin/sh", "-c", command);
+    const cwd = options.cwd ?? this.workdir;
+    args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", command);
     const r = await runProcess("bwrap", args, {
       env: {},
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,

@@ -1,0 +1,51 @@
+import type { LocalSandboxProvider } from "../../../src/sandbox/providers/local.js";
+import type { ModalApi, ModalHandle } from "../../../src/sandbox/providers/modal.js";
+import { shellJoin } from "../../../src/sandbox/shell-quote.js";
+import { isSandboxError, type Sandbox } from "../../../src/sandbox/types.js";
+import { namedError } from "./named-error.js";
+
+/**
+ * A Modal stand-in at the provider's client seam (the SDK is gRPC over HTTP/2, out of nock's reach):
+ * argv exec with binary stdio, poll() → null while running, NotFoundError for unknown ids.
+ */
+export function fakeModalApi(local: LocalSandboxProvider): ModalApi & { terminated: Set<string> } {
+  const terminated = new Set<string>();
+  const wrap = (sb: Sandbox): ModalHandle => ({
+    sandboxId: sb.id,
+    async exec(argv, o) {
+      if (terminated.has(sb.id)) throw namedError("NotFoundError", "Sandbox has terminated");
+      // stdio is binary in the SDK: stage stdin and stdout as files so bytes survive untouched.
+      const tag = Math.random().toString(36).slice(2);
+      const inFile = `${sb.workdir}/.modal-in-${tag}`;
+      const outFile = `${sb.workdir}/.modal-out-${tag}`;
+      if (o.stdin) await sb.upload([{ path: inFile, content: o.stdin }]);
+      const cmd = `${shellJoin(argv)} < ${o.stdin ? inFile : "/dev/null"} > ${outFile}`;
+      const r = await sb.exec(cmd, { cwd: o.workdir, env: o.env, timeoutMs: o.timeoutMs });
+      const [out] = await sb.download([outFile]);
+      await sb.exec(`rm -f ${inFile} ${outFile}`);
+      const stdout = out?.content ?? new Uint8Array();
+      return { exitCode: r.timedOut ? -1 : r.exitCode, stdout, stderr: Buffer.from(r.stderr, "utf8"), timedOut: r.timedOut };
+    },
+    poll: async () => (terminated.has(sb.id) ? 0 : null),
+    async terminate() {
+      terminated.add(sb.id);
+      await local.destroy(sb.id);
+    },
+  });
+  return {
+    terminated,
+    async create(o) {
+      return wrap(await local.create({ network: !o.blockNetwork, env: o.env, labels: o.tags }));
+    },
+    async fromId(id) {
+      try {
+        return wrap(await local.connect(id));
+      } catch (err) {
+        throw isSandboxError(err, "not_found") ? namedError("NotFoundError", `Sandbox ${id} not found`) : err;
+      }
+    },
+    async list() {
+      return (await local.list()).map((s) => ({ sandboxId: s.id, tags: s.labels }));
+    },
+  };
+}
