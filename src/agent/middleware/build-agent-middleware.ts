@@ -1,0 +1,57 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { AgentMiddleware } from "langchain";
+import type { Logger } from "../../logger.js";
+import { ensureNoEmptyMessageMiddleware } from "./ensure-no-empty-message.js";
+import { followUpQueueMiddleware } from "./follow-up-queue.js";
+import { modelCallLimit } from "./model-call-limit.js";
+import { modelFallbackMiddleware } from "./model-fallback.js";
+import { sandboxCircuitBreakerMiddleware, type SandboxCircuitBreakerDeps } from "./sandbox-circuit-breaker.js";
+import { sanitizeThinkingBlocksMiddleware } from "./sanitize-thinking-blocks.js";
+import { sanitizeToolInputsMiddleware } from "./sanitize-tool-inputs.js";
+import { scopedAgentsMdMiddleware } from "./scoped-agents-md.js";
+import { sourceStatusMiddleware, type AgentStatus } from "./source-status.js";
+import { stepLimitNoticeMiddleware } from "./step-limit-notice.js";
+import { toolErrorsMiddleware } from "./tool-errors.js";
+
+export interface AgentMiddlewareDeps {
+  /** Model calls per run before it ends gracefully. */
+  modelCallLimit: number;
+  workspaceRoot: string;
+  readWorkspaceFile: (absolutePath: string) => Promise<string | undefined>;
+  drainFollowUps: (threadId: string) => Promise<string[]>;
+  /** Fallback when the run config has no thread id. */
+  threadId?: string;
+  onStatus?: (status: AgentStatus) => Promise<void> | void;
+  notifyStepLimit: (text: string) => Promise<void>;
+  pushTools?: readonly string[];
+  replyTools?: readonly string[];
+  circuitBreaker?: SandboxCircuitBreakerDeps;
+  fallbackModel?: BaseChatModel;
+  onFallback?: (err: unknown) => void;
+  logger?: Logger;
+}
+
+export const DEFAULT_PUSH_TOOLS = ["commit_and_push"] as const;
+export const DEFAULT_REPLY_TOOLS = ["github_comment", "slack_thread_reply", "linear_comment", "jira_comment", "confluence_comment"] as const;
+
+/**
+ * The agent's middleware stack in the order the issue fixes (seed 002): the first entry wraps all
+ * others. Build it per run — the AGENTS.md and circuit-breaker middleware keep per-run memory.
+ */
+export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware[] {
+  const logger = deps.logger ? { logger: deps.logger } : {};
+  const stack: Array<AgentMiddleware | undefined> = [
+    sanitizeToolInputsMiddleware(),
+    modelCallLimit(deps.modelCallLimit),
+    toolErrorsMiddleware(),
+    scopedAgentsMdMiddleware({ workspaceRoot: deps.workspaceRoot, readFile: deps.readWorkspaceFile }),
+    followUpQueueMiddleware({ drainFollowUps: deps.drainFollowUps, ...(deps.threadId ? { threadId: deps.threadId } : {}), ...logger }),
+    deps.onStatus ? sourceStatusMiddleware({ onStatus: deps.onStatus, ...logger }) : undefined,
+    ensureNoEmptyMessageMiddleware({ pushTools: deps.pushTools ?? DEFAULT_PUSH_TOOLS, replyTools: deps.replyTools ?? DEFAULT_REPLY_TOOLS }),
+    stepLimitNoticeMiddleware({ notify: deps.notifyStepLimit, ...logger }),
+    sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
+    deps.fallbackModel ? modelFallbackMiddleware(deps.fallbackModel, deps.onFallback) : undefined,
+    sanitizeThinkingBlocksMiddleware(),
+  ];
+  return stack.filter((m): m is AgentMiddleware => m !== undefined);
+}

@@ -1,0 +1,67 @@
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { createAgent, tool } from "langchain";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ensureNoEmptyMessageMiddleware } from "../../../src/agent/middleware/ensure-no-empty-message.js";
+
+const pushed: string[] = [];
+const commitAndPush = tool(async () => {
+  pushed.push("x");
+  return "pushed open-swe/abc-branch";
+}, { name: "commit_and_push", description: "push", schema: z.object({}) });
+const reply = tool(async ({ text }) => `replied: ${text}`, { name: "github_comment", description: "reply", schema: z.object({ text: z.string() }) });
+const deps = { pushTools: ["commit_and_push"], replyTools: ["github_comment"] };
+
+function toolNames(messages: readonly unknown[]): string[] {
+  return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.name ?? "?");
+}
+
+describe("ensureNoEmptyMessageMiddleware", () => {
+  it("re-injects a no_op call when the model stops before pushing and replying, and the run continues", async () => {
+    const model = fakeModel()
+      .respond(new AIMessage({ content: "" , id: "m1" }))
+      .respondWithTools([{ name: "commit_and_push", args: {} }])
+      .respondWithTools([{ name: "github_comment", args: { text: "done, PR: https://github.com/o/r/pull/1" } }])
+      .respond(new AIMessage({ content: "All done.", id: "m4" }));
+    const agent = createAgent({ model, tools: [commitAndPush, reply], middleware: [ensureNoEmptyMessageMiddleware(deps)] });
+    const result = await agent.invoke({ messages: [new HumanMessage("fix it")] });
+    expect(toolNames(result.messages)).toEqual(["no_op", "commit_and_push", "github_comment"]);
+    const nudge = result.messages.find((m) => ToolMessage.isInstance(m) && m.name === "no_op");
+    expect(nudge?.text).toMatch(/not both pushed your work and replied/);
+    // The empty assistant message was replaced, not kept next to its rewrite.
+    const first = result.messages.filter((m) => AIMessage.isInstance(m))[0] as AIMessage;
+    expect(first.tool_calls?.map((c) => c.name)).toEqual(["no_op"]);
+    expect(first.content).toBe("(no message)");
+    expect(result.messages.at(-1)?.text).toBe("All done.");
+    expect(model.callCount).toBe(4);
+  });
+
+  it("lets the run end once the agent confirms completion, without another model call", async () => {
+    const model = fakeModel()
+      .respondWithTools([{ name: "github_comment", args: { text: "It is already configured; no change needed." } }])
+      .respondWithTools([{ name: "confirming_completion", args: { summary: "answered the question" } }]);
+    const agent = createAgent({ model, tools: [reply], middleware: [ensureNoEmptyMessageMiddleware(deps)] });
+    const result = await agent.invoke({ messages: [new HumanMessage("is X configured?")] });
+    expect(toolNames(result.messages)).toEqual(["github_comment", "confirming_completion"]);
+    expect(model.callCount).toBe(2);
+  });
+
+  it("ends normally when the model stops after pushing and replying", async () => {
+    const model = fakeModel()
+      .respondWithTools([{ name: "commit_and_push", args: {} }, { name: "github_comment", args: { text: "PR opened" } }])
+      .respond(new AIMessage("Finished."));
+    const agent = createAgent({ model, tools: [commitAndPush, reply], middleware: [ensureNoEmptyMessageMiddleware(deps)] });
+    const result = await agent.invoke({ messages: [new HumanMessage("go")] });
+    expect(toolNames(result.messages)).not.toContain("no_op");
+    expect(result.messages.at(-1)?.text).toBe("Finished.");
+  });
+
+  it("gives up after maxNudges in a row so a stuck model cannot loop forever", async () => {
+    const model = fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")).respond(new AIMessage("c"));
+    const agent = createAgent({ model, tools: [reply], middleware: [ensureNoEmptyMessageMiddleware({ ...deps, maxNudges: 2 })] });
+    const result = await agent.invoke({ messages: [new HumanMessage("go")] });
+    expect(toolNames(result.messages)).toEqual(["no_op", "no_op"]);
+    expect(result.messages.at(-1)?.text).toBe("c");
+  });
+});
