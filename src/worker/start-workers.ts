@@ -19,6 +19,8 @@ export interface StartWorkersOptions {
   /** Shorter lock/stall timings make stalled-job recovery testable in seconds. */
   lockDuration?: number;
   stalledInterval?: number;
+  /** Replaces processors (the scale-out test uses slow ones to kill a worker mid-job). */
+  processors?: Partial<Record<QueueName, (data: unknown, ctx: JobContext) => Promise<JobOutcome>>>;
 }
 
 function processorFor(name: QueueName, opts: StartWorkersOptions) {
@@ -37,7 +39,7 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
       signal: signal ?? new AbortController().signal,
     };
     const started = Date.now();
-    const processor = PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>;
+    const processor = opts.processors?.[name] ?? (PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>);
     const result = await processor(parsed.data, ctx);
     log.info({ ...result, ms: Date.now() - started }, "job done");
     return result;

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { parseRepoConfig, RepoConfigError } from "../../src/config/repo-config.js";
+import { decideAutoReview, type AutoReviewInput } from "../../src/github/auto-review-decision.js";
+import { isFailingConclusion, isFailingStatus } from "../../src/github/ci-failure.js";
+import { isBotSender } from "../../src/github/is-bot.js";
+import { planCommentJob, type CommentInput } from "../../src/github/plan-comment.js";
+import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { threadId } from "../../src/threads/thread-id.js";
+
+const base: Omit<CommentInput, "command"> = {
+  installationId: 1,
+  owner: "Octo",
+  repo: "Hello",
+  deliveryId: "abc",
+  number: 4,
+  isPullRequest: true,
+  issueId: 444,
+  author: { login: "alice", id: 9 },
+  comment: { kind: "issue_comment", id: 77 },
+};
+
+describe("planCommentJob", () => {
+  const table: [string, CommentInput, { queue: string; data: Record<string, unknown> }][] = [
+    ["task on a PR → agent on the PR thread", { ...base, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 4 }), text: "fix", isPullRequest: true } }],
+    ["task on an issue → agent on the issue thread", { ...base, isPullRequest: false, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: threadId({ kind: "issue", issueId: 444 }), isPullRequest: false } }],
+    ["review → review on the reviewer thread", { ...base, command: { kind: "review", instructions: "auth", verdictRequested: true } }, { queue: "review", data: { threadId: threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 4 }), trigger: "mention", verdictRequested: true, instructions: "auth" } }],
+    ["review on an issue → help", { ...base, isPullRequest: false, command: { kind: "review", instructions: "", verdictRequested: false } }, { queue: "command", data: { command: "help" } }],
+    ["autofix on a PR → command", { ...base, command: { kind: "autofix", enabled: false } }, { queue: "command", data: { command: "autofix", enabled: false } }],
+    ["autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix", enabled: true } }, { queue: "command", data: { command: "help" } }],
+    ["help → command", { ...base, command: { kind: "help", reason: "" } }, { queue: "command", data: { command: "help" } }],
+  ];
+  it.each(table)("%s", (_name, input, want) => {
+    const plan = planCommentJob(input);
+    expect(plan.queue).toBe(want.queue);
+    expect(plan.jobId).toBe(deliveryJobId("abc"));
+    expect(plan.data).toMatchObject(want.data);
+  });
+});
+
+describe("job ids", () => {
+  it("never contain ':' and never are integers", () => {
+    expect(deliveryJobId("12:34")).toBe("j__gh__12_34");
+    expect(jobId(5)).toBe("j__5");
+  });
+});
+
+describe("decideAutoReview", () => {
+  const cfg = parseRepoConfig({});
+  const input: AutoReviewInput = { trigger: "auto", draft: false, state: "open", repoConfig: cfg, authorOptedIn: true, authorIsBot: false, lastReviewedHead: null, headSha: "h1" };
+  const table: [string, Partial<AutoReviewInput>, boolean | string][] = [
+    ["plain open PR", {}, true],
+    ["mention always", { trigger: "mention", draft: true, authorOptedIn: false }, true],
+    ["closed", { state: "closed" }, "the pull request is closed"],
+    ["repo config off", { repoConfig: parseRepoConfig({ review: { auto: false } }) }, "auto-review is off in the repo config"],
+    ["draft skipped", { draft: true }, "draft pull requests are not auto-reviewed"],
+    ["draft included", { draft: true, repoConfig: parseRepoConfig({ review: { include_drafts: true } }) }, true],
+    ["author opted out", { authorOptedIn: false }, "the author opted out of auto-review"],
+    ["bot PR", { authorIsBot: true }, "pull requests by bots are not auto-reviewed"],
+    ["same head already reviewed", { trigger: "synchronize", lastReviewedHead: "h1" }, "this head commit was already reviewed"],
+    ["new head after review", { trigger: "synchronize", lastReviewedHead: "h0" }, true],
+  ];
+  it.each(table)("%s", (_n, patch, want) => {
+    const d = decideAutoReview({ ...input, ...patch });
+    expect(d.review ? true : d.reason).toBe(want);
+  });
+});
+
+describe("repo config", () => {
+  it("has defaults for an empty or missing file", () => {
+    expect(parseRepoConfig(null)).toMatchObject({ review: { auto: true, include_drafts: false, ignored_paths: [] }, autofix: { default: false } });
+  });
+  it.each([
+    [{ review: { auto: "yes" } }, /review\.auto/],
+    [{ reveiw: {} }, /reveiw/],
+    [{ review: { ignored_paths: "dist/**" } }, /review\.ignored_paths/],
+    [{ autofix: { default: true, loops: 9 } }, /loops/],
+  ])("%j is rejected with a path", (raw, re) => {
+    const err = (() => {
+      try {
+        parseRepoConfig(raw);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(RepoConfigError);
+    expect((err as RepoConfigError).details).toMatch(re);
+  });
+});
+
+describe("small predicates", () => {
+  it.each([["failure", true], ["timed_out", true], ["cancelled", false], ["success", false], [null, false]] as const)("conclusion %s → %s", (c, want) => {
+    expect(isFailingConclusion(c)).toBe(want);
+  });
+  it.each([["error", true], ["failure", true], ["pending", false], ["success", false]] as const)("status %s → %s", (s, want) => {
+    expect(isFailingStatus(s)).toBe(want);
+  });
+  it.each([
+    [{ login: "dependabot[bot]", type: "Bot" }, true],
+    [{ login: "open-swe[bot]" }, true],
+    [{ login: "ci-robot", type: "User" }, true],
+    [{ login: "alice", type: "User" }, false],
+    [null, true],
+  ] as const)("bot %j → %s", (s, want) => {
+    expect(isBotSender(s, ["open-swe[bot]", "ci-robot"])).toBe(want);
+  });
+});
