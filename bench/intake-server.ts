@@ -1,0 +1,24 @@
+// Child process for bench:intake: serves either the whole app (web role on real Redis) or a bare Probot
+// app whose handler does nothing, and prints its port.
+import { createServer } from "node:http";
+import { createNodeMiddleware, Probot } from "probot";
+import { readConfig } from "../src/config/env.js";
+import { createLogger } from "../src/logger.js";
+import { startProcess } from "../src/main.js";
+
+const [mode, redisUrl, secret, privateKey] = process.argv.slice(2) as [string, string, string, string];
+const log = createLogger("silent");
+
+if (mode === "full") {
+  const config = readConfig({ APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: secret, QUEUE_REDIS_URL: redisUrl, QUEUE_PREFIX: "bench", LOG_LEVEL: "silent" });
+  const proc = await startProcess({ role: "web", config, log, port: 0, host: "127.0.0.1" });
+  process.stdout.write(`port ${proc.port}\n`);
+} else {
+  const probot = new Probot({ appId: 1, privateKey, secret, log });
+  const middleware = await createNodeMiddleware((app) => app.on("issue_comment.created", async () => {}), { probot });
+  const server = createServer((req, res) => void middleware(req, res, () => res.writeHead(404).end()));
+  server.listen(0, "127.0.0.1", () => {
+    const a = server.address();
+    process.stdout.write(`port ${typeof a === "object" && a ? a.port : 0}\n`);
+  });
+}
