@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript to dist/. Runtime: production deps only, non-root, `web` or `worker` by argument.
+FROM node:20.20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY jobs ./jobs
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20.20-bookworm-slim AS runtime
+# git for host-side mirrors and pushes; bubblewrap for the local sandbox provider.
+RUN apt-get update && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json app.yml ./
+COPY bin ./bin
+COPY prompts ./prompts
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["node", "bin/open-swe.mjs"]
+CMD ["web"]
