@@ -1,0 +1,33 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { createSandboxProvider, sandboxProviders } from "../../src/sandbox/registry.js";
+import { SANDBOX_TYPES } from "../../src/sandbox/types.js";
+
+describe("readSandboxConfig", () => {
+  it("defaults to the local provider under <cwd>/.data", () => {
+    const c = readSandboxConfig({}, "/srv/app");
+    expect(c).toMatchObject({ type: "local", root: join("/srv/app", ".data", "sandboxes"), mirrorRoot: join("/srv/app", ".data", "mirrors"), execTimeoutMs: 600_000 });
+    expect(c.e2b.apiKey).toBeUndefined();
+  });
+
+  it("reads vendor settings and treats blank values as unset", () => {
+    const c = readSandboxConfig({ SANDBOX_TYPE: "daytona", DAYTONA_API_KEY: "k", E2B_API_KEY: "  ", SANDBOX_EXEC_TIMEOUT_MS: "5000", SANDBOX_ROOT: "/var/sb" });
+    expect(c).toMatchObject({ type: "daytona", root: "/var/sb", execTimeoutMs: 5000, daytona: { apiKey: "k", apiUrl: "https://app.daytona.io/api" } });
+    expect(c.e2b.apiKey).toBeUndefined();
+  });
+
+  it("rejects an unknown provider and bad numbers with a readable message", () => {
+    expect(() => readSandboxConfig({ SANDBOX_TYPE: "docker" })).toThrow(/SANDBOX_TYPE/);
+    expect(() => readSandboxConfig({ SANDBOX_EXEC_TIMEOUT_MS: "-1" })).toThrow(/SANDBOX_EXEC_TIMEOUT_MS/);
+  });
+});
+
+describe("sandbox provider registry", () => {
+  it("has one factory per provider type and builds the configured one", () => {
+    expect(Object.keys(sandboxProviders).sort()).toEqual([...SANDBOX_TYPES].sort());
+    const config = readSandboxConfig({ SANDBOX_ROOT: "/tmp/osw-registry" });
+    for (const type of SANDBOX_TYPES) expect(createSandboxProvider(config, type).type).toBe(type);
+    expect(createSandboxProvider(config).type).toBe("local");
+  });
+});
