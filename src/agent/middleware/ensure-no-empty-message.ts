@@ -1,6 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
+import { isModelCallLimitMessage } from "./model-call-limit.js";
 
 export const NO_OP_TOOL = "no_op";
 export const CONFIRMING_COMPLETION_TOOL = "confirming_completion";
@@ -67,13 +68,14 @@ export function ensureNoEmptyMessageMiddleware(deps: EnsureNoEmptyMessageDeps) {
   return createMiddleware({
     name: "EnsureNoEmptyMessageMiddleware",
     tools: [noOpTool, confirmingCompletionTool],
+    // No jumpTo: a jump would skip the afterModel hooks of earlier middleware (the call counter
+    // among them); the agent's router sends the rewritten message to the tools node anyway.
     afterModel: {
-      canJumpTo: ["tools", "end"],
       hook: (state) => {
         const last = state.messages.at(-1);
         if (!last || !AIMessage.isInstance(last)) return undefined;
         const calls = last.tool_calls ?? [];
-        if (calls.length > 0) return undefined;
+        if (calls.length > 0 || isModelCallLimitMessage(last)) return undefined;
         if (workIsDone(state.messages, deps) || trailingNudges(state.messages) >= maxNudges) return undefined;
         const id = `${NO_OP_TOOL}_${state.messages.length}`;
         const replaced = new AIMessage({
@@ -83,7 +85,7 @@ export function ensureNoEmptyMessageMiddleware(deps: EnsureNoEmptyMessageDeps) {
           additional_kwargs: last.additional_kwargs,
           response_metadata: last.response_metadata,
         });
-        return { messages: [replaced], jumpTo: "tools" };
+        return { messages: [replaced] };
       },
     },
   });

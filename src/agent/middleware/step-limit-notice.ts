@@ -1,7 +1,6 @@
-import { AIMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import type { Logger } from "../../logger.js";
-import { MODEL_CALL_LIMIT_MARKER } from "./model-call-limit.js";
+import { isModelCallLimitMessage } from "./model-call-limit.js";
 
 export interface StepLimitNoticeDeps {
   /** Posts to the source channel (PR comment, Slack thread, Linear comment). */
@@ -17,8 +16,7 @@ export function stepLimitNoticeMiddleware(deps: StepLimitNoticeDeps) {
   return createMiddleware({
     name: "StepLimitNoticeMiddleware",
     afterAgent: async (state) => {
-      const last = state.messages.at(-1);
-      if (!last || !AIMessage.isInstance(last) || !last.text.startsWith(MODEL_CALL_LIMIT_MARKER)) return undefined;
+      if (!isModelCallLimitMessage(state.messages.at(-1))) return undefined;
       try {
         await deps.notify(STEP_LIMIT_TEXT);
       } catch (err) {
