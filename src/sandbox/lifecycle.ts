@@ -1,0 +1,174 @@
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
+
+/** Per-process handles by thread id; a cache only: Redis holds the truth. */
+export type SandboxCache = Map<string, Sandbox>;
+
+export interface EnsureSandboxOptions {
+  redis: Redis;
+  keyPrefix: string;
+  threadId: string;
+  provider: SandboxProvider;
+  /** A creation sentinel older than this is treated as abandoned (its worker died). */
+  creationTimeoutMs: number;
+  cache: SandboxCache;
+  createOptions?: CreateSandboxOptions;
+  pollIntervalMs?: number;
+}
+
+export interface EnsureSandboxResult {
+  sandbox: Sandbox;
+  outcome: "cached" | "created" | "reconnected" | "recreated";
+  /** The thread had a sandbox that is gone: its workspace was lost and the run must say so. */
+  workspaceLost: boolean;
+  lostSandboxId?: string;
+}
+
+const SENTINEL = "__creating__";
+
+export function threadSandboxKey(keyPrefix: string, threadId: string): string {
+  return `${keyPrefix}:thread:${threadId}:sandbox`;
+}
+
+// Compare-and-set: replace (or delete, when ARGV[2] is empty) only if the value is still ARGV[1].
+const CAS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+  return 1
+end
+return 0`;
+
+async function cas(redis: Redis, key: string, expected: string, next: string | null): Promise<boolean> {
+  return (await redis.eval(CAS, 1, key, expected, next ?? "")) === 1;
+}
+
+/** Redis's clock, so workers on machines with skewed clocks agree on a sentinel's age. */
+async function redisNowMs(redis: Redis): Promise<number> {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+function parseSentinel(v: string): number | undefined {
+  if (!v.startsWith(`${SENTINEL}:`)) return undefined;
+  const ts = Number(v.split(":")[1]);
+  return Number.isFinite(ts) ? ts : 0;
+}
+
+/**
+ * Returns the thread's sandbox, safe across processes: (1) a cached handle that still answers;
+ * (2) another worker is creating one → wait for its id (a sentinel older than the creation timeout
+ * is stale → take over); (3) none → set the sentinel atomically, create, persist the id (clear the
+ * sentinel on failure); (4) an id but no cache → reconnect, or recreate and report the lost workspace.
+ */
+export async function ensureSandboxForThread(opts: EnsureSandboxOptions): Promise<EnsureSandboxResult> {
+  const { redis, threadId, provider, cache, creationTimeoutMs } = opts;
+  const key = threadSandboxKey(opts.keyPrefix, threadId);
+  const poll = opts.pollIntervalMs ?? 100;
+  let lost: string | undefined;
+
+  const cached = cache.get(threadId);
+  if (cached) {
+    cache.delete(threadId);
+    const alive = await cached.ping();
+    const current = await redis.get(key);
+    if (alive && current === cached.id) {
+      cache.set(threadId, cached);
+      return { sandbox: cached, outcome: "cached", workspaceLost: false };
+    }
+    await cached.close();
+    if (!alive && current === cached.id) {
+      const mine = await sentinel(redis);
+      if (await cas(redis, key, current, mine)) {
+        await provider.destroy(current).catch(() => undefined);
+        const made = await createAndPersist(mine, current);
+        if (made) return made;
+      }
+    }
+  }
+
+  const waitUntil = Date.now() + creationTimeoutMs * 2;
+  for (;;) {
+    const value = await redis.get(key);
+    if (value === null) {
+      const mine = await sentinel(redis);
+      if ((await redis.set(key, mine, "NX")) === "OK") {
+        const made = await createAndPersist(mine, lost);
+        if (made) return made;
+      }
+      continue;
+    }
+    const startedAt = parseSentinel(value);
+    if (startedAt !== undefined) {
+      if ((await redisNowMs(redis)) - startedAt > creationTimeoutMs) {
+        const mine = await sentinel(redis);
+        if (await cas(redis, key, value, mine)) {
+          const made = await createAndPersist(mine, lost);
+          if (made) return made;
+        }
+        continue;
+      }
+      if (Date.now() > waitUntil) throw new SandboxError("timeout", `gave up waiting for another worker to create the sandbox of thread ${threadId}`);
+      await new Promise((r) => setTimeout(r, poll));
+      continue;
+    }
+    try {
+      const sandbox = await provider.connect(value);
+      cache.set(threadId, sandbox);
+      return { sandbox, outcome: "reconnected", workspaceLost: false };
+    } catch (err) {
+      if (!isSandboxError(err, "not_found")) throw err;
+      const mine = await sentinel(redis);
+      if (await cas(redis, key, value, mine)) {
+        const made = await createAndPersist(mine, value);
+        if (made) return made;
+      }
+    }
+  }
+
+  async function sentinel(r: Redis): Promise<string> {
+    return `${SENTINEL}:${await redisNowMs(r)}:${randomBytes(6).toString("hex")}`;
+  }
+
+  /** undefined when our sentinel was taken over meanwhile (we were too slow): the caller loops. */
+  async function createAndPersist(mine: string, lostId: string | undefined): Promise<EnsureSandboxResult | undefined> {
+    let sandbox: Sandbox;
+    try {
+      sandbox = await provider.create({ ...opts.createOptions, labels: { ...opts.createOptions?.labels, thread: threadId } });
+    } catch (err) {
+      await cas(redis, key, mine, null);
+      throw err;
+    }
+    if (!(await cas(redis, key, mine, sandbox.id))) {
+      await provider.destroy(sandbox.id).catch(() => undefined);
+      lost = lostId;
+      return undefined;
+    }
+    cache.set(threadId, sandbox);
+    return lostId
+      ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId }
+      : { sandbox, outcome: "created", workspaceLost: false };
+  }
+}
+
+export interface TeardownOptions {
+  redis: Redis;
+  keyPrefix: string;
+  threadId: string;
+  provider: SandboxProvider;
+  cache?: SandboxCache;
+}
+
+/** For cleanup jobs (PR closed): destroys the thread's sandbox and forgets it. Idempotent. */
+export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sandboxId: string | null }> {
+  const key = threadSandboxKey(opts.keyPrefix, opts.threadId);
+  const cached = opts.cache?.get(opts.threadId);
+  opts.cache?.delete(opts.threadId);
+  await cached?.close();
+  const value = await opts.redis.get(key);
+  if (value === null) return { sandboxId: null };
+  const isId = parseSentinel(value) === undefined;
+  if (isId) await opts.provider.destroy(value);
+  // Deleting a creation sentinel makes the creating worker discard what it made.
+  await cas(opts.redis, key, value, null);
+  return { sandboxId: isId ? value : null };
+}
