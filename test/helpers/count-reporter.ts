@@ -12,10 +12,16 @@ export default class CountReporter implements Reporter {
         tests += 1;
         const state = test.result().state;
         if (state === "passed") passed += 1;
-        else if (state === "failed") failed += 1;
+        else if (state === "failed") {
+          failed += 1;
+          process.stdout.write(`FAILED: ${mod.moduleId} > ${test.fullName}\n`);
+        }
         else skipped += 1;
       }
-      if (mod.state() === "failed" && tests === 0) failed += 1;
+      if (mod.state() === "failed" && tests === 0) {
+        failed += 1;
+        process.stdout.write(`FAILED to load: ${mod.moduleId}\n`);
+      }
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
