@@ -32,6 +32,8 @@ type Redirect = "in" | "out" | "herestring" | "heredoc" | "heredoc-strip";
 class Reader {
   i = 0;
   readonly commands: SimpleCommand[] = [];
+  /** `<( … )` / `>( … )`: the command whose output the substitution's word stands for. */
+  readonly procSubs: Array<SimpleCommand | null> = [];
   private readonly pendingHeredocs: Heredoc[] = [];
 
   constructor(
@@ -123,8 +125,10 @@ class Reader {
       if (c === "<" || c === ">") {
         if (next === "(") {
           this.i += 2;
+          const before = this.commands.length;
           this.parseList(")");
-          word += DYN;
+          const produced = this.commands.length > before ? this.commands[this.commands.length - 1]! : null;
+          word += procSubMarker(this.procSubs.push(produced) - 1);
           inWord = true;
           continue;
         }
@@ -343,11 +347,26 @@ function skipBalanced(s: string, from: number, open: string, close: string, dept
   return i;
 }
 
-/** Every simple command the script would run, in order, with known variables expanded. */
-export function parseShell(script: string, vars: Vars = new Map()): SimpleCommand[] {
+export interface ParsedShell {
+  commands: SimpleCommand[];
+  procSubs: Array<SimpleCommand | null>;
+}
+
+function procSubMarker(index: number): string {
+  return `${DYN}PS${index}${DYN}`;
+}
+
+/** The process substitution a word stands for, when the word is exactly one. */
+export function procSubIndex(word: string): number | null {
+  const m = /^\u0001PS(\d+)\u0001$/.exec(word);
+  return m ? Number(m[1]) : null;
+}
+
+/** Every simple command the script would run, in completion order, with known variables expanded. */
+export function parseShell(script: string, vars: Vars = new Map()): ParsedShell {
   const reader = new Reader(script, vars);
   reader.parseList(null);
-  return reader.commands;
+  return { commands: reader.commands, procSubs: reader.procSubs };
 }
 
 export function isAssignment(word: string): boolean {

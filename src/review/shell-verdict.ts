@@ -1,38 +1,76 @@
-import { DYN, isAssignment, isDynamic, parseShell, type SimpleCommand, type Stdin, type Vars } from "./shell-parse.js";
-import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type Verdict, type StdinText } from "./shell-verdict-tools.js";
+import { isAssignment, isDynamic, parseShell, procSubIndex, type SimpleCommand, type Stdin, type Vars } from "./shell-parse.js";
+import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type StdinText, type Verdict } from "./shell-verdict-tools.js";
+import { dropOptions, envSplitString, xargsCommand } from "./shell-wrappers.js";
 
 export type ShellVerdict = "APPROVE" | "REQUEST_CHANGES" | "UNKNOWN_REVIEW_POST";
 
 const MAX_DEPTH = 8;
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox"]);
-const INTERPRETERS = new Set(["python", "python3", "node", "ruby", "perl", "deno", "bun"]);
-const TRANSPARENT = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "exec", "nohup", "builtin", "noglob", "unbuffer", "chronic", "setsid"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox", "fish"]);
+const INTERPRETERS = new Set(["python", "python3", "node", "ruby", "perl", "deno", "bun", "php"]);
+const TRANSPARENT = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "builtin", "noglob", "unbuffer", "chronic", "setsid"]);
+const DECODERS = new Set(["base64", "base32", "basenc", "xxd", "openssl", "rev", "gunzip", "zcat", "gzip", "bzip2", "bunzip2", "xz", "unxz", "uudecode", "zstd"]);
+/** Programs that only read or print their arguments: a `gh` among their words is text, not a command. */
+const TEXTUAL = new Set([
+  "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "sed", "awk", "gawk", "jq", "yq", "tee", "less", "more", "head", "tail",
+  "wc", "sort", "uniq", "cut", "tr", "diff", "patch", "touch", "mkdir", "ls", "cp", "mv", "rm", "ln", "chmod", "chown", "test", "[", "[[", "true",
+  "false", "read", "export", "local", "declare", "typeset", "readonly", "set", "unset", "man", "which", "type", "whereis", "whatis", "tldr",
+  "history", "file", "stat", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pip", "pip3", "cd", "pushd", "popd", "exit", "return", "shift",
+]);
+/** Where a wrapped command may start inside an unknown program's arguments (`docker exec c gh …`). */
+const RUNNABLE = new Set(["gh", "hub", "curl", "wget", "http", "https", "xh", "xhs", "env", "sudo", "doas", "xargs", "eval", ...SHELLS]);
+
+interface Ctx {
+  vars: Vars;
+  depth: number;
+  procSubs: Array<SimpleCommand | null>;
+}
 
 /**
  * Would this shell command submit a pull-request review verdict (approve / request changes)?
  * `UNKNOWN_REVIEW_POST` means it posts to a review endpoint with a body we cannot see (file, stdin,
- * variable); callers block it like a verdict.
+ * variable, decoded data piped to a shell); callers block it like a verdict.
  */
 export function detectShellVerdict(command: string): ShellVerdict | null {
-  return scan(command, new Map(), 0);
+  try {
+    return scan(command, new Map(), 0);
+  } catch {
+    // Only pathological input gets here (e.g. nesting deeper than the stack): fail closed if it could matter.
+    return /review|graphql/i.test(command) ? "UNKNOWN_REVIEW_POST" : null;
+  }
 }
 
 function scan(script: string, vars: Vars, depth: number): ShellVerdict | null {
   if (depth > MAX_DEPTH) return "UNKNOWN_REVIEW_POST";
+  const parsed = parseShell(script, new Map(vars));
+  const ctx: Ctx = { vars, depth, procSubs: parsed.procSubs };
+  return worst(parsed.commands.map((cmd) => () => analyze(cmd.words, cmd.stdin, ctx)));
+}
+
+/** A definite verdict wins over an unknown post; evaluation stops at the first definite one. */
+function worst(checks: Array<() => Verdict>): ShellVerdict | null {
   let unknown = false;
-  for (const cmd of parseShell(script, new Map(vars))) {
-    const v = analyze(cmd.words, cmd.stdin, vars, depth);
+  for (const check of checks) {
+    const v = check();
     if (v === "APPROVE" || v === "REQUEST_CHANGES") return v;
     if (v === "UNKNOWN_REVIEW_POST") unknown = true;
   }
   return unknown ? "UNKNOWN_REVIEW_POST" : null;
 }
 
+function basename(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash === -1 ? word : word.slice(slash + 1);
+}
+
+/** The text a command reads on stdin, when it comes from a literal (echo, printf, heredoc, `<<<`). */
 function resolveStdin(stdin: Stdin | null, seen = 0): StdinText {
   if (!stdin || seen > 8) return null;
   if (stdin.kind === "text") return stdin.text;
   if (stdin.kind === "unknown") return null;
-  const from = stdin.from;
+  return outputOf(stdin.from, seen);
+}
+
+function outputOf(from: SimpleCommand, seen = 0): StdinText {
   const name = basename(from.words[0] ?? "");
   const args = from.words.slice(1);
   if (name === "echo") {
@@ -47,12 +85,11 @@ function resolveStdin(stdin: Stdin | null, seen = 0): StdinText {
   return null;
 }
 
-function basename(word: string): string {
-  const slash = word.lastIndexOf("/");
-  return slash === -1 ? word : word.slice(slash + 1);
+function fromDecoder(stdin: Stdin | null): boolean {
+  return stdin?.kind === "pipe" && DECODERS.has(basename(stdin.from.words[0] ?? ""));
 }
 
-function analyze(input: string[], stdin: Stdin | null, vars: Vars, depth: number): Verdict {
+function analyze(input: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
   let words = input;
   for (;;) {
     while (words.length > 0 && isAssignment(words[0]!)) words = words.slice(1);
@@ -73,13 +110,16 @@ function analyze(input: string[], stdin: Stdin | null, vars: Vars, depth: number
       case "time":
         words = rest[0] === "-p" ? rest.slice(1) : rest;
         continue;
+      case "exec":
+        words = dropOptions(rest, new Set(["-a"]));
+        continue;
       case "command":
         if (rest.some((w) => w === "-v" || w === "-V")) return null;
         words = dropOptions(rest, new Set());
         continue;
       case "env": {
         const split = envSplitString(rest);
-        if (split !== null) return scan(split, vars, depth + 1);
+        if (split !== null) return scan(split, ctx.vars, ctx.depth + 1);
         words = dropOptions(rest, new Set(["-u", "--unset", "-C", "--chdir"]));
         continue;
       }
@@ -90,29 +130,41 @@ function analyze(input: string[], stdin: Stdin | null, vars: Vars, depth: number
       case "nice":
       case "ionice":
       case "stdbuf":
+      case "nohup":
         words = dropOptions(rest, new Set(["-n", "-c", "-p", "-i", "-o", "-e", "--adjustment"]));
         continue;
-      case "timeout": {
-        const after = dropOptions(rest, new Set(["-s", "-k", "--signal", "--kill-after"]));
-        words = after.slice(1);
+      case "timeout":
+        words = dropOptions(rest, new Set(["-s", "-k", "--signal", "--kill-after"])).slice(1);
         continue;
-      }
       case "xargs":
         words = xargsCommand(rest, resolveStdin(stdin));
         stdin = null;
         continue;
       case "eval":
-        return scan(rest.join(" "), vars, depth + 1);
+        return scan(rest.join(" "), ctx.vars, ctx.depth + 1);
       case "watch":
-        return scan(dropOptions(rest, new Set(["-n", "-d", "--interval"])).join(" "), vars, depth + 1);
+        return scan(dropOptions(rest, new Set(["-n", "-d", "--interval"])).join(" "), ctx.vars, ctx.depth + 1);
+      case "su":
+      case "script":
+      case "runuser": {
+        const at = rest.findIndex((w) => w === "-c" || w === "--command");
+        return at === -1 || rest[at + 1] === undefined ? null : scan(rest[at + 1]!, ctx.vars, ctx.depth + 1);
+      }
       case "find":
-        return scanFindExec(rest, vars, depth);
+        return scanFindExec(rest, ctx);
+      case "alias":
+        return worst(rest.map((w) => () => scan(w.replace(/^[^=]*=/, ""), ctx.vars, ctx.depth + 1)));
+      case "git":
+        return scanGitAliases(rest, ctx);
+      case "source":
+      case ".":
+        return scanProcSub(rest[0], ctx);
       default:
         break;
     }
-    if (SHELLS.has(name)) return analyzeShell(rest, stdin, vars, depth);
-    if (INTERPRETERS.has(name)) return analyzeInlineCode(rest);
+    if (SHELLS.has(name)) return analyzeShell(rest, stdin, ctx);
     const text = resolveStdin(stdin);
+    if (INTERPRETERS.has(name)) return analyzeInlineCode(rest, text);
     if (name === "gh" || name === "hub") return analyzeGh(rest, text);
     if (name === "curl") return analyzeCurl(rest, text);
     if (name === "wget") return analyzeWget(rest, text);
@@ -121,72 +173,47 @@ function analyze(input: string[], stdin: Stdin | null, vars: Vars, depth: number
       // An unknown program name (`$GH pr review -a`): judge it as each of the tools it could be.
       for (const candidate of [analyzeGh(rest, text), analyzeCurl(rest, text)]) if (candidate) return candidate;
     }
-    return null;
+    if (TEXTUAL.has(name)) return null;
+    // An unknown program that may run its arguments (`docker exec c gh …`, `flock f sh -c …`).
+    const at = rest.findIndex((w) => RUNNABLE.has(basename(w)));
+    return at === -1 ? null : analyze(rest.slice(at), null, { ...ctx, depth: ctx.depth + 1 });
   }
 }
 
-/** Skips leading options (and the values of those in `withValue`) up to the wrapped command. */
-function dropOptions(words: string[], withValue: Set<string>): string[] {
-  let i = 0;
-  while (i < words.length) {
-    const w = words[i]!;
-    if (w === "--") return words.slice(i + 1);
-    if (!w.startsWith("-") || w === "-") {
-      if (isAssignment(w)) {
-        i++;
-        continue;
-      }
-      break;
-    }
-    i += withValue.has(w) ? 2 : 1;
-  }
-  return words.slice(i).filter((w, idx) => idx > 0 || w !== "-");
-}
-
-function envSplitString(rest: string[]): string | null {
-  for (let i = 0; i < rest.length; i++) {
-    const w = rest[i]!;
-    if (w === "-S" || w === "--split-string") return rest.slice(i + 1).join(" ");
-    if (w.startsWith("--split-string=")) return [w.slice("--split-string=".length), ...rest.slice(i + 1)].join(" ");
-    if (w.startsWith("-S") && w.length > 2) return [w.slice(2), ...rest.slice(i + 1)].join(" ");
-    if (!w.startsWith("-")) return null;
-  }
-  return null;
-}
-
-const XARGS_VALUE = new Set(["-I", "-n", "-L", "-l", "-P", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--replace", "--eof"]);
-
-/** The command xargs runs, with the arguments it would read from stdin appended. */
-function xargsCommand(rest: string[], stdinText: StdinText): string[] {
-  let i = 0;
-  while (i < rest.length && rest[i]!.startsWith("-")) {
-    const w = rest[i]!;
-    if (w === "--") {
-      i++;
-      break;
-    }
-    i += XARGS_VALUE.has(w) ? 2 : 1;
-  }
-  const cmd = rest.slice(i);
-  const extra = stdinText === null ? [DYN] : stdinText.split(/\s+/).filter(Boolean);
-  return [...(cmd.length > 0 ? cmd : ["echo"]), ...extra];
-}
-
-function scanFindExec(rest: string[], vars: Vars, depth: number): Verdict {
-  let unknown = false;
+function scanFindExec(rest: string[], ctx: Ctx): Verdict {
+  const checks: Array<() => Verdict> = [];
   for (let i = 0; i < rest.length; i++) {
     if (!["-exec", "-execdir", "-ok", "-okdir"].includes(rest[i]!)) continue;
     const cmd: string[] = [];
     for (i++; i < rest.length && rest[i] !== ";" && rest[i] !== "+"; i++) cmd.push(rest[i]!);
-    const v = analyze(cmd, null, vars, depth + 1);
-    if (v === "APPROVE" || v === "REQUEST_CHANGES") return v;
-    if (v) unknown = true;
+    checks.push(() => analyze(cmd, null, { ...ctx, depth: ctx.depth + 1 }));
   }
-  return unknown ? "UNKNOWN_REVIEW_POST" : null;
+  return worst(checks);
+}
+
+/** `git -c alias.x='!gh pr review -a' x`, `git config alias.x '!…'`: shell aliases run their text. */
+function scanGitAliases(rest: string[], ctx: Ctx): Verdict {
+  const scripts: string[] = [];
+  rest.forEach((w, i) => {
+    const inline = /^alias\.[^=]+=!(.*)$/s.exec(w);
+    if (inline) scripts.push(inline[1]!);
+    else if (/^alias\./.test(w) && rest[i + 1]?.startsWith("!")) scripts.push(rest[i + 1]!.slice(1));
+  });
+  return worst(scripts.map((s) => () => scan(s, ctx.vars, ctx.depth + 1)));
+}
+
+/** `source <(echo …)`, `bash <(printf …)`: the substituted command's literal output is a script. */
+function scanProcSub(word: string | undefined, ctx: Ctx): Verdict {
+  const index = word === undefined ? null : procSubIndex(word);
+  const producer = index === null ? null : ctx.procSubs[index];
+  if (!producer) return null;
+  if (DECODERS.has(basename(producer.words[0] ?? "")) || fromDecoder(producer.stdin)) return "UNKNOWN_REVIEW_POST";
+  const text = outputOf(producer);
+  return text === null ? null : scan(text, ctx.vars, ctx.depth + 1);
 }
 
 /** `bash -c 'script'`, `bash -lc …`, `bash <<EOF`, `echo … | sh`: the script is scanned recursively. */
-function analyzeShell(rest: string[], stdin: Stdin | null, vars: Vars, depth: number): Verdict {
+function analyzeShell(rest: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
   let wantsScript = false;
   for (let i = 0; i < rest.length; i++) {
     const w = rest[i]!;
@@ -200,20 +227,22 @@ function analyzeShell(rest: string[], stdin: Stdin | null, vars: Vars, depth: nu
       continue;
     }
     if (w.startsWith("--")) continue;
-    if (wantsScript) return scan(w, vars, depth + 1);
-    if (w === "-c") continue;
-    return null; // a script file we cannot read
+    if (wantsScript) return scan(w, ctx.vars, ctx.depth + 1);
+    return scanProcSub(w, ctx); // otherwise a script file we cannot read
   }
+  // Decoded bytes piped into a shell are a script nobody can read before it runs.
+  if (fromDecoder(stdin)) return "UNKNOWN_REVIEW_POST";
   const text = resolveStdin(stdin);
-  return text === null ? null : scan(text, vars, depth + 1);
+  return text === null ? null : scan(text, ctx.vars, ctx.depth + 1);
 }
 
-/** `python -c "…"` and friends: a crude look at the inline code for a review submission. */
-function analyzeInlineCode(rest: string[]): Verdict {
-  const code = rest.join(" ");
-  const touchesReviews = /\/pulls\/[^/\s]+\/reviews\b/.test(code) || /\b(addPullRequestReview|submitPullRequestReview)\b/.test(code);
+/** `python -c "…"`, `node -e`, or a script on stdin: a crude look for a review submission. */
+function analyzeInlineCode(rest: string[], stdin: StdinText): Verdict {
+  const code = [...rest, stdin ?? ""].join(" ");
+  const touchesReviews = /\/pulls\/[^/\s]+\/reviews\b/.test(code) || /\b(addPullRequestReview|submitPullRequestReview|createReview|submitReview)\b/.test(code);
   if (!touchesReviews) return null;
   if (/\bAPPROVE\b/.test(code)) return "APPROVE";
   if (/\bREQUEST_CHANGES\b/.test(code)) return "REQUEST_CHANGES";
   return /\bCOMMENT\b/.test(code) ? null : "UNKNOWN_REVIEW_POST";
 }
+

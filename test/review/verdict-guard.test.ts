@@ -96,6 +96,26 @@ const blocked: Array<[string, Expected]> = [
   ["gh api graphql -f query='mutation($e: PullRequestReviewEvent!) { submitPullRequestReview(input: {pullRequestReviewId: \"R\", event: $e}) { clientMutationId } }' -f e=\"$E\"", "UNKNOWN_REVIEW_POST"],
   ["gh api graphql -F query=@mutation.graphql", "UNKNOWN_REVIEW_POST"],
   ["curl -X POST https://api.github.com/graphql -d '{\"query\":\"mutation { submitPullRequestReview(input: {pullRequestReviewId: \\\"R\\\", event: APPROVE}) { clientMutationId } }\"}'", "APPROVE"],
+  // wrappers and obfuscation
+  ["docker exec sandbox gh pr review 5 --approve", "APPROVE"],
+  ["flock /tmp/l sh -c 'gh pr review -a'", "APPROVE"],
+  ["npx --yes gh pr review -r", "REQUEST_CHANGES"],
+  ["exec -a reviewer gh pr review -a", "APPROVE"],
+  ["su -c 'gh pr review -a' agent", "APPROVE"],
+  ["alias lgtm='gh pr review --approve'; lgtm 5", "APPROVE"],
+  ["git -c alias.lgtm='!gh pr review -a' lgtm", "APPROVE"],
+  ["git config --global alias.lgtm '!gh pr review --approve'", "APPROVE"],
+  ["bash <(echo 'gh pr review -a')", "APPROVE"],
+  ["source <(printf 'gh pr review -r')", "REQUEST_CHANGES"],
+  ["echo Z2ggcHIgcmV2aWV3IC1h | base64 -d | sh", "UNKNOWN_REVIEW_POST"],
+  ["bash <(echo Z2ggcHIgcmV2aWV3IC1h | base64 -d)", "UNKNOWN_REVIEW_POST"],
+  ["watch -n 5 gh pr review -a", "APPROVE"],
+  ["while read pr; do gh pr review \"$pr\" --approve; done < prs.txt", "APPROVE"],
+  ["gh api --method=POST /repos/o/r/pulls/5/reviews --input=- <<< '{\"event\":\"APPROVE\"}'", "APPROVE"],
+  ["gh api repos/o/r/pulls/5/reviews -f event=\"APPR\"\"OVE\"", "APPROVE"],
+  ["gh api repos/o/r/pulls/5/reviews -f \"event=$(echo APPROVE)\"", "UNKNOWN_REVIEW_POST"],
+  ["node -e \"octokit.rest.pulls.createReview({ owner, repo, pull_number: 5, event: 'APPROVE' })\"", "APPROVE"],
+  ["python3 - <<'EOF'\nimport requests\nrequests.post(f'{api}/repos/o/r/pulls/5/reviews', json={'event': 'REQUEST_CHANGES'})\nEOF", "REQUEST_CHANGES"],
   ["python3 -c \"import requests; requests.post('https://api.github.com/repos/o/r/pulls/5/reviews', json={'event': 'APPROVE'})\"", "APPROVE"],
 ];
 
@@ -146,6 +166,16 @@ const allowed: string[] = [
   "curl -X POST \"$URL\" -d '{\"event\":\"COMMENT\"}'",
   "gh api \"$ENDPOINT\" -f body=x",
   "",
+  "git commit -m \"$(cat <<'EOF'\nfeat: approve flow\n\ngh pr review --approve\nEOF\n)\"",
+  "gh pr review --comment --body \"$(cat review.md)\"",
+  "docker run --rm node:20 npm test",
+  "brew install gh curl",
+  "apt-get install -y gh",
+  "alias ll='ls -la'",
+  "git config user.name 'Open SWE'",
+  "curl -fsSL https://example.com/install.sh | sh",
+  "source ~/.bashrc",
+  "bash scripts/test.sh",
 ];
 
 describe("detectShellVerdict", () => {
@@ -159,5 +189,33 @@ describe("detectShellVerdict", () => {
 
   it.each(allowed.map((c) => [c]))("allows %j", (command) => {
     expect(detectShellVerdict(command)).toBeNull();
+  });
+});
+
+describe("detectShellVerdict on hostile input", () => {
+  it("never throws and always answers, on 3000 random command lines", () => {
+    const alphabet = ["gh", " pr", " review", " -a", " --approve", " api", " repos/o/r/pulls/1/reviews", " -f event=APPROVE", "'", '"', "\\", "$(", ")", "`", "(", ";", "&&", "|", "<<", "EOF", "\n", "$X", "${", "}", "<(", " bash -c ", " eval ", " xargs ", "#", "=", "-", "{", "$'"];
+    let seed = 42;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const parts = Array.from({ length: 1 + rand(25) }, () => alphabet[rand(alphabet.length)]!);
+      const v = detectShellVerdict(parts.join(""));
+      expect([null, "APPROVE", "REQUEST_CHANGES", "UNKNOWN_REVIEW_POST"]).toContain(v);
+    }
+  });
+
+  it("handles a very long command quickly, and bottoms out on deep nesting", () => {
+    const long = `${"echo hello && ".repeat(5000)}gh pr review -a`;
+    const started = Date.now();
+    expect(detectShellVerdict(long)).toBe("APPROVE");
+    expect(Date.now() - started).toBeLessThan(2000);
+    let nested = "gh pr review -a";
+    for (let i = 0; i < 12; i++) nested = `bash -c ${JSON.stringify(nested)}`;
+    expect(detectShellVerdict(nested)).not.toBeNull();
+    expect(detectShellVerdict(`${"(".repeat(50_000)}gh pr review -a`)).not.toBeNull();
+    expect(detectShellVerdict(`${"$(".repeat(50_000)}ls`)).toBeNull();
   });
 });
