@@ -143,6 +143,29 @@ describe("every subscribed @octokit/webhooks-examples payload, signed, through t
   });
 });
 
+describe("installation events keep the installed-repos record", () => {
+  it("records on created and forgets on deleted / removed", async () => {
+    const prefix = uniquePrefix();
+    const proc = await startProcess({ role: "web", config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix }), log: createLogger("silent"), port: 0, host: "127.0.0.1" });
+    try {
+      const group = (name: string) => (examples as unknown as { name: string; examples: Payload[] }[]).find((g) => g.name === name)!.examples;
+      const created = group("installation").find((p) => p.action === "created" && p.repositories?.length)!;
+      expect((await sendWebhook(proc.port!, { event: "installation", payload: created })).status).toBe(200);
+      const settings = new SettingsStore(testRedis(), prefix);
+      const installed = await settings.listInstalled();
+      for (const r of created.repositories) expect(installed[r.full_name.toLowerCase()]).toEqual({ installationId: created.installation.id, repoId: r.id });
+      const deleted = { ...created, action: "deleted" };
+      expect((await sendWebhook(proc.port!, { event: "installation", payload: deleted })).status).toBe(200);
+      expect(await settings.listInstalled()).toEqual({});
+      const added = group("installation_repositories").find((p) => p.action === "added")!;
+      await sendWebhook(proc.port!, { event: "installation_repositories", payload: added });
+      expect(Object.keys(await settings.listInstalled()).length).toBe(added.repositories_added.length);
+    } finally {
+      await proc.stop();
+    }
+  });
+});
+
 async function countJobs(proc: RunningProcess): Promise<Record<string, number>> {
   const entries = await Promise.all(
     QUEUE_NAMES.filter((q) => q !== "ci-monitor").map(async (q) => [q, await proc.queues.queues[q].count()] as const),
