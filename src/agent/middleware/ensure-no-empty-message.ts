@@ -1,4 +1,4 @@
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
 import { isModelCallLimitMessage } from "./model-call-limit.js";
@@ -52,10 +52,20 @@ function trailingNudges(messages: readonly BaseMessage[]): number {
   return count;
 }
 
-/** Whether the run may end: completion confirmed, or pushed and replied. */
+/** Messages of the current run: from the last user request on (mid-run follow-ups do not start a run). */
+export function currentRunMessages(messages: readonly BaseMessage[]): readonly BaseMessage[] {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i];
+    if (m && HumanMessage.isInstance(m) && m.additional_kwargs["follow_up"] !== true) return messages.slice(i);
+  }
+  return messages;
+}
+
+/** Whether the run may end: completion confirmed, or pushed and replied, in this run. */
 export function workIsDone(messages: readonly BaseMessage[], deps: EnsureNoEmptyMessageDeps): boolean {
-  if (succeeded(messages, [CONFIRMING_COMPLETION_TOOL])) return true;
-  return succeeded(messages, deps.pushTools) && succeeded(messages, deps.replyTools);
+  const run = currentRunMessages(messages);
+  if (succeeded(run, [CONFIRMING_COMPLETION_TOOL])) return true;
+  return succeeded(run, deps.pushTools) && succeeded(run, deps.replyTools);
 }
 
 /**

@@ -65,3 +65,15 @@ describe("ensureNoEmptyMessageMiddleware", () => {
     expect(result.messages.at(-1)?.text).toBe("c");
   });
 });
+
+describe("currentRunMessages", () => {
+  it("starts at the last user request, skipping mid-run follow-ups", async () => {
+    const { currentRunMessages } = await import("../../../src/agent/middleware/ensure-no-empty-message.js");
+    const old = new HumanMessage("first task");
+    const now = new HumanMessage("second task");
+    const follow = new HumanMessage({ content: "also this", additional_kwargs: { follow_up: true } });
+    const done = new ToolMessage({ content: "ok", tool_call_id: "1", name: "confirming_completion" });
+    expect(currentRunMessages([old, done, now, new AIMessage("x"), follow])).toEqual([now, new AIMessage("x"), follow]);
+    expect(currentRunMessages([done])).toEqual([done]);
+  });
+});

@@ -1,0 +1,42 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { GENERAL_PURPOSE_SUBAGENT, createDeepAgent, type CreateDeepAgentParams } from "deepagents";
+import { todoListMiddleware, type AgentMiddleware } from "langchain";
+import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking-blocks.js";
+import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
+import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
+
+export interface CreateOpenSweAgentOptions {
+  model: BaseChatModel;
+  /** Rendered `prompts/agent.md`: repo-stable, so the provider can cache it. */
+  systemPrompt: string;
+  /** A deepagents backend: our sandbox (a `BaseSandbox`) in production; deepagents' StateBackend when omitted. */
+  backend?: CreateDeepAgentParams["backend"];
+  /** Curated host-side tools (commit_and_push, open_or_update_pull_request, replies, http, …). */
+  tools: StructuredToolInterface[];
+  /** `buildAgentMiddleware(deps)`, built for this run. */
+  middleware: AgentMiddleware[];
+  checkpointer?: BaseCheckpointSaver;
+  /** Tools the `task` subagent gets besides the file tools; none by default (it must not push or reply). */
+  subagentTools?: StructuredToolInterface[];
+}
+
+/**
+ * The coding agent: deepagents over the thread's sandbox with the todo and `task` tools on.
+ *
+ * The general-purpose subagent is declared here so it does not inherit the main stack: follow-up
+ * draining, the no-empty-message nudge and the step-limit notice belong to the main run only.
+ */
+export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
+  const subagentMiddleware = [sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()];
+  return createDeepAgent({
+    model: options.model,
+    systemPrompt: options.systemPrompt,
+    tools: options.tools as CreateDeepAgentParams["tools"] & object,
+    middleware: [todoListMiddleware() as AgentMiddleware, ...options.middleware],
+    subagents: [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }],
+    ...(options.backend ? { backend: options.backend } : {}),
+    ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+  });
+}
