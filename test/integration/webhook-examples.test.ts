@@ -74,7 +74,7 @@ function expected(event: string, p: Payload): { queue: string; id: (delivery: st
 /** Real payloads, plus each comment-bearing one rewritten to mention the app, so both paths are exercised. */
 function cases(): { name: string; event: string; payload: Payload }[] {
   const out: { name: string; event: string; payload: Payload }[] = [];
-  for (const group of examples as { name: string; examples: Payload[] }[]) {
+  for (const group of examples as unknown as { name: string; examples: Payload[] }[]) {
     if (!SUBSCRIBED.includes(group.name)) continue;
     group.examples.forEach((payload, i) => {
       out.push({ name: `${group.name}.${payload.action ?? "-"} #${i}`, event: group.name, payload });
@@ -106,7 +106,7 @@ describe("every subscribed @octokit/webhooks-examples payload, signed, through t
       host: "127.0.0.1",
     });
     const settings = new SettingsStore(testRedis(), prefix);
-    for (const group of examples as { name: string; examples: Payload[] }[]) {
+    for (const group of examples as unknown as { name: string; examples: Payload[] }[]) {
       for (const p of group.examples) if (p.repository?.full_name) await settings.enableRepo(p.repository.full_name);
     }
   });
