@@ -1,0 +1,34 @@
+import { createHash } from "node:crypto";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { replyTo } from "../reply.js";
+import type { GitHubRunContext } from "./run-context.js";
+
+export const GitHubCommentInput = z.object({
+  body: z.string().min(1).max(60_000).describe("Markdown comment for the person who asked"),
+});
+
+/** Replies where the request came from; the same text in the same run is posted once, even after a crash. */
+export async function postRunComment(ctx: GitHubRunContext, body: string): Promise<{ id: number; replayed: boolean }> {
+  const key = `${ctx.runId}:comment:${createHash("sha256").update(body).digest("hex").slice(0, 16)}`;
+  const { value, replayed } = await ctx.effects.once(key, async () => ({ id: await replyTo(ctx.octokit, ctx.target, body) }));
+  ctx.state.replied = true;
+  return { id: value.id, replayed };
+}
+
+export function githubCommentTool(ctx: GitHubRunContext) {
+  return tool(
+    async ({ body }) => {
+      if (/https:\/\/github\.com\/[^\s]+\/pull\/\d+/.test(body) === false && /pull request|PR #/i.test(body) && !ctx.state.prUrl) {
+        return "Refused: the comment mentions a pull request but none has been opened in this run. Open it first and include its link.";
+      }
+      const { replayed } = await postRunComment(ctx, body);
+      return replayed ? "Already posted (this run resumed); not posted again." : "Comment posted.";
+    },
+    {
+      name: "github_comment",
+      description: "Post a comment on the issue or pull request this task came from (your reply to the requester).",
+      schema: GitHubCommentInput,
+    },
+  );
+}

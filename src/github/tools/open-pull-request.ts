@@ -1,0 +1,60 @@
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import type { GitHubRunContext } from "./run-context.js";
+
+export const OpenPullRequestInput = z.object({
+  title: z.string().min(1).max(256).describe("PR title"),
+  body: z.string().max(60_000).describe("PR description: what changed, why, how it was tested"),
+  draft: z.boolean().default(true).describe("open as a draft (default)"),
+});
+
+/** Opens the run's branch as a PR, or updates the PR that already exists for it: never a duplicate. */
+export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.input<typeof OpenPullRequestInput>): Promise<{ url: string; number: number; created: boolean }> {
+  const { title, body, draft } = OpenPullRequestInput.parse(input);
+  const fullBody = `${body}\n\n<!-- open-swe:thread=${ctx.threadId} -->`;
+  const existing = await ctx.octokit.request("GET /repos/{owner}/{repo}/pulls", {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    head: `${ctx.owner}:${ctx.branch}`,
+    state: "open",
+    per_page: 1,
+  });
+  const found = existing.data[0];
+  if (found) {
+    const res = await ctx.octokit.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+      owner: ctx.owner,
+      repo: ctx.repo,
+      pull_number: found.number,
+      title,
+      body: fullBody,
+    });
+    Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
+    return { url: res.data.html_url, number: res.data.number, created: false };
+  }
+  const res = await ctx.octokit.request("POST /repos/{owner}/{repo}/pulls", {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    head: ctx.branch,
+    base: ctx.baseBranch,
+    title,
+    body: fullBody,
+    draft,
+  });
+  Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
+  return { url: res.data.html_url, number: res.data.number, created: true };
+}
+
+export function openPullRequestTool(ctx: GitHubRunContext) {
+  return tool(
+    async (input) => {
+      if (!ctx.state.pushedSha) return "Nothing has been pushed yet: call commit_and_push first, then open the pull request.";
+      const pr = await openOrUpdatePullRequest(ctx, input);
+      return `${pr.created ? "Opened" : "Updated"} pull request #${pr.number}: ${pr.url}`;
+    },
+    {
+      name: "open_or_update_pull_request",
+      description: `Open a draft pull request from the run's branch (${ctx.branch}) into ${ctx.baseBranch}, or update the one that already exists. Returns its URL.`,
+      schema: OpenPullRequestInput,
+    },
+  );
+}

@@ -1,0 +1,29 @@
+import type { Octokit } from "../app-auth.js";
+import type { QueueSet } from "../../queue/queues.js";
+import type { SideEffectLedger } from "../../store/side-effects.js";
+import type { ReplyTarget } from "../reply.js";
+
+/** What one agent run knows about where it works and what it has done; host-side tools share it. */
+export interface RunState {
+  prUrl?: string;
+  prNumber?: number;
+  pushedSha?: string;
+  replied: boolean;
+}
+
+export interface GitHubRunContext {
+  octokit: Octokit;
+  installationId: number;
+  owner: string;
+  repo: string;
+  threadId: string;
+  runId: string;
+  /** The issue/PR the request came from, and the comment to answer. */
+  target: ReplyTarget;
+  requester: { login: string; id: number };
+  branch: string;
+  baseBranch: string;
+  effects: SideEffectLedger;
+  queues: QueueSet;
+  state: RunState;
+}

@@ -1,0 +1,31 @@
+import type { Redis } from "ioredis";
+import { keyer } from "./keys.js";
+
+/**
+ * Remembers the result of a side effect (a comment, a PR) by a key built from the run and what it did,
+ * so a run resumed after a crash returns the recorded result instead of doing it twice.
+ */
+export class SideEffectLedger {
+  private readonly key: (...p: (string | number)[]) => string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly ttlSeconds = 14 * 86400,
+  ) {
+    this.key = keyer(`${prefix}:effects`);
+  }
+
+  async get<T>(key: string): Promise<T | null> {
+    const raw = await this.redis.get(this.key(key));
+    return raw === null ? null : (JSON.parse(raw) as T);
+  }
+
+  async once<T>(key: string, effect: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
+    const previous = await this.get<T>(key);
+    if (previous !== null) return { value: previous, replayed: true };
+    const value = await effect();
+    await this.redis.set(this.key(key), JSON.stringify(value), "EX", this.ttlSeconds);
+    return { value, replayed: false };
+  }
+}
