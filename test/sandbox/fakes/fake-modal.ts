@@ -1,6 +1,6 @@
 import type { LocalSandboxProvider } from "../../../src/sandbox/providers/local.js";
 import type { ModalApi, ModalHandle } from "../../../src/sandbox/providers/modal.js";
-import { shellJoin } from "../../../src/sandbox/shell-quote.js";
+import { shellJoin, shellQuote } from "../../../src/sandbox/shell-quote.js";
 import { isSandboxError, type Sandbox } from "../../../src/sandbox/types.js";
 import { namedError } from "./named-error.js";
 
@@ -14,16 +14,14 @@ export function fakeModalApi(local: LocalSandboxProvider): ModalApi & { terminat
     sandboxId: sb.id,
     async exec(argv, o) {
       if (terminated.has(sb.id)) throw namedError("NotFoundError", "Sandbox has terminated");
-      // stdio is binary in the SDK: stage stdin and stdout as files so bytes survive untouched.
-      const tag = Math.random().toString(36).slice(2);
-      const inFile = `${sb.workdir}/.modal-in-${tag}`;
-      const outFile = `${sb.workdir}/.modal-out-${tag}`;
+      // stdio is binary in the SDK: stdin is staged as a file (removed by the same command) and stdout
+      // travels base64-encoded, so bytes survive the string-typed local exec untouched.
+      const inFile = `${sb.workdir}/.modal-in-${Math.random().toString(36).slice(2)}`;
       if (o.stdin) await sb.upload([{ path: inFile, content: o.stdin }]);
-      const cmd = `${shellJoin(argv)} < ${o.stdin ? inFile : "/dev/null"} > ${outFile}`;
+      const inner = o.stdin ? `${shellJoin(argv)} < ${inFile}; s=$?; rm -f ${inFile}; exit $s` : `${shellJoin(argv)} < /dev/null`;
+      const cmd = `bash -c ${shellQuote(`set -o pipefail; (${inner}) | base64 -w0`)}`;
       const r = await sb.exec(cmd, { cwd: o.workdir, env: o.env, timeoutMs: o.timeoutMs });
-      const [out] = await sb.download([outFile]);
-      await sb.exec(`rm -f ${inFile} ${outFile}`);
-      const stdout = out?.content ?? new Uint8Array();
+      const stdout = Buffer.from(r.stdout, "base64");
       return { exitCode: r.timedOut ? -1 : r.exitCode, stdout, stderr: Buffer.from(r.stderr, "utf8"), timedOut: r.timedOut };
     },
     poll: async () => (terminated.has(sb.id) ? 0 : null),

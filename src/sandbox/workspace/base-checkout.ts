@@ -1,0 +1,34 @@
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { hostGit } from "./host-git.js";
+
+const inFlight = new Map<string, Promise<string>>();
+
+/**
+ * A read-only checkout of one commit, shared by every workspace at that commit (overlay lower layer).
+ * Objects are hard links into the mirror (`clone --local`), so the checkout is self-contained inside
+ * a sandbox; its origin points at the public URL, which carries no credential.
+ */
+export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; sha: string; publicUrl: string }): Promise<string> {
+  const dir = join(opts.mirrorRoot, "bases", basename(opts.mirror, ".git"), opts.sha);
+  if (existsSync(join(dir, ".git"))) return Promise.resolve(dir);
+  const running = inFlight.get(dir);
+  if (running) return running;
+  const work = (async () => {
+    await mkdir(join(dir, ".."), { recursive: true });
+    const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+    try {
+      await hostGit(["clone", "--local", "--no-checkout", "--quiet", opts.mirror, tmp]);
+      await hostGit(["-C", tmp, "checkout", "--quiet", "--detach", opts.sha]);
+      await hostGit(["-C", tmp, "remote", "set-url", "origin", opts.publicUrl]);
+      await rename(tmp, dir);
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true });
+      if (!existsSync(join(dir, ".git"))) throw err;
+    }
+    return dir;
+  })().finally(() => inFlight.delete(dir));
+  inFlight.set(dir, work);
+  return work;
+}

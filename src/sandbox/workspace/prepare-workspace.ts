@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { LocalSandbox } from "../providers/local.js";
+import { shellQuote } from "../shell-quote.js";
+import { SandboxError, type Sandbox } from "../types.js";
+import { ensureBaseCheckout } from "./base-checkout.js";
+import { hostGit } from "./host-git.js";
+import { BOT_IDENTITY, type GitPerson } from "./identity.js";
+import { resolveRef } from "./mirror.js";
+
+export interface PrepareWorkspaceOptions {
+  sandbox: Sandbox;
+  mirrorRoot: string;
+  /** Path of the host mirror (from ensureMirror). */
+  mirror: string;
+  /** What to check out: the default branch, a PR head (`refs/pull/N/head`), or a sha. */
+  ref: string;
+  /** Local branch the run commits on. */
+  branch: string;
+  /** Credential-free URL recorded as `origin` inside the sandbox. */
+  publicUrl: string;
+  identity?: GitPerson;
+}
+
+export interface PreparedWorkspace {
+  sha: string;
+  branch: string;
+  /** overlay: copy-on-write over a shared checkout; clone: hard-linked local clone; bundle: uploaded; existing: already there. */
+  mode: "overlay" | "clone" | "bundle" | "existing";
+  dir: string;
+  readyMs: number;
+}
+
+/**
+ * Puts the repository at `ref` into the sandbox's workdir, on `branch`, with the bot's identity.
+ * No credential is involved: everything comes from the host mirror.
+ */
+export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<PreparedWorkspace> {
+  const started = performance.now();
+  const { sandbox } = opts;
+  const sha = await resolveRef(opts.mirror, opts.ref);
+  let mode: PreparedWorkspace["mode"];
+
+  const has = await sandbox.exec("git rev-parse --is-inside-work-tree", { timeoutMs: 30_000 });
+  if (has.exitCode === 0 && has.stdout.trim() === "true") mode = "existing";
+  else if (sandbox instanceof LocalSandbox) mode = await prepareLocal(sandbox, opts, sha);
+  else mode = await prepareByBundle(sandbox, opts, sha);
+
+  if (mode !== "existing") {
+    const id = opts.identity ?? BOT_IDENTITY;
+    const setup = [
+      `git checkout -q -B ${shellQuote(opts.branch)} ${sha}`,
+      `git config user.name ${shellQuote(id.name)}`,
+      `git config user.email ${shellQuote(id.email)}`,
+      `git remote set-url origin ${shellQuote(opts.publicUrl)} 2>/dev/null || git remote add origin ${shellQuote(opts.publicUrl)}`,
+    ].join(" && ");
+    const r = await sandbox.exec(setup, { timeoutMs: 120_000 });
+    if (r.exitCode !== 0) throw new SandboxError("exec_failed", `workspace setup failed: ${r.stderr.trim()}`);
+  } else {
+    await setIdentity(sandbox, opts.identity ?? BOT_IDENTITY);
+  }
+  return { sha, branch: opts.branch, mode, dir: sandbox.workdir, readyMs: performance.now() - started };
+}
+
+/** The identity is set on every run: a reused workspace may have been touched by an older version. */
+async function setIdentity(sandbox: Sandbox, id: GitPerson): Promise<void> {
+  const r = await sandbox.exec(`git config user.name ${shellQuote(id.name)} && git config user.email ${shellQuote(id.email)}`);
+  if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot set git identity: ${r.stderr.trim()}`);
+}
+
+async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"overlay" | "clone"> {
+  const base = await ensureBaseCheckout({ mirrorRoot: opts.mirrorRoot, mirror: opts.mirror, sha, publicUrl: opts.publicUrl });
+  try {
+    await sandbox.mountBase(base);
+    return "overlay";
+  } catch {
+    // No overlayfs here. A git worktree would keep its gitdir in the shared base, outside the
+    // sandbox's view and writable by every thread, so the fallback is a hard-linked local clone.
+    const host = sandbox.hostWorkspace;
+    for (const entry of await readdir(host)) await rm(`${host}/${entry}`, { recursive: true, force: true });
+    await hostGit(["clone", "--local", "--no-checkout", "--quiet", base, host]);
+    await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
+    return "clone";
+  }
+}
+
+async function prepareByBundle(sandbox: Sandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"bundle"> {
+  const tmpRef = `refs/open-swe/export-${randomBytes(6).toString("hex")}`;
+  await hostGit(["-C", opts.mirror, "update-ref", tmpRef, sha]);
+  let bundle: Buffer;
+  try {
+    const dir = await mkdtemp(`${tmpdir()}/osw-bundle-`);
+    try {
+      await hostGit(["-C", opts.mirror, "bundle", "create", "--quiet", `${dir}/repo.bundle`, tmpRef]);
+      bundle = await readFile(`${dir}/repo.bundle`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await hostGit(["-C", opts.mirror, "update-ref", "-d", tmpRef]).catch(() => undefined);
+  }
+  const path = `${sandbox.workdir}/.open-swe-import.bundle`;
+  const [up] = await sandbox.upload([{ path, content: bundle }]);
+  if (up?.error) throw new SandboxError("exec_failed", `cannot upload the repository bundle: ${up.error}`);
+  const r = await sandbox.exec(
+    `git init -q . && git fetch -q ${shellQuote(path)} ${tmpRef}:refs/remotes/origin/base && rm -f ${shellQuote(path)} && git checkout -q --detach ${sha}`,
+    { timeoutMs: 10 * 60_000 },
+  );
+  if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot unpack the repository in the sandbox: ${r.stderr.trim()}`);
+  return "bundle";
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OpenSweError } from "../../errors.js";
+import { shellQuote } from "../shell-quote.js";
+import { SandboxError, type Sandbox } from "../types.js";
+import { hostGit } from "./host-git.js";
+
+export type PushRejection = "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "remote_rejected";
+
+export class PushRejectedError extends OpenSweError<"push_rejected"> {
+  constructor(
+    readonly reason: PushRejection,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super("push_rejected", message, options);
+  }
+}
+
+const BUNDLE_PATH = ".git/open-swe-push.bundle";
+
+/**
+ * Inside the sandbox: a git bundle of `branch` holding only commits the remote lacks (`since` is the
+ * commit the remote has). Returns null when there is nothing new.
+ */
+export async function createPushBundle(sandbox: Sandbox, opts: { branch: string; since: string }): Promise<Uint8Array | null> {
+  const ref = `refs/heads/${opts.branch}`;
+  const count = await sandbox.exec(`git rev-list --count ${shellQuote(opts.since)}..${shellQuote(ref)}`);
+  if (count.exitCode !== 0) throw new SandboxError("exec_failed", `cannot inspect ${ref}: ${count.stderr.trim()}`);
+  if (Number(count.stdout.trim()) === 0) return null;
+  const made = await sandbox.exec(`git bundle create -q ${BUNDLE_PATH} ${shellQuote(ref)} ^${shellQuote(opts.since)}`, { timeoutMs: 5 * 60_000 });
+  if (made.exitCode !== 0) throw new SandboxError("exec_failed", `git bundle failed: ${made.stderr.trim()}`);
+  const [file] = await sandbox.download([BUNDLE_PATH]);
+  await sandbox.exec(`rm -f ${BUNDLE_PATH}`);
+  if (!file?.content) throw new SandboxError("exec_failed", `cannot read the push bundle: ${file?.error ?? "missing"}`);
+  return file.content;
+}
+
+export interface VerifyAndPushOptions {
+  mirror: string;
+  bundle: Uint8Array;
+  branch: string;
+  /** The commit the remote branch is at now (or the base commit, for a new branch). */
+  expectedOld: string;
+  remoteUrl: string;
+  /** Installation token scoped to this repository; reaches only the host git push process. */
+  token?: string;
+  allowWorkflowChanges?: boolean;
+}
+
+export interface PushResult {
+  newSha: string;
+  commits: number;
+  changedFiles: string[];
+}
+
+/**
+ * Host side: accept the sandbox's bundle only if it is a fast-forward of the expected branch, carries
+ * no other ref, and (unless allowed) does not touch `.github/workflows`; then push it with the token.
+ */
+export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<PushResult> {
+  const dir = await mkdtemp(join(tmpdir(), "osw-push-"));
+  const file = join(dir, "push.bundle");
+  const incoming = `refs/open-swe/incoming-${randomBytes(6).toString("hex")}`;
+  const want = `refs/heads/${opts.branch}`;
+  try {
+    await writeFile(file, opts.bundle);
+    let heads: string;
+    try {
+      heads = await hostGit(["bundle", "list-heads", file]);
+      await hostGit(["-C", opts.mirror, "bundle", "verify", "--quiet", file]);
+    } catch (err) {
+      throw new PushRejectedError("bad_bundle", "the sandbox's bundle is not a valid bundle on top of the mirror", { cause: err });
+    }
+    const refs = heads.trim().split("\n").filter(Boolean).map((l) => l.split(" ")[1]);
+    if (refs.length !== 1 || refs[0] !== want) {
+      throw new PushRejectedError("extra_refs", `the bundle must carry exactly ${want}; it carries: ${refs.join(", ") || "nothing"}`);
+    }
+    await hostGit(["-c", "transfer.fsckObjects=true", "-C", opts.mirror, "fetch", "--quiet", "--no-tags", file, `${want}:${incoming}`]);
+    const newSha = (await hostGit(["-C", opts.mirror, "rev-parse", incoming])).trim();
+    try {
+      await hostGit(["-C", opts.mirror, "merge-base", "--is-ancestor", opts.expectedOld, newSha]);
+    } catch {
+      throw new PushRejectedError("not_fast_forward", `${want} at ${newSha.slice(0, 12)} is not a fast-forward of ${opts.expectedOld.slice(0, 12)}`);
+    }
+    const changedFiles = (await hostGit(["-C", opts.mirror, "diff", "--name-only", "--no-renames", opts.expectedOld, newSha])).split("\n").filter(Boolean);
+    const workflows = changedFiles.filter((f) => f.startsWith(".github/workflows/"));
+    if (workflows.length > 0 && !opts.allowWorkflowChanges) {
+      throw new PushRejectedError("workflow_change", `changes under .github/workflows are not allowed for this repository: ${workflows.join(", ")}`);
+    }
+    const commits = Number((await hostGit(["-C", opts.mirror, "rev-list", "--count", `${opts.expectedOld}..${newSha}`])).trim());
+    try {
+      // No force: the remote itself refuses anything but a fast-forward of what it has.
+      await hostGit(["-C", opts.mirror, "push", "--quiet", opts.remoteUrl, `${newSha}:${want}`], opts.token ? { token: opts.token } : {});
+    } catch (err) {
+      throw new PushRejectedError("remote_rejected", `the remote refused the push of ${want}`, { cause: err });
+    }
+    return { newSha, commits, changedFiles };
+  } finally {
+    await hostGit(["-C", opts.mirror, "update-ref", "-d", incoming]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
