@@ -28,7 +28,8 @@ export async function createChatModel(settings: ModelSettings, config: ModelConf
         throw new OpenSweError("model_not_configured", `model ${settings.modelId} needs ANTHROPIC_API_KEY, which is not set`);
       }
       const maxTokens = rule?.maxTokens ?? 16_000;
-      const common = { model: name, apiKey: config.anthropicApiKey, maxRetries, maxTokens, ...(config.anthropicApiUrl ? { anthropicApiUrl: config.anthropicApiUrl } : {}) };
+      // Streaming: the SDK refuses non-streaming calls whose max_tokens could run past 10 minutes (> ~21k).
+      const common = { model: name, apiKey: config.anthropicApiKey, maxRetries, maxTokens, streaming: true, ...(config.anthropicApiUrl ? { anthropicApiUrl: config.anthropicApiUrl } : {}) };
       if (rule?.mode === "adaptive" && settings.effort !== "none") {
         return new ChatAnthropic({ ...common, thinking: { type: "adaptive" }, outputConfig: { effort: settings.effort } });
       }

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createChatModel } from "../../../src/agent/model/create-chat-model.js";
 import { resolveModelSettings } from "../../../src/agent/model/resolve-model-settings.js";
 import { OpenSweError } from "../../../src/errors.js";
+import { SSE_HEADERS, anthropicSse } from "../anthropic-sse.js";
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -40,16 +41,7 @@ describe("createChatModel", () => {
     const scope = nock("https://anthropic-proxy.example.com")
       .post("/v1/messages", (body: { model: string }) => body.model === "claude-haiku-4-5")
       .matchHeader("x-api-key", "sk-test")
-      .reply(200, {
-        id: "msg_1",
-        type: "message",
-        role: "assistant",
-        model: "claude-haiku-4-5",
-        content: [{ type: "text", text: "pong" }],
-        stop_reason: "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 3, output_tokens: 1 },
-      });
+      .reply(200, anthropicSse([{ type: "text", text: "pong" }], { input_tokens: 3, output_tokens: 1 }, "claude-haiku-4-5"), SSE_HEADERS);
     const model = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-haiku-4-5" } }), {
       anthropicApiKey: "sk-test",
       anthropicApiUrl: "https://anthropic-proxy.example.com",
