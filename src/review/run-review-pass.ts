@@ -1,0 +1,108 @@
+import type { ProbotOctokit } from "probot";
+import { z } from "zod";
+import type { Logger } from "../logger.js";
+import { selectFilesForReview, type UnreviewedFile } from "./budget.js";
+import { withSettledCheckRun, type CheckOutcome } from "./check-run.js";
+import { buildPullDiff, PullFile } from "./diff.js";
+import type { PullRef, Severity } from "./findings.js";
+import type { FindingsStore } from "./findings-store.js";
+import type { PublishReviewResult } from "./publish.js";
+import { applyHumanResolutions, fetchReviewThreads } from "./resolve-threads.js";
+import { ReviewSession } from "./review-session.js";
+
+const PullSummary = z.object({
+  state: z.string(),
+  draft: z.boolean().optional(),
+  user: z.object({ login: z.string() }).nullable(),
+  head: z.object({ sha: z.string() }),
+});
+
+/** A changed file as the PR files API gives it, with `path` for the budget. */
+export type ReviewFile = PullFile & { path: string };
+
+export interface ReviewPassInput {
+  octokit: ProbotOctokit;
+  pr: PullRef;
+  store: FindingsStore;
+  verdictAuthorized: boolean;
+  botLogins: readonly string[];
+  severityFloor: Severity;
+  ignoredPaths: readonly string[];
+  tokenBudget: number;
+  /** Above this many changed files the PR is reported as too large instead of reviewed. */
+  maxFiles?: number;
+  detailsUrl?: string;
+  log?: Logger;
+  /**
+   * Runs the reviewer agent: it files findings and ends by calling `publish_review` (the tools from
+   * `createReviewerTools(session)`). Gets the files it should look at, in priority order.
+   */
+  runReviewer: (args: { session: ReviewSession; files: ReviewFile[]; unreviewed: UnreviewedFile[]; headSha: string }) => Promise<void>;
+}
+
+export type ReviewPassResult =
+  | { status: "skipped"; reason: string }
+  | { status: "published"; headSha: string; publish: PublishReviewResult; unreviewed: UnreviewedFile[] };
+
+const DEFAULT_MAX_FILES = 300;
+const FALLBACK_SUMMARY = "The reviewer finished without writing a summary; the findings below are what it filed.";
+
+/**
+ * One review pass end to end, inside an always-settled "Open SWE Review" check run: load the PR
+ * and its findings, choose files within budget, run the reviewer, make sure exactly one review is
+ * published, and settle the check with the outcome.
+ */
+export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassResult> {
+  const { octokit, pr } = input;
+  const pull = PullSummary.parse((await octokit.rest.pulls.get({ ...pr })).data);
+  const headSha = pull.head.sha;
+  const target = { octokit, owner: pr.owner, repo: pr.repo, headSha, ...(input.detailsUrl !== undefined ? { detailsUrl: input.detailsUrl } : {}), ...(input.log !== undefined ? { log: input.log } : {}) };
+
+  return withSettledCheckRun<ReviewPassResult>(target, async () => {
+    if (pull.state !== "open") return skip("skipped", `the pull request is ${pull.state}`);
+    const rawFiles = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pr, per_page: 100 });
+    const files: ReviewFile[] = rawFiles.map((f) => {
+      const parsed = PullFile.parse(f);
+      return { ...parsed, path: parsed.filename };
+    });
+    const maxFiles = input.maxFiles ?? DEFAULT_MAX_FILES;
+    if (files.length > maxFiles) return skip("too_large", `${files.length} changed files is over the limit of ${maxFiles} for one review`);
+
+    const selection = selectFilesForReview(files, { tokenBudget: input.tokenBudget, ignoredPaths: input.ignoredPaths });
+    if (selection.reviewed.length === 0) {
+      const reason = selection.unreviewed.some((u) => u.code === "over_budget") ? "too_large" : "skipped";
+      return skip(reason, `nothing to review: ${selection.unreviewed.map((u) => `${u.path} (${u.reason})`).join(", ") || "no changed files"}`);
+    }
+
+    const stored = await input.store.list(pr);
+    const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr)) : stored;
+    const session = new ReviewSession({
+      octokit,
+      pr,
+      headSha,
+      prAuthor: pull.user?.login ?? "",
+      diff: buildPullDiff(files),
+      previous,
+      store: input.store,
+      verdictAuthorized: input.verdictAuthorized,
+      botLogins: input.botLogins,
+      severityFloor: input.severityFloor,
+      unreviewedFiles: selection.unreviewed,
+    });
+
+    await input.runReviewer({ session, files: selection.reviewed, unreviewed: selection.unreviewed, headSha });
+    const publish = session.published ?? (await session.publish({ summary: FALLBACK_SUMMARY, verdict: null }));
+
+    const overBudget = selection.unreviewed.filter((u) => u.code === "over_budget");
+    const summary = `${publish.action === "created" ? `Posted a ${publish.event} review with ${publish.commentsPosted} new comment(s).` : "No new findings; the summary was updated."}`;
+    const outcome: CheckOutcome =
+      overBudget.length > 0
+        ? { conclusion: "neutral", reason: "budget", summary: `${summary} ${overBudget.length} file(s) were over the review budget and not reviewed: ${overBudget.map((u) => u.path).join(", ")}` }
+        : { conclusion: "success", summary };
+    return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed } };
+  });
+}
+
+function skip(reason: "skipped" | "too_large", why: string): { outcome: CheckOutcome; result: ReviewPassResult } {
+  return { outcome: { conclusion: "neutral", reason, summary: why }, result: { status: "skipped", reason: why } };
+}
