@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
+import { readSandboxConfig, type SandboxConfig } from "../sandbox/config.js";
 
 const csv = (fallback: string) =>
   z
@@ -52,6 +54,12 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
+  GIT_REMOTE_TEMPLATE: z
+    .string()
+    .regex(/\{owner\}.*\{repo\}/, "a URL with {owner} and {repo}, e.g. https://github.com/{owner}/{repo}.git")
+    .optional(),
+  AGENT_MODEL_CALL_LIMIT: int(150, 1, 10_000),
+  AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   CI: bool(false),
 });
 
@@ -64,6 +72,10 @@ export interface AppConfig {
   redisUrl: string | null;
   dataDir: string;
   botLogins: string[];
+  sandbox: SandboxConfig;
+  model: ModelConfig;
+  /** Where host-side git fetches and pushes: `{owner}`/`{repo}` filled in; never carries a credential. */
+  gitRemoteTemplate: string;
 }
 
 export class ConfigError extends OpenSweError<"config_invalid"> {
@@ -105,11 +117,26 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       ...(e.GHE_HOST ? { baseUrl: `https://${e.GHE_HOST}/api/v3` } : {}),
     };
   }
+  const dataDir = resolve(cwd, e.DATA_DIR);
+  let sandbox: SandboxConfig;
+  let model: ModelConfig;
+  try {
+    sandbox = readSandboxConfig(
+      { SANDBOX_ROOT: join(dataDir, "sandboxes"), SANDBOX_MIRROR_ROOT: join(dataDir, "mirrors"), ...cleaned },
+      cwd,
+    );
+    model = readModelConfig(cleaned);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     env: e,
     github,
+    sandbox,
+    model,
+    gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
     redisUrl: e.QUEUE_REDIS_URL ?? null,
-    dataDir: resolve(cwd, e.DATA_DIR),
+    dataDir,
     botLogins: [`${e.APP_SLUG}[bot]`, ...e.BOT_LOGINS],
   };
 }

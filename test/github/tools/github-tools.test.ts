@@ -1,3 +1,4 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { describe, expect, it } from "vitest";
@@ -31,8 +32,8 @@ function context(prefix = uniquePrefix()): GitHubRunContext {
   };
 }
 
-const byName = (ctx: GitHubRunContext, name: string, verdictAuthorized = false) =>
-  githubTools(ctx, { verdictAuthorized, isPullRequest: false }).find((t) => t.name === name)!;
+const byName = (ctx: GitHubRunContext, name: string, verdictAuthorized = false): StructuredToolInterface =>
+  (githubTools(ctx, { verdictAuthorized, isPullRequest: false }) as StructuredToolInterface[]).find((t) => t.name === name)!;
 
 describe("open_or_update_pull_request", () => {
   it("refuses before anything was pushed", async () => {
