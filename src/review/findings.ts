@@ -28,6 +28,8 @@ export const Finding = z.object({
   suggestion: z.string().optional(),
   rule: z.string().min(1),
   status: FindingStatus,
+  /** The review that posted this finding; set as soon as the post succeeds, so it is never posted twice. */
+  reviewId: z.number().int().optional(),
   githubCommentId: z.number().int().optional(),
   githubThreadId: z.string().optional(),
   /** Set once our review thread for a resolved finding has been resolved on GitHub. */

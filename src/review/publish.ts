@@ -46,7 +46,7 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
   const warnings: string[] = [];
   const findings = new Map(input.findings.map((f) => [f.id, { ...f }]));
   const open = [...findings.values()].filter((f) => f.status === "open");
-  const toPost = open.filter((f) => f.githubCommentId === undefined && meetsFloor(f.severity, input.severityFloor));
+  const toPost = open.filter((f) => f.reviewId === undefined && f.githubCommentId === undefined && meetsFloor(f.severity, input.severityFloor));
   const belowFloor = open.filter((f) => !meetsFloor(f.severity, input.severityFloor)).length;
   await store.replaceAll(pr, [...findings.values()]);
 
@@ -77,9 +77,18 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
   }
 
   if (reviewId === undefined) {
-    reviewId = await createReview(input, body, toPost);
-    if (toPost.length > 0) await recordCommentIds(input, reviewId, findings);
-    await store.setState(pr, { summaryReviewId: reviewId, ...(verdict.event === "APPROVE" ? { approvalReviewId: reviewId } : {}) });
+    const created = await createReview(input, body, toPost);
+    reviewId = created;
+    for (const f of toPost) findings.set(f.id, { ...f, reviewId: created });
+    await store.replaceAll(pr, [...findings.values()]);
+    await store.setState(pr, { summaryReviewId: created, ...(verdict.event === "APPROVE" ? { approvalReviewId: created } : {}) });
+    if (toPost.length > 0) {
+      try {
+        await recordCommentIds(input, created, findings);
+      } catch (err) {
+        warnings.push(`could not read back the comment ids of review ${created}: ${errorMessage(err)}`);
+      }
+    }
   }
   await store.setState(pr, { headSha });
 

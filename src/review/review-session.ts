@@ -102,7 +102,8 @@ export class ReviewSession {
       verdictAuthorized: this.o.verdictAuthorized,
       prAuthor: this.o.prAuthor,
       botLogins: this.o.botLogins,
-      hasBlockingFindings: r.added.some((f) => meetsFloor(f.severity, this.o.severityFloor)),
+      hasBlockingFindings: r.findings.some((f) => f.status === "open" && meetsFloor(f.severity, this.o.severityFloor)),
+      hasNewFindings: r.added.some((f) => meetsFloor(f.severity, this.o.severityFloor)),
       previousApprovalReviewId: state.approvalReviewId,
     });
     this.result = await publishReview({

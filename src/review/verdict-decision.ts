@@ -9,8 +9,10 @@ export interface VerdictInput {
   prAuthor: string;
   /** Our app's bot login(s) and the configured internal bot logins. */
   botLogins: readonly string[];
-  /** This pass surfaced new open findings at or above the severity floor. */
+  /** Open findings at or above the severity floor exist (an approval would contradict them). */
   hasBlockingFindings: boolean;
+  /** This pass surfaced new ones (what makes a standing approval stale); defaults to `hasBlockingFindings`. */
+  hasNewFindings?: boolean | undefined;
   /** Our earlier APPROVE on this PR, if it still stands. */
   previousApprovalReviewId?: number | null | undefined;
 }
@@ -35,7 +37,7 @@ export function isSelfReview(prAuthor: string, botLogins: readonly string[]): bo
 export function decideVerdict(input: VerdictInput): VerdictDecision {
   const { event, note } = chooseEvent(input);
   const stale = input.previousApprovalReviewId ?? undefined;
-  const dismiss = stale !== undefined && input.hasBlockingFindings && event !== "APPROVE";
+  const dismiss = stale !== undefined && (input.hasNewFindings ?? input.hasBlockingFindings) && event !== "APPROVE";
   return { event, ...(note !== undefined ? { note } : {}), ...(dismiss ? { dismissReviewId: stale } : {}) };
 }
 

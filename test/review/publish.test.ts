@@ -192,6 +192,24 @@ describe("publishReview verdicts", () => {
   });
 });
 
+describe("publishReview when GitHub half-answers", () => {
+  it("never re-posts a finding whose review was created even if its comment ids could not be read back", async () => {
+    const store = new FindingsStore(testRedis(), `${uniquePrefix()}:`);
+    const posted: ReviewBody[] = [];
+    mockCreateReview(600, posted);
+    nock(API).get("/repos/o/r/pulls/7/reviews/600/comments").query(true).reply(500, { message: "boom" });
+    const r1 = reconcileFindings({ previous: [], diff: push1, headSha: "sha1aaaaaaa", filed: [nullDeref] });
+    const out = await publishReview({ ...base(store, "sha1aaaaaaa"), findings: r1.findings });
+    expect(out.warnings[0]).toContain("could not read back the comment ids of review 600");
+    expect((await store.list(pr))[0]).toMatchObject({ reviewId: 600 });
+
+    nock(API).put("/repos/o/r/pulls/7/reviews/600").reply(200, { id: 600 });
+    const r2 = reconcileFindings({ previous: await store.list(pr), diff: push1, headSha: "sha1aaaaaaa", filed: [nullDeref] });
+    expect(await publishReview({ ...base(store, "sha1aaaaaaa"), findings: r2.findings })).toMatchObject({ action: "updated", commentsPosted: 0 });
+    expect(posted).toHaveLength(1);
+  });
+});
+
 describe("applyHumanResolutions", () => {
   it("marks an open finding resolved when a human resolved its thread, and never touches other threads", () => {
     const r = reconcileFindings({ previous: [], diff: push1, headSha: "s", filed: [nullDeref, { ...unusedVar, severity: "medium" }] });
