@@ -25,6 +25,8 @@ export interface RedisSaverOptions {
   /** Every key starts with `${prefix}:`; tests and tenants isolate by prefix. */
   prefix: string;
   serde?: SerializerProtocol;
+  /** When set, every key of a thread expires this long after the thread's last write. */
+  ttlSeconds?: number;
 }
 
 interface StoredWrite {
@@ -47,26 +49,29 @@ const EMPTY = "__empty__";
  * A LangGraph checkpoint saver on plain Redis 7 commands (hashes, sets, a lex-ordered sorted set):
  * no RedisJSON or RediSearch needed.
  *
- * Keys, with `t` = thread id and `n` = namespace (both URI-encoded):
- * - `p:threads` set of thread ids; `p:ns:t` set of namespaces of a thread
- * - `p:ids:t:n` sorted set (all scores 0) of checkpoint ids — uuid6 ids sort by time lexically
- * - `p:cp:t:n:id` hash: checkpoint without channel_values, metadata (serde bytes + type), parent id
- * - `p:blob:t:n` hash of channel values, field `channel\0version`: only channels in `newVersions` are
+ * Keys, with `t` = thread id and `n` = namespace (both URI-encoded; `{t}` is the cluster hash tag):
+ * - `p:threads` set of thread ids; `p:{t}:ns` set of namespaces of a thread
+ * - `p:{t}:ids:n` sorted set (all scores 0) of checkpoint ids — uuid6 ids sort by time lexically
+ * - `p:{t}:cp:n:id` hash: checkpoint without channel_values, metadata (serde bytes + type), parent id
+ * - `p:{t}:blob:n` hash of channel values, field `channel\0version`: only channels in `newVersions` are
  *   written on put, so an unchanged message list is not stored again on every step
- * - `p:w:t:n:id` hash of pending writes, field `taskId\0idx`
+ * - `p:{t}:w:n:id` hash of pending writes, field `taskId\0idx`
  */
 export class RedisSaver extends BaseCheckpointSaver {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #ttlSeconds: number | undefined;
 
   constructor(options: RedisSaverOptions) {
     super(options.serde);
     this.#redis = options.redis;
     this.#prefix = options.prefix;
+    this.#ttlSeconds = options.ttlSeconds;
   }
 
-  #key(...parts: string[]): string {
-    return [this.#prefix, ...parts.map((p) => encodeURIComponent(p))].join(":");
+  // The thread id is the hash tag, so one thread's keys share a cluster slot and MULTI stays legal on Redis Cluster.
+  #key(kind: string, thread: string, ...rest: string[]): string {
+    return [this.#prefix, `{${encodeURIComponent(thread)}}`, kind, ...rest.map((p) => encodeURIComponent(p))].join(":");
   }
   #threadsKey(): string {
     return `${this.#prefix}:threads`;
@@ -158,15 +163,14 @@ export class RedisSaver extends BaseCheckpointSaver {
       metadataType: mdType,
     };
     if (parent) fields["parent"] = parent;
+    const cpKey = this.#cpKey(thread, ns, checkpoint.id);
     const multi = this.#redis.multi();
     if (Object.keys(blobs).length > 0) multi.hset(this.#blobsKey(thread, ns), blobs);
-    await multi
-      .sadd(this.#threadsKey(), thread)
-      .sadd(this.#nsKey(thread), ns)
-      .zadd(this.#idsKey(thread, ns), 0, checkpoint.id)
-      .del(this.#cpKey(thread, ns, checkpoint.id))
-      .hset(this.#cpKey(thread, ns, checkpoint.id), fields)
-      .exec();
+    multi.sadd(this.#nsKey(thread), ns).zadd(this.#idsKey(thread, ns), 0, checkpoint.id).del(cpKey).hset(cpKey, fields);
+    this.#expire(multi, this.#nsKey(thread), this.#idsKey(thread, ns), this.#blobsKey(thread, ns), cpKey);
+    await multi.exec();
+    // The index of all threads lives outside the thread's slot; it only serves list() without a thread id.
+    await this.#redis.sadd(this.#threadsKey(), thread);
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -188,6 +192,7 @@ export class RedisSaver extends BaseCheckpointSaver {
       if (idx >= 0) multi.hsetnx(key, field, JSON.stringify(stored));
       else multi.hset(key, field, JSON.stringify(stored));
     }
+    this.#expire(multi, key);
     await multi.exec();
   }
 
@@ -199,9 +204,15 @@ export class RedisSaver extends BaseCheckpointSaver {
       keys.push(this.#idsKey(threadId, ns), this.#blobsKey(threadId, ns));
       for (const id of ids) keys.push(this.#cpKey(threadId, ns, id), this.#writesKey(threadId, ns, id));
     }
-    const multi = this.#redis.multi().srem(this.#threadsKey(), threadId);
+    const multi = this.#redis.multi();
     for (let i = 0; i < keys.length; i += 500) multi.del(...keys.slice(i, i + 500));
     await multi.exec();
+    await this.#redis.srem(this.#threadsKey(), threadId);
+  }
+
+  #expire(multi: ReturnType<Redis["multi"]>, ...keys: string[]): void {
+    if (this.#ttlSeconds === undefined) return;
+    for (const key of keys) multi.expire(key, this.#ttlSeconds);
   }
 
   async #loadTuple(thread: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {

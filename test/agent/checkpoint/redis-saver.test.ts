@@ -55,4 +55,19 @@ describe("RedisSaver specifics", () => {
     expect(tuple?.pendingWrites).toEqual(expect.arrayContaining([["task", "value", "first"], ["task", "__error__", "e2"]]));
     expect(tuple?.pendingWrites).toHaveLength(2);
   });
+
+  it("puts a thread's keys under one cluster hash tag and expires them when a TTL is set", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const saver = new RedisSaver({ redis, prefix, ttlSeconds: 600 });
+    const stored = await saver.put({ configurable: { thread_id: "gh:o/r#4", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: ["m"] }, channel_versions: { messages: 1 } }, { source: "loop", step: 0, parents: {} }, { messages: 1 });
+    await saver.putWrites(stored, [["messages", ["n"]]], "task");
+    const keys = (await redis.keys(`${prefix}:*`)).filter((k) => k !== `${prefix}:threads`);
+    expect(keys.length).toBe(5);
+    for (const key of keys) {
+      expect(key.startsWith(`${prefix}:{gh%3Ao%2Fr%234}:`)).toBe(true);
+      expect(await redis.ttl(key)).toBeGreaterThan(590);
+    }
+    expect(await redis.ttl(`${prefix}:threads`)).toBe(-1);
+  });
 });
