@@ -6,7 +6,9 @@ import { z } from "zod";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { createOpenSweAgent } from "../../src/agent/create-agent.js";
 import { buildAgentMiddleware } from "../../src/agent/middleware/build-agent-middleware.js";
+import { createRunModel } from "../../src/agent/model/create-run-model.js";
 import { renderPrompt } from "../../src/agent/prompts.js";
+import { buildRunRecord, formatRunSummary } from "../../src/agent/run-record.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 function stack(followUps: string[]) {
@@ -54,5 +56,17 @@ describe("createOpenSweAgent", () => {
     expect(texts).toContain("history: add a CONTRIBUTING.md | also mention the code of conduct");
     expect(r2.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.name).slice(-2)).toEqual(["no_op", "confirming_completion"]);
     expect(r2.messages.some((m) => ToolMessage.isInstance(m) && m.name === "write_file")).toBe(true);
+  });
+
+  it("runs a recorded script offline through the replay provider and records the run as replayed", async () => {
+    const run = await createRunModel({}, { model: "replay:test/agent/model/fixtures/two-turns.json" });
+    const systemPrompt = renderPrompt("agent", { repo: "o/r", workspace_root: "/", default_branch: "main" });
+    const agent = createOpenSweAgent({ model: run.model, systemPrompt, tools: [githubComment], middleware: stack([]) });
+    const startedAt = new Date();
+    const result = await agent.invoke({ messages: [new HumanMessage("add a CONTRIBUTING.md")] }, { configurable: { thread_id: "replay-1" } });
+    expect(Object.keys((result as unknown as { files: Record<string, unknown> }).files)).toEqual(["/CONTRIBUTING.md"]);
+    const record = buildRunRecord({ threadId: "replay-1", trigger: "cli", settings: run.settings, messages: result.messages, startedAt, finishedAt: new Date() });
+    expect(record).toMatchObject({ replayed: true, outcome: "completed", modelCalls: 2, toolCounts: { write_file: 1, confirming_completion: 1 } });
+    expect(formatRunSummary(record)).toMatch(/^replayed run \(no model was called\) · 2 calls/);
   });
 });
