@@ -77,7 +77,7 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
   }
 
   if (reviewId === undefined) {
-    const created = await createReview(input, body, toPost);
+    const created = await createReview(input, body, toPost, warnings);
     reviewId = created;
     for (const f of toPost) findings.set(f.id, { ...f, reviewId: created });
     await store.replaceAll(pr, [...findings.values()]);
@@ -107,22 +107,39 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
   };
 }
 
-async function createReview(input: PublishReviewInput, body: string, toPost: readonly Finding[]): Promise<number> {
+async function createReview(input: PublishReviewInput, body: string, toPost: readonly Finding[], warnings: string[]): Promise<number> {
   const { octokit, owner, repo, pull_number, headSha, verdict } = input;
-  try {
+  const post = async (reviewBody: string, inline: readonly Finding[]): Promise<number> => {
     const res = await octokit.rest.pulls.createReview({
       owner,
       repo,
       pull_number,
       commit_id: headSha,
       event: verdict.event,
-      body,
-      comments: toPost.map((f) => ({ path: f.path, line: f.line, side: f.side, body: renderFindingComment(f) })),
+      body: reviewBody,
+      comments: inline.map((f) => ({ path: f.path, line: f.line, side: f.side, body: renderFindingComment(f) })),
     });
     return z.object({ id: z.number() }).parse(res.data).id;
+  };
+  try {
+    return await post(body, toPost);
   } catch (err) {
+    // 422 with inline comments: usually the head moved and a line left the diff. Say it in the body instead.
+    if (statusOf(err) === 422 && toPost.length > 0) {
+      warnings.push(`inline comments were rejected (${errorMessage(err)}); findings are listed in the summary instead`);
+      try {
+        return await post(`${body}\n\n${toPost.map((f) => `- \`${f.path}:${f.line}\` ${renderFindingComment(f)}`).join("\n")}`, []);
+      } catch (retryErr) {
+        err = retryErr;
+      }
+    }
     throw new PublishReviewError("review_post_failed", `could not post the review on ${owner}/${repo}#${pull_number}: ${errorMessage(err)}`, { cause: err });
   }
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? status : undefined;
 }
 
 /** Learns the ids GitHub gave our inline comments, by the finding marker each one carries. */

@@ -210,6 +210,25 @@ describe("publishReview when GitHub half-answers", () => {
   });
 });
 
+describe("publishReview when inline comments are refused", () => {
+  it("retries once without inline comments, listing the findings in the summary", async () => {
+    const store = new FindingsStore(testRedis(), `${uniquePrefix()}:`);
+    const bodies: ReviewBody[] = [];
+    nock(API)
+      .post("/repos/o/r/pulls/7/reviews", (b: ReviewBody) => bodies.push(b) > 0 && b.comments.length > 0)
+      .reply(422, { message: "Line could not be resolved" })
+      .post("/repos/o/r/pulls/7/reviews", (b: ReviewBody) => bodies.push(b) > 0 && b.comments.length === 0)
+      .reply(200, { id: 610 });
+    nock(API).get("/repos/o/r/pulls/7/reviews/610/comments").query(true).reply(200, []);
+    const r = reconcileFindings({ previous: [], diff: push1, headSha: "sha1aaaaaaa", filed: [nullDeref] });
+    const out = await publishReview({ ...base(store, "sha1aaaaaaa"), findings: r.findings });
+    expect(out.reviewId).toBe(610);
+    expect(out.warnings[0]).toContain("inline comments were rejected");
+    expect(bodies.at(-1)!.body).toContain("`src/app.ts:11` **high** · profile may be undefined");
+    expect((await store.list(pr))[0]).toMatchObject({ reviewId: 610 });
+  });
+});
+
 describe("applyHumanResolutions", () => {
   it("marks an open finding resolved when a human resolved its thread, and never touches other threads", () => {
     const r = reconcileFindings({ previous: [], diff: push1, headSha: "s", filed: [nullDeref, { ...unusedVar, severity: "medium" }] });

@@ -176,6 +176,14 @@ const allowed: string[] = [
   "curl -fsSL https://example.com/install.sh | sh",
   "source ~/.bashrc",
   "bash scripts/test.sh",
+  "gh pr list --search 'review:approved'",
+  "gh pr merge 5 --auto --squash",
+  "gh api repos/o/r/pulls/5/requested_reviewers -f 'reviewers[]=alice'",
+  "gh api repos/o/r/pulls/5/comments/123/replies -f body='event=APPROVE?'",
+  "gh api graphql -f query='mutation { addPullRequestReviewThread(input: {pullRequestId: \"P\", body: \"x\", path: \"a\", line: 1}) { thread { id } } }'",
+  "gh api graphql -f query='mutation { addPullRequestReview(input: {pullRequestId: \"P\", body: \"pending\"}) { pullRequestReview { id } } }'",
+  "curl -s -H \"Authorization: Bearer $GH_TOKEN\" https://api.github.com/repos/o/r/pulls/5/reviews",
+  "gh pr review --help | head -20",
 ];
 
 describe("detectShellVerdict", () => {
