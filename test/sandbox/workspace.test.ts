@@ -70,6 +70,8 @@ describe("workspace from a host mirror, and the host-side push", () => {
     const ws = await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/t1", publicUrl: "https://github.com/acme/app.git" });
     expect(ws).toMatchObject({ sha: mainSha, branch: "open-swe/t1", mode: "overlay", dir: "/workspace" });
     expect(await isMountPoint(sb.hostWorkspace)).toBe(true);
+    const fresh = await sb.exec("git branch --show-current && git status --porcelain && git config user.name");
+    expect(fresh.stdout).toBe("open-swe/t1\nopen-swe[bot]\n");
 
     const message = withCoAuthors("Fix the greeting", [{ name: "Ada", email: "ada@example.com" }]);
     const edit = await sb.exec(`echo two >> src/a.txt && git commit -qam ${shellQuote(message)} && git log -1 --format='%an <%ae>%n%B'`);

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { hostGit } from "./host-git.js";
+import { BOT_IDENTITY } from "./identity.js";
 
 const inFlight = new Map<string, Promise<string>>();
 
@@ -22,6 +23,9 @@ export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; s
       await hostGit(["clone", "--local", "--no-checkout", "--quiet", opts.mirror, tmp]);
       await hostGit(["-C", tmp, "checkout", "--quiet", "--detach", opts.sha]);
       await hostGit(["-C", tmp, "remote", "set-url", "origin", opts.publicUrl]);
+      await hostGit(["-C", tmp, "config", "user.name", BOT_IDENTITY.name]);
+      await hostGit(["-C", tmp, "config", "user.email", BOT_IDENTITY.email]);
+      await settleIndex(tmp);
       await rename(tmp, dir);
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
@@ -31,4 +35,15 @@ export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; s
   })().finally(() => inFlight.delete(dir));
   inFlight.set(dir, work);
   return work;
+}
+
+/**
+ * Files written in the same second as the index are "racily clean" and git re-hashes them on every
+ * status in every workspace built on this base. Back-date them and refresh once, here.
+ */
+async function settleIndex(dir: string): Promise<void> {
+  const past = new Date(Date.now() - 60_000);
+  const files = (await hostGit(["-C", dir, "ls-files", "-z"])).split("\0").filter(Boolean);
+  for (const f of files) await utimes(join(dir, f), past, past).catch(() => undefined);
+  await hostGit(["-C", dir, "update-index", "-q", "--really-refresh"]).catch(() => undefined);
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
 import { LocalSandbox } from "../providers/local.js";
 import { shellQuote } from "../shell-quote.js";
@@ -42,12 +44,17 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   const sha = await resolveRef(opts.mirror, opts.ref);
   let mode: PreparedWorkspace["mode"];
 
-  const has = await sandbox.exec("git rev-parse --is-inside-work-tree", { timeoutMs: 30_000 });
-  if (has.exitCode === 0 && has.stdout.trim() === "true") mode = "existing";
+  assertBranchName(opts.branch);
+  if (await hasRepo(sandbox)) mode = "existing";
   else if (sandbox instanceof LocalSandbox) mode = await prepareLocal(sandbox, opts, sha);
   else mode = await prepareByBundle(sandbox, opts, sha);
 
-  if (mode !== "existing") {
+  if (mode === "overlay") {
+    // The base is trusted and the upper layer still empty: put HEAD on the branch with two file
+    // writes instead of a git process inside the sandbox. The base already carries the bot identity.
+    await checkoutBranchFiles((sandbox as LocalSandbox).hostWorkspace, opts.branch, sha);
+    if (opts.identity) await setIdentity(sandbox, opts.identity);
+  } else if (mode !== "existing") {
     const id = opts.identity ?? BOT_IDENTITY;
     const setup = [
       `git checkout -q -B ${shellQuote(opts.branch)} ${sha}`,
@@ -61,6 +68,25 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
     await setIdentity(sandbox, opts.identity ?? BOT_IDENTITY);
   }
   return { sha, branch: opts.branch, mode, dir: sandbox.workdir, readyMs: performance.now() - started };
+}
+
+async function hasRepo(sandbox: Sandbox): Promise<boolean> {
+  if (sandbox instanceof LocalSandbox) return existsSync(join(sandbox.hostWorkspace, ".git"));
+  const r = await sandbox.exec("git rev-parse --is-inside-work-tree", { timeoutMs: 30_000 });
+  return r.exitCode === 0 && r.stdout.trim() === "true";
+}
+
+/** A conservative subset of git's ref-name rules (no `..`, no leading `-` or `/`, no `.lock`). */
+function assertBranchName(branch: string): void {
+  const ok = /^[A-Za-z0-9._][A-Za-z0-9._\/-]*$/.test(branch) && !/\.\.|\/\/|\/$|\.lock$|\/\.|@\{/.test(branch);
+  if (!ok) throw new SandboxError("invalid", `invalid branch name "${branch}"`);
+}
+
+async function checkoutBranchFiles(workspace: string, branch: string, sha: string): Promise<void> {
+  const ref = join(workspace, ".git", "refs", "heads", ...branch.split("/"));
+  await mkdir(dirname(ref), { recursive: true });
+  await writeFile(ref, `${sha}\n`);
+  await writeFile(join(workspace, ".git", "HEAD"), `ref: refs/heads/${branch}\n`);
 }
 
 /** The identity is set on every run: a reused workspace may have been touched by an older version. */
