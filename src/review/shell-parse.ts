@@ -54,7 +54,7 @@ class Reader {
       if (redirect) {
         this.applyRedirect(cmd, redirect, word);
         redirect = null;
-      } else cmd.words.push(word);
+      } else cmd.words.push(...splitFields(word));
       word = "";
       inWord = false;
     };
@@ -249,7 +249,7 @@ class Reader {
       const inner = s.slice(this.i + 2, stop);
       this.i = stop + 1;
       const known = /^[A-Za-z_][A-Za-z0-9_]*$/.test(inner) ? this.vars.get(inner) : undefined;
-      return known ?? DYN;
+      return known === undefined ? DYN : quoted ? known : toFields(known);
     }
     if (n === "'" && !quoted) {
       this.i += 2;
@@ -261,7 +261,8 @@ class Reader {
       return "$";
     }
     this.i += 1 + m[0].length;
-    return this.vars.get(m[0]) ?? DYN;
+    const value = this.vars.get(m[0]);
+    return value === undefined ? DYN : quoted ? value : toFields(value);
   }
 
   private readAnsiC(): string {
@@ -334,6 +335,17 @@ class Reader {
       this.vars.set(m[1]!, m[2]!);
     }
   }
+}
+
+/** Unquoted expansions are split into words; FIELD marks where, until the word ends. */
+const FIELD = "\u0003";
+
+function toFields(value: string): string {
+  return value.replace(/[ \t\n]+/g, FIELD);
+}
+
+function splitFields(word: string): string[] {
+  return word.includes(FIELD) ? word.split(FIELD).filter((w) => w !== "") : [word];
 }
 
 function skipBalanced(s: string, from: number, open: string, close: string, depth: number): number {

@@ -60,6 +60,8 @@ const blocked: Array<[string, Expected]> = [
   ["sh <<< 'gh pr review -r'", "REQUEST_CHANGES"],
   ["find . -maxdepth 0 -exec gh pr review 5 -a \\;", "APPROVE"],
   ["G=gh; $G pr review -a", "APPROVE"],
+  ["X='gh pr review'; $X --approve", "APPROVE"],
+  ["F='-a -b ok'; gh pr review 5 $F", "APPROVE"],
   ["$GH pr review -a", "APPROVE"],
   // gh api REST
   ["gh api repos/o/r/pulls/5/reviews -f event=APPROVE", "APPROVE"],
@@ -184,6 +186,8 @@ const allowed: string[] = [
   "gh api graphql -f query='mutation { addPullRequestReview(input: {pullRequestId: \"P\", body: \"pending\"}) { pullRequestReview { id } } }'",
   "curl -s -H \"Authorization: Bearer $GH_TOKEN\" https://api.github.com/repos/o/r/pulls/5/reviews",
   "gh pr review --help | head -20",
+  "X='gh pr review --approve'; echo \"$X\"",
+  "M='gh pr review -a'; git commit -m \"$M\"",
 ];
 
 describe("detectShellVerdict", () => {
