@@ -10,7 +10,7 @@ import type { PublishReviewResult } from "./publish.js";
 import { applyHumanResolutions, fetchReviewThreads } from "./resolve-threads.js";
 import { ReviewSession } from "./review-session.js";
 
-const PullSummary = z.object({
+export const PullSummary = z.object({
   state: z.string(),
   draft: z.boolean().optional(),
   user: z.object({ login: z.string() }).nullable(),
@@ -29,6 +29,8 @@ export interface ReviewPassInput {
   severityFloor: Severity;
   ignoredPaths: readonly string[];
   tokenBudget: number;
+  /** The PR as `GET /pulls/{n}` returned it, when the caller already fetched it. */
+  pull?: unknown;
   /** Above this many changed files the PR is reported as too large instead of reviewed. */
   maxFiles?: number;
   detailsUrl?: string;
@@ -54,7 +56,7 @@ const FALLBACK_SUMMARY = "The reviewer finished without writing a summary; the f
  */
 export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassResult> {
   const { octokit, pr } = input;
-  const pull = PullSummary.parse((await octokit.rest.pulls.get({ ...pr })).data);
+  const pull = PullSummary.parse(input.pull ?? (await octokit.rest.pulls.get({ ...pr })).data);
   const headSha = pull.head.sha;
   const target = { octokit, owner: pr.owner, repo: pr.repo, headSha, ...(input.detailsUrl !== undefined ? { detailsUrl: input.detailsUrl } : {}), ...(input.log !== undefined ? { log: input.log } : {}) };
 

@@ -126,9 +126,9 @@ describe("runReviewPass", () => {
   it("skips a closed PR and a PR with nothing reviewable, settling neutral with the reason", async () => {
     const store = new FindingsStore(testRedis(), `${uniquePrefix()}:`);
     const updates: CheckUpdate[] = [];
-    mockPull("closed");
     mockCheck(updates);
-    expect(await runReviewPass(input(store))).toEqual({ status: "skipped", reason: "the pull request is closed" });
+    const closed = { state: "closed", user: { login: "alice" }, head: { sha: "head0001" } };
+    expect(await runReviewPass(input(store, { pull: closed }))).toEqual({ status: "skipped", reason: "the pull request is closed" });
 
     mockPull();
     mockCheck(updates);
