@@ -28,6 +28,8 @@ export const Finding = z.object({
   suggestion: z.string().optional(),
   rule: z.string().min(1),
   status: FindingStatus,
+  /** Who closed it: the author's fix (its code left the diff) or a human (thread resolved, dismissed). */
+  closedBy: z.enum(["fix", "human"]).optional(),
   /** The review that posted this finding; set as soon as the post succeeds, so it is never posted twice. */
   reviewId: z.number().int().optional(),
   githubCommentId: z.number().int().optional(),

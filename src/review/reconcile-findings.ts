@@ -47,7 +47,7 @@ export function reconcileFindings({ previous, diff, headSha, filed }: ReconcileI
     }
     const hits = locateFingerprint(diff, f.path, f.rule, f.fingerprint);
     if (hits.length === 0) {
-      const resolved: Finding = { ...f, status: "resolved" };
+      const resolved: Finding = { ...f, status: "resolved", closedBy: "fix" };
       result.resolved.push(resolved);
       result.findings.push(resolved);
       continue;

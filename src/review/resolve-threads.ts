@@ -67,7 +67,7 @@ export function applyHumanResolutions(findings: readonly Finding[], threads: rea
     const t = f.githubCommentId === undefined ? undefined : byComment.get(f.githubCommentId);
     if (!t) return f;
     const withThread = { ...f, githubThreadId: t.id };
-    return f.status === "open" && t.isResolved ? { ...withThread, status: "resolved" as const, threadResolved: true } : withThread;
+    return f.status === "open" && t.isResolved ? { ...withThread, status: "resolved" as const, closedBy: "human" as const, threadResolved: true } : withThread;
   });
 }
 

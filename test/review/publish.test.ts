@@ -238,7 +238,7 @@ describe("applyHumanResolutions", () => {
       { id: "T2", isResolved: false, firstCommentId: 1002 },
       { id: "T3", isResolved: true, firstCommentId: 7 },
     ]);
-    expect(out[0]).toMatchObject({ status: "resolved", githubThreadId: "T1", threadResolved: true });
+    expect(out[0]).toMatchObject({ status: "resolved", closedBy: "human", githubThreadId: "T1", threadResolved: true });
     expect(out[1]).toMatchObject({ status: "open", githubThreadId: "T2" });
     const again = reconcileFindings({ previous: out, diff: push1, headSha: "s2", filed: [nullDeref] });
     expect(again.rejected[0]?.code).toBe("previously_closed");

@@ -76,7 +76,7 @@ describe("reconcileFindings", () => {
       diff: push2Fixed,
       filed: [],
       expect: { resolved: 1, moved: 0, unchanged: 0 },
-      check: (r, f) => expect(r.findings).toEqual([{ ...f, status: "resolved" }]),
+      check: (r, f) => expect(r.findings).toEqual([{ ...f, status: "resolved", closedBy: "fix" }]),
     },
     {
       name: "human dismissed → kept dismissed and never re-raised",
