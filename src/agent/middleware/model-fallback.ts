@@ -4,10 +4,13 @@ import { createMiddleware } from "langchain";
 /** An overloaded or failing provider (HTTP 5xx, Anthropic's 529), as opposed to a bad request we must not mask. */
 export function isOverloadOrServerError(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
-  const e = err as { status?: unknown; name?: unknown; error?: { type?: unknown } | undefined; lc_error_code?: unknown };
-  if (typeof e.status === "number" && e.status >= 500) return true;
+  const e = err as { status?: unknown; name?: unknown; message?: unknown; error?: { type?: unknown; error?: { type?: unknown } } | undefined };
+  if (typeof e.status === "number") return e.status >= 500;
   if (typeof e.name === "string" && /overloaded|internalserver/i.test(e.name)) return true;
-  return e.error?.type === "overloaded_error" || e.error?.type === "api_error";
+  // Mid-stream failures arrive as an SSE error event: no HTTP status, the type nested in the body.
+  const type = e.error?.error?.type ?? e.error?.type;
+  if (type === "overloaded_error" || type === "api_error") return true;
+  return typeof e.message === "string" && /overloaded_error/.test(e.message);
 }
 
 /**

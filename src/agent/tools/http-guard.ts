@@ -81,7 +81,7 @@ export async function resolvePublicUrl(raw: string, lookup: LookupAll = systemLo
 }
 
 /** Connects only to the addresses already checked, so a second DNS answer cannot swap in a private one. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const first = addresses[0];
     if (!first) return callback(new Error("no address"), "", 4);

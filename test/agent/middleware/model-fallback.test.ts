@@ -1,6 +1,9 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createAgent } from "langchain";
+import nock from "nock";
+import { createChatModel } from "../../../src/agent/model/create-chat-model.js";
+import { resolveModelSettings } from "../../../src/agent/model/resolve-model-settings.js";
 import { describe, expect, it } from "vitest";
 import { isOverloadOrServerError, modelFallbackMiddleware } from "../../../src/agent/middleware/model-fallback.js";
 
@@ -38,6 +41,33 @@ describe("modelFallbackMiddleware", () => {
     const fallback = fakeModel().respond(new AIMessage("never"));
     const agent = createAgent({ model: primary, tools: [], middleware: [modelFallbackMiddleware(fallback)] });
     await expect(agent.invoke({ messages: [new HumanMessage("hi")] })).rejects.toThrow(/400/);
+    expect(fallback.callCount).toBe(0);
+  });
+});
+
+describe("modelFallbackMiddleware against the Anthropic SDK's real errors", () => {
+  it.each([
+    ["HTTP 529", (scope: nock.Interceptor) => scope.reply(529, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } })],
+    ["HTTP 500", (scope: nock.Interceptor) => scope.reply(500, { type: "error", error: { type: "api_error", message: "Internal" } })],
+    [
+      "an overloaded error event mid-stream",
+      (scope: nock.Interceptor) =>
+        scope.reply(200, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', { "content-type": "text/event-stream" }),
+    ],
+  ])("falls back on %s", async (_name, reply) => {
+    reply(nock("https://api.anthropic.com").post("/v1/messages"));
+    const primary = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-opus-4-7", effort: "none" } }), { anthropicApiKey: "k" }, { maxRetries: 0 });
+    const fallback = fakeModel().respond(new AIMessage("from fallback"));
+    const agent = createAgent({ model: primary, tools: [], middleware: [modelFallbackMiddleware(fallback)] });
+    expect((await agent.invoke({ messages: [new HumanMessage("hi")] })).messages.at(-1)?.text).toBe("from fallback");
+  });
+
+  it("does not fall back on a 400 from Anthropic", async () => {
+    nock("https://api.anthropic.com").post("/v1/messages").reply(400, { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } });
+    const primary = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-opus-4-7", effort: "none" } }), { anthropicApiKey: "k" }, { maxRetries: 0 });
+    const fallback = fakeModel().respond(new AIMessage("never"));
+    const agent = createAgent({ model: primary, tools: [], middleware: [modelFallbackMiddleware(fallback)] });
+    await expect(agent.invoke({ messages: [new HumanMessage("hi")] })).rejects.toThrow(/prompt is too long/);
     expect(fallback.callCount).toBe(0);
   });
 });
