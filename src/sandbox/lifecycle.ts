@@ -135,7 +135,8 @@ export async function ensureSandboxForThread(opts: EnsureSandboxOptions): Promis
     try {
       sandbox = await provider.create({ ...opts.createOptions, labels: { ...opts.createOptions?.labels, thread: threadId } });
     } catch (err) {
-      await cas(redis, key, mine, null);
+      // Put back what we replaced, so the next attempt still reports the lost workspace.
+      await cas(redis, key, mine, lostId ?? null);
       throw err;
     }
     if (!(await cas(redis, key, mine, sandbox.id))) {

@@ -81,6 +81,18 @@ describe("ensureSandboxForThread", () => {
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBe(next.sandbox.id);
   });
 
+  it("keeps reporting the lost workspace when the replacement's creation fails once", async () => {
+    const { provider, stats } = instrumented(local);
+    const redis = testRedis();
+    const first = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    await local.destroy(first.sandbox.id);
+    stats.failNext = true;
+    await expect(ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).rejects.toThrow("no capacity");
+    expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBe(first.sandbox.id);
+    const next = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    expect(next).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: first.sandbox.id });
+  });
+
   it("recreates when the cached sandbox stops answering", async () => {
     const { provider } = instrumented(local);
     const redis = testRedis();

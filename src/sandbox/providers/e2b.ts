@@ -1,4 +1,5 @@
 import type { SandboxConfig } from "../config.js";
+import { shellQuote } from "../shell-quote.js";
 import {
   SandboxError,
   type CreateSandboxOptions,
@@ -88,18 +89,18 @@ class E2bSandbox implements Sandbox {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
-    const run = this.handle.run(command, {
-      cwd: resolveIn(WORKDIR, options.cwd ?? "."),
-      envs: options.env ?? {},
-      timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
-    });
+    const timeoutMs = options.timeoutMs ?? this.opts.execTimeoutMs;
+    // E2B's command timeout stops the command, not what it spawned: coreutils `timeout` kills the
+    // whole process group and exits 124; the SDK's own limit is only a backstop.
+    const wrapped = `timeout -k 1s ${(timeoutMs / 1000).toFixed(3)}s sh -c ${shellQuote(command)}`;
+    const run = this.handle.run(wrapped, { cwd: resolveIn(WORKDIR, options.cwd ?? "."), envs: options.env ?? {}, timeoutMs: timeoutMs + 5_000 });
     try {
       return execResult(await run, this.opts.maxOutputBytes);
     } catch (err) {
       const e = err as { name?: string; exitCode?: number; stdout?: string; stderr?: string };
       // A non-zero exit is a result, not an error.
       if (e.name === "CommandExitError" && typeof e.exitCode === "number") {
-        return execResult({ exitCode: e.exitCode, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }, this.opts.maxOutputBytes);
+        return execResult({ exitCode: e.exitCode, stdout: e.stdout ?? "", stderr: e.stderr ?? "", timedOut: e.exitCode === 124 }, this.opts.maxOutputBytes);
       }
       if (e.name === "TimeoutError") return execResult({ exitCode: 124, stdout: "", stderr: "", timedOut: true }, this.opts.maxOutputBytes);
       throw vendorError("e2b", "exec", err);
@@ -170,7 +171,7 @@ export class E2bSandboxProvider implements SandboxProvider {
         throw vendorError("e2b", "create", err);
       });
     const sb = new E2bSandbox(handle, this.opts);
-    const mk = await sb.exec(`mkdir -p ${WORKDIR}`);
+    const mk = await sb.exec(`mkdir -p ${WORKDIR}`, { cwd: "/" });
     if (mk.exitCode !== 0) throw new SandboxError("exec_failed", `e2b: cannot create ${WORKDIR}: ${mk.stderr}`);
     return sb;
   }

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { errorMessage } from "../../errors.js";
 import { isMountPoint, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { runProcess } from "../run-process.js";
 import {
@@ -95,6 +96,8 @@ export class LocalSandbox implements Sandbox {
       ...(options.signal ? { signal: options.signal } : {}),
       onSpawn: (pid) => track(this.id, pid, true),
       onExit: (pid) => track(this.id, pid, false),
+    }).catch((err: unknown) => {
+      throw new SandboxError("unavailable", `cannot start bubblewrap (is the bubblewrap package installed?): ${errorMessage(err)}`, { cause: err });
     });
     const stderr = r.stderr.toString("utf8");
     // bwrap reports its own setup failures (missing workspace, bad cwd) as exit 1 with a "bwrap:" line.

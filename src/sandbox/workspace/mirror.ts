@@ -32,7 +32,12 @@ export function ensureMirror(opts: MirrorOptions): Promise<string> {
   const work = (async () => {
     const auth = opts.token ? { token: opts.token } : {};
     if (existsSync(join(path, "HEAD"))) {
-      await hostGit(["-C", path, "fetch", "--prune", "--quiet", opts.remoteUrl, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+refs/pull/*:refs/pull/*"], auth);
+      const fetch = () => hostGit(["-C", path, "fetch", "--prune", "--quiet", opts.remoteUrl, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+refs/pull/*:refs/pull/*"], auth);
+      // Another worker process on this host may hold the mirror's ref locks: retry once.
+      await fetch().catch(async () => {
+        await new Promise((r) => setTimeout(r, 500));
+        await fetch();
+      });
       return path;
     }
     await mkdir(join(opts.mirrorRoot, "mirrors"), { recursive: true });
