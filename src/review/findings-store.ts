@@ -87,6 +87,22 @@ export class FindingsStore {
     await multi.exec();
   }
 
+  /** Every PR of a repo that has a findings set (for the continual style analyzer). */
+  async listPulls(owner: string, repo: string): Promise<PullRef[]> {
+    const head = `${this.prefix}review:findings:{${owner}/${repo}#`;
+    const numbers = new Set<number>();
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${head}*}`, "COUNT", 500);
+      cursor = next;
+      for (const k of keys) {
+        const n = Number(k.slice(head.length, -1));
+        if (Number.isInteger(n) && n > 0) numbers.add(n);
+      }
+    } while (cursor !== "0");
+    return [...numbers].sort((a, b) => a - b).map((pull_number) => ({ owner, repo, pull_number }));
+  }
+
   async clear(pr: PullRef): Promise<void> {
     await this.redis.del(this.findingsKey(pr), this.stateKey(pr));
   }
