@@ -1,8 +1,7 @@
 import type { AgentJob } from "../src/queue/schemas.js";
-import { replyTo } from "../src/github/reply.js";
+import { runAgent } from "../src/runs/run-agent.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
-import { notAvailableYet } from "../src/worker/not-available.js";
 
 /**
  * The agent queue: the requester must have write access; a request on a thread whose run is still going
@@ -24,10 +23,12 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     ctx.log.info({ threadId: data.threadId, length, dropped }, "run active: queued as follow-up");
     return { outcome: "follow_up", queued: length, dropped };
   }
+  const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
   try {
-    await replyTo(octokit, target, "I can't work on tasks yet: the coding agent is not available in this version of Open SWE.");
+    const record = await runAgent(data, ctx, octokit, ctx.runtime);
+    return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
   } finally {
+    clearInterval(renew);
     await ctx.locks.release(data.threadId, ctx.jobId);
   }
-  return notAvailableYet("The coding agent");
 }

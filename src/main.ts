@@ -12,6 +12,7 @@ import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
+import { createAgentRuntime } from "./runs/agent-runtime.js";
 
 export type Role = "web" | "worker" | "all";
 
@@ -72,6 +73,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         locks: new RunLocks(redis, prefix, config.env.RUN_LOCK_SECONDS * 1000),
         followUps: new FollowUpQueue(redis, prefix, config.env.FOLLOW_UP_CAP),
         queues,
+        runtime: createAgentRuntime(config, redis, prefix),
       },
       log,
       concurrency: config.env.WORKER_CONCURRENCY,

@@ -6,6 +6,7 @@ import type { QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { FollowUpQueue } from "../threads/follow-ups.js";
 import type { RunLocks } from "../threads/run-lock.js";
+import type { AgentRuntime } from "../runs/agent-runtime.js";
 
 /** What every processor gets besides its payload: shared services, built once per worker process. */
 export interface WorkerServices {
@@ -17,6 +18,7 @@ export interface WorkerServices {
   locks: RunLocks;
   followUps: FollowUpQueue;
   queues: QueueSet;
+  runtime: AgentRuntime;
 }
 
 export interface JobContext extends WorkerServices {

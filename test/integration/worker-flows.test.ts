@@ -94,15 +94,19 @@ describe("workers: permission first, then the command", () => {
     expect(items.map((i) => [i.text, i.author])).toEqual([["also update the README", "walt"]]);
   });
 
-  it("a task with no agent available fails visibly and tells the user", async () => {
+  it("a task with no model API key fails at once, telling the user why", async () => {
     const { payload, installationId } = commentEvent("@open-swe add a CONTRIBUTING.md", "wanda", { number: 8, pr: false });
     mockInstallationToken(installationId);
     permission("wanda", "write");
-    nock(API).post("/repos/octo/hello/issues/8/comments", (b) => /not available/.test(b.body)).reply(201, { id: 4 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).post("/repos/octo/hello/issues/8/comments", (b) => /I can't start: .*needs ANTHROPIC_API_KEY/.test(b.body)).reply(201, { id: 4 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId));
     expect(done.state).toBe("failed");
-    expect(done.failedReason).toMatch(/coding agent is not available yet/);
+    expect(done.failedReason).toMatch(/needs ANTHROPIC_API_KEY/);
+    const thread = threadId({ kind: "issue", issueId: 5005 });
+    expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
   });
 
   it("an invalid .github/open-swe.yml is reported as a failing check with the zod message", async () => {

@@ -13,6 +13,7 @@ export async function postRunComment(ctx: GitHubRunContext, body: string): Promi
   const key = `${ctx.runId}:comment:${createHash("sha256").update(body).digest("hex").slice(0, 16)}`;
   const { value, replayed } = await ctx.effects.once(key, async () => ({ id: await replyTo(ctx.octokit, ctx.target, body) }));
   ctx.state.replied = true;
+  ctx.state.lastReply = { id: value.id, body };
   return { id: value.id, replayed };
 }
 

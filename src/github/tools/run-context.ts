@@ -9,6 +9,8 @@ export interface RunState {
   prNumber?: number;
   pushedSha?: string;
   replied: boolean;
+  /** The last reply this run posted, so the run summary can be appended to it instead of a new comment. */
+  lastReply?: { id: number; body: string };
 }
 
 export interface GitHubRunContext {

@@ -1,0 +1,24 @@
+import type { Redis } from "ioredis";
+import { RedisSaver } from "../agent/checkpoint/redis-saver.js";
+import type { AppConfig } from "../config/env.js";
+import type { SandboxCache } from "../sandbox/lifecycle.js";
+import { createSandboxProvider } from "../sandbox/registry.js";
+import type { SandboxProvider } from "../sandbox/types.js";
+import { SideEffectLedger } from "../store/side-effects.js";
+
+/** What agent and review runs share within one worker process: built once, at worker start. */
+export interface AgentRuntime {
+  sandboxProvider: SandboxProvider;
+  sandboxCache: SandboxCache;
+  checkpointer: RedisSaver;
+  effects: SideEffectLedger;
+}
+
+export function createAgentRuntime(config: AppConfig, redis: Redis, prefix: string): AgentRuntime {
+  return {
+    sandboxProvider: createSandboxProvider(config.sandbox),
+    sandboxCache: new Map(),
+    checkpointer: new RedisSaver({ redis, prefix: `${prefix}:ckpt` }),
+    effects: new SideEffectLedger(redis, prefix),
+  };
+}

@@ -1,0 +1,60 @@
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { shellQuote } from "../sandbox/shell-quote.js";
+import type { Sandbox } from "../sandbox/types.js";
+import { coAuthoredByTrailer } from "../sandbox/workspace/identity.js";
+import { createPushBundle, PushRejectedError, verifyAndPushBundle } from "../sandbox/workspace/push.js";
+import type { GitHubRunContext } from "../github/tools/run-context.js";
+
+export interface CommitAndPushDeps {
+  sandbox: Sandbox;
+  mirror: string;
+  remoteUrl: string;
+  /** The commit the remote branch is at (or the base commit for a new branch); advanced after each push. */
+  expectedOld: () => string;
+  onPushed: (sha: string) => Promise<void>;
+  /** Minted per push, used only by the host git process. */
+  token: () => Promise<string>;
+  allowWorkflowChanges: boolean;
+}
+
+/**
+ * Commits inside the sandbox, then moves the work out as a git bundle that the host verifies and pushes:
+ * the credential never enters the sandbox.
+ */
+export function commitAndPushTool(ctx: GitHubRunContext, deps: CommitAndPushDeps) {
+  return tool(
+    async ({ message }) => {
+      const trailer = coAuthoredByTrailer({ name: ctx.requester.login, email: `${ctx.requester.id}+${ctx.requester.login}@users.noreply.github.com` });
+      const commit = await deps.sandbox.exec(
+        `git add -A && (git diff --cached --quiet || git commit -q -m ${shellQuote(message)} -m ${shellQuote(trailer)})`,
+        { timeoutMs: 120_000 },
+      );
+      if (commit.exitCode !== 0) return `Commit failed (exit ${commit.exitCode}): ${commit.stderr.trim() || commit.stdout.trim()}`;
+      const bundle = await createPushBundle(deps.sandbox, { branch: ctx.branch, since: deps.expectedOld() });
+      if (!bundle) return ctx.state.pushedSha ? `Nothing new to push; ${ctx.branch} is at ${ctx.state.pushedSha.slice(0, 12)}.` : "Nothing to commit or push: the working tree has no changes.";
+      try {
+        const pushed = await verifyAndPushBundle({
+          mirror: deps.mirror,
+          bundle,
+          branch: ctx.branch,
+          expectedOld: deps.expectedOld(),
+          remoteUrl: deps.remoteUrl,
+          token: await deps.token(),
+          allowWorkflowChanges: deps.allowWorkflowChanges,
+        });
+        ctx.state.pushedSha = pushed.newSha;
+        await deps.onPushed(pushed.newSha);
+        return `Pushed ${pushed.commits} commit(s) to ${ctx.branch} (${pushed.newSha.slice(0, 12)}); files: ${pushed.changedFiles.join(", ")}`;
+      } catch (err) {
+        if (err instanceof PushRejectedError) return `Push refused (${err.reason}): ${err.message}`;
+        throw err;
+      }
+    },
+    {
+      name: "commit_and_push",
+      description: `Commit every change in the workspace with the message given and push branch ${ctx.branch}. The only way to push.`,
+      schema: z.object({ message: z.string().min(1).max(5_000).describe("Commit message: a short subject line, a blank line, then why") }),
+    },
+  );
+}

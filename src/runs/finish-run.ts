@@ -1,0 +1,30 @@
+import { formatRunSummary, type RunRecord } from "../agent/run-record.js";
+import { editReply } from "../github/edit-reply.js";
+import { postRunComment } from "../github/tools/github-comment.js";
+import type { GitHubRunContext } from "../github/tools/run-context.js";
+
+const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
+  pr_opened: "",
+  completed: "",
+  step_limit: "I reached my step limit before finishing.",
+  sandbox_failed: "I stopped because the sandbox kept failing.",
+  incomplete: "I stopped before finishing the task.",
+  failed: "I hit an error and could not finish.",
+};
+
+/**
+ * The run's last word: its one-line summary (cost, duration) appended to the reply the agent posted,
+ * or, when the agent never replied, a reply that says how the run ended.
+ */
+export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[]): Promise<void> {
+  const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
+  const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
+  if (record.error) extra.push(`Error: ${record.error}`);
+  if (ctx.state.lastReply && record.outcome !== "failed") {
+    const body = [ctx.state.lastReply.body, ...extra, footer].join("\n\n");
+    await editReply(ctx.octokit, ctx.target, ctx.state.lastReply.id, body);
+    return;
+  }
+  const lead = extra.length > 0 ? extra : [record.prUrl ? `Pull request: ${record.prUrl}` : "The run finished without a reply."];
+  await postRunComment(ctx, [...lead, footer].join("\n\n"));
+}

@@ -1,0 +1,109 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { AppConfig } from "../config/env.js";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { GitHubAuth, Octokit } from "../github/app-auth.js";
+import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
+import type { Sandbox } from "../sandbox/types.js";
+import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
+import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
+import { keyer } from "../store/keys.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import { agentBranchName, remoteUrl } from "./branch-name.js";
+
+export interface RunTarget {
+  installationId: number;
+  owner: string;
+  repo: string;
+  number: number;
+  isPullRequest: boolean;
+  threadId: string;
+  text: string;
+}
+
+export interface RunWorkspace {
+  sandbox: Sandbox;
+  workspace: PreparedWorkspace;
+  workspaceLost: boolean;
+  mirror: string;
+  remote: string;
+  branch: string;
+  /** The PR's base: the default branch, or the human's PR branch we stack on. */
+  baseBranch: string;
+  defaultBranch: string;
+  /** What the remote branch is at now (or the commit the branch started from). */
+  expectedOld: string;
+}
+
+/**
+ * Where the run works: our own branch, never a human's. A PR thread on a branch we opened continues it;
+ * on someone else's PR we branch off its head and open a PR stacked onto it (forks: onto its base).
+ */
+export async function prepareRunWorkspace(opts: {
+  target: RunTarget;
+  octokit: Octokit;
+  github: GitHubAuth;
+  config: AppConfig;
+  repoConfig: RepoConfig;
+  runtime: AgentRuntime;
+  redis: Redis;
+  prefix: string;
+  log: Logger;
+}): Promise<RunWorkspace> {
+  const { target: t, octokit, config } = opts;
+  const { data: repoInfo } = await octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo });
+  const defaultBranch = repoInfo.default_branch;
+  let ref = `refs/heads/${defaultBranch}`;
+  let branch = agentBranchName(t.threadId, t.text);
+  let baseBranch = defaultBranch;
+  if (t.isPullRequest) {
+    const { data: pr } = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number });
+    const sameRepo = pr.head.repo?.full_name?.toLowerCase() === `${t.owner}/${t.repo}`.toLowerCase();
+    ref = `refs/pull/${t.number}/head`;
+    if (sameRepo && pr.head.ref.startsWith("open-swe/")) {
+      branch = pr.head.ref;
+      baseBranch = pr.base.ref;
+    } else {
+      baseBranch = sameRepo ? pr.head.ref : pr.base.ref;
+    }
+  }
+  const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
+  const token = await opts.github.repoScopedToken(t.installationId, t.repo);
+  const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token });
+  // A branch an earlier run already pushed is where this run picks up, whatever sandbox it gets.
+  const remoteHead = await resolveRef(mirror, `refs/heads/${branch}`).catch(() => "");
+  if (remoteHead) ref = `refs/heads/${branch}`;
+  const ensured = await ensureSandboxForThread({
+    redis: opts.redis,
+    keyPrefix: opts.prefix,
+    threadId: t.threadId,
+    provider: opts.runtime.sandboxProvider,
+    creationTimeoutMs: config.sandbox.createTimeoutMs,
+    cache: opts.runtime.sandboxCache,
+    createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
+  });
+  const workspace = await prepareWorkspace({
+    sandbox: ensured.sandbox,
+    mirrorRoot: config.sandbox.mirrorRoot,
+    mirror,
+    ref,
+    branch,
+    publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
+  });
+  // The branch's starting commit is remembered per thread: a reused workspace keeps building on it.
+  const baseKey = keyer(`${opts.prefix}:thread`)(t.threadId, "base");
+  if (workspace.mode !== "existing" || ensured.workspaceLost) await opts.redis.set(baseKey, workspace.sha);
+  const base = (await opts.redis.get(baseKey)) ?? workspace.sha;
+  opts.log.info({ sandbox: ensured.sandbox.id, outcome: ensured.outcome, mode: workspace.mode, branch, ms: Math.round(workspace.readyMs) }, "workspace ready");
+  return {
+    sandbox: ensured.sandbox,
+    workspace,
+    workspaceLost: ensured.workspaceLost,
+    mirror,
+    remote,
+    branch,
+    baseBranch,
+    defaultBranch,
+    expectedOld: remoteHead || base,
+  };
+}

@@ -1,0 +1,171 @@
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { UnrecoverableError } from "bullmq";
+import { createOpenSweAgent } from "../agent/create-agent.js";
+import { buildAgentMiddleware } from "../agent/middleware/build-agent-middleware.js";
+import { renderPrompt } from "../agent/prompts.js";
+import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
+import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
+import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
+import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
+import { OpenSweError } from "../errors.js";
+import type { Octokit } from "../github/app-auth.js";
+import { replyTo } from "../github/reply.js";
+import { postRunComment } from "../github/tools/github-comment.js";
+import { githubTools } from "../github/tools/index.js";
+import type { GitHubRunContext } from "../github/tools/run-context.js";
+import type { AgentJob } from "../queue/schemas.js";
+import { SandboxBackend } from "../sandbox/deepagents-backend.js";
+import { RunRecords } from "../store/run-records.js";
+import type { JobContext } from "../worker/job-context.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import { commitAndPushTool } from "./commit-and-push-tool.js";
+import { finishRun } from "./finish-run.js";
+import { prepareRunWorkspace } from "./prepare-run-workspace.js";
+import { resolveRunModel } from "./resolve-run-model.js";
+
+const VERDICT_FLAG = /(^|\s)--verdict(\s|$)/i;
+
+function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean): HumanMessage {
+  const where = `${data.owner}/${data.repo}#${data.number}`;
+  const lines = [
+    data.trigger === "wakeup" ? `Scheduled wake-up on ${where}. Your note: ${data.text}` : `Request from @${data.requester.login} on ${where} (GitHub ${data.isPullRequest ? "pull request" : "issue"}):`,
+    ...(data.trigger === "wakeup" ? [] : ["<request>", data.text, "</request>"]),
+    `Work on branch \`${branch}\`; the pull request goes into \`${baseBranch}\`. Reply with \`github_comment\`.`,
+  ];
+  if (workspaceLost) lines.push("Note: this thread's previous sandbox is gone, so any uncommitted work from an earlier run was lost; you start from the pushed branch.");
+  return new HumanMessage(lines.join("\n"));
+}
+
+/** A user-facing problem (bad config, no model key): reply once, fail the job without retries. */
+async function refuse(octokit: Octokit, data: AgentJob, message: string): Promise<never> {
+  await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, message);
+  throw new UnrecoverableError(message);
+}
+
+/**
+ * One coding-agent run: model → workspace → deepagents over the sandbox with host-side tools →
+ * record and summary. Resumes from the last checkpoint when the job is retried after a crash.
+ */
+export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
+  let repoConfig;
+  try {
+    repoConfig = await loadRepoConfig(octokit, data.owner, data.repo);
+  } catch (err) {
+    if (err instanceof RepoConfigError) return refuse(octokit, data, `I could not use \`.github/open-swe.yml\`: ${err.message}.\n\n${err.details}`);
+    throw err;
+  }
+  let runModel;
+  try {
+    runModel = await resolveRunModel({
+      role: "agent",
+      profile: await ctx.settings.getProfile(data.requester.login),
+      team: await ctx.settings.getTeamModels(),
+      repoConfig,
+      config: ctx.config.model,
+    });
+  } catch (err) {
+    if (err instanceof OpenSweError) return refuse(octokit, data, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
+    throw err;
+  }
+
+  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log });
+  let expectedOld = ws.expectedOld;
+  const gh: GitHubRunContext = {
+    octokit,
+    installationId: data.installationId,
+    owner: data.owner,
+    repo: data.repo,
+    threadId: data.threadId,
+    runId: ctx.jobId,
+    target: { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment },
+    requester: data.requester,
+    branch: ws.branch,
+    baseBranch: ws.baseBranch,
+    effects: runtime.effects,
+    queues: ctx.queues,
+    state: { replied: false },
+  };
+  const tools = [
+    commitAndPushTool(gh, {
+      sandbox: ws.sandbox,
+      mirror: ws.mirror,
+      remoteUrl: ws.remote,
+      expectedOld: () => expectedOld,
+      onPushed: async (sha) => {
+        expectedOld = sha;
+      },
+      token: () => ctx.github.repoScopedToken(data.installationId, data.repo),
+      allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
+    }),
+    ...githubTools(gh, { verdictAuthorized: VERDICT_FLAG.test(data.text), isPullRequest: data.isPullRequest }),
+    createHttpRequestTool(),
+    createFetchUrlTool(),
+  ] as StructuredToolInterface[];
+  const middleware = buildAgentMiddleware({
+    modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
+    workspaceRoot: ws.sandbox.workdir,
+    readWorkspaceFile: async (path) => {
+      const [file] = await ws.sandbox.download([path]);
+      return file?.content ? Buffer.from(file.content).toString("utf8") : undefined;
+    },
+    drainFollowUps: async (threadId) => {
+      const { items, dropped } = await ctx.followUps.drain(threadId);
+      const texts = items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
+      if (dropped > 0) texts.unshift(`(${dropped} older follow-up message(s) were dropped because too many arrived.)`);
+      return texts;
+    },
+    threadId: data.threadId,
+    notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
+    ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
+    logger: ctx.log,
+  });
+  const agent = createOpenSweAgent({
+    model: runModel.model,
+    systemPrompt: renderPrompt("agent", { repo: `${data.owner}/${data.repo}`, workspace_root: ws.sandbox.workdir, default_branch: ws.defaultBranch }),
+    backend: new SandboxBackend(ws.sandbox, { timeoutMs: ctx.config.sandbox.execTimeoutMs, signal: ctx.signal }),
+    tools,
+    middleware,
+    checkpointer: runtime.checkpointer,
+  });
+
+  const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
+  const startedAt = new Date();
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]);
+  const runConfig = { configurable: { thread_id: data.threadId }, recursionLimit: 10_000, signal };
+  const startedKey = `${ctx.jobId}:started`;
+  const resuming = (await runtime.effects.get(startedKey)) !== null && (await stateOf(runConfig)).next.length > 0;
+  await runtime.effects.once(startedKey, async () => startedAt.toISOString());
+  ctx.log.info({ resuming, model: runModel.settings.modelId, source: runModel.settings.source }, "agent run starting");
+
+  let messages: BaseMessage[] = [];
+  let error: unknown;
+  try {
+    const result = await agent.invoke(resuming ? null : { messages: [taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost)] }, runConfig);
+    messages = result.messages as BaseMessage[];
+  } catch (err) {
+    error = err;
+    messages = (await stateOf(runConfig).catch(() => null))?.values.messages ?? [];
+  }
+  const record = buildRunRecord({
+    threadId: data.threadId,
+    trigger: data.trigger,
+    settings: runModel.settings,
+    messages,
+    startedAt,
+    finishedAt: new Date(),
+    ...(error !== undefined ? { error } : {}),
+  });
+  if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
+  await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
+  const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
+  // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
+  if (error !== undefined && !lastAttempt) throw error;
+  const notes = [
+    ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
+    ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+  ];
+  await finishRun(gh, record, notes);
+  if (error !== undefined) throw error;
+  return record;
+}

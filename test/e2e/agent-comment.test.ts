@@ -1,0 +1,104 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import { startProcess, type RunningProcess } from "../../src/main.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { RunRecords } from "../../src/store/run-records.js";
+import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const API = "https://api.github.com";
+const PR_URL = "https://github.com/octo/hello/pull/12";
+
+const script = [
+  { text: "I'll add the guide.", tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n\nRun `npm test` before sending a PR.\n" } }], usage: { input_tokens: 1200, output_tokens: 80 } },
+  { tool_calls: [{ name: "commit_and_push", args: { message: "Add CONTRIBUTING.md" } }], usage: { input_tokens: 1400, output_tokens: 30 } },
+  { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Add CONTRIBUTING.md", body: "Adds a short contributor guide." } }], usage: { input_tokens: 1500, output_tokens: 40 } },
+  { tool_calls: [{ name: "github_comment", args: { body: `Added a contributor guide: ${PR_URL}` } }], usage: { input_tokens: 1600, output_tokens: 30 } },
+  { tool_calls: [{ name: "confirming_completion", args: { summary: "Added CONTRIBUTING.md" } }], usage: { input_tokens: 1700, output_tokens: 20 } },
+];
+
+describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply", () => {
+  let proc: RunningProcess;
+  let remote: ReturnType<typeof makeBareRemote>;
+  let prefix: string;
+  let dataDir: string;
+  beforeAll(async () => {
+    prefix = uniquePrefix();
+    remote = makeBareRemote("octo", "hello");
+    dataDir = mkdtempSync(join(tmpdir(), "open-swe-e2e-"));
+    const replay = join(dataDir, "run.json");
+    writeFileSync(replay, JSON.stringify(script));
+    proc = await startProcess({
+      role: "all",
+      config: testConfig({
+        QUEUE_REDIS_URL: redisUrl(),
+        QUEUE_PREFIX: prefix,
+        DATA_DIR: dataDir,
+        JOB_ATTEMPTS: "1",
+        OPEN_SWE_MODEL: `replay:${replay}`,
+        GIT_REMOTE_TEMPLATE: remote.template,
+        SANDBOX_TYPE: "local",
+      }),
+      log: createLogger("silent"),
+      port: 0,
+      host: "127.0.0.1",
+      octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
+    });
+  });
+  afterAll(async () => proc?.stop());
+
+  it("@open-swe add a CONTRIBUTING.md", async () => {
+    mockInstallationToken(4242, 3);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
+    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    const pr = nock(API)
+      .post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/.test(b.head) && b.body.startsWith("Adds a short contributor guide."))
+      .reply(201, { number: 12, html_url: PR_URL });
+    const reply = nock(API).post("/repos/octo/hello/issues/8/comments", { body: `Added a contributor guide: ${PR_URL}` }).reply(201, { id: 555 });
+    const summary = nock(API)
+      .patch("/repos/octo/hello/issues/comments/555", (b) => b.body.startsWith(`Added a contributor guide: ${PR_URL}`) && /replayed/i.test(b.body) && /Open SWE · replayed run/.test(b.body))
+      .reply(200, { id: 555 });
+
+    const res = await sendWebhook(proc.port!, {
+      event: "issue_comment",
+      payload: {
+        action: "created",
+        installation: { id: 4242 },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "dana", id: 31, type: "User" },
+        issue: { number: 8, id: 8008 },
+        comment: { id: 901, body: "@open-swe add a CONTRIBUTING.md", user: { login: "dana", id: 31, type: "User" } },
+      },
+    });
+    expect(res.status).toBe(200);
+    const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
+    expect(pr.isDone() && reply.isDone() && summary.isDone()).toBe(true);
+
+    const branches = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    expect(branches).toMatch(/^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/);
+    expect(remote.git("show", `${branches}:CONTRIBUTING.md`)).toContain("Run `npm test`");
+    const log = remote.git("log", "-1", "--format=%an <%ae>%n%B", branches);
+    expect(log).toMatch(/^open-swe\[bot\] </);
+    expect(log).toContain("Co-authored-by: dana <31+dana@users.noreply.github.com>");
+
+    const record = await new RunRecords(testRedis(), prefix).get(deliveryJobId(res.deliveryId));
+    expect(record).toMatchObject({ outcome: "pr_opened", replayed: true, prUrl: PR_URL, inputTokens: 7400, outputTokens: 200, trigger: "comment" });
+    expect(record?.toolCounts).toMatchObject({ write_file: 1, commit_and_push: 1, open_or_update_pull_request: 1, github_comment: 1 });
+
+    // No GitHub credential anywhere in the sandbox's files.
+    const leaked = execFileSync("bash", ["-c", `grep -rl ghs_test_installation_token ${join(dataDir, "sandboxes")} || true`], { encoding: "utf8" });
+    expect(leaked).toBe("");
+  });
+});
