@@ -1,7 +1,7 @@
 // The agent's public surface for jobs/agent and the CLI; import from here, not from deep paths.
 export { RedisSaver, type RedisSaverOptions } from "./checkpoint/redis-saver.js";
 export { createOpenSweAgent, type CreateOpenSweAgentOptions } from "./create-agent.js";
-export { buildAgentMiddleware, DEFAULT_PUSH_TOOLS, DEFAULT_REPLY_TOOLS, type AgentMiddlewareDeps } from "./middleware/build-agent-middleware.js";
+export { buildAgentMiddleware, DEFAULT_PUSH_TOOLS, DEFAULT_REPLY_TOOLS, SIDE_EFFECT_TOOLS, type AgentMiddlewareDeps } from "./middleware/build-agent-middleware.js";
 export { CONFIRMING_COMPLETION_TOOL, NO_OP_TOOL } from "./middleware/ensure-no-empty-message.js";
 export type { AgentStatus } from "./middleware/source-status.js";
 export { STEP_LIMIT_TEXT } from "./middleware/step-limit-notice.js";

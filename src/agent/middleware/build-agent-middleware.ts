@@ -3,6 +3,7 @@ import type { AgentMiddleware } from "langchain";
 import type { Logger } from "../../logger.js";
 import { ensureNoEmptyMessageMiddleware } from "./ensure-no-empty-message.js";
 import { followUpQueueMiddleware } from "./follow-up-queue.js";
+import { idempotentToolCallsMiddleware, type IdempotentToolCallsDeps } from "./idempotent-tool-calls.js";
 import { modelCallLimit } from "./model-call-limit.js";
 import { modelFallbackMiddleware } from "./model-fallback.js";
 import { sandboxCircuitBreakerMiddleware, type SandboxCircuitBreakerDeps } from "./sandbox-circuit-breaker.js";
@@ -28,15 +29,19 @@ export interface AgentMiddlewareDeps {
   circuitBreaker?: SandboxCircuitBreakerDeps;
   fallbackModel?: BaseChatModel;
   onFallback?: (err: unknown) => void;
+  /** Remember side-effecting tool results so a resumed run does not repeat them (tools default to SIDE_EFFECT_TOOLS). */
+  idempotency?: Omit<IdempotentToolCallsDeps, "tools"> & { tools?: readonly string[] };
   logger?: Logger;
 }
 
 export const DEFAULT_PUSH_TOOLS = ["commit_and_push"] as const;
 export const DEFAULT_REPLY_TOOLS = ["github_comment", "slack_thread_reply", "linear_comment", "jira_comment", "confluence_comment"] as const;
+export const SIDE_EFFECT_TOOLS = [...DEFAULT_PUSH_TOOLS, ...DEFAULT_REPLY_TOOLS, "open_or_update_pull_request", "request_pr_review", "schedule_thread_wakeup"] as const;
 
 /**
  * The agent's middleware stack in the order the issue fixes (seed 002): the first entry wraps all
- * others. Build it per run — the AGENTS.md and circuit-breaker middleware keep per-run memory.
+ * others. Idempotent tool calls (not in the seed) sit innermost around the tools, after the breaker.
+ * Build it per run — the AGENTS.md and circuit-breaker middleware keep per-run memory.
  */
 export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware[] {
   const logger = deps.logger ? { logger: deps.logger } : {};
@@ -50,6 +55,7 @@ export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware
     ensureNoEmptyMessageMiddleware({ pushTools: deps.pushTools ?? DEFAULT_PUSH_TOOLS, replyTools: deps.replyTools ?? DEFAULT_REPLY_TOOLS }),
     stepLimitNoticeMiddleware({ notify: deps.notifyStepLimit, ...logger }),
     sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
+    deps.idempotency ? idempotentToolCallsMiddleware({ ...deps.idempotency, tools: deps.idempotency.tools ?? SIDE_EFFECT_TOOLS }) : undefined,
     deps.fallbackModel ? modelFallbackMiddleware(deps.fallbackModel, deps.onFallback) : undefined,
     sanitizeThinkingBlocksMiddleware(),
   ];

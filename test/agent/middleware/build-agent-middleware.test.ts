@@ -4,6 +4,7 @@ import { createAgent, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildAgentMiddleware, type AgentMiddlewareDeps } from "../../../src/agent/middleware/build-agent-middleware.js";
+import { testRedis } from "../../helpers/redis.js";
 import { STEP_LIMIT_TEXT } from "../../../src/agent/middleware/step-limit-notice.js";
 
 function deps(over: Partial<AgentMiddlewareDeps> = {}): AgentMiddlewareDeps {
@@ -19,7 +20,7 @@ function deps(over: Partial<AgentMiddlewareDeps> = {}): AgentMiddlewareDeps {
 
 describe("buildAgentMiddleware", () => {
   it("returns the stack in the issue's order", () => {
-    const names = buildAgentMiddleware(deps({ onStatus: () => {}, fallbackModel: fakeModel() })).map((m) => m.name);
+    const names = buildAgentMiddleware(deps({ onStatus: () => {}, fallbackModel: fakeModel(), idempotency: { redis: testRedis(), prefix: "p" } })).map((m) => m.name);
     expect(names).toEqual([
       "SanitizeToolInputsMiddleware",
       "ModelCallLimitMiddleware",
@@ -30,6 +31,7 @@ describe("buildAgentMiddleware", () => {
       "EnsureNoEmptyMessageMiddleware",
       "StepLimitNoticeMiddleware",
       "SandboxCircuitBreakerMiddleware",
+      "IdempotentToolCallsMiddleware",
       "ModelFallbackMiddleware",
       "SanitizeThinkingBlocksMiddleware",
     ]);
