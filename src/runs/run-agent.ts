@@ -1,9 +1,6 @@
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
-import { createOpenSweAgent } from "../agent/create-agent.js";
-import { buildAgentMiddleware } from "../agent/middleware/build-agent-middleware.js";
-import { renderPrompt } from "../agent/prompts.js";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
@@ -15,12 +12,12 @@ import { postRunComment } from "../github/tools/github-comment.js";
 import { githubTools } from "../github/tools/index.js";
 import type { GitHubRunContext } from "../github/tools/run-context.js";
 import type { AgentJob } from "../queue/schemas.js";
-import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { RunRecords } from "../store/run-records.js";
 import type { JobContext } from "../worker/job-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { commitAndPushTool } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";
+import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 
@@ -102,51 +99,35 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     createHttpRequestTool(),
     createFetchUrlTool(),
   ] as StructuredToolInterface[];
-  const middleware = buildAgentMiddleware({
-    modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
-    workspaceRoot: ws.sandbox.workdir,
-    readWorkspaceFile: async (path) => {
-      const [file] = await ws.sandbox.download([path]);
-      return file?.content ? Buffer.from(file.content).toString("utf8") : undefined;
-    },
-    drainFollowUps: async (threadId) => {
-      const { items, dropped } = await ctx.followUps.drain(threadId);
-      const texts = items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
-      if (dropped > 0) texts.unshift(`(${dropped} older follow-up message(s) were dropped because too many arrived.)`);
-      return texts;
-    },
-    threadId: data.threadId,
-    notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
-    ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
-    logger: ctx.log,
-  });
-  const agent = createOpenSweAgent({
-    model: runModel.model,
-    systemPrompt: renderPrompt("agent", { repo: `${data.owner}/${data.repo}`, workspace_root: ws.sandbox.workdir, default_branch: ws.defaultBranch }),
-    backend: new SandboxBackend(ws.sandbox, { timeoutMs: ctx.config.sandbox.execTimeoutMs, signal: ctx.signal }),
-    tools,
-    middleware,
-    checkpointer: runtime.checkpointer,
-  });
-
-  const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
   const startedAt = new Date();
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]);
-  const runConfig = { configurable: { thread_id: data.threadId }, recursionLimit: 10_000, signal };
   const startedKey = `${ctx.jobId}:started`;
-  const resuming = (await runtime.effects.get(startedKey)) !== null && (await stateOf(runConfig)).next.length > 0;
-  await runtime.effects.once(startedKey, async () => startedAt.toISOString());
-  ctx.log.info({ resuming, model: runModel.settings.modelId, source: runModel.settings.source }, "agent run starting");
-
-  let messages: BaseMessage[] = [];
-  let error: unknown;
-  try {
-    const result = await agent.invoke(resuming ? null : { messages: [taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost)] }, runConfig);
-    messages = result.messages as BaseMessage[];
-  } catch (err) {
-    error = err;
-    messages = (await stateOf(runConfig).catch(() => null))?.values.messages ?? [];
-  }
+  const { messages, error, resumed } = await invokeAgent({
+    model: runModel.model,
+    sandbox: ws.sandbox,
+    tools,
+    middleware: {
+      modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
+      drainFollowUps: async (threadId) => {
+        const { items, dropped } = await ctx.followUps.drain(threadId);
+        const texts = items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
+        if (dropped > 0) texts.unshift(`(${dropped} older follow-up message(s) were dropped because too many arrived.)`);
+        return texts;
+      },
+      threadId: data.threadId,
+      notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
+      ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
+      logger: ctx.log,
+    },
+    checkpointer: runtime.checkpointer,
+    threadId: data.threadId,
+    prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
+    message: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost),
+    execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
+    signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
+    // A job that already started once (its worker died) picks up from the last checkpoint.
+    resumeIfPending: async () => (await runtime.effects.once(startedKey, async () => startedAt.toISOString())).replayed,
+  });
+  ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
   const record = buildRunRecord({
     threadId: data.threadId,
     trigger: data.trigger,

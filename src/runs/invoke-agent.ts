@@ -1,0 +1,60 @@
+import type { BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { createOpenSweAgent } from "../agent/create-agent.js";
+import { buildAgentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
+import { renderPrompt } from "../agent/prompts.js";
+import { SandboxBackend } from "../sandbox/deepagents-backend.js";
+import type { Sandbox } from "../sandbox/types.js";
+
+export interface InvokeAgentOptions {
+  model: BaseChatModel;
+  sandbox: Sandbox;
+  tools: StructuredToolInterface[];
+  middleware: Omit<AgentMiddlewareDeps, "workspaceRoot" | "readWorkspaceFile">;
+  checkpointer: BaseCheckpointSaver;
+  threadId: string;
+  prompt: { repo: string; defaultBranch: string };
+  message: HumanMessage;
+  execTimeoutMs: number;
+  signal: AbortSignal;
+  /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
+  resumeIfPending?: () => Promise<boolean>;
+}
+
+export interface InvokeAgentResult {
+  messages: BaseMessage[];
+  error?: unknown;
+  resumed: boolean;
+}
+
+/** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
+export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentResult> {
+  const middleware = buildAgentMiddleware({
+    ...o.middleware,
+    workspaceRoot: o.sandbox.workdir,
+    readWorkspaceFile: async (path) => {
+      const [file] = await o.sandbox.download([path]);
+      return file?.content ? Buffer.from(file.content).toString("utf8") : undefined;
+    },
+  });
+  const agent = createOpenSweAgent({
+    model: o.model,
+    systemPrompt: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
+    backend: new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal }),
+    tools: o.tools,
+    middleware,
+    checkpointer: o.checkpointer,
+  });
+  const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
+  const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal };
+  const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
+  try {
+    const result = await agent.invoke(resumed ? null : { messages: [o.message] }, config);
+    return { messages: result.messages as BaseMessage[], resumed };
+  } catch (error) {
+    const messages = (await stateOf(config).catch(() => null))?.values.messages ?? [];
+    return { messages, error, resumed };
+  }
+}
