@@ -17,6 +17,7 @@ export const SandboxEnv = z.object({
   SANDBOX_EXEC_TIMEOUT_MS: positiveInt(10 * 60_000),
   SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
+  SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -40,6 +41,8 @@ export interface SandboxConfig {
   execTimeoutMs: number;
   createTimeoutMs: number;
   maxOutputBytes: number;
+  /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
+  localEgress: "proxy" | "host";
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -63,6 +66,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_MS,
     createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
+    localEgress: e.SANDBOX_LOCAL_EGRESS,
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

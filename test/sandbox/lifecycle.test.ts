@@ -40,7 +40,10 @@ describe("ensureSandboxForThread", () => {
     local = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 16 });
     keyPrefix = uniquePrefix();
   });
-  afterEach(() => rm(root, { recursive: true, force: true }));
+  afterEach(async () => {
+    for (const s of await local.list()) await local.destroy(s.id);
+    await rm(root, { recursive: true, force: true });
+  });
 
   it("two workers racing on one thread over two Redis connections end with ONE sandbox", async () => {
     const { provider, stats } = instrumented(local, 150);

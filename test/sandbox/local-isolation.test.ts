@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:net";
+import { createServer, type Server } from "node:http";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,12 +24,13 @@ describe("local provider isolation", () => {
     provider = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20 });
     sb = await provider.create({ network: false });
     netSb = await provider.create({ network: true });
-    server = createServer((s) => s.end("hi from host\n"));
+    server = createServer((_req, res) => res.end("hi from host\n"));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as { port: number }).port;
   });
   afterAll(async () => {
     server.close();
+    for (const s of await provider.list()) await provider.destroy(s.id);
     await rm(root, { recursive: true, force: true });
     await rm(home, { recursive: true, force: true });
   });
@@ -66,13 +67,43 @@ describe("local provider isolation", () => {
     }
   });
 
-  it("cannot open a socket when network is off, can when it is on", async () => {
-    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
-    const off = await sb.exec(`bash -c '${probe}'`);
+  it("cannot open a socket when network is off", async () => {
+    const off = await sb.exec(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' && echo connected`);
     expect(off.exitCode).not.toBe(0);
-    expect(off.stdout).not.toContain("hi from host");
-    const on = await netSb.exec(`bash -c '${probe}'`);
-    expect(on.stdout).toBe("hi from host\n");
+    expect(off.stdout).toBe("");
+  });
+
+  it("with network on, egress goes only through the filtering proxy: the host's loopback is out of reach", async () => {
+    const raw = await netSb.exec(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' && echo connected`);
+    expect(raw.stdout).toBe("");
+    const viaProxy = await netSb.exec(`curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/; echo; curl -sS -p -o /dev/null http://127.0.0.1:${port}/ 2>&1; true`, {
+      env: { NO_PROXY: "", no_proxy: "" },
+    });
+    expect(viaProxy.stdout).toMatch(/^403\n.*(403|CONNECT)/s);
+    expect(viaProxy.stdout).not.toContain("hi from host");
+  });
+
+  it("with network on, allowed destinations work over plain HTTP and CONNECT tunnels", async () => {
+    const allowPort = new LocalSandboxProvider({
+      root,
+      execTimeoutMs: 10_000,
+      maxOutputBytes: 1 << 20,
+      egressPolicy: (d) => d.port === port,
+    });
+    const open = await allowPort.create({ network: true });
+    const r = await open.exec(`curl -sS http://127.0.0.1:${port}/plain && curl -sS -p http://127.0.0.1:${port}/tunnel && curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:1/`, {
+      env: { NO_PROXY: "", no_proxy: "" },
+    });
+    expect(r.stdout).toBe("hi from host\nhi from host\n403");
+    await allowPort.destroy(open.id);
+    expect(existsSync(`/run/netns/osw-${open.id.slice("local-".length)}`)).toBe(false);
+  });
+
+  it("egress 'host' (opt-in, trusted code only) shares the host network", async () => {
+    const hostNet = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20, egress: "host" });
+    const shared = await hostNet.create({ network: true });
+    expect((await shared.exec(`curl -sS --noproxy '*' http://127.0.0.1:${port}/`)).stdout).toBe("hi from host\n");
+    await hostNet.destroy(shared.id);
   });
 
   it("cannot write outside the workspace; the host is read-only and /tmp is private", async () => {

@@ -19,6 +19,8 @@ import {
   type UploadResult,
 } from "../types.js";
 import { baseEnv, bwrapBaseArgs } from "./bwrap-args.js";
+import { egressGateway, ensureForwarder, ensureNetns, forgetForwarder, netnsPath, removeNetns } from "./egress-netns.js";
+import type { EgressPolicy } from "./egress-proxy.js";
 import { LocalWorkspaceFiles } from "./local-files.js";
 
 export const LOCAL_WORKDIR = "/workspace";
@@ -29,6 +31,8 @@ const LocalMeta = z.object({
   id: z.string().regex(ID_RE),
   createdAt: z.string(),
   network: z.boolean(),
+  /** proxy: own network namespace, egress only through the worker's filtering proxy; host: the host's network. */
+  egress: z.enum(["proxy", "host"]).default("host"),
   env: z.record(z.string(), z.string()),
   labels: z.record(z.string(), z.string()),
   hostWorkspace: z.string(),
@@ -43,6 +47,13 @@ export interface LocalProviderOptions {
   workdir?: string;
   execTimeoutMs: number;
   maxOutputBytes: number;
+  /**
+   * How network-on sandboxes get out. "proxy" (default): a private network namespace whose only way
+   * out is an HTTP(S) proxy in the worker that refuses loopback, private and metadata addresses.
+   * "host": share the host's network (reaches services on the host's loopback: trusted code only).
+   */
+  egress?: "proxy" | "host";
+  egressPolicy?: EgressPolicy;
 }
 
 /** Processes started by this worker, per sandbox, so destroy() can stop them. */
@@ -54,6 +65,7 @@ export class LocalSandbox implements Sandbox {
   private readonly args: string[];
   private readonly env: Record<string, string>;
   private readonly files: LocalWorkspaceFiles;
+  private readonly proxied: boolean;
   private closed = false;
 
   constructor(
@@ -63,6 +75,7 @@ export class LocalSandbox implements Sandbox {
   ) {
     this.workdir = opts.workdir ?? LOCAL_WORKDIR;
     this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network });
+    this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
     this.files = new LocalWorkspaceFiles(meta.hostWorkspace, this.workdir);
   }
@@ -82,14 +95,26 @@ export class LocalSandbox implements Sandbox {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
+    let file = "bwrap";
     const args = [...this.args];
-    for (const [k, v] of Object.entries({ ...this.env, ...options.env })) {
+    let proxyEnv: Record<string, string> = {};
+    if (this.proxied) {
+      const gw = egressGateway(this.opts.root, this.opts.egressPolicy);
+      await ensureNetns(this.id);
+      await ensureForwarder(gw, this.id);
+      const url = `http://127.0.0.1:${gw.port}`;
+      proxyEnv = { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1", no_proxy: "localhost,127.0.0.1" };
+      // nsenter execs bwrap in place: same pid, so the timeout still kills the whole group.
+      args.unshift(`--net=${netnsPath(this.id)}`, "bwrap");
+      file = "nsenter";
+    }
+    for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {
       if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
       args.push("--setenv", k, v);
     }
     const cwd = options.cwd ?? this.workdir;
     args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", command);
-    const r = await runProcess("bwrap", args, {
+    const r = await runProcess(file, args, {
       env: {},
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
       maxOutputBytes: this.opts.maxOutputBytes,
@@ -178,12 +203,14 @@ export class LocalSandboxProvider implements SandboxProvider {
       id,
       createdAt: new Date().toISOString(),
       network: options.network ?? true,
+      egress: this.opts.egress ?? "proxy",
       env: options.env ?? {},
       labels: options.labels ?? {},
       hostWorkspace,
       external: options.hostWorkspace !== undefined,
     };
     await writeMeta(dir, meta);
+    if (meta.network && meta.egress === "proxy") await ensureNetns(id);
     return new LocalSandbox(meta, dir, this.opts);
   }
 
@@ -209,6 +236,8 @@ export class LocalSandboxProvider implements SandboxProvider {
       }
     }
     running.delete(id);
+    forgetForwarder(id);
+    await removeNetns(id);
     const meta = await this.readMeta(dir);
     if (meta?.overlay) await unmount(meta.hostWorkspace);
     await rm(dir, { recursive: true, force: true });
