@@ -10,6 +10,8 @@ import { SettingsStore } from "./store/settings-store.js";
 const USAGE = `usage: open-swe <command>
   web | worker | all        run the webhook server, the job workers, or both (default: all)
   settings …                read and change settings (open-swe settings help)
+  run --repo <path|owner/name> [--model ID] "<task>"   run the agent locally and print the branch and diff
+  sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent>  run a benchmark
 `;
 
@@ -70,7 +72,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(command === "settings" ? "warn" : config.env.LOG_LEVEL);
+  const log = createLogger(["settings", "run", "sandbox"].includes(command) ? "warn" : config.env.LOG_LEVEL);
   try {
     switch (command) {
       case "web":
@@ -79,6 +81,22 @@ export async function main(argv: string[]): Promise<void> {
         return await serve(command, config, log);
       case "settings":
         return await settings(rest, config, log);
+      case "run": {
+        const repoAt = rest.indexOf("--repo");
+        const modelAt = rest.indexOf("--model");
+        const repo = repoAt >= 0 ? rest[repoAt + 1] : undefined;
+        const model = modelAt >= 0 ? rest[modelAt + 1] : undefined;
+        const task = rest.filter((_, i) => ![repoAt, repoAt + 1, modelAt, modelAt + 1].includes(i)).join(" ").trim();
+        if (!repo || !task) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] "<task>"');
+        const { runLocal } = await import("./runs/local-run.js");
+        process.exitCode = await runLocal({ config, repo, task, ...(model ? { model } : {}), out: (t) => process.stdout.write(t) });
+        return;
+      }
+      case "sandbox": {
+        const { runSandboxCli } = await import("./sandbox/cli.js");
+        process.exitCode = await runSandboxCli(rest, config.sandbox);
+        return;
+      }
       case "bench": {
         const load = BENCHES[rest[0] ?? ""];
         if (!load) throw new UsageError(`unknown benchmark "${rest[0] ?? ""}": one of ${Object.keys(BENCHES).join(", ")}`);

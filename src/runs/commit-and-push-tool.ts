@@ -13,8 +13,8 @@ export interface CommitAndPushDeps {
   /** The commit the remote branch is at (or the base commit for a new branch); advanced after each push. */
   expectedOld: () => string;
   onPushed: (sha: string) => Promise<void>;
-  /** Minted per push, used only by the host git process. */
-  token: () => Promise<string>;
+  /** Minted per push, used only by the host git process; absent for local runs. */
+  token?: () => Promise<string>;
   allowWorkflowChanges: boolean;
 }
 
@@ -22,7 +22,7 @@ export interface CommitAndPushDeps {
  * Commits inside the sandbox, then moves the work out as a git bundle that the host verifies and pushes:
  * the credential never enters the sandbox.
  */
-export function commitAndPushTool(ctx: GitHubRunContext, deps: CommitAndPushDeps) {
+export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "requester" | "state">, deps: CommitAndPushDeps) {
   return tool(
     async ({ message }) => {
       const trailer = coAuthoredByTrailer({ name: ctx.requester.login, email: `${ctx.requester.id}+${ctx.requester.login}@users.noreply.github.com` });
@@ -40,7 +40,7 @@ export function commitAndPushTool(ctx: GitHubRunContext, deps: CommitAndPushDeps
           branch: ctx.branch,
           expectedOld: deps.expectedOld(),
           remoteUrl: deps.remoteUrl,
-          token: await deps.token(),
+          ...(deps.token ? { token: await deps.token() } : {}),
           allowWorkflowChanges: deps.allowWorkflowChanges,
         });
         ctx.state.pushedSha = pushed.newSha;

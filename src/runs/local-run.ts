@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { HumanMessage } from "@langchain/core/messages";
+import { tool, type StructuredToolInterface } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
+import { z } from "zod";
+import { buildRunRecord, formatRunSummary } from "../agent/run-record.js";
+import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
+import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
+import type { AppConfig } from "../config/env.js";
+import { parseRepoConfig } from "../config/repo-config.js";
+import { createSandboxProvider } from "../sandbox/registry.js";
+import { hostGit } from "../sandbox/workspace/host-git.js";
+import { ensureMirror } from "../sandbox/workspace/mirror.js";
+import { prepareWorkspace } from "../sandbox/workspace/prepare-workspace.js";
+import type { RunState } from "../github/tools/run-context.js";
+import { agentBranchName, remoteUrl } from "./branch-name.js";
+import { commitAndPushTool } from "./commit-and-push-tool.js";
+import { invokeAgent } from "./invoke-agent.js";
+import { resolveRunModel } from "./resolve-run-model.js";
+
+export interface LocalRunOptions {
+  config: AppConfig;
+  /** A path to a git working copy, or `owner/name` fetched through GIT_REMOTE_TEMPLATE. */
+  repo: string;
+  task: string;
+  model?: string;
+  out: (text: string) => void;
+}
+
+/**
+ * `open-swe run`: the same agent outside GitHub — a local sandbox over the repo's committed state; the
+ * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff.
+ */
+export async function runLocal(o: LocalRunOptions): Promise<number> {
+  const isPath = existsSync(o.repo);
+  const source = isPath ? resolve(o.repo) : remoteUrl(o.config.gitRemoteTemplate, ...(o.repo.split("/") as [string, string]));
+  const name = isPath ? `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}` : o.repo;
+  const mirror = await ensureMirror({ mirrorRoot: o.config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
+  const current = isPath ? (await hostGit(["-C", source, "rev-parse", "--abbrev-ref", "HEAD"])).trim() : "HEAD";
+  const ref = current === "HEAD" ? "HEAD" : `refs/heads/${current}`;
+  const threadId = randomUUID();
+  const branch = agentBranchName(threadId, o.task);
+  const runModel = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, ...(o.model ? { thread: { modelId: o.model } } : {}) });
+  const provider = createSandboxProvider({ ...o.config.sandbox, type: "local" });
+  const sandbox = await provider.create({ network: true, labels: { run: "local", repo: name } });
+  try {
+    const ws = await prepareWorkspace({ sandbox, mirrorRoot: o.config.sandbox.mirrorRoot, mirror, ref, branch, publicUrl: isPath ? source : `https://github.com/${o.repo}.git` });
+    const state: RunState = { replied: false };
+    let expectedOld = ws.sha;
+    const target = isPath ? source : mirror;
+    const tools = [
+      commitAndPushTool(
+        { branch, requester: { login: "local", id: 0 }, state },
+        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true },
+      ),
+      tool(
+        async ({ body }) => {
+          state.replied = true;
+          o.out(`\n── agent ──\n${body}\n`);
+          return "Shown to the user.";
+        },
+        { name: "reply_to_user", description: "Reply to the user who asked (shown in their terminal).", schema: z.object({ body: z.string().min(1) }) },
+      ),
+      createHttpRequestTool(),
+      createFetchUrlTool(),
+    ] as StructuredToolInterface[];
+    const startedAt = new Date();
+    const message = new HumanMessage(
+      [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n"),
+    );
+    const result = await invokeAgent({
+      model: runModel.model,
+      sandbox,
+      tools,
+      middleware: {
+        modelCallLimit: o.config.env.AGENT_MODEL_CALL_LIMIT,
+        drainFollowUps: async () => [],
+        threadId,
+        notifyStepLimit: async (text) => o.out(`\n${text}\n`),
+        replyTools: ["reply_to_user"],
+        ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
+      },
+      checkpointer: new MemorySaver(),
+      threadId,
+      prompt: { repo: name, defaultBranch: current },
+      message,
+      execTimeoutMs: o.config.sandbox.execTimeoutMs,
+      signal: AbortSignal.timeout(o.config.env.AGENT_TIMEOUT_MINUTES * 60_000),
+    });
+    const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
+    const pushed = state.pushedSha ?? "";
+    if (pushed) {
+      o.out(`branch: ${branch} (in ${target})\n`);
+      o.out(await hostGit(["-C", mirror, "diff", "--stat", "--patch", ws.sha, pushed]));
+    } else {
+      o.out("no changes were committed\n");
+    }
+    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\n`);
+    return record.outcome === "failed" ? 1 : 0;
+  } finally {
+    await provider.destroy(sandbox.id);
+  }
+}

@@ -1,0 +1,48 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
+
+describe("open-swe run (local, replayed model)", () => {
+  it("leaves a branch in the working copy and prints it with the diff; says the run was replayed", () => {
+    const repo = mkdtempSync(join(tmpdir(), "open-swe-local-"));
+    git(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, "README.md"), "# demo\n");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "init");
+    const script = join(repo, "..", `script-${Date.now()}.json`);
+    writeFileSync(
+      script,
+      JSON.stringify([
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Add CONTRIBUTING.md" } }] },
+        { tool_calls: [{ name: "reply_to_user", args: { body: "Added CONTRIBUTING.md" } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
+      ]),
+    );
+    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "add a CONTRIBUTING.md"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: mkdtempSync(join(tmpdir(), "d-")), OPEN_SWE_MODEL: `replay:${script}` },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(res.stderr).toBe("");
+    expect(res.status).toBe(0);
+    const branch = /^branch: (open-swe\/[0-9a-f]{8}-add-a-contributing-md) \(in /m.exec(res.stdout)?.[1];
+    expect(branch).toBeDefined();
+    expect(res.stdout).toContain("+# Contributing");
+    expect(res.stdout).toMatch(/replayed run \(no model was called\)/);
+    expect(git(repo, "show", `${branch}:CONTRIBUTING.md`)).toBe("# Contributing\n");
+    expect(git(repo, "status", "--porcelain")).toBe("");
+  });
+
+  it("refuses a bad invocation with the usage line", () => {
+    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo"], { cwd: ROOT, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmpdir() } });
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(/usage: open-swe run --repo/);
+  });
+});
