@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { startProcess, type RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
+import { RunLocks } from "../../src/threads/run-lock.js";
+import { threadId } from "../../src/threads/thread-id.js";
 import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
@@ -15,6 +19,12 @@ import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/12";
+
+const followUpScript = [
+  { tool_calls: [{ name: "execute", args: { command: "sleep 1.5; echo slept" } }] },
+  { tool_calls: [{ name: "github_comment", args: { body: "Looked into both: the retry logic is fine." } }] },
+  { tool_calls: [{ name: "confirming_completion", args: { summary: "answered" } }] },
+];
 
 const script = [
   { text: "I'll add the guide.", tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n\nRun `npm test` before sending a PR.\n" } }], usage: { input_tokens: 1200, output_tokens: 80 } },
@@ -29,11 +39,12 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
   let remote: ReturnType<typeof makeBareRemote>;
   let prefix: string;
   let dataDir: string;
+  let replay: string;
   beforeAll(async () => {
     prefix = uniquePrefix();
     remote = makeBareRemote("octo", "hello");
     dataDir = mkdtempSync(join(tmpdir(), "open-swe-e2e-"));
-    const replay = join(dataDir, "run.json");
+    replay = join(dataDir, "run.json");
     writeFileSync(replay, JSON.stringify(script));
     proc = await startProcess({
       role: "all",
@@ -100,5 +111,47 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     // No GitHub credential anywhere in the sandbox's files.
     const leaked = execFileSync("bash", ["-c", `grep -rl ghs_test_installation_token ${join(dataDir, "sandboxes")} || true`], { encoding: "utf8" });
     expect(leaked).toBe("");
+  });
+
+  it("a follow-up comment sent mid-run reaches the model before its next call, without a second run", async () => {
+    writeFileSync(replay, JSON.stringify(followUpScript));
+    const thread = threadId({ kind: "issue", issueId: 9009 });
+    const prefixRedis = testRedis();
+    nock(API).post("/app/installations/4243/access_tokens").times(2).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    // dana's write access is still cached from the first test.
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+    nock(API).post("/repos/octo/hello/issues/9/comments").reply(201, { id: 777 });
+    nock(API).patch("/repos/octo/hello/issues/comments/777").reply(200, { id: 777 });
+    const comment = (id: number, body: string) => ({
+      action: "created",
+      installation: { id: 4243 },
+      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+      sender: { login: "dana", id: 31, type: "User" },
+      issue: { number: 9, id: 9009 },
+      comment: { id, body, user: { login: "dana", id: 31, type: "User" } },
+    });
+    const first = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment(1, "@open-swe investigate the flaky test") });
+    // Wait until the model has asked for its first tool call: the run is truly under way.
+    const saver = new RedisSaver({ redis: prefixRedis, prefix: `${prefix}:ckpt` });
+    const messagesNow = async () => ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+    for (let i = 0; !(await messagesNow()).some((m) => m.getType() === "ai"); i++) {
+      if (i > 600) throw new Error("the first run never reached the model");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await new RunLocks(prefixRedis, prefix, 60_000).holder(thread)).toBe(deliveryJobId(first.deliveryId));
+    const second = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment(2, "@open-swe also check the retry logic") });
+    expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(second.deliveryId))).toMatchObject({ returnvalue: { outcome: "follow_up" } });
+    const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(first.deliveryId), 60_000);
+    expect(done.failedReason).toBeUndefined();
+
+    const messages = await messagesNow();
+    const kinds = messages.map((m) => `${m.getType()}:${typeof m.content === "string" ? m.content.slice(0, 40) : ""}`);
+    const followUp = kinds.findIndex((k) => k.startsWith("human:Follow-up from @dana (github): also"));
+    const sleptAt = kinds.findIndex((k) => k.startsWith("tool:") && k.includes("slept"));
+    expect(sleptAt).toBeGreaterThan(0);
+    expect(followUp).toBeGreaterThan(sleptAt);
+    expect(messages.slice(followUp + 1).some((m) => m.getType() === "ai")).toBe(true);
   });
 });
