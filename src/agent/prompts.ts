@@ -6,6 +6,7 @@ import { OpenSweError } from "../errors.js";
 /** Variables each prompt takes. Keep per-run values (task, thread, author) out: they break the cached prefix. */
 export interface PromptVars {
   agent: { repo: string; workspace_root: string; default_branch: string };
+  reviewer: { repo: string; workspace_root: string };
 }
 export type PromptName = keyof PromptVars;
 

@@ -60,6 +60,7 @@ export const EnvSchema = z.object({
     .optional(),
   AGENT_MODEL_CALL_LIMIT: int(150, 1, 10_000),
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
+  REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
   CI: bool(false),
 });
 

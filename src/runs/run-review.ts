@@ -1,0 +1,132 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { UnrecoverableError } from "bullmq";
+import { usageFromMessages } from "../agent/run-record.js";
+import { renderPrompt } from "../agent/prompts.js";
+import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
+import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
+import type { RepoConfig } from "../config/repo-config.js";
+import { OpenSweError, errorMessage } from "../errors.js";
+import type { Octokit } from "../github/app-auth.js";
+import { replyTo } from "../github/reply.js";
+import type { ReviewJob } from "../queue/schemas.js";
+import { withSettledCheckRun } from "../review/check-run.js";
+import { FindingsStore } from "../review/findings-store.js";
+import { createReviewerTools } from "../review/reviewer-tools.js";
+import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.js";
+import { renderStyleAppendix, StyleStore } from "../review/style/style-store.js";
+import { Profile } from "../store/settings-store.js";
+import { prRef } from "../threads/thread-id.js";
+import type { JobContext } from "../worker/job-context.js";
+import { invokeReviewer } from "./review-agent.js";
+import { reviewMessage } from "./review-message.js";
+import { prepareReviewWorkspace } from "./review-workspace.js";
+import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
+
+/** The fields of `GET /pulls/{n}` a review reads. */
+export interface ReviewPull {
+  state: string;
+  draft?: boolean | undefined;
+  title: string;
+  body?: string | null | undefined;
+  user: { login: string } | null;
+  head: { sha: string };
+}
+
+/** Redis key prefix of the review stores (findings, style): the queue prefix plus a colon. */
+export function reviewStorePrefix(prefix: string): string {
+  return `${prefix}:`;
+}
+
+/**
+ * One review pass for a `review` job: model first (a missing key fails the check run and the job
+ * with the reason), then `runReviewPass` with a read-only deepagents reviewer over the PR head in a
+ * network-off sandbox. A published pass records the head so `synchronize` re-reviews the PR.
+ */
+export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<ReviewPassResult> {
+  const { owner, repo, number } = data;
+  const runModel = await resolveReviewModel(data, ctx, octokit, pull, repoConfig);
+  const style = await new StyleStore(ctx.redis, reviewStorePrefix(ctx.prefix)).get({ owner, repo });
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]);
+
+  const result = await runReviewPass({
+    octokit,
+    pr: { owner, repo, pull_number: number },
+    pull,
+    store: new FindingsStore(ctx.redis, reviewStorePrefix(ctx.prefix)),
+    verdictAuthorized: data.trigger === "mention" && data.verdictRequested,
+    botLogins: ctx.config.botLogins,
+    severityFloor: repoConfig.review.severity_floor,
+    ignoredPaths: repoConfig.review.ignored_paths,
+    tokenBudget: ctx.config.env.REVIEW_TOKEN_BUDGET,
+    log: ctx.log,
+    runReviewer: async ({ session, files, unreviewed, headSha }) => {
+      const ws = await prepareReviewWorkspace({
+        target: { installationId: data.installationId, owner, repo, number, threadId: data.threadId, headSha },
+        github: ctx.github,
+        config: ctx.config,
+        runtime: ctx.runtime,
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        log: ctx.log,
+      });
+      try {
+        const tools = [...createReviewerTools(session), createHttpRequestTool(), createFetchUrlTool()] as StructuredToolInterface[];
+        const messages = await invokeReviewer({
+          model: runModel.model,
+          fallbackModel: runModel.fallback,
+          sandbox: ws.sandbox,
+          systemPrompt: renderPrompt("reviewer", { repo: `${owner}/${repo}`, workspace_root: ws.sandbox.workdir }) + renderStyleAppendix(style),
+          tools,
+          message: reviewMessage({
+            owner,
+            repo,
+            number,
+            headSha,
+            title: pull.title,
+            body: pull.body ?? "",
+            author: pull.user?.login ?? data.author ?? "",
+            trigger: data.trigger,
+            requester: data.requester?.login,
+            verdictRequested: data.verdictRequested,
+            instructions: data.instructions,
+            files,
+            unreviewed,
+          }),
+          threadId: data.threadId,
+          modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
+          execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
+          signal,
+        }).catch((err: unknown) => {
+          // Once the review is out, a later failure (the model's closing turn) costs nothing worth a retry.
+          if (!session.published) throw err;
+          ctx.log.warn({ err: errorMessage(err) }, "reviewer failed after publishing");
+          return [];
+        });
+        ctx.log.info({ model: runModel.settings.modelId, source: runModel.settings.source, ...usageFromMessages(messages), published: session.published !== null }, "reviewer finished");
+      } finally {
+        await ws.release().catch((err: unknown) => ctx.log.warn({ err: errorMessage(err) }, "could not tear down the review sandbox"));
+      }
+    },
+  });
+  if (result.status === "published") await ctx.settings.setReviewedHead(prRef(owner, repo, number), result.headSha);
+  return result;
+}
+
+/** The reviewer's model; without one the check run fails with the reason and the job is not retried. */
+async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<RunModel> {
+  try {
+    return await resolveRunModel({
+      role: "reviewer",
+      profile: data.trigger === "mention" && data.requester ? await ctx.settings.getProfile(data.requester.login) : Profile.parse({}),
+      team: await ctx.settings.getTeamModels(),
+      repoConfig,
+      config: ctx.config.model,
+    });
+  } catch (err) {
+    if (!(err instanceof OpenSweError)) throw err;
+    const reason = `Cannot review: ${err.message}. An operator needs to fix the model configuration.`;
+    await withSettledCheckRun({ octokit, owner: data.owner, repo: data.repo, headSha: pull.head.sha, log: ctx.log }, async () => ({ outcome: { conclusion: "failure", summary: reason }, result: null }));
+    if (data.trigger === "mention") await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, `I can't review this pull request: ${err.message}. An operator needs to fix the model configuration.`);
+    throw new UnrecoverableError(reason);
+  }
+}
