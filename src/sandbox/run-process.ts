@@ -8,6 +8,8 @@ export interface RunProcessOptions {
   /** Per stream; the rest is read and dropped so the child never blocks on a full pipe. */
   maxOutputBytes: number;
   stdin?: Uint8Array;
+  /** Descriptors handed to the child as fd 3, 4, … */
+  extraFds?: number[];
   onSpawn?: (pid: number) => void;
   onExit?: (pid: number) => void;
 }
@@ -32,7 +34,7 @@ export function runProcess(file: string, args: readonly string[], opts: RunProce
       env: opts.env,
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
       detached: true,
-      stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(opts.extraFds ?? [])],
     });
     const pid = child.pid;
     if (pid !== undefined) opts.onSpawn?.(pid);

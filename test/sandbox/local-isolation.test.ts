@@ -4,7 +4,25 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { egressGateway, ensureForwarder } from "../../src/sandbox/providers/egress-netns.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => boolean, ms = 3_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 describe("local provider isolation", () => {
   let root: string;
@@ -96,7 +114,24 @@ describe("local provider isolation", () => {
     });
     expect(r.stdout).toBe("hi from host\nhi from host\n403");
     await allowPort.destroy(open.id);
-    expect(existsSync(`/run/netns/osw-${open.id.slice("local-".length)}`)).toBe(false);
+  });
+
+  it("the namespace's forwarder dies with the worker (stdin closed) and on destroy; the next exec starts a new one", async () => {
+    const gw = egressGateway(root);
+    await netSb.exec("true");
+    const first = await ensureForwarder(gw, netSb.id);
+    expect(alive(first.pid)).toBe(true);
+    first.child.stdin!.destroy();
+    await waitFor(() => !alive(first.pid));
+    const again = await netSb.exec(`curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/`, { env: { NO_PROXY: "", no_proxy: "" } });
+    expect(again.stdout).toBe("403");
+    const second = await ensureForwarder(gw, netSb.id);
+    expect(second.pid).not.toBe(first.pid);
+    const throwaway = await provider.create({ network: true });
+    await throwaway.exec("true");
+    const third = await ensureForwarder(gw, throwaway.id);
+    await provider.destroy(throwaway.id);
+    await waitFor(() => !alive(third.pid));
   });
 
   it("egress 'host' (opt-in, trusted code only) shares the host network", async () => {

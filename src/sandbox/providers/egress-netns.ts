@@ -1,110 +1,114 @@
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runProcess } from "../run-process.js";
+import type { Socket } from "node:net";
 import { SandboxError } from "../types.js";
 import { startEgressProxy, type EgressPolicy } from "./egress-proxy.js";
 
 const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
+export const EGRESS_PORT = 3128;
 
-// Listens on 127.0.0.1:<port> inside the sandbox's network namespace and relays to the worker's proxy socket.
+// Runs in its own network namespace (loopback only): listens on 127.0.0.1:<port> and relays every
+// connection to the worker's proxy socket. It exits when the worker goes away (its stdin closes),
+// and the namespace goes with it.
 const FORWARDER = `const net=require("net");const [port,sock]=process.argv.slice(1);
+process.stdin.on("end",()=>process.exit(0));process.stdin.on("error",()=>process.exit(0));process.stdin.resume();
 const s=net.createServer(c=>{const u=net.connect(sock);c.pipe(u);u.pipe(c);c.on("error",()=>u.destroy());u.on("error",()=>c.destroy());});
-s.on("error",e=>{process.stdout.write(e.code==="EADDRINUSE"?"ready\\n":"fail\\n");process.exit(0)});
+s.on("error",()=>{process.stdout.write("fail\\n");process.exit(1)});
 s.listen(Number(port),"127.0.0.1",()=>process.stdout.write("ready\\n"));`;
 
-export function netnsName(id: string): string {
-  return `osw-${id.replace(/^local-/, "")}`;
+/** One per (sandbox, worker process): the namespace is held open by `nsFd` for every exec. */
+export interface Forwarder {
+  pid: number;
+  nsFd: number;
+  child: ChildProcess;
 }
 
-export function netnsPath(id: string): string {
-  return `/run/netns/${netnsName(id)}`;
-}
-
-async function ip(args: string[]): Promise<void> {
-  const r = await runProcess("ip", args, { env: ENV, maxOutputBytes: 64 * 1024, timeoutMs: 10_000 }).catch((err: unknown) => {
-    throw new SandboxError("unavailable", `network namespaces need iproute2 (ip): ${String(err)}`);
-  });
-  if (r.exitCode !== 0) throw new SandboxError("unavailable", `ip ${args.join(" ")}: ${r.stderr.toString().trim()}`);
-}
-
-/** A persistent, empty network namespace (loopback only) per network-on sandbox; survives worker restarts. */
-export async function ensureNetns(id: string): Promise<void> {
-  if (existsSync(netnsPath(id))) return;
-  await ip(["netns", "add", netnsName(id)]);
-  await ip(["-n", netnsName(id), "link", "set", "lo", "up"]);
-}
-
-export async function removeNetns(id: string): Promise<void> {
-  if (!existsSync(netnsPath(id))) return;
-  const pids = await runProcess("ip", ["netns", "pids", netnsName(id)], { env: ENV, maxOutputBytes: 64 * 1024, timeoutMs: 10_000 });
-  for (const pid of pids.stdout.toString().split(/\s+/).filter(Boolean)) {
-    try {
-      process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-  await ip(["netns", "del", netnsName(id)]).catch(() => undefined);
-}
-
-/** Per worker process: its proxy socket and the port its forwarders use, so workers never collide. */
 export interface EgressGateway {
   socketPath: string;
-  port: number;
   ready: Promise<unknown>;
-  forwarders: Map<string, Promise<void>>;
+  forwarders: Map<string, Promise<Forwarder>>;
 }
 
 const gateways = new Map<string, EgressGateway>();
 const policyIds = new WeakMap<EgressPolicy, number>();
 
-/** One gateway per (root, policy) in this process; the default policy is id 0. */
+/** One gateway (proxy socket) per (root, policy) in this process; the default policy is id 0. */
 export function egressGateway(root: string, policy?: EgressPolicy): EgressGateway {
   let pid = 0;
-  if (policy) {
-    pid = policyIds.get(policy) ?? policyIds.set(policy, gateways.size + 1).get(policy)!;
-  }
+  if (policy) pid = policyIds.get(policy) ?? policyIds.set(policy, gateways.size + 1).get(policy)!;
   let socketPath = join(root, ".egress", `${process.pid}-${pid}.sock`);
   // A unix socket path must fit in sun_path (108 bytes).
   if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${process.pid}-${pid}.sock`);
   let gw = gateways.get(socketPath);
   if (!gw) {
-    gw = { socketPath, port: 20_000 + ((process.pid * 8 + pid) % 40_000), ready: startEgressProxy(socketPath, policy), forwarders: new Map() };
+    gw = { socketPath, ready: startEgressProxy(socketPath, policy), forwarders: new Map() };
     gateways.set(socketPath, gw);
   }
   return gw;
 }
 
-/** Starts (once per sandbox per worker) the forwarder inside the sandbox's namespace. */
-export function ensureForwarder(gw: EgressGateway, id: string): Promise<void> {
+/** The sandbox's private network namespace and its forwarder, started on first use. */
+export function ensureForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
   let started = gw.forwarders.get(id);
   if (!started) {
-    started = (async () => {
-      await gw.ready;
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn("nsenter", [`--net=${netnsPath(id)}`, process.execPath, "-e", FORWARDER, String(gw.port), gw.socketPath], {
-          env: ENV,
-          detached: true,
-          stdio: ["ignore", "pipe", "ignore"],
-        });
-        child.on("error", reject);
-        child.stdout.once("data", (d: Buffer) => {
-          child.stdout.destroy();
-          child.unref();
-          if (d.toString().startsWith("ready")) resolve();
-          else reject(new SandboxError("unavailable", `egress forwarder for ${id} failed to start`));
-        });
-      });
-    })();
+    started = startForwarder(gw, id);
     started.catch(() => gw.forwarders.delete(id));
     gw.forwarders.set(id, started);
   }
   return started;
 }
 
-export function forgetForwarder(id: string): void {
-  for (const gw of gateways.values()) gw.forwarders.delete(id);
+async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
+  await gw.ready;
+  const child = spawn("unshare", ["--net", "sh", "-c", 'ip link set lo up && exec "$0" -e "$1" "$2" "$3"', process.execPath, FORWARDER, String(EGRESS_PORT), gw.socketPath], {
+    env: ENV,
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.on("error", (e) => reject(new SandboxError("unavailable", `cannot create a network namespace (unshare/ip): ${e.message}`)));
+    child.on("exit", () => reject(new SandboxError("unavailable", `egress forwarder for ${id} exited at start`)));
+    child.stdout!.once("data", (d: Buffer) => (d.toString().startsWith("ready") ? resolve() : reject(new SandboxError("unavailable", `egress forwarder for ${id} failed`))));
+  });
+  const pid = child.pid!;
+  const nsFd = openSync(`/proc/${pid}/ns/net`, "r");
+  // Never hand out the worker's own namespace: that would be the host network.
+  if (fstatSync(nsFd).ino === statSync("/proc/self/ns/net").ino) {
+    closeQuietly(nsFd);
+    child.kill("SIGKILL");
+    throw new SandboxError("unavailable", "egress forwarder did not get its own network namespace");
+  }
+  child.stdout!.destroy();
+  (child.stdin as Socket).unref();
+  child.unref();
+  const fwd: Forwarder = { pid, nsFd, child };
+  child.on("exit", () => {
+    // A dead forwarder means no egress: drop it so the next exec starts a fresh one.
+    if (gw.forwarders.get(id)) gw.forwarders.delete(id);
+    closeQuietly(nsFd);
+  });
+  return fwd;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/** Stops this process's forwarder for the sandbox; the namespace disappears with it. */
+export async function stopForwarder(id: string): Promise<void> {
+  for (const gw of gateways.values()) {
+    const f = gw.forwarders.get(id);
+    gw.forwarders.delete(id);
+    const fwd = await f?.catch(() => undefined);
+    if (fwd) {
+      fwd.child.kill("SIGKILL");
+      closeQuietly(fwd.nsFd);
+    }
+  }
 }

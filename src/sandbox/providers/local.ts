@@ -19,7 +19,7 @@ import {
   type UploadResult,
 } from "../types.js";
 import { baseEnv, bwrapBaseArgs } from "./bwrap-args.js";
-import { egressGateway, ensureForwarder, ensureNetns, forgetForwarder, netnsPath, removeNetns } from "./egress-netns.js";
+import { EGRESS_PORT, egressGateway, ensureForwarder, stopForwarder } from "./egress-netns.js";
 import type { EgressPolicy } from "./egress-proxy.js";
 import { LocalWorkspaceFiles } from "./local-files.js";
 
@@ -98,14 +98,16 @@ export class LocalSandbox implements Sandbox {
     let file = "bwrap";
     const args = [...this.args];
     let proxyEnv: Record<string, string> = {};
+    const extraFds: number[] = [];
     if (this.proxied) {
-      const gw = egressGateway(this.opts.root, this.opts.egressPolicy);
-      await ensureNetns(this.id);
-      await ensureForwarder(gw, this.id);
-      const url = `http://127.0.0.1:${gw.port}`;
+      const fwd = await ensureForwarder(egressGateway(this.opts.root, this.opts.egressPolicy), this.id);
+      const url = `http://127.0.0.1:${EGRESS_PORT}`;
       proxyEnv = { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1", no_proxy: "localhost,127.0.0.1" };
-      // nsenter execs bwrap in place: same pid, so the timeout still kills the whole group.
-      args.unshift(`--net=${netnsPath(this.id)}`, "bwrap");
+      // The namespace is entered through a descriptor we hold (fd 3 in the child), never by pid, so a
+      // recycled pid can never put the command in someone else's network. nsenter execs bwrap in
+      // place (same pid): the timeout still kills the whole group.
+      args.unshift("--net=/proc/self/fd/3", "bwrap");
+      extraFds.push(fwd.nsFd);
       file = "nsenter";
     }
     for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {
@@ -119,6 +121,7 @@ export class LocalSandbox implements Sandbox {
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
       maxOutputBytes: this.opts.maxOutputBytes,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(extraFds.length ? { extraFds } : {}),
       onSpawn: (pid) => track(this.id, pid, true),
       onExit: (pid) => track(this.id, pid, false),
     }).catch((err: unknown) => {
@@ -210,7 +213,6 @@ export class LocalSandboxProvider implements SandboxProvider {
       external: options.hostWorkspace !== undefined,
     };
     await writeMeta(dir, meta);
-    if (meta.network && meta.egress === "proxy") await ensureNetns(id);
     return new LocalSandbox(meta, dir, this.opts);
   }
 
@@ -236,8 +238,7 @@ export class LocalSandboxProvider implements SandboxProvider {
       }
     }
     running.delete(id);
-    forgetForwarder(id);
-    await removeNetns(id);
+    await stopForwarder(id);
     const meta = await this.readMeta(dir);
     if (meta?.overlay) await unmount(meta.hostWorkspace);
     await rm(dir, { recursive: true, force: true });
