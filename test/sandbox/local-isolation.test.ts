@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,14 +91,20 @@ describe("local provider isolation", () => {
     expect(off.stdout).toBe("");
   });
 
+  // Plain bash (no curl needed): speak HTTP to the proxy named in $HTTP_PROXY.
+  const viaProxy = (request: string) =>
+    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const get = (path: string) => viaProxy(`GET http://127.0.0.1:${port}${path} HTTP/1.0\\r\\n\\r\\n`);
+  const tunnel = (path: string) => viaProxy(`CONNECT 127.0.0.1:${port} HTTP/1.1\\r\\n\\r\\nGET ${path} HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n`);
+
   it("with network on, egress goes only through the filtering proxy: the host's loopback is out of reach", async () => {
     const raw = await netSb.exec(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' && echo connected`);
     expect(raw.stdout).toBe("");
-    const viaProxy = await netSb.exec(`curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/; echo; curl -sS -p -o /dev/null http://127.0.0.1:${port}/ 2>&1; true`, {
-      env: { NO_PROXY: "", no_proxy: "" },
-    });
-    expect(viaProxy.stdout).toMatch(/^403\n.*(403|CONNECT)/s);
-    expect(viaProxy.stdout).not.toContain("hi from host");
+    const plain = await netSb.exec(get("/"));
+    expect(plain.stdout).toMatch(/^HTTP\/1\.1 403/);
+    const connect = await netSb.exec(tunnel("/"));
+    expect(connect.stdout).toMatch(/^HTTP\/1\.1 403/);
+    expect(plain.stdout + connect.stdout).not.toContain("hi from host");
   });
 
   it("with network on, allowed destinations work over plain HTTP and CONNECT tunnels", async () => {
@@ -109,10 +115,10 @@ describe("local provider isolation", () => {
       egressPolicy: (d) => d.port === port,
     });
     const open = await allowPort.create({ network: true });
-    const r = await open.exec(`curl -sS http://127.0.0.1:${port}/plain && curl -sS -p http://127.0.0.1:${port}/tunnel && curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:1/`, {
-      env: { NO_PROXY: "", no_proxy: "" },
-    });
-    expect(r.stdout).toBe("hi from host\nhi from host\n403");
+    expect((await open.exec(get("/plain"))).stdout).toMatch(/^HTTP\/1\.1 200[\s\S]*hi from host\n$/);
+    expect((await open.exec(tunnel("/tunnel"))).stdout).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\nHTTP\/1\.1 200[\s\S]*hi from host\n$/);
+    const elsewhere = await open.exec(viaProxy("GET http://127.0.0.1:1/ HTTP/1.0\\r\\n\\r\\n"));
+    expect(elsewhere.stdout).toMatch(/^HTTP\/1\.1 403/);
     await allowPort.destroy(open.id);
   });
 
@@ -123,8 +129,8 @@ describe("local provider isolation", () => {
     expect(alive(first.pid)).toBe(true);
     first.child.stdin!.destroy();
     await waitFor(() => !alive(first.pid));
-    const again = await netSb.exec(`curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/`, { env: { NO_PROXY: "", no_proxy: "" } });
-    expect(again.stdout).toBe("403");
+    const again = await netSb.exec(get("/"));
+    expect(again.stdout).toMatch(/^HTTP\/1\.1 403/);
     const second = await ensureForwarder(gw, netSb.id);
     expect(second.pid).not.toBe(first.pid);
     const throwaway = await provider.create({ network: true });
@@ -137,7 +143,8 @@ describe("local provider isolation", () => {
   it("egress 'host' (opt-in, trusted code only) shares the host network", async () => {
     const hostNet = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20, egress: "host" });
     const shared = await hostNet.create({ network: true });
-    expect((await shared.exec(`curl -sS --noproxy '*' http://127.0.0.1:${port}/`)).stdout).toBe("hi from host\n");
+    const r = await shared.exec(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && timeout 5 cat <&3'`);
+    expect(r.stdout).toMatch(/hi from host\n$/);
     await hostNet.destroy(shared.id);
   });
 
@@ -161,6 +168,5 @@ describe("local provider isolation", () => {
     expect(uid).toBe("1000");
     expect(cap).toMatch(/CapEff:\s+0+$/);
     expect(Number(procs)).toBeLessThan(6);
-    await mkdir(join(root, "unused"), { recursive: true });
   });
 });

@@ -10,17 +10,18 @@ import { startEgressProxy, type EgressPolicy } from "./egress-proxy.js";
 const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 export const EGRESS_PORT = 3128;
 
-// Runs in its own network namespace (loopback only): listens on 127.0.0.1:<port> and relays every
-// connection to the worker's proxy socket. It exits when the worker goes away (its stdin closes),
-// and the namespace goes with it.
+// Runs in its own network namespace (loopback only, set up by bwrap): listens on 127.0.0.1:<port>
+// and relays every connection to the worker's proxy socket. It exits when the worker goes away
+// (bwrap --die-with-parent, and its stdin closes), and the namespace goes with it.
 const FORWARDER = `const net=require("net");const [port,sock]=process.argv.slice(1);
 process.stdin.on("end",()=>process.exit(0));process.stdin.on("error",()=>process.exit(0));process.stdin.resume();
 const s=net.createServer(c=>{const u=net.connect(sock);c.pipe(u);u.pipe(c);c.on("error",()=>u.destroy());u.on("error",()=>c.destroy());});
 s.on("error",()=>{process.stdout.write("fail\\n");process.exit(1)});
-s.listen(Number(port),"127.0.0.1",()=>process.stdout.write("ready\\n"));`;
+s.listen(Number(port),"127.0.0.1",()=>process.stdout.write("ready "+process.pid+"\\n"));`;
 
 /** One per (sandbox, worker process): the namespace is held open by `nsFd` for every exec. */
 export interface Forwarder {
+  /** The relay process inside the namespace (bwrap's child). */
   pid: number;
   nsFd: number;
   child: ChildProcess;
@@ -63,16 +64,18 @@ export function ensureForwarder(gw: EgressGateway, id: string): Promise<Forwarde
 
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
   await gw.ready;
-  const child = spawn("unshare", ["--net", "sh", "-c", 'ip link set lo up && exec "$0" -e "$1" "$2" "$3"', process.execPath, FORWARDER, String(EGRESS_PORT), gw.socketPath], {
-    env: ENV,
-    stdio: ["pipe", "pipe", "ignore"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.on("error", (e) => reject(new SandboxError("unavailable", `cannot create a network namespace (unshare/ip): ${e.message}`)));
+  // bwrap makes the namespace and brings its loopback up; the rest of the host view is read-only.
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent", process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath];
+  const child = spawn("bwrap", args, { env: ENV, stdio: ["pipe", "pipe", "ignore"] });
+  const pid = await new Promise<number>((resolve, reject) => {
+    child.on("error", (e) => reject(new SandboxError("unavailable", `cannot start the egress forwarder: ${e.message}`)));
     child.on("exit", () => reject(new SandboxError("unavailable", `egress forwarder for ${id} exited at start`)));
-    child.stdout!.once("data", (d: Buffer) => (d.toString().startsWith("ready") ? resolve() : reject(new SandboxError("unavailable", `egress forwarder for ${id} failed`))));
+    child.stdout!.once("data", (d: Buffer) => {
+      const m = /^ready (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+      else reject(new SandboxError("unavailable", `egress forwarder for ${id} failed`));
+    });
   });
-  const pid = child.pid!;
   const nsFd = openSync(`/proc/${pid}/ns/net`, "r");
   // Never hand out the worker's own namespace: that would be the host network.
   if (fstatSync(nsFd).ino === statSync("/proc/self/ns/net").ino) {
@@ -108,6 +111,11 @@ export async function stopForwarder(id: string): Promise<void> {
     const fwd = await f?.catch(() => undefined);
     if (fwd) {
       fwd.child.kill("SIGKILL");
+      try {
+        process.kill(fwd.pid, "SIGKILL");
+      } catch {
+        // gone with bwrap
+      }
       closeQuietly(fwd.nsFd);
     }
   }
