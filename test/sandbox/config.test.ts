@@ -9,6 +9,8 @@ describe("readSandboxConfig", () => {
     const c = readSandboxConfig({}, "/srv/app");
     expect(c).toMatchObject({ type: "local", root: join("/srv/app", ".data", "sandboxes"), mirrorRoot: join("/srv/app", ".data", "mirrors"), execTimeoutMs: 600_000 });
     expect(c.e2b.apiKey).toBeUndefined();
+    expect(c.localEgress).toBe("proxy");
+    expect(readSandboxConfig({ SANDBOX_LOCAL_EGRESS: "host" }).localEgress).toBe("host");
   });
 
   it("reads vendor settings and treats blank values as unset", () => {
