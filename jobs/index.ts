@@ -2,6 +2,7 @@ import type { QueueName } from "../src/queue/names.js";
 import type { JobData } from "../src/queue/schemas.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 import { processAgent } from "./agent.js";
+import { processAnalyze } from "./analyze.js";
 import { processCiEvent } from "./ci-event.js";
 import { processCiMonitor } from "./ci-monitor.js";
 import { processCleanup } from "./cleanup.js";
@@ -18,4 +19,5 @@ export const PROCESSORS: { [Q in QueueName]: Processor<Q> } = {
   cleanup: processCleanup,
   command: processCommand,
   "ci-monitor": processCiMonitor,
+  analyze: processAnalyze,
 };

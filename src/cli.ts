@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
+import { OpenSweError } from "./errors.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
+import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
 import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./store/settings-cli.js";
@@ -10,6 +12,7 @@ import { SettingsStore } from "./store/settings-store.js";
 const USAGE = `usage: open-swe <command>
   web | worker | all        run the webhook server, the job workers, or both (default: all)
   settings …                read and change settings (open-swe settings help)
+  analyze <owner/repo> [--continual]   queue the review-style analyzer for a repo (bootstrap by default)
   run --repo <path|owner/name> [--model ID] "<task>"   run the agent locally and print the branch and diff
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent>  run a benchmark
@@ -55,6 +58,26 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
   }
 }
 
+async function analyze(argv: string[], config: AppConfig, log: Logger): Promise<void> {
+  const repo = argv.find((a) => !a.startsWith("--"));
+  if (!repo || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
+  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+  try {
+    const { enqueueAnalyze } = await import("./runs/analyze-enqueue.js");
+    const mode = argv.includes("--continual") ? "continual" : "bootstrap";
+    const id = await enqueueAnalyze({ settings: new SettingsStore(redis, config.env.QUEUE_PREFIX), queues, repo, mode }).catch((err: unknown) => {
+      throw err instanceof OpenSweError ? new UsageError(err.message) : err;
+    });
+    console.log(`queued ${mode} review-style analysis of ${repo}: job ${id}`);
+  } finally {
+    await queues.close();
+    await redis.quit();
+    if (embedded?.owned) await embedded.stop();
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const [command = "all", ...rest] = argv;
@@ -72,7 +95,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(["settings", "run", "sandbox"].includes(command) ? "warn" : config.env.LOG_LEVEL);
+  const log = createLogger(["settings", "run", "sandbox", "analyze"].includes(command) ? "warn" : config.env.LOG_LEVEL);
   try {
     switch (command) {
       case "web":
@@ -81,6 +104,8 @@ export async function main(argv: string[]): Promise<void> {
         return await serve(command, config, log);
       case "settings":
         return await settings(rest, config, log);
+      case "analyze":
+        return await analyze(rest, config, log);
       case "run": {
         const repoAt = rest.indexOf("--repo");
         const modelAt = rest.indexOf("--model");

@@ -83,6 +83,9 @@ export const CommandJob = z.discriminatedUnion("command", [
 
 export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual"]).default("scheduled") });
 
+/** Review-style learning for one repo: `bootstrap` from its past reviews, `continual` (nightly) from our findings' outcomes. */
+export const AnalyzeJob = z.object({ ...Repo, mode: z.enum(["bootstrap", "continual"]) });
+
 export const JOB_SCHEMAS = {
   agent: AgentJob,
   review: ReviewJob,
@@ -90,6 +93,7 @@ export const JOB_SCHEMAS = {
   cleanup: CleanupJob,
   command: CommandJob,
   "ci-monitor": CiMonitorJob,
+  analyze: AnalyzeJob,
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_SCHEMAS)[Q]>;
@@ -99,3 +103,4 @@ export type ReviewJob = z.infer<typeof ReviewJob>;
 export type CiEventJob = z.infer<typeof CiEventJob>;
 export type CleanupJob = z.infer<typeof CleanupJob>;
 export type CommandJob = z.infer<typeof CommandJob>;
+export type AnalyzeJob = z.infer<typeof AnalyzeJob>;

@@ -13,7 +13,7 @@ import { withSettledCheckRun } from "../review/check-run.js";
 import { FindingsStore } from "../review/findings-store.js";
 import { createReviewerTools } from "../review/reviewer-tools.js";
 import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.js";
-import { renderStyleAppendix, StyleStore } from "../review/style/style-store.js";
+import { renderStyleAppendix, StyleStore, type ReviewStyle } from "../review/style/style-store.js";
 import { Profile } from "../store/settings-store.js";
 import { prRef } from "../threads/thread-id.js";
 import type { JobContext } from "../worker/job-context.js";
@@ -38,19 +38,28 @@ export function reviewStorePrefix(prefix: string): string {
 }
 
 /**
+ * owner/repo as the review stores key them: lower-cased (GitHub names are case-insensitive), so a
+ * review, the analyzer and the CLI agree whatever casing a payload or an operator used.
+ */
+export function storeRepo(owner: string, repo: string): { owner: string; repo: string } {
+  return { owner: owner.toLowerCase(), repo: repo.toLowerCase() };
+}
+
+/**
  * One review pass for a `review` job: model first (a missing key fails the check run and the job
  * with the reason), then `runReviewPass` with a read-only deepagents reviewer over the PR head in a
  * network-off sandbox. A published pass records the head so `synchronize` re-reviews the PR.
  */
 export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<ReviewPassResult> {
   const { owner, repo, number } = data;
+  const keyed = storeRepo(owner, repo);
   const runModel = await resolveReviewModel(data, ctx, octokit, pull, repoConfig);
-  const style = await new StyleStore(ctx.redis, reviewStorePrefix(ctx.prefix)).get({ owner, repo });
+  const style = await new StyleStore(ctx.redis, reviewStorePrefix(ctx.prefix)).get(keyed);
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]);
 
   const result = await runReviewPass({
     octokit,
-    pr: { owner, repo, pull_number: number },
+    pr: { ...keyed, pull_number: number },
     pull,
     store: new FindingsStore(ctx.redis, reviewStorePrefix(ctx.prefix)),
     verdictAuthorized: data.trigger === "mention" && data.verdictRequested,
@@ -75,7 +84,7 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
           model: runModel.model,
           fallbackModel: runModel.fallback,
           sandbox: ws.sandbox,
-          systemPrompt: renderPrompt("reviewer", { repo: `${owner}/${repo}`, workspace_root: ws.sandbox.workdir }) + renderStyleAppendix(style),
+          systemPrompt: reviewerSystemPrompt(`${owner}/${repo}`, ws.sandbox.workdir, style),
           tools,
           message: reviewMessage({
             owner,
@@ -110,6 +119,11 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
   });
   if (result.status === "published") await ctx.settings.setReviewedHead(prRef(owner, repo, number), result.headSha);
   return result;
+}
+
+/** `prompts/reviewer.md` for the repo, with its learned review style appended when it has one. */
+export function reviewerSystemPrompt(repo: string, workspaceRoot: string, style: ReviewStyle | null): string {
+  return renderPrompt("reviewer", { repo, workspace_root: workspaceRoot }) + renderStyleAppendix(style);
 }
 
 /** The reviewer's model; without one the check run fails with the reason and the job is not retried. */
