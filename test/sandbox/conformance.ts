@@ -67,6 +67,15 @@ export function describeSandboxConformance(label: string, setup: () => Promise<C
       expect((await sb.exec("test -e marker")).exitCode).toBe(1);
     });
 
+    it("stops waiting as soon as the caller's signal aborts", async () => {
+      const ac = new AbortController();
+      const started = Date.now();
+      setTimeout(() => ac.abort(), 200);
+      const r = await sb.exec("sleep 20", { signal: ac.signal, timeoutMs: 30_000 });
+      expect(r).toMatchObject({ timedOut: true, exitCode: 124 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
     it("caps large output and sets truncated", async () => {
       const bytes = target.maxOutputBytes * 3;
       const r = await sb.exec(`head -c ${bytes} /dev/zero | tr '\\0' a; echo done >&2`);

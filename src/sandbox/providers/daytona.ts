@@ -12,7 +12,7 @@ import {
   type UploadFile,
   type UploadResult,
 } from "../types.js";
-import { execResult, resolveIn, vendorError } from "./vendor-common.js";
+import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError } from "./vendor-common.js";
 
 /** The slice of `@daytonaio/sdk` this provider uses (axios under the hood: tests mock its HTTP with nock). */
 export interface DaytonaApi {
@@ -92,7 +92,8 @@ class DaytonaSandbox implements Sandbox {
     // Daytona's own timeout is whole seconds and spares children: coreutils `timeout` kills the group.
     const wrapped = `timeout -k 1s ${(timeoutMs / 1000).toFixed(3)}s sh -c ${shellQuote(command)}`;
     try {
-      const r = await this.handle.executeCommand(wrapped, resolveIn(WORKDIR, options.cwd ?? "."), options.env ?? {}, Math.ceil(timeoutMs / 1000) + 5);
+      const r = await untilAborted(this.handle.executeCommand(wrapped, resolveIn(WORKDIR, options.cwd ?? "."), options.env ?? {}, Math.ceil(timeoutMs / 1000) + 5), options.signal);
+      if (r === ABORTED) return ABORTED_RESULT;
       return execResult({ exitCode: r.exitCode, stdout: r.result, stderr: "", timedOut: r.exitCode === 124 }, this.opts.maxOutputBytes);
     } catch (err) {
       const e = vendorError("daytona", "exec", err);

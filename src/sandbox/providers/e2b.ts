@@ -12,7 +12,7 @@ import {
   type UploadFile,
   type UploadResult,
 } from "../types.js";
-import { execResult, resolveIn, vendorError } from "./vendor-common.js";
+import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError } from "./vendor-common.js";
 
 /**
  * The slice of the E2B SDK this provider uses. The SDK sends its HTTP through the `undici` package
@@ -95,7 +95,9 @@ class E2bSandbox implements Sandbox {
     const wrapped = `timeout -k 1s ${(timeoutMs / 1000).toFixed(3)}s sh -c ${shellQuote(command)}`;
     const run = this.handle.run(wrapped, { cwd: resolveIn(WORKDIR, options.cwd ?? "."), envs: options.env ?? {}, timeoutMs: timeoutMs + 5_000 });
     try {
-      return execResult(await run, this.opts.maxOutputBytes);
+      const done = await untilAborted(run, options.signal);
+      if (done === ABORTED) return ABORTED_RESULT;
+      return execResult(done, this.opts.maxOutputBytes);
     } catch (err) {
       const e = err as { name?: string; exitCode?: number; stdout?: string; stderr?: string };
       // A non-zero exit is a result, not an error.

@@ -12,7 +12,7 @@ import {
   type UploadFile,
   type UploadResult,
 } from "../types.js";
-import { execResult, resolveIn, vendorError } from "./vendor-common.js";
+import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError } from "./vendor-common.js";
 
 /**
  * The slice of `modal@0.11.1` this provider uses. Modal speaks gRPC over HTTP/2, which nock cannot
@@ -93,7 +93,8 @@ class ModalSandbox implements Sandbox {
     // Modal's exec timeout stops the process, not its children; coreutils `timeout` signals its whole
     // process group (TERM, then KILL a second later) and exits 124.
     const argv = ["timeout", "-k", "1s", `${(timeoutMs / 1000).toFixed(3)}s`, "sh", "-c", command];
-    const r = await this.raw(argv, { cwd: options.cwd, env: options.env, timeoutMs: timeoutMs + 5_000 });
+    const r = await untilAborted(this.raw(argv, { cwd: options.cwd, env: options.env, timeoutMs: timeoutMs + 5_000 }), options.signal);
+    if (r === ABORTED) return ABORTED_RESULT;
     const timedOut = r.timedOut || r.exitCode === null || r.exitCode === 124;
     return execResult({ exitCode: r.exitCode ?? 124, stdout: decode(r.stdout), stderr: decode(r.stderr), timedOut }, this.opts.maxOutputBytes);
   }

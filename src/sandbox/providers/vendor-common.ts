@@ -69,3 +69,36 @@ export function vendorError(vendor: string, action: string, err: unknown): Sandb
   }
   return new SandboxError(code, `${vendor} ${action} failed: ${errorMessage(err)}`, { cause: err });
 }
+
+export const ABORTED = Symbol("aborted");
+
+/**
+ * Stops waiting when `signal` aborts. The vendor SDKs take no signal: the remote command keeps
+ * running until its own `timeout` wrapper ends it, but the caller (a cancelled job) is released now.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.resolve(ABORTED);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined);
+      resolve(ABORTED);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export const ABORTED_RESULT: ExecResult = { exitCode: 124, stdout: "", stderr: "", truncated: false, timedOut: true };
