@@ -5,7 +5,7 @@ import type { GitHubAuth } from "../github/app-auth.js";
 import { OpenSweError } from "../errors.js";
 import { ensureSandboxForThread, teardownThreadSandbox } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { ensureMirror } from "../sandbox/workspace/mirror.js";
+import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { remoteUrl } from "./branch-name.js";
@@ -28,7 +28,8 @@ export interface ReviewWorkspace {
 }
 
 /**
- * The PR head (`refs/pull/N/head`) in a sandbox with the network off, from the host mirror. A
+ * The PR head (`refs/pull/N/head`, or the reviewed sha when the PR moved since) in a sandbox with the
+ * network off, from the host mirror. A
  * reviewer sandbox lives for one pass: one left behind by a crashed pass is destroyed first, so a
  * pass never reviews a stale checkout.
  */
@@ -46,6 +47,12 @@ export async function prepareReviewWorkspace(opts: {
   const release = async () => void (await teardownThreadSandbox(lifecycle));
   const token = await opts.github.repoScopedToken(t.installationId, t.repo);
   const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remoteUrl(config.gitRemoteTemplate, t.owner, t.repo), token });
+  // The PR head as GitHub named it; when it moved since, the reviewed commit itself (the diff is its).
+  const pullRef = `refs/pull/${t.number}/head`;
+  const ref = (await resolveRef(mirror, pullRef).catch(() => "")) === t.headSha ? pullRef : t.headSha;
+  if (ref === t.headSha && !(await resolveRef(mirror, ref).catch(() => ""))) {
+    throw new OpenSweError("review_head_missing", `the reviewed head ${t.headSha.slice(0, 7)} of pull request #${t.number} is not in the repository mirror`);
+  }
   await release();
   const ensured = await ensureSandboxForThread({
     ...lifecycle,
@@ -57,13 +64,10 @@ export async function prepareReviewWorkspace(opts: {
       sandbox: ensured.sandbox,
       mirrorRoot: config.sandbox.mirrorRoot,
       mirror,
-      ref: `refs/pull/${t.number}/head`,
+      ref,
       branch: `open-swe-review/pr-${t.number}`,
       publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
     });
-    if (workspace.sha !== t.headSha) {
-      throw new OpenSweError("review_head_moved", `refs/pull/${t.number}/head is at ${workspace.sha.slice(0, 7)}, not the reviewed head ${t.headSha.slice(0, 7)}; the pull request moved`);
-    }
     opts.log.info({ sandbox: ensured.sandbox.id, mode: workspace.mode, sha: workspace.sha, ms: Math.round(workspace.readyMs) }, "review workspace ready");
     return { sandbox: ensured.sandbox, workspace, release };
   } catch (err) {

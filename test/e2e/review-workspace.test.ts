@@ -58,8 +58,11 @@ describe("review workspace", () => {
     await ws2.release();
     expect(await redis.get(threadSandboxKey(prefix, opts(head2).target.threadId))).toBeNull();
 
-    // The head moved after GitHub answered: the pass is not run against the wrong commit.
-    await expect(prepareReviewWorkspace(opts(head1))).rejects.toThrow(/not the reviewed head/);
+    // The PR moved after GitHub answered: the pass still reviews the commit its diff belongs to.
+    const old = await prepareReviewWorkspace(opts(head1));
+    expect((await old.sandbox.exec("cat app.js")).stdout).toBe("first\n");
+    await old.release();
+    await expect(prepareReviewWorkspace(opts("0".repeat(40)))).rejects.toThrow(/reviewed head 0000000 of pull request #7 is not in the repository mirror/);
     expect(await redis.get(threadSandboxKey(prefix, opts(head1).target.threadId))).toBeNull();
   });
 });
