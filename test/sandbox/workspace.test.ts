@@ -151,6 +151,18 @@ describe("workspace from a host mirror, and the host-side push", () => {
     expect(reused.mode).toBe("existing");
   });
 
+  it("network-on sandboxes with an overlay workspace are destroyed cleanly, whichever came first", async () => {
+    for (const execFirst of [true, false]) {
+      const sb = await provider.create({ network: true });
+      if (execFirst) expect((await sb.exec("true")).exitCode).toBe(0);
+      await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/net", publicUrl: "https://github.com/acme/app.git" });
+      expect((await sb.exec("git status --porcelain && echo clean")).stdout).toBe("clean\n");
+      await provider.destroy(sb.id);
+      expect(existsSync(join(tmp, "sandboxes", sb.id))).toBe(false);
+      expect(await isMountPoint(sb.hostWorkspace)).toBe(false);
+    }
+  });
+
   it("falls back to a hard-linked clone without overlayfs, and uses a bundle for remote providers", async () => {
     const sb = await provider.create({ network: false });
     sb.mountBase = () => Promise.reject(new Error("overlay: permission denied"));

@@ -12,7 +12,7 @@ const ROOT_LINKS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 let hostArgs: string[] | undefined;
 
 /** The read-only host view, computed once per process: existence checks are not repeated per exec. */
-function hostView(): string[] {
+export function hostView(): string[] {
   if (hostArgs) return hostArgs;
   const args = ["--ro-bind", "/usr", "/usr"];
   for (const name of ROOT_LINKS) {

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Socket } from "node:net";
 import { SandboxError } from "../types.js";
+import { hostView } from "./bwrap-args.js";
 import { startEgressProxy, type EgressPolicy } from "./egress-proxy.js";
 
 const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
@@ -25,6 +26,8 @@ export interface Forwarder {
   pid: number;
   nsFd: number;
   child: ChildProcess;
+  /** Closes `nsFd` exactly once (a second close could hit a descriptor reused by someone else). */
+  release: () => void;
 }
 
 export interface EgressGateway {
@@ -64,8 +67,18 @@ export function ensureForwarder(gw: EgressGateway, id: string): Promise<Forwarde
 
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
   await gw.ready;
-  // bwrap makes the namespace and brings its loopback up; the rest of the host view is read-only.
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent", process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath];
+  // bwrap makes the namespace and brings its loopback up. The forwarder sees only the system image,
+  // node and the proxy socket's directory: never the sandboxes' workspaces (a copy of their overlay
+  // mounts in its mount namespace would keep them busy).
+  const socketDir = dirname(gw.socketPath);
+  const nodePrefix = dirname(dirname(process.execPath));
+  const args = [
+    ...hostView(),
+    ...(nodePrefix === "/usr" || nodePrefix.startsWith("/usr/") ? [] : ["--ro-bind", nodePrefix, nodePrefix]),
+    "--ro-bind", socketDir, socketDir,
+    "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent",
+    process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath,
+  ];
   const child = spawn("bwrap", args, { env: ENV, stdio: ["pipe", "pipe", "ignore"] });
   const pid = await new Promise<number>((resolve, reject) => {
     child.on("error", (e) => reject(new SandboxError("unavailable", `cannot start the egress forwarder: ${e.message}`)));
@@ -86,11 +99,18 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
   child.stdout!.destroy();
   (child.stdin as Socket).unref();
   child.unref();
-  const fwd: Forwarder = { pid, nsFd, child };
+  let open = true;
+  const release = () => {
+    if (open) {
+      open = false;
+      closeQuietly(nsFd);
+    }
+  };
+  const fwd: Forwarder = { pid, nsFd, child, release };
   child.on("exit", () => {
     // A dead forwarder means no egress: drop it so the next exec starts a fresh one.
     if (gw.forwarders.get(id)) gw.forwarders.delete(id);
-    closeQuietly(nsFd);
+    release();
   });
   return fwd;
 }
@@ -116,7 +136,7 @@ export async function stopForwarder(id: string): Promise<void> {
       } catch {
         // gone with bwrap
       }
-      closeQuietly(fwd.nsFd);
+      fwd.release();
     }
   }
 }
