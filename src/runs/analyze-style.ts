@@ -47,7 +47,17 @@ export async function scheduleNightlyAnalyzer(queues: QueueSet, job: Omit<Analyz
 export async function analyzeReviewStyle(data: AnalyzeJob, ctx: JobContext): Promise<JobOutcome> {
   const { owner, repo } = storeRepo(data.owner, data.repo);
   const { mode } = data;
-  const octokit = await ctx.github.installation(data.installationId);
+  let installationId = data.installationId;
+  if (mode === "continual") {
+    // A nightly run follows the repo's current installation, and ends itself once the app is gone.
+    const installed = (await ctx.settings.listInstalled())[`${owner}/${repo}`];
+    if (!installed) {
+      await ctx.queues.queues.analyze.removeJobScheduler(analyzeSchedulerId(owner, repo));
+      return { outcome: "not_installed", mode };
+    }
+    installationId = installed.installationId;
+  }
+  const octokit = await ctx.github.installation(installationId);
   const store = reviewStorePrefix(ctx.prefix);
   let repoConfig;
   try {
@@ -72,6 +82,6 @@ export async function analyzeReviewStyle(data: AnalyzeJob, ctx: JobContext): Pro
     version = saved?.version ?? null;
   }
   ctx.log.info({ mode, evidence, version }, "review style analyzed");
-  const scheduler = mode === "bootstrap" ? await scheduleNightlyAnalyzer(ctx.queues, { installationId: data.installationId, owner, repo }) : undefined;
+  const scheduler = mode === "bootstrap" ? await scheduleNightlyAnalyzer(ctx.queues, { installationId, owner, repo }) : undefined;
   return { outcome: version !== null ? "saved" : evidence === 0 ? "no_evidence" : "not_saved", mode, evidence, version, ...(scheduler ? { scheduler } : {}) };
 }

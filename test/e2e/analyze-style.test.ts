@@ -8,7 +8,7 @@ import { startProcess, type RunningProcess } from "../../src/main.js";
 import type { Finding } from "../../src/review/findings.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { StyleStore } from "../../src/review/style/style-store.js";
-import { analyzerSkill, analyzeSchedulerId } from "../../src/runs/analyze-style.js";
+import { analyzerSkill, analyzeSchedulerId, scheduleNightlyAnalyzer } from "../../src/runs/analyze-style.js";
 import { enqueueAnalyze } from "../../src/runs/analyze-enqueue.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { mockInstallationToken, testConfig } from "../helpers/github-app.js";
@@ -115,16 +115,29 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
         { text: "Refined." },
       ]),
     );
+    // The app was reinstalled since: the nightly run follows the current installation.
+    await settings.recordInstalled("octo/hello", { installationId: 6002 });
     mockInstallationToken(6002);
     mockRepoConfig();
     nock(API).get("/repos/octo/hello/pulls/comments/11/reactions").query({ content: "-1", per_page: "1" }).reply(200, []);
     nock(API).get("/repos/octo/hello/pulls/comments/12/reactions").query({ content: "-1", per_page: "1" }).reply(200, [{ id: 1, content: "-1" }]);
-    const job = await proc.queues.add("analyze", { ...scheduler!.template!.data, installationId: 6002 } as never, "nightly-now");
+    const job = await proc.queues.add("analyze", scheduler!.template!.data as never, "nightly-now");
     const nightly = await waitForJob(proc.queues.queues.analyze, job, 30_000);
     expect(nightly.failedReason).toBeUndefined();
     expect(nightly.returnvalue).toMatchObject({ outcome: "saved", mode: "continual", evidence: 3, version: 2 });
     expect(nightly.returnvalue).not.toHaveProperty("scheduler");
     expect(await styles.get({ owner: "octo", repo: "hello" })).toMatchObject({ prompt: CONTINUAL_STYLE, mode: "continual", version: 2 });
+  });
+
+  it("a nightly run for a repo the app left removes its scheduler", async () => {
+    const settings = new SettingsStore(testRedis(), prefix);
+    await settings.recordInstalled("octo/gone", { installationId: 6003 });
+    const id = await scheduleNightlyAnalyzer(proc.queues, { installationId: 6003, owner: "Octo", repo: "Gone" });
+    expect(await proc.queues.queues.analyze.getJobScheduler(id)).toBeTruthy();
+    await settings.removeInstalled("octo/gone");
+    const job = await proc.queues.add("analyze", { installationId: 6003, owner: "octo", repo: "gone", mode: "continual" }, "nightly-gone");
+    expect(await waitForJob(proc.queues.queues.analyze, job)).toMatchObject({ state: "completed", returnvalue: { outcome: "not_installed" } });
+    expect(await proc.queues.queues.analyze.getJobScheduler(id)).toBeFalsy();
   });
 
   it("refuses a repository the app is not installed on", async () => {
