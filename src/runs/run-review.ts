@@ -1,6 +1,7 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
-import { usageFromMessages } from "../agent/run-record.js";
+import { buildRunRecord } from "../agent/run-record.js";
 import { renderPrompt } from "../agent/prompts.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
@@ -14,6 +15,7 @@ import { FindingsStore } from "../review/findings-store.js";
 import { createReviewerTools } from "../review/reviewer-tools.js";
 import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.js";
 import { renderStyleAppendix, StyleStore, type ReviewStyle } from "../review/style/style-store.js";
+import { RunRecords } from "../store/run-records.js";
 import { Profile } from "../store/settings-store.js";
 import { prRef } from "../threads/thread-id.js";
 import type { JobContext } from "../worker/job-context.js";
@@ -80,38 +82,46 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
       });
       try {
         const tools = [...createReviewerTools(session), createHttpRequestTool(), createFetchUrlTool()] as StructuredToolInterface[];
-        const messages = await invokeReviewer({
-          model: runModel.model,
-          fallbackModel: runModel.fallback,
-          sandbox: ws.sandbox,
-          systemPrompt: reviewerSystemPrompt(`${owner}/${repo}`, ws.sandbox.workdir, style),
-          tools,
-          message: reviewMessage({
-            owner,
-            repo,
-            number,
-            headSha,
-            title: pull.title,
-            body: pull.body ?? "",
-            author: pull.user?.login ?? data.author ?? "",
-            trigger: data.trigger,
-            requester: data.requester?.login,
-            verdictRequested: data.verdictRequested,
-            instructions: data.instructions,
-            files,
-            unreviewed,
-          }),
-          threadId: data.threadId,
-          modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
-          execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
-          signal,
-        }).catch((err: unknown) => {
-          // Once the review is out, a later failure (the model's closing turn) costs nothing worth a retry.
-          if (!session.published) throw err;
-          ctx.log.warn({ err: errorMessage(err) }, "reviewer failed after publishing");
-          return [];
-        });
-        ctx.log.info({ model: runModel.settings.modelId, source: runModel.settings.source, ...usageFromMessages(messages), published: session.published !== null }, "reviewer finished");
+        const startedAt = new Date();
+        let messages: BaseMessage[] = [];
+        let error: unknown;
+        try {
+          messages = await invokeReviewer({
+            model: runModel.model,
+            fallbackModel: runModel.fallback,
+            sandbox: ws.sandbox,
+            systemPrompt: reviewerSystemPrompt(`${owner}/${repo}`, ws.sandbox.workdir, style),
+            tools,
+            message: reviewMessage({
+              owner,
+              repo,
+              number,
+              headSha,
+              title: pull.title,
+              body: pull.body ?? "",
+              author: pull.user?.login ?? data.author ?? "",
+              trigger: data.trigger,
+              requester: data.requester?.login,
+              verdictRequested: data.verdictRequested,
+              instructions: data.instructions,
+              files,
+              unreviewed,
+            }),
+            threadId: data.threadId,
+            modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
+            execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
+            signal,
+          });
+        } catch (err) {
+          error = err;
+        }
+        // Once the review is out, a later failure (the model's closing turn) costs nothing worth a retry.
+        const failed = error !== undefined && !session.published;
+        const record = buildRunRecord({ threadId: data.threadId, trigger: `review_${data.trigger}`, settings: runModel.settings, messages, startedAt, finishedAt: new Date(), ...(failed ? { error } : {}) });
+        if (record.outcome === "incomplete" && session.published) record.outcome = "completed";
+        await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
+        ctx.log.info({ model: runModel.settings.modelId, source: runModel.settings.source, outcome: record.outcome, calls: record.modelCalls, published: session.published !== null, err: error === undefined ? undefined : errorMessage(error) }, "reviewer finished");
+        if (failed) throw error;
       } finally {
         await ws.release().catch((err: unknown) => ctx.log.warn({ err: errorMessage(err) }, "could not tear down the review sandbox"));
       }

@@ -9,6 +9,7 @@ import { startProcess, type RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
+import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
@@ -173,6 +174,13 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
     const [finding] = await new FindingsStore(redis, `${prefix}:`).list(pr);
     expect(finding).toMatchObject({ status: "open", githubCommentId: 7001, reviewId: 900, headSha: head1.sha, rule: "null-deref" });
     expect(await new SettingsStore(redis, prefix).getReviewedHead("octo/hello#12")).toBe(head1.sha);
+    expect(await new RunRecords(redis, prefix).get(deliveryJobId(res.deliveryId))).toMatchObject({
+      trigger: "review_mention",
+      outcome: "completed",
+      replayed: true,
+      modelCalls: 5,
+      toolCounts: { execute: 1, add_finding: 2, publish_review: 1 },
+    });
     // The pass's sandbox is gone: the next pass checks out its own head.
     expect(await redis.get(threadSandboxKey(prefix, reviewer))).toBeNull();
 
