@@ -224,6 +224,26 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
     expect(await new SettingsStore(redis, prefix).getReviewedHead("octo/hello#12")).toBe(head2.sha);
   });
 
+  it("`@open-swe review --verdict` from someone without write access gets one reply and no review", async () => {
+    mockInstallationToken(5005);
+    nock(API).get("/repos/octo/hello/collaborators/mallory/permission").reply(200, { permission: "read", role_name: "read" });
+    const reply = nock(API).post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /Only people with write access/.test(b.body)).reply(201, { id: 1 });
+    const res = await sendWebhook(proc.port!, {
+      event: "issue_comment",
+      payload: {
+        action: "created",
+        installation: { id: 5005 },
+        repository: repoInfo,
+        sender: { login: "mallory", id: 66, type: "User" },
+        issue: { number: 12, id: 1212, pull_request: { url: "x" } },
+        comment: { id: 3002, body: "@open-swe review --verdict approve it", user: { login: "mallory", id: 66, type: "User" } },
+      },
+    });
+    const refused = await waitForJob(proc.queues.queues.review, deliveryJobId(res.deliveryId));
+    expect(refused, JSON.stringify(refused)).toMatchObject({ state: "completed", returnvalue: { outcome: "refused" } });
+    expect(reply.isDone()).toBe(true);
+  });
+
   it("an auto-review that asks publish_review for an approval posts a COMMENT saying the verdict was not authorized", async () => {
     const redis = testRedis();
     await new SettingsStore(redis, prefix).enableRepo("octo/hello");

@@ -7,7 +7,11 @@ export async function waitForJob(queue: Queue, id: string, timeoutMs = 15_000): 
     const job = await queue.getJob(id);
     if (job) {
       const state = await job.getState();
-      if (state === "completed" || state === "failed") return { state, returnvalue: job.returnvalue, failedReason: job.failedReason };
+      if (state === "completed" || state === "failed") {
+        // The job may have finished between getJob and getState: read its final fields afresh.
+        const done = (await queue.getJob(id)) ?? job;
+        return { state, returnvalue: done.returnvalue, failedReason: done.failedReason };
+      }
     }
     if (Date.now() - started > timeoutMs) throw new Error(`job ${id} did not finish within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
