@@ -20,6 +20,7 @@ const USAGE = `usage: open-swe <command>
 
 const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
   intake: () => import("../bench/intake.js"),
+  agent: () => import("../bench/agent.js"),
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
@@ -46,6 +47,8 @@ export async function loadReplayScript(path: string): Promise<ReplayTurn[]> {
 
 interface Cursor {
   next: number;
+  /** Distinguishes this playback's message ids from an earlier run's on the same thread (ids merge). */
+  nonce: string;
 }
 
 /**
@@ -59,7 +62,7 @@ export class ReplayChatModel extends BaseChatModel {
   // Shared with every bindTools() copy: the agent binds tools before each call.
   readonly #cursor: Cursor;
 
-  constructor(turns: readonly ReplayTurn[], source = "replay script", cursor: Cursor = { next: 0 }) {
+  constructor(turns: readonly ReplayTurn[], source = "replay script", cursor: Cursor = { next: 0, nonce: randomUUID().slice(0, 8) }) {
     super({});
     this.#turns = turns;
     this.#source = source;
@@ -90,8 +93,8 @@ export class ReplayChatModel extends BaseChatModel {
     this.#cursor.next += 1;
     const message = new AIMessage({
       content: turn.text,
-      id: `replay-${index}`,
-      tool_calls: turn.tool_calls.map((tc, i) => ({ name: tc.name, args: tc.args, id: tc.id ?? `replay_${index}_${i}`, type: "tool_call" as const })),
+      id: `replay-${this.#cursor.nonce}-${index}`,
+      tool_calls: turn.tool_calls.map((tc, i) => ({ name: tc.name, args: tc.args, id: tc.id ?? `replay_${this.#cursor.nonce}_${index}_${i}`, type: "tool_call" as const })),
       response_metadata: { replayed: true, model_name: "replay" },
     });
     if (turn.usage) {
