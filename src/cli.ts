@@ -21,6 +21,7 @@ const USAGE = `usage: open-swe <command>
 const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
   intake: () => import("../bench/intake.js"),
   agent: () => import("../bench/agent.js"),
+  sandbox: () => import("../bench/sandbox.js"),
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {
