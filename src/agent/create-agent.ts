@@ -6,6 +6,7 @@ import { todoListMiddleware, type AgentMiddleware } from "langchain";
 import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
 import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
+import { verdictGuardMiddleware } from "../review/verdict-guard.js";
 
 export interface CreateOpenSweAgentOptions {
   model: BaseChatModel;
@@ -29,12 +30,13 @@ export interface CreateOpenSweAgentOptions {
  * draining, the no-empty-message nudge and the step-limit notice belong to the main run only.
  */
 export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
-  const subagentMiddleware = [sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()];
+  // The verdict guard runs in the main agent and in every subagent: `execute` never submits a review verdict.
+  const subagentMiddleware = [verdictGuardMiddleware() as AgentMiddleware, sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()];
   return createDeepAgent({
     model: options.model,
     systemPrompt: options.systemPrompt,
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
-    middleware: [todoListMiddleware() as AgentMiddleware, ...options.middleware],
+    middleware: [todoListMiddleware() as AgentMiddleware, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
     subagents: [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }],
     ...(options.backend ? { backend: options.backend } : {}),
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
