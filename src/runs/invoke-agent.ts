@@ -6,13 +6,13 @@ import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import { renderPrompt } from "../agent/prompts.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
-import type { Sandbox } from "../sandbox/types.js";
+import { isSandboxError, type Sandbox } from "../sandbox/types.js";
 
 export interface InvokeAgentOptions {
   model: BaseChatModel;
   sandbox: Sandbox;
   tools: StructuredToolInterface[];
-  middleware: Omit<AgentMiddlewareDeps, "workspaceRoot" | "readWorkspaceFile">;
+  middleware: Omit<AgentMiddlewareDeps, "workspaceRoot" | "readWorkspaceFile" | "circuitBreaker">;
   checkpointer: BaseCheckpointSaver;
   threadId: string;
   prompt: { repo: string; defaultBranch: string };
@@ -33,6 +33,7 @@ export interface InvokeAgentResult {
 export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentResult> {
   const middleware = buildAgentMiddleware({
     ...o.middleware,
+    circuitBreaker: { isSandboxFailure: (err) => isSandboxError(err) },
     workspaceRoot: o.sandbox.workdir,
     readWorkspaceFile: async (path) => {
       const [file] = await o.sandbox.download([path]);
@@ -48,7 +49,9 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     checkpointer: o.checkpointer,
   });
   const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
-  const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal };
+  // "sync": each step's checkpoint is written before the next step starts, so a killed worker's
+  // successor resumes exactly after the last completed step.
+  const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const };
   const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
   try {
     const result = await agent.invoke(resumed ? null : { messages: [o.message] }, config);

@@ -114,6 +114,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
         return texts;
       },
       threadId: data.threadId,
+      // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
+      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls` },
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
       logger: ctx.log,

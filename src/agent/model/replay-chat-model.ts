@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { OpenSweError, errorMessage } from "../../errors.js";
 
@@ -55,6 +55,16 @@ interface Cursor {
  * Plays a recorded run back, one scripted assistant turn per model call. Every message it returns
  * carries `response_metadata.replayed = true` so run records and replies can say so.
  */
+function assistantTurnsThisRun(messages: readonly BaseMessage[]): number {
+  let turns = 0;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i]!;
+    if (HumanMessage.isInstance(m) && m.additional_kwargs["follow_up"] !== true) break;
+    if (AIMessage.isInstance(m)) turns += 1;
+  }
+  return turns;
+}
+
 export class ReplayChatModel extends BaseChatModel {
   readonly replayed = true;
   readonly #turns: readonly ReplayTurn[];
@@ -81,8 +91,10 @@ export class ReplayChatModel extends BaseChatModel {
     return new ReplayChatModel(this.#turns, this.#source, this.#cursor);
   }
 
-  async _generate(_messages: BaseMessage[], _options: this["ParsedCallOptions"], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
-    const index = this.#cursor.next;
+  async _generate(messages: BaseMessage[], _options: this["ParsedCallOptions"], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    // A run resumed from a checkpoint in a new process starts with a fresh cursor: the assistant turns
+    // already in this run's conversation say how far the script got.
+    const index = Math.max(this.#cursor.next, assistantTurnsThisRun(messages));
     const turn = this.#turns[index];
     if (!turn) {
       throw new OpenSweError(
@@ -90,7 +102,7 @@ export class ReplayChatModel extends BaseChatModel {
         `replay script ${this.#source} ran out: the run asked for model turn ${index + 1} but the script has ${this.#turns.length}`,
       );
     }
-    this.#cursor.next += 1;
+    this.#cursor.next = index + 1;
     const message = new AIMessage({
       content: turn.text,
       id: `replay-${this.#cursor.nonce}-${index}`,
