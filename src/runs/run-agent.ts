@@ -10,7 +10,7 @@ import type { Octokit } from "../github/app-auth.js";
 import { replyTo } from "../github/reply.js";
 import { postRunComment } from "../github/tools/github-comment.js";
 import { githubTools } from "../github/tools/index.js";
-import type { GitHubRunContext } from "../github/tools/run-context.js";
+import { loadRunState, saveRunState, type GitHubRunContext } from "../github/tools/run-context.js";
 import type { AgentJob } from "../queue/schemas.js";
 import { RunRecords } from "../store/run-records.js";
 import type { JobContext } from "../worker/job-context.js";
@@ -83,6 +83,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     queues: ctx.queues,
     state: { replied: false },
   };
+  gh.state = await loadRunState(gh);
   const tools = [
     commitAndPushTool(gh, {
       sandbox: ws.sandbox,
@@ -91,6 +92,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       expectedOld: () => expectedOld,
       onPushed: async (sha) => {
         expectedOld = sha;
+        await saveRunState(gh);
       },
       token: () => ctx.github.repoScopedToken(data.installationId, data.repo),
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,

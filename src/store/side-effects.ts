@@ -21,6 +21,10 @@ export class SideEffectLedger {
     return raw === null ? null : (JSON.parse(raw) as T);
   }
 
+  async set<T>(key: string, value: T): Promise<void> {
+    await this.redis.set(this.key(key), JSON.stringify(value), "EX", this.ttlSeconds);
+  }
+
   async once<T>(key: string, effect: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
     const previous = await this.get<T>(key);
     if (previous !== null) return { value: previous, replayed: true };

@@ -10,6 +10,8 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
+import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
@@ -63,7 +65,12 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
       octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
     });
   });
-  afterAll(async () => proc?.stop());
+  afterAll(async () => {
+    await proc?.stop();
+    // Overlay mounts go before their directories do.
+    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(dataDir, "sandboxes") }));
+    for (const sb of await provider.list()) await provider.destroy(sb.id);
+  });
 
   it("@open-swe add a CONTRIBUTING.md", async () => {
     mockInstallationToken(4242, 3);

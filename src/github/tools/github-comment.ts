@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { replyTo } from "../reply.js";
-import type { GitHubRunContext } from "./run-context.js";
+import { saveRunState, type GitHubRunContext } from "./run-context.js";
 
 export const GitHubCommentInput = z.object({
   body: z.string().min(1).max(60_000).describe("Markdown comment for the person who asked"),
@@ -14,6 +14,7 @@ export async function postRunComment(ctx: GitHubRunContext, body: string): Promi
   const { value, replayed } = await ctx.effects.once(key, async () => ({ id: await replyTo(ctx.octokit, ctx.target, body) }));
   ctx.state.replied = true;
   ctx.state.lastReply = { id: value.id, body };
+  await saveRunState(ctx);
   return { id: value.id, replayed };
 }
 

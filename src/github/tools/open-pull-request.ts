@@ -1,6 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import type { GitHubRunContext } from "./run-context.js";
+import { saveRunState, type GitHubRunContext } from "./run-context.js";
 
 export const OpenPullRequestInput = z.object({
   title: z.string().min(1).max(256).describe("PR title"),
@@ -29,6 +29,7 @@ export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.in
       body: fullBody,
     });
     Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
+    await saveRunState(ctx);
     return { url: res.data.html_url, number: res.data.number, created: false };
   }
   const res = await ctx.octokit.request("POST /repos/{owner}/{repo}/pulls", {
@@ -41,6 +42,7 @@ export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.in
     draft,
   });
   Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
+  await saveRunState(ctx);
   return { url: res.data.html_url, number: res.data.number, created: true };
 }
 

@@ -29,3 +29,12 @@ export interface GitHubRunContext {
   queues: QueueSet;
   state: RunState;
 }
+
+/** Run state survives the worker: a run resumed elsewhere still knows its PR and its last reply. */
+export async function saveRunState(ctx: Pick<GitHubRunContext, "effects" | "runId" | "state">): Promise<void> {
+  await ctx.effects.set(`${ctx.runId}:state`, ctx.state);
+}
+
+export async function loadRunState(ctx: Pick<GitHubRunContext, "effects" | "runId">): Promise<RunState> {
+  return (await ctx.effects.get<RunState>(`${ctx.runId}:state`)) ?? { replied: false };
+}
