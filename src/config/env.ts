@@ -4,6 +4,7 @@ import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
 import { readSandboxConfig, type SandboxConfig } from "../sandbox/config.js";
+import { readWebSearchConfig, type WebSearchConfig } from "../agent/tools/web-search/create-web-search-provider.js";
 
 const csv = (fallback: string) =>
   z
@@ -75,6 +76,7 @@ export interface AppConfig {
   botLogins: string[];
   sandbox: SandboxConfig;
   model: ModelConfig;
+  webSearch: WebSearchConfig;
   /** Where host-side git fetches and pushes: `{owner}`/`{repo}` filled in; never carries a credential. */
   gitRemoteTemplate: string;
 }
@@ -135,6 +137,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     github,
     sandbox,
     model,
+    webSearch: readWebSearchConfig(cleaned),
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
     redisUrl: e.QUEUE_REDIS_URL ?? null,
     dataDir,

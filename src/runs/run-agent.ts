@@ -4,6 +4,8 @@ import { UnrecoverableError } from "bullmq";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
+import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
+import { createWebSearchTool } from "../agent/tools/web-search-tool.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { OpenSweError } from "../errors.js";
 import type { Octokit } from "../github/app-auth.js";
@@ -20,6 +22,8 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+
+const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
 const VERDICT_FLAG = /(^|\s)--verdict(\s|$)/i;
 
@@ -100,6 +104,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...githubTools(gh, { verdictAuthorized: VERDICT_FLAG.test(data.text), isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),
     createFetchUrlTool(),
+    ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
   ] as StructuredToolInterface[];
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
