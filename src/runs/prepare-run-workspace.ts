@@ -54,7 +54,9 @@ export async function prepareRunWorkspace(opts: {
   const { data: repoInfo } = await octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo });
   const defaultBranch = repoInfo.default_branch;
   let ref = `refs/heads/${defaultBranch}`;
-  let branch = agentBranchName(t.threadId, t.text);
+  // One branch per thread: a later request on the same issue keeps building on (and updating the PR of) it.
+  const branchKey = keyer(`${opts.prefix}:thread`)(t.threadId, "branch");
+  let branch = (await opts.redis.get(branchKey)) ?? agentBranchName(t.threadId, t.text);
   let baseBranch = defaultBranch;
   if (t.isPullRequest) {
     const { data: pr } = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number });
@@ -67,6 +69,7 @@ export async function prepareRunWorkspace(opts: {
       baseBranch = sameRepo ? pr.head.ref : pr.base.ref;
     }
   }
+  await opts.redis.set(branchKey, branch, "EX", 90 * 86400);
   const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
   const token = await opts.github.repoScopedToken(t.installationId, t.repo);
   const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token });

@@ -161,4 +161,48 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     expect(followUp).toBeGreaterThan(sleptAt);
     expect(messages.slice(followUp + 1).some((m) => m.getType() === "ai")).toBe(true);
   });
+
+  it("a later comment on the same issue continues the same conversation and branch", async () => {
+    writeFileSync(
+      replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CODE_OF_CONDUCT.md", content: "Be kind.\n" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Add CODE_OF_CONDUCT.md" } }] },
+        { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Add contributor docs", body: "Guide and code of conduct." } }] },
+        { tool_calls: [{ name: "github_comment", args: { body: `Added the code of conduct to ${PR_URL}` } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "added" } }] },
+      ]),
+    );
+    mockInstallationToken(4242, 2);
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, [{ number: 12 }]);
+    const update = nock(API).patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add contributor docs").reply(200, { number: 12, html_url: PR_URL });
+    nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 556 });
+    nock(API).patch("/repos/octo/hello/issues/comments/556").reply(200, { id: 556 });
+    const res = await sendWebhook(proc.port!, {
+      event: "issue_comment",
+      payload: {
+        action: "created",
+        installation: { id: 4242 },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "dana", id: 31, type: "User" },
+        issue: { number: 8, id: 8008 },
+        comment: { id: 902, body: "@open-swe also add a code of conduct", user: { login: "dana", id: 31, type: "User" } },
+      },
+    });
+    const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    expect(update.isDone()).toBe(true);
+    const branches = remote.git("branch", "--list", "open-swe/*").trim().split("\n");
+    expect(branches).toHaveLength(1);
+    const branch = branches[0]!.replace(/^\*?\s*/, "");
+    expect(remote.git("ls-tree", "--name-only", branch).split("\n")).toEqual(expect.arrayContaining(["CONTRIBUTING.md", "CODE_OF_CONDUCT.md", "README.md"]));
+    const saver = new RedisSaver({ redis: testRedis(), prefix: `${prefix}:ckpt` });
+    const messages = ((await saver.getTuple({ configurable: { thread_id: threadId({ kind: "issue", issueId: 8008 }) } }))?.checkpoint.channel_values as { messages: BaseMessage[] }).messages;
+    const requests = messages.filter((m) => m.getType() === "human").map((m) => String(m.content));
+    expect(requests.some((r) => r.includes("add a CONTRIBUTING.md"))).toBe(true);
+    expect(requests.at(-1)).toContain("also add a code of conduct");
+  });
 });
