@@ -5,14 +5,12 @@ import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { OpenSweError } from "../errors.js";
 import type { QueueSet } from "../queue/queues.js";
 import { AnalyzeJob } from "../queue/schemas.js";
-import { FindingsStore } from "../review/findings-store.js";
 import { collectReviewSamples } from "../review/style/review-samples.js";
 import { collectFindingOutcomes, runStyleAnalyzer, type AnalyzerMode } from "../review/style/run-style-analyzer.js";
-import { StyleStore } from "../review/style/style-store.js";
 import { Profile } from "../store/settings-store.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { resolveRunModel } from "./resolve-run-model.js";
-import { reviewStorePrefix, storeRepo } from "./run-review.js";
+import { reviewStores, storeRepo } from "./review-stores.js";
 
 /** Every night at 03:00 (the scheduler's time zone, UTC by default). */
 export const NIGHTLY_PATTERN = "0 3 * * *";
@@ -58,7 +56,7 @@ export async function analyzeReviewStyle(data: AnalyzeJob, ctx: JobContext): Pro
     installationId = installed.installationId;
   }
   const octokit = await ctx.github.installation(installationId);
-  const store = reviewStorePrefix(ctx.prefix);
+  const stores = reviewStores(ctx.redis, ctx.prefix);
   let repoConfig;
   try {
     repoConfig = await loadRepoConfig(octokit, owner, repo);
@@ -66,7 +64,7 @@ export async function analyzeReviewStyle(data: AnalyzeJob, ctx: JobContext): Pro
     if (err instanceof RepoConfigError) throw new UnrecoverableError(`${err.message}\n${err.details}`);
     throw err;
   }
-  const input = mode === "bootstrap" ? { samples: await collectReviewSamples(octokit, { owner, repo }, ctx.config.botLogins) } : { outcomes: await collectFindingOutcomes({ octokit, store: new FindingsStore(ctx.redis, store), owner, repo }) };
+  const input = mode === "bootstrap" ? { samples: await collectReviewSamples(octokit, { owner, repo }, ctx.config.botLogins) } : { outcomes: await collectFindingOutcomes({ octokit, store: stores.findings, owner, repo }) };
   const evidence = input.samples?.length ?? input.outcomes?.length ?? 0;
 
   let version: number | null = null;
@@ -78,7 +76,7 @@ export async function analyzeReviewStyle(data: AnalyzeJob, ctx: JobContext): Pro
       if (err instanceof OpenSweError) throw new UnrecoverableError(`cannot learn the review style of ${owner}/${repo}: ${err.message}`);
       throw err;
     }
-    const saved = await runStyleAnalyzer({ mode, model, repo: { owner, repo }, instructions: analyzerSkill(mode, `${owner}/${repo}`), styleStore: new StyleStore(ctx.redis, store), ...input, signal: ctx.signal });
+    const saved = await runStyleAnalyzer({ mode, model, repo: { owner, repo }, instructions: analyzerSkill(mode, `${owner}/${repo}`), styleStore: stores.styles, ...input, signal: ctx.signal });
     version = saved?.version ?? null;
   }
   ctx.log.info({ mode, evidence, version }, "review style analyzed");

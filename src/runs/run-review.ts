@@ -11,16 +11,16 @@ import type { Octokit } from "../github/app-auth.js";
 import { replyTo } from "../github/reply.js";
 import type { ReviewJob } from "../queue/schemas.js";
 import { withSettledCheckRun } from "../review/check-run.js";
-import { FindingsStore } from "../review/findings-store.js";
 import { createReviewerTools } from "../review/reviewer-tools.js";
 import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.js";
-import { renderStyleAppendix, StyleStore, type ReviewStyle } from "../review/style/style-store.js";
+import { renderStyleAppendix, type ReviewStyle } from "../review/style/style-store.js";
 import { RunRecords } from "../store/run-records.js";
 import { Profile } from "../store/settings-store.js";
 import { prRef } from "../threads/thread-id.js";
 import type { JobContext } from "../worker/job-context.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";
+import { reviewStores, storeRepo } from "./review-stores.js";
 import { prepareReviewWorkspace } from "./review-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
 
@@ -34,19 +34,6 @@ export interface ReviewPull {
   head: { sha: string };
 }
 
-/** Redis key prefix of the review stores (findings, style): the queue prefix plus a colon. */
-export function reviewStorePrefix(prefix: string): string {
-  return `${prefix}:`;
-}
-
-/**
- * owner/repo as the review stores key them: lower-cased (GitHub names are case-insensitive), so a
- * review, the analyzer and the CLI agree whatever casing a payload or an operator used.
- */
-export function storeRepo(owner: string, repo: string): { owner: string; repo: string } {
-  return { owner: owner.toLowerCase(), repo: repo.toLowerCase() };
-}
-
 /**
  * One review pass for a `review` job: model first (a missing key fails the check run and the job
  * with the reason), then `runReviewPass` with a read-only deepagents reviewer over the PR head in a
@@ -55,15 +42,16 @@ export function storeRepo(owner: string, repo: string): { owner: string; repo: s
 export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<ReviewPassResult> {
   const { owner, repo, number } = data;
   const keyed = storeRepo(owner, repo);
+  const stores = reviewStores(ctx.redis, ctx.prefix);
   const runModel = await resolveReviewModel(data, ctx, octokit, pull, repoConfig);
-  const style = await new StyleStore(ctx.redis, reviewStorePrefix(ctx.prefix)).get(keyed);
+  const style = await stores.styles.get(keyed);
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]);
 
   const result = await runReviewPass({
     octokit,
     pr: { ...keyed, pull_number: number },
     pull,
-    store: new FindingsStore(ctx.redis, reviewStorePrefix(ctx.prefix)),
+    store: stores.findings,
     verdictAuthorized: data.trigger === "mention" && data.verdictRequested,
     botLogins: ctx.config.botLogins,
     severityFloor: repoConfig.review.severity_floor,
