@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when `npm run build` has produced dist/, else the TypeScript sources via tsx.
+// In a checkout (src/ present) run the TypeScript sources through tsx, so an old build never shadows
+// them; in a built image (dist/ only, as the Dockerfile ships) run the compiled code.
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const compiled = join(root, "dist", "src", "cli.js");
-if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
+const source = join(root, "src", "cli.ts");
+if (existsSync(source)) {
   const { register } = await import("tsx/esm/api");
   register();
-  await import(pathToFileURL(join(root, "src", "cli.ts")).href);
+  await import(pathToFileURL(source).href);
+} else {
+  await import(pathToFileURL(join(root, "dist", "src", "cli.js")).href);
 }

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OpenSweError } from "../errors.js";
@@ -10,7 +10,8 @@ export interface PromptVars {
 }
 export type PromptName = keyof PromptVars;
 
-export const DEFAULT_PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
+// From src/agent/ in a checkout, or dist/src/agent/ in a build: the first prompts/ up the tree.
+export const DEFAULT_PROMPTS_DIR = ["../../prompts/", "../../../prompts/"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((dir) => existsSync(dir)) ?? fileURLToPath(new URL("../../prompts/", import.meta.url));
 
 const cache = new Map<string, ReadonlyMap<string, string>>();
 
