@@ -18,6 +18,10 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
   log.info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
 }
 
+type Sender = { login: string; id: number; type?: string };
+type User = { login: string; id: number } | null | undefined;
+const authorOf = (user: User, sender: Sender) => ({ login: user?.login ?? sender.login, id: user?.id ?? sender.id });
+
 /** `@open-swe …` in issue/PR comments, review bodies and inline review comments. */
 export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
   app.on("issue_comment.created", async (ctx) => {
@@ -28,34 +32,28 @@ export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
       number: issue.number,
       issueId: issue.id,
       isPullRequest: Boolean(issue.pull_request),
-      author: { login: comment.user?.login ?? sender.login, id: comment.user?.id ?? sender.id },
+      author: authorOf(comment.user, sender),
       comment: { kind: "issue_comment", id: comment.id },
     });
   });
 
-  app.on("pull_request_review.submitted", async (ctx) => {
-    const { pull_request: pr, review, sender } = ctx.payload;
+  // A review body and an inline review comment both address the app on a PR.
+  const onPullRequestItem = async (
+    ctx: { id: string; payload: Parameters<typeof repoCoords>[0] & { pull_request: { number: number; id: number }; sender: Sender } },
+    item: { id: number; body: string | null; user: User | null },
+    kind: "review" | "review_comment",
+  ) => {
+    const { pull_request: pr, sender } = ctx.payload;
     await enqueueMention(deps, ctx.payload, sender, {
       deliveryId: ctx.id,
-      body: review.body,
+      body: item.body,
       number: pr.number,
       issueId: pr.id,
       isPullRequest: true,
-      author: { login: review.user?.login ?? sender.login, id: review.user?.id ?? sender.id },
-      comment: { kind: "review", id: review.id },
+      author: authorOf(item.user, sender),
+      comment: { kind, id: item.id },
     });
-  });
-
-  app.on("pull_request_review_comment.created", async (ctx) => {
-    const { pull_request: pr, comment, sender } = ctx.payload;
-    await enqueueMention(deps, ctx.payload, sender, {
-      deliveryId: ctx.id,
-      body: comment.body,
-      number: pr.number,
-      issueId: pr.id,
-      isPullRequest: true,
-      author: { login: comment.user?.login ?? sender.login, id: comment.user?.id ?? sender.id },
-      comment: { kind: "review_comment", id: comment.id },
-    });
-  });
+  };
+  app.on("pull_request_review.submitted", (ctx) => onPullRequestItem(ctx, ctx.payload.review, "review"));
+  app.on("pull_request_review_comment.created", (ctx) => onPullRequestItem(ctx, ctx.payload.comment, "review_comment"));
 }
