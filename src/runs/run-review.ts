@@ -5,6 +5,8 @@ import { buildRunRecord } from "../agent/run-record.js";
 import { renderPrompt } from "../agent/prompts.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
+import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
+import { createWebSearchTool } from "../agent/tools/web-search-tool.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import { OpenSweError, errorMessage } from "../errors.js";
 import type { Octokit } from "../github/app-auth.js";
@@ -69,7 +71,8 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
         log: ctx.log,
       });
       try {
-        const tools = [...createReviewerTools(session), createHttpRequestTool(), createFetchUrlTool()] as StructuredToolInterface[];
+        const search = createWebSearchProvider(ctx.config.webSearch);
+        const tools = [...createReviewerTools(session), createHttpRequestTool(), createFetchUrlTool(), ...(search ? [createWebSearchTool(search)] : [])] as StructuredToolInterface[];
         const startedAt = new Date();
         let messages: BaseMessage[] = [];
         let error: unknown;
