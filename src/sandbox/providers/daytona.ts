@@ -1,18 +1,9 @@
 import type { SandboxConfig } from "../config.js";
-import { shellQuote } from "../shell-quote.js";
-import {
-  SandboxError,
-  type CreateSandboxOptions,
-  type DownloadResult,
-  type ExecOptions,
-  type ExecResult,
-  type Sandbox,
-  type SandboxInfo,
-  type SandboxProvider,
-  type UploadFile,
-  type UploadResult,
-} from "../types.js";
-import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError } from "./vendor-common.js";
+import { shellJoin } from "../shell-quote.js";
+import type { CreateSandboxOptions, FileErrorCode, SandboxInfo } from "../types.js";
+import { vendorError, type RawExec } from "./vendor-common.js";
+import { TIMED_OUT, VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
+import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /** The slice of `@daytonaio/sdk` this provider uses (axios under the hood: tests mock its HTTP with nock). */
 export interface DaytonaApi {
@@ -72,125 +63,84 @@ export function daytonaSdkClient(config: SandboxConfig["daytona"]): DaytonaApi {
   };
 }
 
-class DaytonaSandbox implements Sandbox {
+class DaytonaSandbox extends VendorSandbox {
   readonly provider = "daytona" as const;
-  readonly workdir = WORKDIR;
-  private closed = false;
 
   constructor(
     private readonly handle: DaytonaHandle,
-    private readonly opts: { execTimeoutMs: number; maxOutputBytes: number },
-  ) {}
-
-  get id(): string {
-    return this.handle.id;
+    opts: VendorSandboxOptions,
+  ) {
+    super(handle.id, WORKDIR, opts);
   }
 
-  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    this.assertOpen();
-    const timeoutMs = options.timeoutMs ?? this.opts.execTimeoutMs;
-    // Daytona's own timeout is whole seconds and spares children: coreutils `timeout` kills the group.
-    const wrapped = `timeout -k 1s ${(timeoutMs / 1000).toFixed(3)}s sh -c ${shellQuote(command)}`;
-    try {
-      const r = await untilAborted(this.handle.executeCommand(wrapped, resolveIn(WORKDIR, options.cwd ?? "."), options.env ?? {}, Math.ceil(timeoutMs / 1000) + 5), options.signal);
-      if (r === ABORTED) return ABORTED_RESULT;
-      return execResult({ exitCode: r.exitCode, stdout: r.result, stderr: "", timedOut: r.exitCode === 124 }, this.opts.maxOutputBytes);
-    } catch (err) {
-      const e = vendorError("daytona", "exec", err);
-      if (e.code === "timeout") return execResult({ exitCode: 124, stdout: "", stderr: "", timedOut: true }, this.opts.maxOutputBytes);
-      throw e;
-    }
+  protected async run(r: VendorRun): Promise<RawExec> {
+    // Daytona's own timeout is whole seconds.
+    const x = await this.handle.executeCommand(shellJoin(r.argv), r.cwd, r.env, Math.ceil(r.timeoutMs / 1000) + 5);
+    return { exitCode: x.exitCode, stdout: x.result, stderr: "", timedOut: x.exitCode === 124 };
   }
 
-  async upload(files: UploadFile[]): Promise<UploadResult[]> {
-    this.assertOpen();
-    const out: UploadResult[] = [];
-    for (const f of files) {
-      try {
-        await this.handle.uploadFile(Buffer.from(f.content), resolveIn(WORKDIR, f.path));
-        out.push({ path: f.path });
-      } catch {
-        out.push({ path: f.path, error: "permission_denied" });
-      }
-    }
-    return out;
+  protected override execFailed(err: unknown): RawExec {
+    const e = vendorError("daytona", "exec", err);
+    if (e.code === "timeout") return TIMED_OUT;
+    throw e;
   }
 
-  async download(paths: string[]): Promise<DownloadResult[]> {
-    this.assertOpen();
-    const out: DownloadResult[] = [];
-    for (const path of paths) {
-      try {
-        out.push({ path, content: new Uint8Array(await this.handle.downloadFile(resolveIn(WORKDIR, path))) });
-      } catch (err) {
-        const e = vendorError("daytona", "download", err);
-        out.push({ path, content: null, error: e.code === "not_found" || /not found/i.test(e.message) ? "file_not_found" : "permission_denied" });
-      }
-    }
-    return out;
-  }
-
-  async ping(): Promise<boolean> {
-    if (this.closed) return false;
-    return this.handle.state().then(
-      (s) => s === "started",
-      () => false,
+  protected writeFile(path: string, content: Uint8Array): Promise<FileErrorCode | undefined> {
+    return this.handle.uploadFile(Buffer.from(content), path).then(
+      () => undefined,
+      () => "permission_denied",
     );
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
+  protected async readFile(path: string): Promise<Uint8Array | FileErrorCode> {
+    try {
+      return new Uint8Array(await this.handle.downloadFile(path));
+    } catch (err) {
+      const e = vendorError("daytona", "download", err);
+      return e.code === "not_found" || /not found/i.test(e.message) ? "file_not_found" : "permission_denied";
+    }
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
+  protected async alive(): Promise<boolean> {
+    return (await this.handle.state()) === "started";
   }
 }
 
-export class DaytonaSandboxProvider implements SandboxProvider {
+type DaytonaListItem = Awaited<ReturnType<DaytonaApi["list"]>>[number];
+
+export class DaytonaSandboxProvider extends VendorSandboxProvider<DaytonaHandle, DaytonaListItem> {
   readonly type = "daytona" as const;
+  protected readonly destroyVerb = "delete";
 
   constructor(
-    private readonly config: SandboxConfig,
+    config: SandboxConfig,
     private readonly api: DaytonaApi = daytonaSdkClient(config.daytona),
-  ) {}
-
-  private get opts() {
-    return { execTimeoutMs: this.config.execTimeoutMs, maxOutputBytes: this.config.maxOutputBytes };
+  ) {
+    super(config);
   }
 
-  async create(options: CreateSandboxOptions = {}): Promise<Sandbox> {
-    if (options.hostWorkspace) throw new SandboxError("invalid", "daytona sandboxes cannot bind a host directory");
+  protected createHandle(options: CreateSandboxOptions): Promise<DaytonaHandle> {
     const { image, snapshot } = this.config.daytona;
-    const handle = await this.api
-      .create({ ...(image ? { image } : {}), ...(snapshot ? { snapshot } : {}), envVars: options.env ?? {}, labels: options.labels ?? {}, networkBlockAll: !(options.network ?? true) })
-      .catch((err: unknown) => {
-        throw vendorError("daytona", "create", err);
-      });
-    const sb = new DaytonaSandbox(handle, this.opts);
-    const mk = await sb.exec(`mkdir -p ${WORKDIR}`, { cwd: "/" });
-    if (mk.exitCode !== 0) throw new SandboxError("exec_failed", `daytona: cannot create ${WORKDIR}: ${mk.stdout}`);
-    return sb;
+    return this.api.create({ ...(image ? { image } : {}), ...(snapshot ? { snapshot } : {}), envVars: options.env ?? {}, labels: options.labels ?? {}, networkBlockAll: !(options.network ?? true) });
   }
 
-  async connect(id: string): Promise<Sandbox> {
-    const handle = await this.api.get(id).catch((err: unknown) => {
-      throw vendorError("daytona", "connect", err);
-    });
+  protected connectHandle(id: string): Promise<DaytonaHandle> {
+    return this.api.get(id);
+  }
+
+  protected destroyHandle(id: string): Promise<void> {
+    return this.api.delete(id);
+  }
+
+  protected listItems(): Promise<DaytonaListItem[]> {
+    return this.api.list();
+  }
+
+  protected info(i: DaytonaListItem): SandboxInfo {
+    return { id: i.id, provider: "daytona", labels: i.labels, ...(i.createdAt ? { createdAt: i.createdAt } : {}) };
+  }
+
+  protected wrap(handle: DaytonaHandle): DaytonaSandbox {
     return new DaytonaSandbox(handle, this.opts);
-  }
-
-  async destroy(id: string): Promise<void> {
-    await this.api.delete(id).catch((err: unknown) => {
-      const e = vendorError("daytona", "delete", err);
-      if (e.code !== "not_found") throw e;
-    });
-  }
-
-  async list(): Promise<SandboxInfo[]> {
-    const items = await this.api.list().catch((err: unknown) => {
-      throw vendorError("daytona", "list", err);
-    });
-    return items.map((i) => ({ id: i.id, provider: "daytona" as const, labels: i.labels, ...(i.createdAt ? { createdAt: i.createdAt } : {}) }));
   }
 }

@@ -1,18 +1,9 @@
 import type { SandboxConfig } from "../config.js";
-import { shellQuote } from "../shell-quote.js";
-import {
-  SandboxError,
-  type CreateSandboxOptions,
-  type DownloadResult,
-  type ExecOptions,
-  type ExecResult,
-  type Sandbox,
-  type SandboxInfo,
-  type SandboxProvider,
-  type UploadFile,
-  type UploadResult,
-} from "../types.js";
-import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError } from "./vendor-common.js";
+import { shellJoin } from "../shell-quote.js";
+import type { CreateSandboxOptions, FileErrorCode, SandboxInfo } from "../types.js";
+import { vendorError, type RawExec } from "./vendor-common.js";
+import { TIMED_OUT, VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
+import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /**
  * The slice of the E2B SDK this provider uses. The SDK sends its HTTP through the `undici` package
@@ -73,129 +64,81 @@ export function e2bSdkClient(config: SandboxConfig["e2b"]): E2bClient {
   };
 }
 
-class E2bSandbox implements Sandbox {
+class E2bSandbox extends VendorSandbox {
   readonly provider = "e2b" as const;
-  readonly workdir = WORKDIR;
-  private closed = false;
 
   constructor(
     private readonly handle: E2bHandle,
-    private readonly opts: { execTimeoutMs: number; maxOutputBytes: number },
-  ) {}
-
-  get id(): string {
-    return this.handle.sandboxId;
+    opts: VendorSandboxOptions,
+  ) {
+    super(handle.sandboxId, WORKDIR, opts);
   }
 
-  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    this.assertOpen();
-    const timeoutMs = options.timeoutMs ?? this.opts.execTimeoutMs;
-    // E2B's command timeout stops the command, not what it spawned: coreutils `timeout` kills the
-    // whole process group and exits 124; the SDK's own limit is only a backstop.
-    const wrapped = `timeout -k 1s ${(timeoutMs / 1000).toFixed(3)}s sh -c ${shellQuote(command)}`;
-    const run = this.handle.run(wrapped, { cwd: resolveIn(WORKDIR, options.cwd ?? "."), envs: options.env ?? {}, timeoutMs: timeoutMs + 5_000 });
-    try {
-      const done = await untilAborted(run, options.signal);
-      if (done === ABORTED) return ABORTED_RESULT;
-      return execResult(done, this.opts.maxOutputBytes);
-    } catch (err) {
-      const e = err as { name?: string; exitCode?: number; stdout?: string; stderr?: string };
-      // A non-zero exit is a result, not an error.
-      if (e.name === "CommandExitError" && typeof e.exitCode === "number") {
-        return execResult({ exitCode: e.exitCode, stdout: e.stdout ?? "", stderr: e.stderr ?? "", timedOut: e.exitCode === 124 }, this.opts.maxOutputBytes);
-      }
-      if (e.name === "TimeoutError") return execResult({ exitCode: 124, stdout: "", stderr: "", timedOut: true }, this.opts.maxOutputBytes);
-      throw vendorError("e2b", "exec", err);
+  protected run(r: VendorRun): Promise<RawExec> {
+    return this.handle.run(shellJoin(r.argv), { cwd: r.cwd, envs: r.env, timeoutMs: r.timeoutMs + 5_000 });
+  }
+
+  protected override execFailed(err: unknown): RawExec {
+    const e = err as { name?: string; exitCode?: number; stdout?: string; stderr?: string };
+    // A non-zero exit is a result, not an error.
+    if (e.name === "CommandExitError" && typeof e.exitCode === "number") {
+      return { exitCode: e.exitCode, stdout: e.stdout ?? "", stderr: e.stderr ?? "", timedOut: e.exitCode === 124 };
     }
+    if (e.name === "TimeoutError") return TIMED_OUT;
+    throw vendorError("e2b", "exec", err);
   }
 
-  async upload(files: UploadFile[]): Promise<UploadResult[]> {
-    this.assertOpen();
-    const out: UploadResult[] = [];
-    for (const f of files) {
-      try {
-        await this.handle.write(resolveIn(WORKDIR, f.path), f.content);
-        out.push({ path: f.path });
-      } catch {
-        out.push({ path: f.path, error: "permission_denied" });
-      }
-    }
-    return out;
+  protected writeFile(path: string, content: Uint8Array): Promise<FileErrorCode | undefined> {
+    return this.handle.write(path, content).then(
+      () => undefined,
+      () => "permission_denied",
+    );
   }
 
-  async download(paths: string[]): Promise<DownloadResult[]> {
-    this.assertOpen();
-    const out: DownloadResult[] = [];
-    for (const path of paths) {
-      try {
-        out.push({ path, content: await this.handle.read(resolveIn(WORKDIR, path)) });
-      } catch (err) {
-        const name = (err as { name?: string }).name ?? "";
-        out.push({ path, content: null, error: /NotFound/.test(name) ? "file_not_found" : "permission_denied" });
-      }
-    }
-    return out;
+  protected readFile(path: string): Promise<Uint8Array | FileErrorCode> {
+    return this.handle.read(path).catch((err: unknown) => (/NotFound/.test((err as { name?: string }).name ?? "") ? "file_not_found" : "permission_denied"));
   }
 
-  async ping(): Promise<boolean> {
-    if (this.closed) return false;
-    return this.handle.isRunning().catch(() => false);
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
+  protected alive(): Promise<boolean> {
+    return this.handle.isRunning();
   }
 }
 
-export class E2bSandboxProvider implements SandboxProvider {
+type E2bListItem = Awaited<ReturnType<E2bClient["list"]>>[number];
+
+export class E2bSandboxProvider extends VendorSandboxProvider<E2bHandle, E2bListItem> {
   readonly type = "e2b" as const;
+  protected readonly destroyVerb = "kill";
 
   constructor(
-    private readonly config: SandboxConfig,
+    config: SandboxConfig,
     private readonly client: E2bClient = e2bSdkClient(config.e2b),
-  ) {}
-
-  private get opts() {
-    return { execTimeoutMs: this.config.execTimeoutMs, maxOutputBytes: this.config.maxOutputBytes };
+  ) {
+    super(config);
   }
 
-  async create(options: CreateSandboxOptions = {}): Promise<Sandbox> {
-    if (options.hostWorkspace) throw new SandboxError("invalid", "e2b sandboxes cannot bind a host directory");
+  protected createHandle(options: CreateSandboxOptions): Promise<E2bHandle> {
     // Sandbox-level envs apply to every command, reconnects included.
-    const env = options.env ?? {};
-    const handle = await this.client
-      .create({ template: this.config.e2b.template, timeoutMs: LIFETIME_MS, envs: env, metadata: options.labels ?? {}, allowInternetAccess: options.network ?? true })
-      .catch((err: unknown) => {
-        throw vendorError("e2b", "create", err);
-      });
-    const sb = new E2bSandbox(handle, this.opts);
-    const mk = await sb.exec(`mkdir -p ${WORKDIR}`, { cwd: "/" });
-    if (mk.exitCode !== 0) throw new SandboxError("exec_failed", `e2b: cannot create ${WORKDIR}: ${mk.stderr}`);
-    return sb;
+    return this.client.create({ template: this.config.e2b.template, timeoutMs: LIFETIME_MS, envs: options.env ?? {}, metadata: options.labels ?? {}, allowInternetAccess: options.network ?? true });
   }
 
-  async connect(id: string): Promise<Sandbox> {
-    const handle = await this.client.connect(id).catch((err: unknown) => {
-      throw vendorError("e2b", "connect", err);
-    });
+  protected connectHandle(id: string): Promise<E2bHandle> {
+    return this.client.connect(id);
+  }
+
+  protected destroyHandle(id: string): Promise<void> {
+    return this.client.kill(id);
+  }
+
+  protected listItems(): Promise<E2bListItem[]> {
+    return this.client.list();
+  }
+
+  protected info(i: E2bListItem): SandboxInfo {
+    return { id: i.sandboxId, provider: "e2b", createdAt: i.startedAt.toISOString(), labels: i.metadata };
+  }
+
+  protected wrap(handle: E2bHandle): E2bSandbox {
     return new E2bSandbox(handle, this.opts);
-  }
-
-  async destroy(id: string): Promise<void> {
-    await this.client.kill(id).catch((err: unknown) => {
-      const e = vendorError("e2b", "kill", err);
-      if (e.code !== "not_found") throw e;
-    });
-  }
-
-  async list(): Promise<SandboxInfo[]> {
-    const items = await this.client.list().catch((err: unknown) => {
-      throw vendorError("e2b", "list", err);
-    });
-    return items.map((i) => ({ id: i.sandboxId, provider: "e2b" as const, createdAt: i.startedAt.toISOString(), labels: i.metadata }));
   }
 }

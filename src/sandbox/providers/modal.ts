@@ -1,18 +1,9 @@
 import type { SandboxConfig } from "../config.js";
 import { shellQuote } from "../shell-quote.js";
-import {
-  SandboxError,
-  type CreateSandboxOptions,
-  type DownloadResult,
-  type ExecOptions,
-  type ExecResult,
-  type Sandbox,
-  type SandboxInfo,
-  type SandboxProvider,
-  type UploadFile,
-  type UploadResult,
-} from "../types.js";
-import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError } from "./vendor-common.js";
+import { SandboxError, type CreateSandboxOptions, type FileErrorCode, type SandboxInfo } from "../types.js";
+import { vendorError, type RawExec } from "./vendor-common.js";
+import { VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
+import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /**
  * The slice of `modal@0.11.1` this provider uses. Modal speaks gRPC over HTTP/2, which nock cannot
@@ -73,71 +64,41 @@ export function modalSdkClient(config: SandboxConfig["modal"]): ModalApi {
   };
 }
 
-class ModalSandbox implements Sandbox {
+class ModalSandbox extends VendorSandbox {
   readonly provider = "modal" as const;
-  readonly workdir = WORKDIR;
-  private closed = false;
 
   constructor(
     private readonly handle: ModalHandle,
-    private readonly opts: { execTimeoutMs: number; maxOutputBytes: number },
-  ) {}
-
-  get id(): string {
-    return this.handle.sandboxId;
+    opts: VendorSandboxOptions,
+  ) {
+    super(handle.sandboxId, WORKDIR, opts);
   }
 
-  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    this.assertOpen();
-    const timeoutMs = options.timeoutMs ?? this.opts.execTimeoutMs;
-    // Modal's exec timeout stops the process, not its children; coreutils `timeout` signals its whole
-    // process group (TERM, then KILL a second later) and exits 124.
-    const argv = ["timeout", "-k", "1s", `${(timeoutMs / 1000).toFixed(3)}s`, "sh", "-c", command];
-    const r = await untilAborted(this.raw(argv, { cwd: options.cwd, env: options.env, timeoutMs: timeoutMs + 5_000 }), options.signal);
-    if (r === ABORTED) return ABORTED_RESULT;
-    const timedOut = r.timedOut || r.exitCode === null || r.exitCode === 124;
-    return execResult({ exitCode: r.exitCode ?? 124, stdout: decode(r.stdout), stderr: decode(r.stderr), timedOut }, this.opts.maxOutputBytes);
+  protected async run(r: VendorRun): Promise<RawExec> {
+    const x = await this.raw(r.argv, { workdir: r.cwd, env: r.env, timeoutMs: r.timeoutMs + 5_000 });
+    const timedOut = x.timedOut || x.exitCode === null || x.exitCode === 124;
+    return { exitCode: x.exitCode ?? 124, stdout: decode(x.stdout), stderr: decode(x.stderr), timedOut };
   }
 
-  async upload(files: UploadFile[]): Promise<UploadResult[]> {
-    this.assertOpen();
-    const out: UploadResult[] = [];
-    for (const f of files) {
-      const path = resolveIn(WORKDIR, f.path);
-      const r = await this.raw(["sh", "-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], { stdin: f.content });
-      out.push(r.exitCode === 0 ? { path: f.path } : { path: f.path, error: "permission_denied" });
-    }
-    return out;
+  protected async writeFile(path: string, content: Uint8Array): Promise<FileErrorCode | undefined> {
+    const r = await this.raw(["sh", "-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], { stdin: content });
+    return r.exitCode === 0 ? undefined : "permission_denied";
   }
 
-  async download(paths: string[]): Promise<DownloadResult[]> {
-    this.assertOpen();
-    const out: DownloadResult[] = [];
-    for (const p of paths) {
-      const path = resolveIn(WORKDIR, p);
-      const r = await this.raw(["sh", "-c", `test -e ${shellQuote(path)} || exit 44; test -d ${shellQuote(path)} && exit 45; cat -- ${shellQuote(path)}`], {});
-      if (r.exitCode === 0) out.push({ path: p, content: r.stdout });
-      else out.push({ path: p, content: null, error: r.exitCode === 44 ? "file_not_found" : r.exitCode === 45 ? "is_directory" : "permission_denied" });
-    }
-    return out;
+  protected async readFile(path: string): Promise<Uint8Array | FileErrorCode> {
+    const r = await this.raw(["sh", "-c", `test -e ${shellQuote(path)} || exit 44; test -d ${shellQuote(path)} && exit 45; cat -- ${shellQuote(path)}`], {});
+    if (r.exitCode === 0) return r.stdout;
+    return r.exitCode === 44 ? "file_not_found" : r.exitCode === 45 ? "is_directory" : "permission_denied";
   }
 
-  async ping(): Promise<boolean> {
-    if (this.closed) return false;
-    return this.handle.poll().then(
-      (code) => code === null,
-      () => false,
-    );
+  protected async alive(): Promise<boolean> {
+    return (await this.handle.poll()) === null;
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-  }
-
-  private async raw(argv: string[], o: { cwd?: string | undefined; env?: Record<string, string> | undefined; timeoutMs?: number; stdin?: Uint8Array }) {
+  private async raw(argv: string[], o: { workdir?: string; env?: Record<string, string>; timeoutMs?: number; stdin?: Uint8Array }) {
     try {
       return await this.handle.exec(argv, {
-        workdir: resolveIn(WORKDIR, o.cwd ?? "."),
+        workdir: o.workdir ?? WORKDIR,
         env: o.env ?? {},
         timeoutMs: o.timeoutMs ?? this.opts.execTimeoutMs,
         ...(o.stdin ? { stdin: o.stdin } : {}),
@@ -146,63 +107,53 @@ class ModalSandbox implements Sandbox {
       throw vendorError("modal", "exec", err);
     }
   }
-
-  private assertOpen(): void {
-    if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
-  }
 }
 
 function decode(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("utf8");
 }
 
-export class ModalSandboxProvider implements SandboxProvider {
+type ModalListItem = Awaited<ReturnType<ModalApi["list"]>>[number];
+
+export class ModalSandboxProvider extends VendorSandboxProvider<ModalHandle, ModalListItem> {
   readonly type = "modal" as const;
+  protected readonly destroyVerb = "terminate";
+  protected override readonly vendorMakesWorkdir = true;
 
   constructor(
-    private readonly config: SandboxConfig,
+    config: SandboxConfig,
     private readonly api: ModalApi = modalSdkClient(config.modal),
-  ) {}
-
-  private get opts() {
-    return { execTimeoutMs: this.config.execTimeoutMs, maxOutputBytes: this.config.maxOutputBytes };
+  ) {
+    super(config);
   }
 
-  async create(options: CreateSandboxOptions = {}): Promise<Sandbox> {
-    if (options.hostWorkspace) throw new SandboxError("invalid", "modal sandboxes cannot bind a host directory");
-    const handle = await this.api
-      .create({ image: this.config.modal.image, timeoutMs: LIFETIME_MS, workdir: WORKDIR, env: options.env ?? {}, blockNetwork: !(options.network ?? true), tags: options.labels ?? {} })
-      .catch((err: unknown) => {
-        throw vendorError("modal", "create", err);
-      });
-    return new ModalSandbox(handle, this.opts);
+  protected createHandle(options: CreateSandboxOptions): Promise<ModalHandle> {
+    return this.api.create({ image: this.config.modal.image, timeoutMs: LIFETIME_MS, workdir: WORKDIR, env: options.env ?? {}, blockNetwork: !(options.network ?? true), tags: options.labels ?? {} });
   }
 
-  async connect(id: string): Promise<Sandbox> {
-    const handle = await this.api.fromId(id).catch((err: unknown) => {
-      throw vendorError("modal", "connect", err);
-    });
+  protected async connectHandle(id: string): Promise<ModalHandle> {
+    const handle = await this.api.fromId(id);
     // fromId also finds finished sandboxes: a terminated one is gone for our purposes.
     const exit = await handle.poll().catch((err: unknown) => {
       throw vendorError("modal", "poll", err);
     });
     if (exit !== null) throw new SandboxError("not_found", `modal sandbox ${id} has terminated`);
+    return handle;
+  }
+
+  protected async destroyHandle(id: string): Promise<void> {
+    await (await this.api.fromId(id)).terminate();
+  }
+
+  protected listItems(): Promise<ModalListItem[]> {
+    return this.api.list();
+  }
+
+  protected info(i: ModalListItem): SandboxInfo {
+    return { id: i.sandboxId, provider: "modal", labels: i.tags };
+  }
+
+  protected wrap(handle: ModalHandle): ModalSandbox {
     return new ModalSandbox(handle, this.opts);
-  }
-
-  async destroy(id: string): Promise<void> {
-    try {
-      await (await this.api.fromId(id)).terminate();
-    } catch (err) {
-      const e = vendorError("modal", "terminate", err);
-      if (e.code !== "not_found") throw e;
-    }
-  }
-
-  async list(): Promise<SandboxInfo[]> {
-    const items = await this.api.list().catch((err: unknown) => {
-      throw vendorError("modal", "list", err);
-    });
-    return items.map((i) => ({ id: i.sandboxId, provider: "modal" as const, labels: i.tags }));
   }
 }

@@ -13,10 +13,15 @@ export function capText(text: string, max: number): { text: string; truncated: b
   return { text: buf.subarray(0, max).toString("utf8"), truncated: true };
 }
 
-export function execResult(
-  raw: { exitCode: number; stdout: string; stderr: string; timedOut?: boolean },
-  maxOutputBytes: number,
-): ExecResult {
+/** A command's outcome as a vendor reports it, before the output cap. */
+export interface RawExec {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut?: boolean;
+}
+
+export function execResult(raw: RawExec, maxOutputBytes: number): ExecResult {
   const out = capText(raw.stdout, maxOutputBytes);
   const err = capText(raw.stderr, maxOutputBytes);
   const timedOut = raw.timedOut ?? false;
