@@ -127,6 +127,7 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
   api.get(/\/contents\//).reply(404, {});
   api.get("/repos/octo/hello").reply(200, { default_branch: "main" });
   api.post(/\/issues\/\d+\/comments/).reply(201, { id: 1 });
+  api.post(/\/reactions$/).reply(201, {});
   const proc = await startProcess({ role: "all", config, log: createLogger("silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
   const saverRedis = connectRedis(redisUrl);
   const saver = new RedisSaver({ redis: saverRedis, prefix: `${prefix}:ckpt` });

@@ -9,6 +9,7 @@ import { createWebSearchTool } from "../agent/tools/web-search-tool.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { OpenSweError } from "../errors.js";
 import type { Octokit } from "../github/app-auth.js";
+import { reactToRequest } from "../github/react-to-request.js";
 import { replyTo } from "../github/reply.js";
 import { postRunComment } from "../github/tools/github-comment.js";
 import { githubTools } from "../github/tools/index.js";
@@ -124,6 +125,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
       idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls` },
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
+      // The first model call puts 👀 on the request, once per run (resumes included).
+      onStatus: async (status) => {
+        if (status.kind !== "thinking") return;
+        await runtime.effects.once(`${ctx.jobId}:ack`, async () => {
+          await reactToRequest(octokit, gh.target, "eyes");
+          return true;
+        });
+      },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
       logger: ctx.log,
     },

@@ -82,6 +82,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     const pr = nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/.test(b.head) && b.body.startsWith("Adds a short contributor guide."))
       .reply(201, { number: 12, html_url: PR_URL });
+    const ack = nock(API).post("/repos/octo/hello/issues/comments/901/reactions", { content: "eyes" }).reply(201, {});
     const reply = nock(API).post("/repos/octo/hello/issues/8/comments", { body: `Added a contributor guide: ${PR_URL}` }).reply(201, { id: 555 });
     const summary = nock(API)
       .patch("/repos/octo/hello/issues/comments/555", (b) => b.body.startsWith(`Added a contributor guide: ${PR_URL}`) && /replayed/i.test(b.body) && /Open SWE · replayed run/.test(b.body))
@@ -102,7 +103,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
-    expect(pr.isDone() && reply.isDone() && summary.isDone()).toBe(true);
+    expect(pr.isDone() && reply.isDone() && summary.isDone() && ack.isDone()).toBe(true);
 
     const branches = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
     expect(branches).toMatch(/^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/);
@@ -129,6 +130,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+    nock(API).post("/repos/octo/hello/issues/comments/1/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/9/comments").reply(201, { id: 777 });
     nock(API).patch("/repos/octo/hello/issues/comments/777").reply(200, { id: 777 });
     const comment = (id: number, body: string) => ({
@@ -179,6 +181,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, [{ number: 12 }]);
     const update = nock(API).patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add contributor docs").reply(200, { number: 12, html_url: PR_URL });
+    nock(API).post("/repos/octo/hello/issues/comments/902/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 556 });
     nock(API).patch("/repos/octo/hello/issues/comments/556").reply(200, { id: 556 });
     const res = await sendWebhook(proc.port!, {

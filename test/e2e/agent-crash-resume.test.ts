@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { threadId } from "../../src/threads/thread-id.js";
@@ -95,6 +96,13 @@ describe("e2e: a worker killed mid-run", () => {
       if (i > 1500) throw new Error("the run never reached its long command");
       await new Promise((r) => setTimeout(r, 20));
     }
+    // Kill only once the command is really running (its marker exists in the thread's sandbox).
+    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: sandboxRoot }));
+    const sandbox = await provider.connect((await redis.get(threadSandboxKey(prefix, thread)))!);
+    for (let i = 0; (await sandbox.exec("test -f .crashed-once")).exitCode !== 0; i++) {
+      if (i > 500) throw new Error("the long command never started");
+      await new Promise((r) => setTimeout(r, 20));
+    }
     victim.kill("SIGKILL");
     await startWorker(env);
 
@@ -105,6 +113,7 @@ describe("e2e: a worker killed mid-run", () => {
     const calls = await redis.lrange(`${prefix}:gh-calls`, 0, -1);
     expect(calls.filter((c) => c.startsWith("POST /repos/octo/hello/pulls "))).toHaveLength(1);
     expect(calls.filter((c) => c.startsWith("POST /repos/octo/hello/issues/4/comments"))).toHaveLength(1);
+    expect(calls.filter((c) => c.includes("/reactions"))).toHaveLength(1);
     const patches = calls.filter((c) => c.startsWith("PATCH /repos/octo/hello/issues/comments/555"));
     expect(patches).toHaveLength(1);
     expect(patches[0]).toContain(`Added a guide: ${PR_URL}`);
