@@ -5,8 +5,10 @@ import { createNodeMiddleware, Probot } from "probot";
 import { readConfig } from "../src/config/env.js";
 import { createLogger } from "../src/logger.js";
 import { startProcess } from "../src/main.js";
+import { Queue } from "bullmq";
+import { connectRedis } from "../src/store/redis.js";
 
-const [mode, redisUrl, secret, privateKey] = process.argv.slice(2) as [string, string, string, string];
+const [mode, redisUrl, secret, privateKey] = process.argv.slice(-4) as [string, string, string, string];
 const log = createLogger("silent");
 
 if (mode === "full") {
@@ -15,7 +17,15 @@ if (mode === "full") {
   process.stdout.write(`port ${proc.port}\n`);
 } else {
   const probot = new Probot({ appId: 1, privateKey, secret, log });
-  const middleware = await createNodeMiddleware((app) => app.on("issue_comment.created", async () => {}), { probot });
+  // "bare-add": the floor for any app that persists the event: a bare handler doing one queue.add.
+  const queue = mode === "bare-add" ? new Queue("bench-add", { connection: connectRedis(redisUrl), prefix: "bench" }) : null;
+  const middleware = await createNodeMiddleware(
+    (app) =>
+      app.on("issue_comment.created", async (ctx) => {
+        if (queue) await queue.add("comment", { id: ctx.payload.comment.id }, { jobId: `d__${ctx.id}` });
+      }),
+    { probot },
+  );
   const server = createServer((req, res) => void middleware(req, res, () => res.writeHead(404).end()));
   server.listen(0, "127.0.0.1", () => {
     const a = server.address();

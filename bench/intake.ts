@@ -59,6 +59,7 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  latencies: number[];
 }
 
 async function load(port: number, deliveries: Delivery[], concurrency: number): Promise<Result> {
@@ -82,10 +83,10 @@ async function load(port: number, deliveries: Delivery[], concurrency: number): 
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2));
-  return { rps: Math.round(deliveries.length / seconds), p50: pct(0.5), p99: pct(0.99), errors };
+  return { rps: Math.round(deliveries.length / seconds), p50: pct(0.5), p99: pct(0.99), errors, latencies };
 }
 
-function startServer(mode: "full" | "bare", redisUrl: string, key: string): Promise<{ child: ChildProcess; port: number }> {
+function startServer(mode: "full" | "bare" | "bare-add", redisUrl: string, key: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", serverEntry, mode, redisUrl, SECRET, key], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => {
@@ -96,37 +97,55 @@ function startServer(mode: "full" | "bare", redisUrl: string, key: string): Prom
   });
 }
 
-/** `npm run bench:intake [-- --requests N]`: the whole app against a bare Probot app, same run, same load. */
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * `npm run bench:intake [-- --requests N --rounds R]`: the whole app against a bare Probot app (and a bare
+ * one doing a single queue.add), same run, same load. Each round measures every server in a rotated
+ * order; throughput is the median over rounds, latencies are pooled.
+ */
 export async function main(argv: string[]): Promise<void> {
-  const nIdx = argv.indexOf("--requests");
-  const n = nIdx >= 0 ? Number(argv[nIdx + 1]) : 4000;
+  const arg = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
+  const perRound = arg("--requests", 3000);
+  const rounds = arg("--rounds", 3);
   const dataDir = mkdtempSync(join(tmpdir(), "open-swe-bench-"));
   const redis = await startEmbeddedRedis(dataDir, createLogger("silent"));
   const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
-  const full = await startServer("full", redis.url, key);
-  const bare = await startServer("bare", redis.url, key);
-  const figures: Record<string, unknown> = { requests: n };
+  const servers = {
+    bare: await startServer("bare", redis.url, key),
+    bareAdd: await startServer("bare-add", redis.url, key),
+    full: await startServer("full", redis.url, key),
+  };
+  const names = Object.keys(servers) as (keyof typeof servers)[];
+  const figures: Record<string, unknown> = { requestsPerRound: perRound, rounds };
   try {
     for (const concurrency of [10, 50]) {
-      const warm = await makeDeliveries(300);
-      await load(bare.port, warm.slice(0, 150), concurrency);
-      await load(full.port, warm.slice(150), concurrency);
-      // Alternate halves so drift on the machine hits both sides alike.
-      const half = Math.floor(n / 2);
-      const b1 = await load(bare.port, await makeDeliveries(half), concurrency);
-      const f1 = await load(full.port, await makeDeliveries(half), concurrency);
-      const f2 = await load(full.port, await makeDeliveries(half), concurrency);
-      const b2 = await load(bare.port, await makeDeliveries(half), concurrency);
-      const merge = (a: Result, b: Result): Result => ({ rps: Math.round((a.rps + b.rps) / 2), p50: (a.p50 + b.p50) / 2, p99: Math.max(a.p99, b.p99), errors: a.errors + b.errors });
-      const bareR = merge(b1, b2);
-      const fullR = merge(f1, f2);
-      const ratio = Number((fullR.rps / bareR.rps).toFixed(3));
-      console.log(`concurrency ${concurrency}: bare probot ${bareR.rps} req/s p50 ${bareR.p50.toFixed(2)} ms p99 ${bareR.p99} ms | open-swe ${fullR.rps} req/s p50 ${fullR.p50.toFixed(2)} ms p99 ${fullR.p99} ms | ratio ${ratio}`);
-      figures[`c${concurrency}`] = { bare: bareR, full: fullR, ratio };
+      for (const name of names) await load(servers[name].port, await makeDeliveries(300), concurrency);
+      const runs: Record<string, { rps: number[]; lat: number[]; errors: number }> = Object.fromEntries(names.map((n) => [n, { rps: [], lat: [], errors: 0 }]));
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < names.length; k++) {
+          const name = names[(k + round) % names.length]!;
+          const r = await load(servers[name].port, await makeDeliveries(perRound), concurrency);
+          runs[name]!.rps.push(r.rps);
+          runs[name]!.lat.push(...r.latencies);
+          runs[name]!.errors += r.errors;
+        }
+      }
+      const summary = Object.fromEntries(
+        names.map((n) => {
+          const lat = runs[n]!.lat.sort((a, b) => a - b);
+          const pct = (p: number) => Number(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!.toFixed(2));
+          return [n, { rps: median(runs[n]!.rps), p50: pct(0.5), p99: pct(0.99), errors: runs[n]!.errors }];
+        }),
+      ) as Record<keyof typeof servers, Omit<Result, "latencies">>;
+      const ratio = Number((summary.full.rps / summary.bare.rps).toFixed(3));
+      const addRatio = Number((summary.bareAdd.rps / summary.bare.rps).toFixed(3));
+      const fmt = (r: Omit<Result, "latencies">) => `${r.rps} req/s p50 ${r.p50} ms p99 ${r.p99} ms`;
+      console.log(`concurrency ${concurrency}: bare probot ${fmt(summary.bare)} | bare + one queue.add ${fmt(summary.bareAdd)} (ratio ${addRatio}) | open-swe ${fmt(summary.full)} (ratio ${ratio})`);
+      figures[`c${concurrency}`] = { ...summary, ratio, bareAddRatio: addRatio };
     }
   } finally {
-    full.child.kill("SIGKILL");
-    bare.child.kill("SIGKILL");
+    for (const name of names) servers[name].child.kill("SIGKILL");
     await redis.stop();
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
   }

@@ -8,6 +8,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Code blocks, inline code and quoted lines are someone else's words: a mention there is not a request. */
 export function stripNonRequestText(body: string): string {
+  if (!/[`~>]/.test(body)) return body;
   return body
     .replace(/```[\s\S]*?(```|$)/g, " ")
     .replace(/~~~[\s\S]*?(~~~|$)/g, " ")
@@ -17,7 +18,16 @@ export function stripNonRequestText(body: string): string {
     .join("\n");
 }
 
+const patterns = new Map<string, RegExp>();
+
 export function mentionPattern(handles: readonly string[]): RegExp {
+  const key = handles.join(",");
+  let re = patterns.get(key);
+  if (!re) patterns.set(key, (re = buildMentionPattern(handles)));
+  return re;
+}
+
+function buildMentionPattern(handles: readonly string[]): RegExp {
   const alts = [...handles].sort((a, b) => b.length - a.length).map(escape).join("|");
   // Not preceded by a word char, @, / or . (emails, URLs); not followed by a word char or '-'
   // so that @openswe-preview never matches @openswe.
@@ -44,12 +54,13 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
   const text = stripNonRequestText(body);
   const match = mentionPattern(handles).exec(text);
   if (!match) return null;
-  const before = text.slice(0, match.index).trim();
   const rest = text
     .slice(match.index + match[0].length)
     .replace(/^[\s,:;.!?]+/, "")
     .trim();
-  const [first = "", ...others] = rest.split(/\s+/);
+  const words = /^(\S*)(?:\s+(\S+))?(?:\s+(\S+))?/.exec(rest)!;
+  const first = words[1] ?? "";
+  const second = words[2];
   const word = first.toLowerCase().replace(/[,:;.!?]+$/, "");
 
   if (word === "review" || word === "re-review") {
@@ -60,13 +71,14 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
     return { kind: "review", instructions, verdictRequested };
   }
   if (word === "autofix" || word === "auto-fix") {
-    const arg = (others[0] ?? "").toLowerCase().replace(/[,:;.!?]+$/, "");
+    const arg = (second ?? "").toLowerCase().replace(/[,:;.!?]+$/, "");
     if (ON.has(arg)) return { kind: "autofix", enabled: true };
     if (OFF.has(arg)) return { kind: "autofix", enabled: false };
     return { kind: "help", reason: `\`autofix\` takes \`on\` or \`off\`${arg ? `, not \`${arg}\`` : ""}.` };
   }
-  if (word === "help" && others.length === 0) return { kind: "help", reason: "" };
+  if (word === "help" && second === undefined) return { kind: "help", reason: "" };
   if (rest) return { kind: "task", text: rest };
+  const before = text.slice(0, match.index).trim();
   if (before) return { kind: "task", text: before };
   return { kind: "help", reason: "The mention had no request in it." };
 }

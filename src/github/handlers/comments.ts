@@ -7,15 +7,16 @@ import { repoCoords, type HandlerDeps } from "../handler-deps.js";
 type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" | "repo"> & { body: string | null | undefined };
 
 async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repoCoords>[0], sender: { login: string; type?: string }, src: MentionSource): Promise<void> {
-  const log = deps.log.child({ deliveryId: src.deliveryId, number: src.number });
+  // Most comments do not mention the app: the delivery's child logger is made only when there is something to say.
+  const log = () => deps.log.child({ deliveryId: src.deliveryId, number: src.number });
   const coords = repoCoords(payload);
-  if (!coords) return log.info("event without an installation: nothing to do");
-  if (isBotSender(sender, deps.config.botLogins)) return log.debug("comment by a bot: ignored");
+  if (!coords) return log().info("event without an installation: nothing to do");
+  if (isBotSender(sender, deps.config.botLogins)) return;
   const command = parseCommand(src.body ?? "", deps.config.env.MENTION_HANDLES);
   if (!command) return;
   const plan = planCommentJob({ ...src, ...coords, command });
   const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId);
-  log.info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
+  log().info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
 }
 
 type Sender = { login: string; id: number; type?: string };
