@@ -1,23 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
-import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
-import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
+import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
-import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testRedis } from "../helpers/redis.js";
 
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/12";
@@ -42,35 +39,14 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
   let prefix: string;
   let dataDir: string;
   let replay: string;
+  let app: E2eApp;
   beforeAll(async () => {
-    prefix = uniquePrefix();
     remote = makeBareRemote("octo", "hello");
-    dataDir = mkdtempSync(join(tmpdir(), "open-swe-e2e-"));
-    replay = join(dataDir, "run.json");
+    app = await startE2eApp(remote.template, "e2e");
+    ({ proc, prefix, dataDir, replay } = app);
     writeFileSync(replay, JSON.stringify(script));
-    proc = await startProcess({
-      role: "all",
-      config: testConfig({
-        QUEUE_REDIS_URL: redisUrl(),
-        QUEUE_PREFIX: prefix,
-        DATA_DIR: dataDir,
-        JOB_ATTEMPTS: "1",
-        OPEN_SWE_MODEL: `replay:${replay}`,
-        GIT_REMOTE_TEMPLATE: remote.template,
-        SANDBOX_TYPE: "local",
-      }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-      octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
-    });
   });
-  afterAll(async () => {
-    await proc?.stop();
-    // Overlay mounts go before their directories do.
-    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(dataDir, "sandboxes") }));
-    for (const sb of await provider.list()) await provider.destroy(sb.id);
-  });
+  afterAll(async () => app?.stop());
 
   it("@open-swe add a CONTRIBUTING.md", async () => {
     mockInstallationToken(4242, 3);

@@ -13,6 +13,7 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -80,31 +81,16 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
   let head1: { sha: string; patches: Record<string, string> };
   const reviewer = threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 12 });
 
+  let app: E2eApp;
   beforeAll(async () => {
-    prefix = uniquePrefix();
     remote = makeBareRemote("octo", "hello", { "README.md": "# hello\n", "app.js": BASE_APP });
     base = remote.git("rev-parse", "main").trim();
     head1 = pushPullHead(remote, 12, base, { "app.js": BUGGY_APP }, "greet by name");
-    const dataDir = mkdtempSync(join(tmpdir(), "open-swe-review-e2e-"));
-    replay = join(dataDir, "review.json");
-    proc = await startProcess({
-      role: "all",
-      config: testConfig({
-        QUEUE_REDIS_URL: redisUrl(),
-        QUEUE_PREFIX: prefix,
-        DATA_DIR: dataDir,
-        JOB_ATTEMPTS: "1",
-        OPEN_SWE_MODEL: `replay:${replay}`,
-        GIT_REMOTE_TEMPLATE: remote.template,
-        SANDBOX_TYPE: "local",
-      }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-      octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
-    });
+    app = await startE2eApp(remote.template, "review-e2e");
+    ({ proc, prefix, replay } = app);
   });
-  afterAll(async () => proc?.stop());
+  afterAll(async () => app?.stop());
+
 
   it("`@open-swe review --verdict` files an inline finding with REQUEST_CHANGES; the fix push resolves it without a second comment", async () => {
     writeFileSync(

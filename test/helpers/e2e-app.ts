@@ -1,0 +1,55 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "../../src/logger.js";
+import { startProcess, type RunningProcess } from "../../src/main.js";
+import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { createSandboxProvider } from "../../src/sandbox/registry.js";
+import { testConfig } from "./github-app.js";
+import { redisUrl, uniquePrefix } from "./redis.js";
+
+export interface E2eApp {
+  proc: RunningProcess;
+  prefix: string;
+  dataDir: string;
+  /** The replay script the run's model plays; write it before each run. */
+  replay: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole app (web + workers) on the test Redis, with a replayed model, local sandboxes and a bare
+ * git remote standing in for GitHub's git. `stop` also removes its sandboxes (overlay mounts first).
+ */
+export async function startE2eApp(remoteTemplate: string, label: string): Promise<E2eApp> {
+  const prefix = uniquePrefix();
+  const dataDir = mkdtempSync(join(tmpdir(), `open-swe-${label}-`));
+  const replay = join(dataDir, "replay.json");
+  const proc = await startProcess({
+    role: "all",
+    config: testConfig({
+      QUEUE_REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: dataDir,
+      JOB_ATTEMPTS: "1",
+      OPEN_SWE_MODEL: `replay:${replay}`,
+      GIT_REMOTE_TEMPLATE: remoteTemplate,
+      SANDBOX_TYPE: "local",
+    }),
+    log: createLogger("silent"),
+    port: 0,
+    host: "127.0.0.1",
+    octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
+  });
+  return {
+    proc,
+    prefix,
+    dataDir,
+    replay,
+    async stop() {
+      await proc.stop();
+      const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(dataDir, "sandboxes") }));
+      for (const sb of await provider.list()) await provider.destroy(sb.id);
+    },
+  };
+}
