@@ -51,15 +51,22 @@ export async function prepareRunWorkspace(opts: {
   log: Logger;
 }): Promise<RunWorkspace> {
   const { target: t, octokit, config } = opts;
-  const { data: repoInfo } = await octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo });
+  const branchKey = keyer(`${opts.prefix}:thread`)(t.threadId, "branch");
+  const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
+  // Independent round trips go out together: repo, PR, the thread's branch, a repo-scoped token.
+  const [{ data: repoInfo }, pull, savedBranch, token] = await Promise.all([
+    octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo }),
+    t.isPullRequest ? octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number }) : null,
+    opts.redis.get(branchKey),
+    opts.github.repoScopedToken(t.installationId, t.repo),
+  ]);
   const defaultBranch = repoInfo.default_branch;
   let ref = `refs/heads/${defaultBranch}`;
   // One branch per thread: a later request on the same issue keeps building on (and updating the PR of) it.
-  const branchKey = keyer(`${opts.prefix}:thread`)(t.threadId, "branch");
-  let branch = (await opts.redis.get(branchKey)) ?? agentBranchName(t.threadId, t.text);
+  let branch = savedBranch ?? agentBranchName(t.threadId, t.text);
   let baseBranch = defaultBranch;
-  if (t.isPullRequest) {
-    const { data: pr } = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number });
+  if (pull) {
+    const pr = pull.data;
     const sameRepo = pr.head.repo?.full_name?.toLowerCase() === `${t.owner}/${t.repo}`.toLowerCase();
     ref = `refs/pull/${t.number}/head`;
     if (sameRepo && pr.head.ref.startsWith("open-swe/")) {
@@ -69,22 +76,23 @@ export async function prepareRunWorkspace(opts: {
       baseBranch = sameRepo ? pr.head.ref : pr.base.ref;
     }
   }
-  await opts.redis.set(branchKey, branch, "EX", 90 * 86400);
-  const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
-  const token = await opts.github.repoScopedToken(t.installationId, t.repo);
-  const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token });
+  // The mirror fetch and the sandbox do not depend on each other.
+  const [mirror, ensured] = await Promise.all([
+    ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token }),
+    ensureSandboxForThread({
+      redis: opts.redis,
+      keyPrefix: opts.prefix,
+      threadId: t.threadId,
+      provider: opts.runtime.sandboxProvider,
+      creationTimeoutMs: config.sandbox.createTimeoutMs,
+      cache: opts.runtime.sandboxCache,
+      createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
+    }),
+    opts.redis.set(branchKey, branch, "EX", 90 * 86400),
+  ]);
   // A branch an earlier run already pushed is where this run picks up, whatever sandbox it gets.
   const remoteHead = await resolveRef(mirror, `refs/heads/${branch}`).catch(() => "");
   if (remoteHead) ref = `refs/heads/${branch}`;
-  const ensured = await ensureSandboxForThread({
-    redis: opts.redis,
-    keyPrefix: opts.prefix,
-    threadId: t.threadId,
-    provider: opts.runtime.sandboxProvider,
-    creationTimeoutMs: config.sandbox.createTimeoutMs,
-    cache: opts.runtime.sandboxCache,
-    createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
-  });
   const workspace = await prepareWorkspace({
     sandbox: ensured.sandbox,
     mirrorRoot: config.sandbox.mirrorRoot,

@@ -50,22 +50,24 @@ async function refuse(octokit: Octokit, data: AgentJob, message: string): Promis
  * record and summary. Resumes from the last checkpoint when the job is retried after a crash.
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
-  let repoConfig;
-  try {
-    repoConfig = await loadRepoConfig(octokit, data.owner, data.repo);
-  } catch (err) {
+  // The repo config (an API call) and the requester's settings (Redis) are fetched together.
+  const [loaded, profile, team] = await Promise.all([
+    loadRepoConfig(octokit, data.owner, data.repo).then(
+      (repoConfig) => ({ repoConfig }),
+      (error: unknown) => ({ error }),
+    ),
+    ctx.settings.getProfile(data.requester.login),
+    ctx.settings.getTeamModels(),
+  ]);
+  if ("error" in loaded) {
+    const err = loaded.error;
     if (err instanceof RepoConfigError) return refuse(octokit, data, `I could not use \`.github/open-swe.yml\`: ${err.message}.\n\n${err.details}`);
     throw err;
   }
+  const { repoConfig } = loaded;
   let runModel;
   try {
-    runModel = await resolveRunModel({
-      role: "agent",
-      profile: await ctx.settings.getProfile(data.requester.login),
-      team: await ctx.settings.getTeamModels(),
-      repoConfig,
-      config: ctx.config.model,
-    });
+    runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model });
   } catch (err) {
     if (err instanceof OpenSweError) return refuse(octokit, data, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
     throw err;
@@ -125,13 +127,15 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
       idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls` },
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
-      // The first model call puts 👀 on the request, once per run (resumes included).
-      onStatus: async (status) => {
+      // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
+      onStatus: (status) => {
         if (status.kind !== "thinking") return;
-        await runtime.effects.once(`${ctx.jobId}:ack`, async () => {
-          await reactToRequest(octokit, gh.target, "eyes");
-          return true;
-        });
+        void runtime.effects
+          .once(`${ctx.jobId}:ack`, async () => {
+            await reactToRequest(octokit, gh.target, "eyes");
+            return true;
+          })
+          .catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not react to the request"));
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
       logger: ctx.log,
