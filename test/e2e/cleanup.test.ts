@@ -1,0 +1,52 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { ensureSandboxForThread, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
+import { createSandboxProvider } from "../../src/sandbox/registry.js";
+import { FollowUpQueue } from "../../src/threads/follow-ups.js";
+import { threadId } from "../../src/threads/thread-id.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
+import { sendWebhook } from "../helpers/github-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { testRedis } from "../helpers/redis.js";
+
+describe("e2e: closing a PR tears its threads down", () => {
+  let app: E2eApp;
+  beforeAll(async () => {
+    app = await startE2eApp(makeBareRemote("octo", "hello").template, "cleanup");
+  });
+  afterAll(async () => app?.stop());
+
+  it("destroys the agent and reviewer sandboxes and drops pending follow-ups", async () => {
+    const redis = testRedis();
+    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
+    const threads = [threadId({ kind: "pr", owner: "octo", repo: "hello", number: 21 }), threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 21 })];
+    const ids: string[] = [];
+    for (const t of threads) {
+      const { sandbox } = await ensureSandboxForThread({ redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() });
+      ids.push(sandbox.id);
+    }
+    await new FollowUpQueue(redis, app.prefix, 10).push(threads[0]!, { text: "also this", author: "a", source: "github", at: 1 });
+    expect((await provider.list()).map((s) => s.id)).toEqual(expect.arrayContaining(ids));
+
+    const res = await sendWebhook(app.proc.port!, {
+      event: "pull_request",
+      payload: {
+        action: "closed",
+        installation: { id: 6001 },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "alice", id: 1, type: "User" },
+        pull_request: { number: 21, merged: true, head: { sha: "abc", ref: "open-swe/x" }, user: { login: "alice", type: "User" } },
+      },
+    });
+    expect(res.status).toBe(200);
+    const done = await waitForJob(app.proc.queues.queues.cleanup, deliveryJobId(res.deliveryId));
+    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "cleaned", threads: 2, droppedFollowUps: 1 } });
+    expect((done.returnvalue as { destroyed: string[] }).destroyed.sort()).toEqual([...ids].sort());
+    const left = (await provider.list()).map((s) => s.id);
+    for (const id of ids) expect(left).not.toContain(id);
+    for (const t of threads) expect(await redis.get(threadSandboxKey(app.prefix, t))).toBeNull();
+  });
+});
