@@ -55,6 +55,7 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
+  WEBHOOK_PROXY_URL: z.url("a URL, e.g. https://smee.io/abc123").optional(),
   GIT_REMOTE_TEMPLATE: z
     .string()
     .regex(/\{owner\}.*\{repo\}/, "a URL with {owner} and {repo}, e.g. https://github.com/{owner}/{repo}.git")

@@ -6,6 +6,7 @@ import type { AppConfig } from "../config/env.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "./raw-body.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
+import { startWebhookProxy } from "./webhook-proxy.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -56,11 +57,15 @@ export async function startWebServer(opts: {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   opts.log.info({ port, path: WEBHOOK_PATH }, "web server listening");
+  const proxy = opts.config.env.WEBHOOK_PROXY_URL
+    ? startWebhookProxy(opts.config.env.WEBHOOK_PROXY_URL, `http://127.0.0.1:${port}${WEBHOOK_PATH}`, opts.log.child({ name: "webhook-proxy" }))
+    : null;
   return {
     server,
     port,
     close: () =>
       new Promise<void>((resolve) => {
+        proxy?.close();
         server.close(() => resolve());
         server.closeIdleConnections();
       }),

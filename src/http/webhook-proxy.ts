@@ -1,0 +1,61 @@
+import type { Logger } from "pino";
+
+export interface WebhookProxy {
+  close(): void;
+}
+
+/**
+ * For laptops: relays webhooks from a smee.io-style channel (Server-Sent Events whose `data` is the
+ * original headers plus `body`) to the local webhook endpoint, as smee-client does. The app still
+ * verifies every relayed delivery's signature; the relay adds no trust.
+ */
+export function startWebhookProxy(source: string, target: string, log: Logger): WebhookProxy {
+  const controller = new AbortController();
+  let delay = 1_000;
+  const forward = async (data: string) => {
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (!("body" in event)) return;
+    const { body, query: _query, ...rest } = event;
+    const headers = Object.fromEntries(Object.entries(rest).filter(([k, v]) => k.startsWith("x-") && typeof v === "string")) as Record<string, string>;
+    const res = await fetch(target, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+    log.info({ status: res.status, event: headers["x-github-event"], deliveryId: headers["x-github-delivery"] }, "relayed webhook");
+  };
+  const connect = async (): Promise<void> => {
+    while (!controller.signal.aborted) {
+      try {
+        const res = await fetch(source, { headers: { accept: "text/event-stream" }, signal: controller.signal });
+        if (!res.ok || !res.body) throw new Error(`webhook proxy answered ${res.status}`);
+        log.info({ source }, "webhook proxy connected");
+        delay = 1_000;
+        const decoder = new TextDecoder();
+        let buffer = "";
+        for await (const chunk of res.body) {
+          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = block
+              .split("\n")
+              .filter((l) => l.startsWith("data:"))
+              .map((l) => l.slice(5).trimStart())
+              .join("\n");
+            if (data) await forward(data).catch((err: unknown) => log.warn({ err: String(err) }, "relay failed"));
+          }
+        }
+      } catch (err) {
+        if (controller.signal.aborted) return;
+        log.warn({ err: String(err), retryInMs: delay }, "webhook proxy disconnected");
+      }
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 30_000);
+    }
+  };
+  void connect();
+  return { close: () => controller.abort() };
+}
