@@ -52,6 +52,7 @@ function expected(event: string, p: Payload): { queue: string; id: (delivery: st
     case "pull_request": {
       const pr = p.pull_request;
       if (action === "closed") return byDelivery("cleanup");
+      if (action === "review_requested") return p.requested_reviewer?.login === "open-swe[bot]" && !isBot(p.sender) ? byDelivery("review") : null;
       if (["opened", "ready_for_review", "reopened"].includes(action ?? "")) {
         const t = threadId({ kind: "reviewer", owner: p.repository.owner.login, repo: p.repository.name, number: pr.number });
         return { queue: "review", id: () => jobId("review", t, pr.head.sha) };
@@ -83,6 +84,7 @@ function cases(): { name: string; event: string; payload: Payload }[] {
       else if (group.name === "pull_request_review_comment" && mention.comment) mention.comment.body = "@openswe, rename this";
       else if (group.name === "pull_request_review" && mention.review) mention.review.body = "@open-swe review --verdict";
       else if (group.name === "issues" && mention.issue) mention.issue.body = "Broken build. @open-swe can you fix?";
+      else if (group.name === "pull_request" && payload.action === "review_requested") mention.requested_reviewer = { login: "open-swe[bot]", id: 99, type: "Bot" };
       else return;
       if (mention.sender) mention.sender = { ...mention.sender, type: "User", login: "octo-human" };
       out.push({ name: `${group.name}.${payload.action ?? "-"} #${i} (mentioning)`, event: group.name, payload: mention });

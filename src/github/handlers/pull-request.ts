@@ -1,4 +1,5 @@
 import type { Probot } from "probot";
+import { isBotSender } from "../is-bot.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
 import { deliveryJobId, jobId } from "../../queue/job-ids.js";
 import { prRef, threadId } from "../../threads/thread-id.js";
@@ -39,6 +40,31 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
       jobId("review", reviewer, pr.head.sha),
     );
     log.info({ queue: "review", jobId: id, trigger }, "review enqueued");
+  });
+
+  // Asking the app for a review in GitHub's reviewer picker is the same as `@open-swe review`.
+  app.on("pull_request.review_requested", async (ctx) => {
+    const { pull_request: pr, sender } = ctx.payload;
+    const requested = "requested_reviewer" in ctx.payload ? ctx.payload.requested_reviewer : null;
+    if (!requested || requested.login.toLowerCase() !== `${deps.config.env.APP_SLUG}[bot]` || isBotSender(sender, deps.config.botLogins)) return;
+    const coords = repoCoords(ctx.payload);
+    if (!coords) return;
+    const { owner, repo } = coords;
+    await deps.queues.add(
+      "review",
+      {
+        ...coords,
+        number: pr.number,
+        threadId: threadId({ kind: "reviewer", owner, repo, number: pr.number }),
+        trigger: "mention",
+        headSha: pr.head.sha,
+        requester: { login: sender.login, id: sender.id },
+        author: pr.user?.login ?? "",
+        verdictRequested: false,
+        deliveryId: ctx.id,
+      },
+      deliveryJobId(ctx.id),
+    );
   });
 
   app.on("pull_request.closed", async (ctx) => {
