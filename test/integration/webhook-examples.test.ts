@@ -36,7 +36,7 @@ function expected(event: string, p: Payload): { queue: string; id: (delivery: st
   const action = p.action as string | undefined;
   switch (event) {
     case "issue_comment":
-      return action === "created" && !isBot(p.sender) && mentions(p.comment.body) ? byDelivery(p.issue.pull_request ? "agent" : "agent") : null;
+      return action === "created" && !isBot(p.sender) && mentions(p.comment.body) ? byDelivery("agent") : null;
     case "pull_request_review":
       if (action !== "submitted" || isBot(p.sender)) return null;
       if (mentions(p.review.body)) return byDelivery("agent");
