@@ -10,7 +10,7 @@ import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
-import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
@@ -66,14 +66,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
 
     const res = await sendWebhook(proc.port!, {
       event: "issue_comment",
-      payload: {
-        action: "created",
-        installation: { id: 4242 },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "dana", id: 31, type: "User" },
-        issue: { number: 8, id: 8008 },
-        comment: { id: 901, body: "@open-swe add a CONTRIBUTING.md", user: { login: "dana", id: 31, type: "User" } },
-      },
+      payload: issueCommentPayload({ installationId: 4242, number: 8, issueId: 8008, commentId: 901, body: "@open-swe add a CONTRIBUTING.md" }),
     });
     expect(res.status).toBe(200);
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
@@ -109,14 +102,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     nock(API).post("/repos/octo/hello/issues/comments/1/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/9/comments").reply(201, { id: 777 });
     nock(API).patch("/repos/octo/hello/issues/comments/777").reply(200, { id: 777 });
-    const comment = (id: number, body: string) => ({
-      action: "created",
-      installation: { id: 4243 },
-      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-      sender: { login: "dana", id: 31, type: "User" },
-      issue: { number: 9, id: 9009 },
-      comment: { id, body, user: { login: "dana", id: 31, type: "User" } },
-    });
+    const comment = (commentId: number, body: string) => issueCommentPayload({ installationId: 4243, number: 9, issueId: 9009, commentId, body });
     const first = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment(1, "@open-swe investigate the flaky test") });
     // Wait until the model has asked for its first tool call: the run is truly under way.
     const saver = new RedisSaver({ redis: prefixRedis, prefix: `${prefix}:ckpt` });
@@ -162,14 +148,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     nock(API).patch("/repos/octo/hello/issues/comments/556").reply(200, { id: 556 });
     const res = await sendWebhook(proc.port!, {
       event: "issue_comment",
-      payload: {
-        action: "created",
-        installation: { id: 4242 },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "dana", id: 31, type: "User" },
-        issue: { number: 8, id: 8008 },
-        comment: { id: 902, body: "@open-swe also add a code of conduct", user: { login: "dana", id: 31, type: "User" } },
-      },
+      payload: issueCommentPayload({ installationId: 4242, number: 8, issueId: 8008, commentId: 902, body: "@open-swe also add a code of conduct" }),
     });
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();

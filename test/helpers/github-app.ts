@@ -55,3 +55,16 @@ export function mockInstallationToken(installationId: number, times = 1): nock.S
     .times(times)
     .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
 }
+
+/** An `issue_comment.created` payload as GitHub sends it (only the fields the app reads). */
+export function issueCommentPayload(o: { installationId: number; number: number; issueId: number; commentId: number; body: string; login?: string; userId?: number; pullRequest?: boolean }) {
+  const user = { login: o.login ?? "dana", id: o.userId ?? 31, type: "User" };
+  return {
+    action: "created",
+    installation: { id: o.installationId },
+    repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+    sender: user,
+    issue: { number: o.number, id: o.issueId, ...(o.pullRequest ? { pull_request: { url: "x" } } : {}) },
+    comment: { id: o.commentId, body: o.body, user },
+  };
+}
