@@ -27,9 +27,12 @@ export async function startWebServer(opts: {
   port?: number;
   host?: string;
 }): Promise<WebServer> {
+  // Handlers only decide and enqueue; every GitHub call happens in a worker. So the web role's Probot
+  // gets a placeholder token instead of app credentials: events then share one Octokit instead of
+  // Probot building an installation client per delivery, and a handler that calls the API anyway fails
+  // loudly (401) instead of quietly working.
   const probot = new Probot({
-    appId: opts.github.appId,
-    privateKey: opts.github.privateKey,
+    githubToken: "the-webhook-path-makes-no-github-api-calls",
     secret: opts.github.webhookSecret,
     log: opts.log.child({ name: "probot" }),
     ...(opts.github.baseUrl ? { baseUrl: opts.github.baseUrl } : {}),
