@@ -28,15 +28,21 @@ export function createGitHubAuth(github: NonNullable<AppConfig["github"]>, opts:
     Octokit,
     ...(github.baseUrl ? { baseUrl: github.baseUrl } : {}),
   });
+  // Repo-scoped tokens live an hour; a worker reuses one until 10 minutes before it expires.
+  const scoped = new Map<string, { token: string; expiresAt: number }>();
   return {
     installation: (installationId) => probot.auth(installationId),
     async repoScopedToken(installationId, repo) {
+      const key = `${installationId}/${repo.toLowerCase()}`;
+      const hit = scoped.get(key);
+      if (hit && hit.expiresAt - Date.now() > 10 * 60_000) return hit.token;
       const app = await probot.auth();
       const res = await app.request("POST /app/installations/{installation_id}/access_tokens", {
         installation_id: installationId,
         repositories: [repo],
       });
       if (!res.data.token) throw new OpenSweError("github_auth", `no token returned for ${repo}`);
+      scoped.set(key, { token: res.data.token, expiresAt: Date.parse(res.data.expires_at) || Date.now() + 50 * 60_000 });
       return res.data.token;
     },
   };

@@ -49,7 +49,8 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
   afterAll(async () => app?.stop());
 
   it("@open-swe add a CONTRIBUTING.md", async () => {
-    mockInstallationToken(4242, 3);
+    // One for the installation client, one repo-scoped token (reused for the push).
+    mockInstallationToken(4242, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
@@ -137,7 +138,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
         { tool_calls: [{ name: "confirming_completion", args: { summary: "added" } }] },
       ]),
     );
-    mockInstallationToken(4242, 2);
+    // Both tokens are still cached from the first run on this installation.
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
