@@ -8,6 +8,7 @@ import { prRef } from "../src/threads/thread-id.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 import { UnrecoverableError } from "bullmq";
+import { REVIEW_CHECK_NAME } from "../src/review/check-run.js";
 
 const LOCK_WAIT_MS = 5 * 60_000;
 
@@ -61,6 +62,8 @@ async function reviewLocked(data: ReviewJob, ctx: JobContext, octokit: Awaited<R
   });
   if (!decision.review) {
     ctx.log.info({ reason: decision.reason }, "auto-review skipped");
+    // A skip the author could act on is shown, quietly, as a neutral check; dedupe and closed PRs are not.
+    if (decision.visible) await showSkippedReview(octokit, data, pr.head.sha, decision.reason);
     return { outcome: "skipped", reason: decision.reason };
   }
   const result = await runReview(data, ctx, octokit, { ...pr, body: pr.body ?? null }, repoConfig);
@@ -75,6 +78,18 @@ async function reviewLocked(data: ReviewJob, ctx: JobContext, octokit: Awaited<R
     threadsResolved: publish.threadsResolved,
     unreviewed: result.unreviewed.length,
   };
+}
+
+async function showSkippedReview(octokit: Awaited<ReturnType<JobContext["github"]["installation"]>>, data: ReviewJob, headSha: string, reason: string): Promise<void> {
+  await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+    owner: data.owner,
+    repo: data.repo,
+    name: REVIEW_CHECK_NAME,
+    head_sha: headSha,
+    status: "completed",
+    conclusion: "neutral",
+    output: { title: "Not reviewed", summary: `Not reviewed automatically: ${reason}. Comment \`@open-swe review\` to ask for a review.` },
+  });
 }
 
 async function acquireReviewLock(ctx: JobContext, threadId: string): Promise<boolean> {

@@ -47,21 +47,22 @@ describe("job ids", () => {
 describe("decideAutoReview", () => {
   const cfg = parseRepoConfig({});
   const input: AutoReviewInput = { trigger: "auto", draft: false, state: "open", repoConfig: cfg, authorOptedIn: true, authorIsBot: false, lastReviewedHead: null, headSha: "h1" };
-  const table: [string, Partial<AutoReviewInput>, boolean | string][] = [
+  const table: [string, Partial<AutoReviewInput>, boolean | string, boolean?][] = [
     ["plain open PR", {}, true],
     ["mention always", { trigger: "mention", draft: true, authorOptedIn: false }, true],
-    ["closed", { state: "closed" }, "the pull request is closed"],
-    ["repo config off", { repoConfig: parseRepoConfig({ review: { auto: false } }) }, "auto-review is off in the repo config"],
-    ["draft skipped", { draft: true }, "draft pull requests are not auto-reviewed"],
+    ["closed", { state: "closed" }, "the pull request is closed", false],
+    ["repo config off", { repoConfig: parseRepoConfig({ review: { auto: false } }) }, "auto-review is off in the repo config", true],
+    ["draft skipped", { draft: true }, "draft pull requests are not auto-reviewed", true],
     ["draft included", { draft: true, repoConfig: parseRepoConfig({ review: { include_drafts: true } }) }, true],
-    ["author opted out", { authorOptedIn: false }, "the author opted out of auto-review"],
-    ["bot PR", { authorIsBot: true }, "pull requests by bots are not auto-reviewed"],
-    ["same head already reviewed", { trigger: "synchronize", lastReviewedHead: "h1" }, "this head commit was already reviewed"],
+    ["author opted out", { authorOptedIn: false }, "the author opted out of auto-review", true],
+    ["bot PR", { authorIsBot: true }, "pull requests by bots are not auto-reviewed", false],
+    ["same head already reviewed", { trigger: "synchronize", lastReviewedHead: "h1" }, "this head commit was already reviewed", false],
     ["new head after review", { trigger: "synchronize", lastReviewedHead: "h0" }, true],
   ];
-  it.each(table)("%s", (_n, patch, want) => {
+  it.each(table)("%s", (_n, patch, want, visible) => {
     const d = decideAutoReview({ ...input, ...patch });
     expect(d.review ? true : d.reason).toBe(want);
+    if (!d.review) expect(d.visible).toBe(visible);
   });
 });
 
