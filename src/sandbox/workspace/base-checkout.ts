@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import { mkdir, rename, rm, utimes } from "node:fs/promises";
+import { mkdir, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { buildAtomically } from "./build-atomically.js";
 import { hostGit } from "./host-git.js";
 import { BOT_IDENTITY } from "./identity.js";
-
-const inFlight = new Map<string, Promise<string>>();
 
 /**
  * A read-only checkout of one commit, shared by every workspace at that commit (overlay lower layer).
@@ -13,28 +11,15 @@ const inFlight = new Map<string, Promise<string>>();
  */
 export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; sha: string; publicUrl: string }): Promise<string> {
   const dir = join(opts.mirrorRoot, "bases", basename(opts.mirror, ".git"), opts.sha);
-  if (existsSync(join(dir, ".git"))) return Promise.resolve(dir);
-  const running = inFlight.get(dir);
-  if (running) return running;
-  const work = (async () => {
+  return buildAtomically(dir, join(dir, ".git"), async (tmp) => {
     await mkdir(join(dir, ".."), { recursive: true });
-    const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-    try {
-      await hostGit(["clone", "--local", "--no-checkout", "--quiet", opts.mirror, tmp]);
-      await hostGit(["-C", tmp, "checkout", "--quiet", "--detach", opts.sha]);
-      await hostGit(["-C", tmp, "remote", "set-url", "origin", opts.publicUrl]);
-      await hostGit(["-C", tmp, "config", "user.name", BOT_IDENTITY.name]);
-      await hostGit(["-C", tmp, "config", "user.email", BOT_IDENTITY.email]);
-      await settleIndex(tmp);
-      await rename(tmp, dir);
-    } catch (err) {
-      await rm(tmp, { recursive: true, force: true });
-      if (!existsSync(join(dir, ".git"))) throw err;
-    }
-    return dir;
-  })().finally(() => inFlight.delete(dir));
-  inFlight.set(dir, work);
-  return work;
+    await hostGit(["clone", "--local", "--no-checkout", "--quiet", opts.mirror, tmp]);
+    await hostGit(["-C", tmp, "checkout", "--quiet", "--detach", opts.sha]);
+    await hostGit(["-C", tmp, "remote", "set-url", "origin", opts.publicUrl]);
+    await hostGit(["-C", tmp, "config", "user.name", BOT_IDENTITY.name]);
+    await hostGit(["-C", tmp, "config", "user.email", BOT_IDENTITY.email]);
+    await settleIndex(tmp);
+  });
 }
 
 /**

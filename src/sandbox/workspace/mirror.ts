@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { OpenSweError } from "../../errors.js";
+import { buildAtomically } from "./build-atomically.js";
 import { hostGit } from "./host-git.js";
 
 export interface MirrorOptions {
@@ -12,8 +12,6 @@ export interface MirrorOptions {
   remoteUrl: string;
   token?: string;
 }
-
-const inFlight = new Map<string, Promise<string>>();
 
 export function mirrorPath(mirrorRoot: string, repo: string): string {
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) || repo.includes("..")) throw new OpenSweError("invalid_repo", `invalid repository name "${repo}"`);
@@ -27,32 +25,24 @@ export function mirrorPath(mirrorRoot: string, repo: string): string {
  */
 export function ensureMirror(opts: MirrorOptions): Promise<string> {
   const path = mirrorPath(opts.mirrorRoot, opts.repo);
-  const running = inFlight.get(path);
-  if (running) return running;
-  const work = (async () => {
-    const auth = opts.token ? { token: opts.token } : {};
-    if (existsSync(join(path, "HEAD"))) {
-      const fetch = () => hostGit(["-C", path, "fetch", "--prune", "--quiet", opts.remoteUrl, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+refs/pull/*:refs/pull/*"], auth);
-      // Another worker process on this host may hold the mirror's ref locks: retry once.
-      await fetch().catch(async () => {
-        await new Promise((r) => setTimeout(r, 500));
-        await fetch();
-      });
-      return path;
-    }
-    await mkdir(join(opts.mirrorRoot, "mirrors"), { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
-    try {
+  const auth = opts.token ? { token: opts.token } : {};
+  const fetch = () => hostGit(["-C", path, "fetch", "--prune", "--quiet", opts.remoteUrl, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+refs/pull/*:refs/pull/*"], auth);
+  return buildAtomically(
+    path,
+    join(path, "HEAD"),
+    async (tmp) => {
+      await mkdir(join(opts.mirrorRoot, "mirrors"), { recursive: true });
       await hostGit(["clone", "--mirror", "--quiet", opts.remoteUrl, tmp], auth);
-      await rename(tmp, path);
-    } catch (err) {
-      await rm(tmp, { recursive: true, force: true });
-      if (!existsSync(join(path, "HEAD"))) throw err;
-    }
-    return path;
-  })().finally(() => inFlight.delete(path));
-  inFlight.set(path, work);
-  return work;
+    },
+    // Another worker process on this host may hold the mirror's ref locks: retry once.
+    () =>
+      fetch()
+        .catch(async () => {
+          await new Promise((r) => setTimeout(r, 500));
+          await fetch();
+        })
+        .then(() => undefined),
+  );
 }
 
 /** The commit a ref (branch, tag, `refs/pull/N/head`, or sha) points at in the mirror. */
