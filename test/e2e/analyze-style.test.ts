@@ -3,17 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import type { Finding } from "../../src/review/findings.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { StyleStore } from "../../src/review/style/style-store.js";
 import { analyzerSkill, analyzeSchedulerId, scheduleNightlyAnalyzer } from "../../src/runs/analyze-style.js";
 import { enqueueAnalyze } from "../../src/runs/analyze-enqueue.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { mockInstallationToken, testConfig } from "../helpers/github-app.js";
+import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
 
 const API = "https://api.github.com";
 const BOOTSTRAP_STYLE = "Focus: error paths in src/api/** must return typed errors. Let pass: naming nits. How to write comments: one sentence, then the fix.";
@@ -47,14 +47,7 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     prefix = uniquePrefix();
     const dataDir = mkdtempSync(join(tmpdir(), "open-swe-analyze-"));
     replay = join(dataDir, "analyze.json");
-    proc = await startProcess({
-      role: "all",
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: dataDir, JOB_ATTEMPTS: "1", OPEN_SWE_MODEL: `replay:${replay}` }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-      octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
-    });
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: dataDir, JOB_ATTEMPTS: "1", OPEN_SWE_MODEL: `replay:${replay}` });
   });
   afterAll(async () => proc?.stop());
 

@@ -4,19 +4,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
-import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
+import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
 
 const API = "https://api.github.com";
 const BASE_APP = "export function greet(user) {\n  return 'hi';\n}\n";
@@ -270,15 +270,7 @@ describe("e2e: a review without a model key fails visibly", () => {
   let prefix: string;
   beforeAll(async () => {
     prefix = uniquePrefix();
-    proc = await startProcess({
-      role: "all",
-      // No OPEN_SWE_MODEL and no ANTHROPIC_API_KEY: the built-in default model cannot be used.
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: mkdtempSync(join(tmpdir(), "open-swe-nokey-")), JOB_ATTEMPTS: "3", SANDBOX_TYPE: "local" }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-      octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
-    });
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: mkdtempSync(join(tmpdir(), "open-swe-nokey-")), JOB_ATTEMPTS: "3", SANDBOX_TYPE: "local" });
   });
   afterAll(async () => proc?.stop());
 

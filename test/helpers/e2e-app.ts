@@ -1,12 +1,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
-import { testConfig } from "./github-app.js";
 import { redisUrl, uniquePrefix } from "./redis.js";
+import { startTestProcess } from "./test-process.js";
 
 export interface E2eApp {
   proc: RunningProcess;
@@ -25,9 +24,7 @@ export async function startE2eApp(remoteTemplate: string, label: string): Promis
   const prefix = uniquePrefix();
   const dataDir = mkdtempSync(join(tmpdir(), `open-swe-${label}-`));
   const replay = join(dataDir, "replay.json");
-  const proc = await startProcess({
-    role: "all",
-    config: testConfig({
+  const proc = await startTestProcess("all", {
       QUEUE_REDIS_URL: redisUrl(),
       QUEUE_PREFIX: prefix,
       DATA_DIR: dataDir,
@@ -35,12 +32,7 @@ export async function startE2eApp(remoteTemplate: string, label: string): Promis
       OPEN_SWE_MODEL: `replay:${replay}`,
       GIT_REMOTE_TEMPLATE: remoteTemplate,
       SANDBOX_TYPE: "local",
-    }),
-    log: createLogger("silent"),
-    port: 0,
-    host: "127.0.0.1",
-    octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
-  });
+    });
   return {
     proc,
     prefix,

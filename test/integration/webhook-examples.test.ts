@@ -1,13 +1,12 @@
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Logger } from "pino";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { QUEUE_NAMES } from "../../src/queue/names.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
-import { sendWebhook, testConfig } from "../helpers/github-app.js";
+import { sendWebhook } from "../helpers/github-app.js";
+import { startTestProcess } from "../helpers/test-process.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const SUBSCRIBED = [
@@ -96,17 +95,9 @@ function cases(): { name: string; event: string; payload: Payload }[] {
 describe("every subscribed @octokit/webhooks-examples payload, signed, through the real endpoint", () => {
   let proc: RunningProcess;
   let prefix: string;
-  let log: Logger;
   beforeAll(async () => {
     prefix = uniquePrefix();
-    log = createLogger("silent");
-    proc = await startProcess({
-      role: "web",
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix }),
-      log,
-      port: 0,
-      host: "127.0.0.1",
-    });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
     const settings = new SettingsStore(testRedis(), prefix);
     for (const group of examples as unknown as { name: string; examples: Payload[] }[]) {
       for (const p of group.examples) if (p.repository?.full_name) await settings.enableRepo(p.repository.full_name);
@@ -148,7 +139,7 @@ describe("every subscribed @octokit/webhooks-examples payload, signed, through t
 describe("installation events keep the installed-repos record", () => {
   it("records on created and forgets on deleted / removed", async () => {
     const prefix = uniquePrefix();
-    const proc = await startProcess({ role: "web", config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix }), log: createLogger("silent"), port: 0, host: "127.0.0.1" });
+    const proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
     try {
       const group = (name: string) => (examples as unknown as { name: string; examples: Payload[] }[]).find((g) => g.name === name)!.examples;
       const created = group("installation").find((p) => p.action === "created" && p.repositories?.length)!;

@@ -1,11 +1,11 @@
 import { createServer, type ServerResponse } from "node:http";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { testConfig, WEBHOOK_SECRET } from "../helpers/github-app.js";
+import { WEBHOOK_SECRET } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
 
 const body = (text: string, id: number) => ({
   action: "created",
@@ -34,13 +34,7 @@ describe("WEBHOOK_PROXY_URL relays a smee-style channel to the real endpoint", (
     await new Promise<void>((r) => channel.listen(0, "127.0.0.1", () => r()));
     const address = channel.address();
     const port = typeof address === "object" && address ? address.port : 0;
-    proc = await startProcess({
-      role: "web",
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), WEBHOOK_PROXY_URL: `http://127.0.0.1:${port}/channel` }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-    });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), WEBHOOK_PROXY_URL: `http://127.0.0.1:${port}/channel` });
     for (let i = 0; clients.length === 0; i++) {
       if (i > 200) throw new Error("the proxy never connected");
       await new Promise((r) => setTimeout(r, 10));

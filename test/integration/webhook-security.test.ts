@@ -1,10 +1,10 @@
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { sendWebhook, testConfig } from "../helpers/github-app.js";
+import { sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
 
 const comment = (body: string) => ({
   action: "created",
@@ -19,13 +19,7 @@ describe("webhook endpoint: verification before parsing, limits, idempotency", (
   let proc: RunningProcess;
   const total = async () => (await proc.queues.queues.agent.count()) + (await proc.queues.queues.command.count());
   beforeAll(async () => {
-    proc = await startProcess({
-      role: "web",
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), MAX_WEBHOOK_BYTES: "4096" }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-    });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), MAX_WEBHOOK_BYTES: "4096" });
   });
   afterAll(async () => proc?.stop());
 
@@ -102,13 +96,7 @@ describe("webhook endpoint: verification before parsing, limits, idempotency", (
 
 describe("/health when Redis is down", () => {
   it("answers 503", async () => {
-    const proc = await startProcess({
-      role: "web",
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix() }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-    });
+    const proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix() });
     try {
       proc.redis.disconnect();
       const res = await fetch(`http://127.0.0.1:${proc.port}/health`);

@@ -1,15 +1,15 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess } from "../../src/main.js";
+import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
-import { mockInstallationToken, sendWebhook, testConfig } from "../helpers/github-app.js";
+import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
 
 const API = "https://api.github.com";
 let installation = 100;
@@ -37,14 +37,7 @@ describe("workers: permission first, then the command", () => {
   let prefix: string;
   beforeAll(async () => {
     prefix = uniquePrefix();
-    proc = await startProcess({
-      role: "all",
-      config: testConfig({ QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1" }),
-      log: createLogger("silent"),
-      port: 0,
-      host: "127.0.0.1",
-      octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
-    });
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1" });
   });
   afterAll(async () => proc?.stop());
 

@@ -1,0 +1,15 @@
+import { createLogger } from "../../src/logger.js";
+import { startProcess, type RunningProcess, type Role } from "../../src/main.js";
+import { testConfig } from "./github-app.js";
+
+/** A real app process role on a free loopback port, GitHub credentials from the test key, silent logs. */
+export function startTestProcess(role: Role, env: Record<string, string>): Promise<RunningProcess> {
+  return startProcess({
+    role,
+    config: testConfig(env),
+    log: createLogger("silent"),
+    port: 0,
+    host: "127.0.0.1",
+    octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
+  });
+}
