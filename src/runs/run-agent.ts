@@ -130,11 +130,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
       onStatus: (status) => {
         if (status.kind !== "thinking") return;
+        // Claimed before the request is sent: a worker killed while it is in flight must not make the
+        // resumed run react a second time.
         void runtime.effects
-          .once(`${ctx.jobId}:ack`, async () => {
-            await reactToRequest(octokit, gh.target, "eyes");
-            return true;
-          })
+          .claim(`${ctx.jobId}:ack`)
+          .then((first) => (first ? reactToRequest(octokit, gh.target, "eyes") : undefined))
           .catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not react to the request"));
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),

@@ -25,6 +25,14 @@ export class SideEffectLedger {
     await this.redis.set(this.key(key), JSON.stringify(value), "EX", this.ttlSeconds);
   }
 
+  /**
+   * At most once: true for the first caller of `key`, false for every later one (any process). For
+   * effects where a lost one is better than a repeated one (a reaction), claimed before it is done.
+   */
+  async claim(key: string): Promise<boolean> {
+    return (await this.redis.set(this.key(key), "1", "EX", this.ttlSeconds, "NX")) === "OK";
+  }
+
   async once<T>(key: string, effect: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
     const previous = await this.get<T>(key);
     if (previous !== null) return { value: previous, replayed: true };
