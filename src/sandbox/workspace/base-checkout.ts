@@ -1,4 +1,4 @@
-import { mkdir, utimes } from "node:fs/promises";
+import { lutimes, mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { buildAtomically } from "./build-atomically.js";
 import { hostGit } from "./host-git.js";
@@ -24,11 +24,12 @@ export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; s
 
 /**
  * Files written in the same second as the index are "racily clean" and git re-hashes them on every
- * status in every workspace built on this base. Back-date them and refresh once, here.
+ * status in every workspace built on this base. Back-date them and refresh once, here. `lutimes`: a
+ * symlink in the repository is touched itself, never what it points at (any path on the host).
  */
 async function settleIndex(dir: string): Promise<void> {
   const past = new Date(Date.now() - 60_000);
   const files = (await hostGit(["-C", dir, "ls-files", "-z"])).split("\0").filter(Boolean);
-  for (const f of files) await utimes(join(dir, f), past, past).catch(() => undefined);
+  for (const f of files) await lutimes(join(dir, f), past, past).catch(() => undefined);
   await hostGit(["-C", dir, "update-index", "-q", "--really-refresh"]).catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
 import { LocalSandbox } from "../providers/local.js";
@@ -23,12 +23,17 @@ export interface PrepareWorkspaceOptions {
   /** Credential-free URL recorded as `origin` inside the sandbox. */
   publicUrl: string;
   identity?: GitPerson;
+  /**
+   * Local provider: false takes the copied-clone fallback even where overlayfs works (a worker that
+   * is not root takes it anyway, because the mount fails). Default true.
+   */
+  allowOverlay?: boolean;
 }
 
 export interface PreparedWorkspace {
   sha: string;
   branch: string;
-  /** overlay: copy-on-write over a shared checkout; clone: hard-linked local clone; bundle: uploaded; existing: already there. */
+  /** overlay: copy-on-write over a shared checkout; clone: a clone with its own copy of the objects; bundle: uploaded; existing: already there. */
   mode: "overlay" | "clone" | "bundle" | "existing";
   dir: string;
   readyMs: number;
@@ -97,18 +102,26 @@ async function setIdentity(sandbox: Sandbox, id: GitPerson): Promise<void> {
 
 async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"overlay" | "clone"> {
   const base = await ensureBaseCheckout({ mirrorRoot: opts.mirrorRoot, mirror: opts.mirror, sha, publicUrl: opts.publicUrl });
-  try {
-    await sandbox.mountBase(base);
-    return "overlay";
-  } catch {
-    // No overlayfs here. A git worktree would keep its gitdir in the shared base, outside the
-    // sandbox's view and writable by every thread, so the fallback is a hard-linked local clone.
-    const host = sandbox.hostWorkspace;
-    for (const entry of await readdir(host)) await rm(`${host}/${entry}`, { recursive: true, force: true });
-    await hostGit(["clone", "--local", "--no-checkout", "--quiet", base, host]);
-    await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
-    return "clone";
+  if (opts.allowOverlay !== false) {
+    try {
+      await sandbox.mountBase(base);
+      return "overlay";
+    } catch {
+      // No overlayfs here (not root): fall through to a clone of the sandbox's own.
+    }
   }
+  // The base's objects are hard links into the mirror, so neither hard links (`clone --local`) nor a
+  // worktree or alternates into the base may reach the sandbox: it could rewrite an object in place
+  // under every other thread. The objects are copied (reflinked where the filesystem can: instant
+  // and still copy-on-write), so nothing writable here shares an inode with the mirror or the base.
+  const host = sandbox.hostWorkspace;
+  for (const entry of await readdir(host)) await rm(`${host}/${entry}`, { recursive: true, force: true });
+  await hostGit(["clone", "--shared", "--no-checkout", "--quiet", base, host]);
+  const objects = join(host, ".git", "objects");
+  await cp(join(base, ".git", "objects"), objects, { recursive: true, force: true, mode: constants.COPYFILE_FICLONE });
+  await rm(join(objects, "info", "alternates"), { force: true });
+  await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
+  return "clone";
 }
 
 async function prepareByBundle(sandbox: Sandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"bundle"> {
