@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { constants, existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { constants } from "node:fs";
+import { cp, lstat, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { LocalSandbox } from "../providers/local.js";
 import { shellQuote } from "../shell-quote.js";
@@ -55,9 +55,10 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   else mode = await prepareByBundle(sandbox, opts, sha);
 
   if (mode === "overlay") {
-    // The base is trusted and the upper layer still empty: put HEAD on the branch with two file
-    // writes instead of a git process inside the sandbox. The base already carries the bot identity.
-    await checkoutBranchFiles((sandbox as LocalSandbox).hostWorkspace, opts.branch, sha);
+    // Put HEAD on the branch with two file writes instead of a git process. They go through the
+    // sandbox's own file operations: a sandbox that replaced its `.git` with a link (and so came back
+    // here) only redirects them within its own view. The base already carries the bot identity.
+    await checkoutBranchFiles(sandbox, opts.branch, sha);
     if (opts.identity) await setIdentity(sandbox, opts.identity);
   } else if (mode !== "existing") {
     const id = opts.identity ?? BOT_IDENTITY;
@@ -76,7 +77,7 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
 }
 
 async function hasRepo(sandbox: Sandbox): Promise<boolean> {
-  if (sandbox instanceof LocalSandbox) return existsSync(join(sandbox.hostWorkspace, ".git"));
+  if (sandbox instanceof LocalSandbox) return (await lstat(join(sandbox.hostWorkspace, ".git")).catch(() => undefined))?.isDirectory() === true;
   const r = await sandbox.exec("git rev-parse --is-inside-work-tree", { timeoutMs: 30_000 });
   return r.exitCode === 0 && r.stdout.trim() === "true";
 }
@@ -87,11 +88,13 @@ function assertBranchName(branch: string): void {
   if (!ok) throw new SandboxError("invalid", `invalid branch name "${branch}"`);
 }
 
-async function checkoutBranchFiles(workspace: string, branch: string, sha: string): Promise<void> {
-  const ref = join(workspace, ".git", "refs", "heads", ...branch.split("/"));
-  await mkdir(dirname(ref), { recursive: true });
-  await writeFile(ref, `${sha}\n`);
-  await writeFile(join(workspace, ".git", "HEAD"), `ref: refs/heads/${branch}\n`);
+async function checkoutBranchFiles(sandbox: Sandbox, branch: string, sha: string): Promise<void> {
+  const results = await sandbox.upload([
+    { path: `.git/refs/heads/${branch}`, content: new TextEncoder().encode(`${sha}\n`) },
+    { path: ".git/HEAD", content: new TextEncoder().encode(`ref: refs/heads/${branch}\n`) },
+  ]);
+  const failed = results.find((r) => r.error);
+  if (failed) throw new SandboxError("exec_failed", `cannot put the workspace on ${branch}: ${failed.path}: ${failed.error}`);
 }
 
 /** The identity is set on every run: a reused workspace may have been touched by an older version. */
