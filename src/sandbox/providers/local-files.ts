@@ -90,7 +90,8 @@ export class LocalWorkspaceFiles {
 /**
  * read_one WORKDIR PATH: the file's bytes on stdout, or exit 12 (missing), 13 (refused), 14 (directory).
  * Anything reached through a link must be a regular file inside the workspace; a link out of it, a
- * FIFO, a device or a socket gets 13 whether or not its target exists.
+ * FIFO, a device or a socket gets 13 whether or not its target exists. The read is non-blocking, so a
+ * FIFO swapped in after the check cannot hang it.
  */
 const READ_FN = String.raw`read_one() {
   r=$(realpath -m -- "$2" 2>/dev/null) || exit 13
@@ -99,7 +100,7 @@ const READ_FN = String.raw`read_one() {
   [ -e "$r" ] || exit 12
   [ -d "$r" ] && exit 14
   [ -f "$r" ] || exit 13
-  exec cat -- "$r"
+  exec dd if="$r" iflag=nonblock bs=1M status=none
 }`;
 
 /**
