@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { cp, lstat, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { tmpdir } from "node:os";
 import { LocalSandbox } from "../providers/local.js";
 import { shellQuote } from "../shell-quote.js";
@@ -55,9 +55,9 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   else mode = await prepareByBundle(sandbox, opts, sha);
 
   if (mode === "overlay") {
-    // Put HEAD on the branch with two file writes instead of a git process. They go through the
-    // sandbox's own file operations: a sandbox that replaced its `.git` with a link (and so came back
-    // here) only redirects them within its own view. The base already carries the bot identity.
+    // Put HEAD on the branch with two file writes instead of a git process. They run inside the
+    // sandbox: a sandbox that replaced its `.git` with a link (and so came back here) only redirects
+    // them within its own view. The base already carries the bot identity.
     await checkoutBranchFiles(sandbox, opts.branch, sha);
     if (opts.identity) await setIdentity(sandbox, opts.identity);
   } else if (mode !== "existing") {
@@ -89,12 +89,11 @@ function assertBranchName(branch: string): void {
 }
 
 async function checkoutBranchFiles(sandbox: Sandbox, branch: string, sha: string): Promise<void> {
-  const results = await sandbox.upload([
-    { path: `.git/refs/heads/${branch}`, content: new TextEncoder().encode(`${sha}\n`) },
-    { path: ".git/HEAD", content: new TextEncoder().encode(`ref: refs/heads/${branch}\n`) },
-  ]);
-  const failed = results.find((r) => r.error);
-  if (failed) throw new SandboxError("exec_failed", `cannot put the workspace on ${branch}: ${failed.path}: ${failed.error}`);
+  const ref = `.git/refs/heads/${branch}`;
+  const r = await sandbox.exec(
+    `mkdir -p ${shellQuote(posix.dirname(ref))} && printf '%s\\n' ${sha} > ${shellQuote(ref)} && printf 'ref: refs/heads/%s\\n' ${shellQuote(branch)} > .git/HEAD`,
+  );
+  if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot put the workspace on ${branch}: ${r.stderr.trim()}`);
 }
 
 /** The identity is set on every run: a reused workspace may have been touched by an older version. */
