@@ -11,7 +11,7 @@ import { ensureBaseCheckout } from "../../src/sandbox/workspace/base-checkout.js
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
-import { DEFAULT_MAX_BUNDLE_BYTES, PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
+import { DEFAULT_MAX_BUNDLE_BYTES, PushRejectedError, createPushBundle, isWorkflowPath, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
 
 const author = { GIT_AUTHOR_NAME: "Dev", GIT_AUTHOR_EMAIL: "dev@example.com", GIT_COMMITTER_NAME: "Dev", GIT_COMMITTER_EMAIL: "dev@example.com" };
 
@@ -128,6 +128,18 @@ describe("host git against hostile bundles and repositories", () => {
     expect(err).toBeInstanceOf(PushRejectedError);
     expect((err as PushRejectedError).reason).toBe("workflow_change");
     expect((err as Error).message).toContain(JSON.stringify(path));
+  });
+
+  it.each([
+    [".github/workflows/ci.yml", true],
+    [".GITHUB/workflows/x.yaml", true],
+    [".github", true],
+    [".github/workflows", true],
+    [".github/CODEOWNERS", false],
+    ["docs/.github/workflows/x.yml", false],
+    [".github/workflows-old/x.yml", false],
+  ])("isWorkflowPath(%j) is %s", (path, expected) => {
+    expect(isWorkflowPath(path)).toBe(expected);
   });
 
   it("a shared checkout never touches the file times of what a repository's symlinks point at", async () => {

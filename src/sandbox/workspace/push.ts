@@ -146,7 +146,11 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
   }
 }
 
-/** Workflows live under `.github/workflows/`; compared case-folded, which is stricter than GitHub. */
+/**
+ * Workflows live under `.github/workflows/`; compared case-folded (stricter than GitHub), and
+ * replacing `.github` or `.github/workflows` itself (with a symlink, say) counts too.
+ */
 export function isWorkflowPath(path: string): boolean {
-  return path.toLowerCase().startsWith(".github/workflows/");
+  const p = path.toLowerCase();
+  return p === ".github" || p === ".github/workflows" || p.startsWith(".github/workflows/");
 }
