@@ -16,6 +16,8 @@ export interface CommitAndPushDeps {
   /** Minted per push, used only by the host git process; absent for local runs. */
   token?: () => Promise<string>;
   allowWorkflowChanges: boolean;
+  /** `SANDBOX_MAX_BUNDLE_MB` in bytes: larger pushes are refused with a reason the model can act on. */
+  maxBundleBytes: number;
 }
 
 /**
@@ -31,7 +33,13 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
         { timeoutMs: 120_000 },
       );
       if (commit.exitCode !== 0) return `Commit failed (exit ${commit.exitCode}): ${commit.stderr.trim() || commit.stdout.trim()}`;
-      const bundle = await createPushBundle(deps.sandbox, { branch: ctx.branch, since: deps.expectedOld() });
+      let bundle: Uint8Array | null;
+      try {
+        bundle = await createPushBundle(deps.sandbox, { branch: ctx.branch, since: deps.expectedOld(), maxBytes: deps.maxBundleBytes });
+      } catch (err) {
+        if (err instanceof PushRejectedError) return `Push refused (${err.reason}): ${err.message}`;
+        throw err;
+      }
       if (!bundle) return ctx.state.pushedSha ? `Nothing new to push; ${ctx.branch} is at ${ctx.state.pushedSha.slice(0, 12)}.` : "Nothing to commit or push: the working tree has no changes.";
       try {
         const pushed = await verifyAndPushBundle({
@@ -42,6 +50,7 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           remoteUrl: deps.remoteUrl,
           ...(deps.token ? { token: await deps.token() } : {}),
           allowWorkflowChanges: deps.allowWorkflowChanges,
+          maxBytes: deps.maxBundleBytes,
         });
         ctx.state.pushedSha = pushed.newSha;
         await deps.onPushed(pushed.newSha);

@@ -53,7 +53,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     const tools = [
       commitAndPushTool(
         { branch, requester: { login: "local", id: 0 }, state },
-        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true },
+        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true, maxBundleBytes: o.config.sandbox.maxBundleBytes },
       ),
       tool(
         async ({ body }) => {

@@ -103,6 +103,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       token: () => ctx.github.repoScopedToken(data.installationId, data.repo),
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
+      maxBundleBytes: ctx.config.sandbox.maxBundleBytes,
     }),
     ...githubTools(gh, { verdictAuthorized: VERDICT_FLAG.test(data.text), isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),

@@ -18,6 +18,8 @@ export const SandboxEnv = z.object({
   SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
+  // Host git (room hostgit): the largest push bundle a sandbox may hand the host.
+  SANDBOX_MAX_BUNDLE_MB: positiveInt(100),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -43,6 +45,8 @@ export interface SandboxConfig {
   maxOutputBytes: number;
   /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
   localEgress: "proxy" | "host";
+  /** `SANDBOX_MAX_BUNDLE_MB` in bytes: a push bundle from a sandbox larger than this is refused. */
+  maxBundleBytes: number;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -67,6 +71,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
+    maxBundleBytes: e.SANDBOX_MAX_BUNDLE_MB * 1024 * 1024,
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

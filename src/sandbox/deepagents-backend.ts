@@ -1,4 +1,6 @@
-import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
+import { posix } from "node:path";
+import { BaseSandbox, type EditResult, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse, type WriteResult } from "deepagents";
+import { withPathLock } from "./path-lock.js";
 import type { Sandbox } from "./types.js";
 
 export interface SandboxBackendOptions {
@@ -10,7 +12,9 @@ export interface SandboxBackendOptions {
 
 /**
  * deepagents sees our sandbox through this: it derives ls/read/write/edit/grep/glob from these three
- * primitives, so the agent's built-in file tools and `execute` all run inside the sandbox.
+ * primitives, so the agent's built-in file tools and `execute` all run inside the sandbox. An edit is
+ * read-modify-write: edits and writes to one path (parallel tool calls in one model turn, a
+ * subagent beside its parent) run one after another, so none is lost.
  */
 export class SandboxBackend extends BaseSandbox {
   readonly id: string;
@@ -32,6 +36,18 @@ export class SandboxBackend extends BaseSandbox {
     if (r.stderr) output += (output && !output.endsWith("\n") ? "\n" : "") + r.stderr;
     if (r.timedOut) output += `${output && !output.endsWith("\n") ? "\n" : ""}[command timed out and was killed]\n`;
     return { output, exitCode: r.exitCode, truncated: r.truncated };
+  }
+
+  override async edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
+    return withPathLock(this.lockKey(filePath), async () => super.edit(filePath, oldString, newString, replaceAll));
+  }
+
+  override async write(filePath: string, content: string): Promise<WriteResult> {
+    return withPathLock(this.lockKey(filePath), async () => super.write(filePath, content));
+  }
+
+  private lockKey(filePath: string): string {
+    return `edit\0${this.sandbox.id}\0${posix.resolve(this.sandbox.workdir, filePath)}`;
   }
 
   async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {

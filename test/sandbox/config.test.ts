@@ -11,6 +11,8 @@ describe("readSandboxConfig", () => {
     expect(c.e2b.apiKey).toBeUndefined();
     expect(c.localEgress).toBe("proxy");
     expect(readSandboxConfig({ SANDBOX_LOCAL_EGRESS: "host" }).localEgress).toBe("host");
+    expect(c.maxBundleBytes).toBe(100 * 1024 * 1024);
+    expect(readSandboxConfig({ SANDBOX_MAX_BUNDLE_MB: "5" }).maxBundleBytes).toBe(5 * 1024 * 1024);
   });
 
   it("reads vendor settings and treats blank values as unset", () => {

@@ -11,7 +11,7 @@ import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { BOT_IDENTITY, withCoAuthors } from "../../src/sandbox/workspace/identity.js";
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
-import { PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
+import { DEFAULT_MAX_BUNDLE_BYTES as MAX, PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
 import { shellQuote } from "../../src/sandbox/shell-quote.js";
 import { fakeModalApi } from "./fakes/fake-modal.js";
 import { startGitHttpServer } from "./fakes/git-http-server.js";
@@ -79,10 +79,10 @@ describe("workspace from a host mirror, and the host-side push", () => {
     expect(edit.stdout).toContain(`${BOT_IDENTITY.name} <${BOT_IDENTITY.email}>`);
     expect(edit.stdout).toContain("Co-authored-by: Ada <ada@example.com>");
 
-    const bundle = await createPushBundle(sb, { branch: "open-swe/t1", since: mainSha });
+    const bundle = await createPushBundle(sb, { branch: "open-swe/t1", since: mainSha, maxBytes: MAX });
     expect(bundle).not.toBeNull();
     const before = git.authorized;
-    const pushed = await verifyAndPushBundle({ mirror, bundle: bundle!, branch: "open-swe/t1", expectedOld: mainSha, remoteUrl, token: TOKEN });
+    const pushed = await verifyAndPushBundle({ mirror, bundle: bundle!, branch: "open-swe/t1", expectedOld: mainSha, remoteUrl, token: TOKEN, maxBytes: MAX });
     expect(pushed).toMatchObject({ commits: 1, changedFiles: ["src/a.txt"] });
     expect(git.authorized).toBeGreaterThan(before);
     expect((await hostGit(["-C", originBare(), "rev-parse", "refs/heads/open-swe/t1"])).trim()).toBe(pushed.newSha);
@@ -112,9 +112,9 @@ describe("workspace from a host mirror, and the host-side push", () => {
     const sb = await provider.create({ network: false });
     await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/t2", publicUrl: "https://github.com/acme/app.git" });
     await sb.exec("echo 'on: pull_request' > .github/workflows/ci.yml && git commit -qam 'ci'");
-    const wf = (await createPushBundle(sb, { branch: "open-swe/t2", since: mainSha }))!;
+    const wf = (await createPushBundle(sb, { branch: "open-swe/t2", since: mainSha, maxBytes: MAX }))!;
     const push = (o: Partial<Parameters<typeof verifyAndPushBundle>[0]> & { bundle: Uint8Array }) =>
-      verifyAndPushBundle({ mirror, branch: "open-swe/t2", expectedOld: mainSha, remoteUrl, token: TOKEN, ...o }).catch((e: unknown) => e);
+      verifyAndPushBundle({ mirror, branch: "open-swe/t2", expectedOld: mainSha, remoteUrl, token: TOKEN, maxBytes: MAX, ...o }).catch((e: unknown) => e);
     expect(await push({ bundle: wf })).toMatchObject({ reason: "workflow_change" });
     expect(await push({ bundle: wf, token: "ghs_wrong" })).toBeInstanceOf(Error);
     expect(await push({ bundle: wf, token: "ghs_wrong", allowWorkflowChanges: true })).toMatchObject({ reason: "remote_rejected" });

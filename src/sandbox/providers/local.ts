@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { isMountPoint, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
-import { runProcess } from "../run-process.js";
+import { runProcess, type RunProcessResult } from "../run-process.js";
 import {
   SandboxError,
   type CreateSandboxOptions,
@@ -77,7 +77,7 @@ export class LocalSandbox implements Sandbox {
     this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network });
     this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
-    this.files = new LocalWorkspaceFiles(meta.hostWorkspace, this.workdir);
+    this.files = new LocalWorkspaceFiles(this.workdir, (script, o) => this.run(script, o));
   }
 
   get id(): string {
@@ -94,6 +94,12 @@ export class LocalSandbox implements Sandbox {
   }
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const r = await this.run(command, options);
+    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), truncated: r.truncated, timedOut: r.timedOut };
+  }
+
+  /** exec with raw bytes in and out; file uploads and downloads run through here, inside the sandbox. */
+  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number } = {}): Promise<RunProcessResult> {
     this.assertOpen();
     let file = "bwrap";
     const args = [...this.args];
@@ -119,7 +125,8 @@ export class LocalSandbox implements Sandbox {
     const r = await runProcess(file, args, {
       env: {},
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
-      maxOutputBytes: this.opts.maxOutputBytes,
+      maxOutputBytes: options.maxOutputBytes ?? this.opts.maxOutputBytes,
+      ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(extraFds.length ? { extraFds } : {}),
       onSpawn: (pid) => track(this.id, pid, true),
@@ -133,7 +140,7 @@ export class LocalSandbox implements Sandbox {
       if (!existsSync(this.meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
       throw new SandboxError("exec_failed", stderr.trim());
     }
-    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr, truncated: r.truncated, timedOut: r.timedOut };
+    return r;
   }
 
   upload(files: UploadFile[]): Promise<UploadResult[]> {

@@ -1,3 +1,7 @@
+import { randomBytes } from "node:crypto";
+import { posix } from "node:path";
+import { withPathLock } from "../path-lock.js";
+import { shellQuote } from "../shell-quote.js";
 import {
   SandboxError,
   type DownloadResult,
@@ -71,10 +75,28 @@ export abstract class VendorSandbox implements Sandbox {
     this.assertOpen();
     const out: UploadResult[] = [];
     for (const f of files) {
-      const error = await this.writeFile(resolveIn(this.workdir, f.path), f.content);
+      const path = resolveIn(this.workdir, f.path);
+      const error = await withPathLock(`upload\0${this.provider}\0${this.id}\0${path}`, () => this.writeAtomically(path, f.content));
       out.push(error ? { path: f.path, error } : { path: f.path });
     }
     return out;
+  }
+
+  /**
+   * Uploads to a temporary name beside `path`, then renames it over `path` inside the sandbox
+   * (keeping the old file's mode): a reader or a second writer never sees half a file.
+   */
+  private async writeAtomically(path: string, content: Uint8Array): Promise<FileErrorCode | undefined> {
+    const tmp = `${posix.dirname(path)}/.open-swe-write.${randomBytes(6).toString("hex")}`;
+    const error = await this.writeFile(tmp, content);
+    if (error) return error;
+    const [p, t] = [shellQuote(path), shellQuote(tmp)];
+    const r = await this.exec(
+      `if [ -d ${p} ]; then rm -f -- ${t}; exit 21; fi; if [ -f ${p} ]; then chmod --reference=${p} -- ${t} 2>/dev/null; fi; mv -f -- ${t} ${p} || { rm -f -- ${t}; exit 22; }`,
+      { timeoutMs: 60_000 },
+    );
+    if (r.exitCode === 0) return undefined;
+    return r.exitCode === 21 ? "is_directory" : "permission_denied";
   }
 
   async download(paths: string[]): Promise<DownloadResult[]> {

@@ -1,5 +1,5 @@
-import { mkdir, utimes } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { lutimes, mkdir, realpath } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { buildAtomically } from "./build-atomically.js";
 import { hostGit } from "./host-git.js";
 import { BOT_IDENTITY } from "./identity.js";
@@ -24,11 +24,23 @@ export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; s
 
 /**
  * Files written in the same second as the index are "racily clean" and git re-hashes them on every
- * status in every workspace built on this base. Back-date them and refresh once, here.
+ * status in every workspace built on this base. Back-date them and refresh once, here. `lutimes`: a
+ * symlink in the repository is touched itself, never what it points at (any path on the host).
  */
 async function settleIndex(dir: string): Promise<void> {
   const past = new Date(Date.now() - 60_000);
   const files = (await hostGit(["-C", dir, "ls-files", "-z"])).split("\0").filter(Boolean);
-  for (const f of files) await utimes(join(dir, f), past, past).catch(() => undefined);
+  const root = await realpath(dir);
+  const plainDir = new Map<string, Promise<boolean>>();
+  // Git never checks a file out beneath a symlink, but an index entry could still name one: only
+  // touch files whose directory resolves to itself.
+  const isPlain = (d: string) => {
+    let known = plainDir.get(d);
+    if (!known) plainDir.set(d, (known = d === "." ? Promise.resolve(true) : realpath(join(dir, d)).then((r) => r === join(root, d), () => false)));
+    return known;
+  };
+  for (const f of files) {
+    if (await isPlain(dirname(f))) await lutimes(join(dir, f), past, past).catch(() => undefined);
+  }
   await hostGit(["-C", dir, "update-index", "-q", "--really-refresh"]).catch(() => undefined);
 }

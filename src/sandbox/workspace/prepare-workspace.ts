@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { constants } from "node:fs";
+import { cp, lstat, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { join, posix } from "node:path";
 import { tmpdir } from "node:os";
 import { LocalSandbox } from "../providers/local.js";
 import { shellQuote } from "../shell-quote.js";
@@ -23,12 +23,17 @@ export interface PrepareWorkspaceOptions {
   /** Credential-free URL recorded as `origin` inside the sandbox. */
   publicUrl: string;
   identity?: GitPerson;
+  /**
+   * Local provider: false takes the copied-clone fallback even where overlayfs works (a worker that
+   * is not root takes it anyway, because the mount fails). Default true.
+   */
+  allowOverlay?: boolean;
 }
 
 export interface PreparedWorkspace {
   sha: string;
   branch: string;
-  /** overlay: copy-on-write over a shared checkout; clone: hard-linked local clone; bundle: uploaded; existing: already there. */
+  /** overlay: copy-on-write over a shared checkout; clone: a clone with its own copy of the objects; bundle: uploaded; existing: already there. */
   mode: "overlay" | "clone" | "bundle" | "existing";
   dir: string;
   readyMs: number;
@@ -50,9 +55,10 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   else mode = await prepareByBundle(sandbox, opts, sha);
 
   if (mode === "overlay") {
-    // The base is trusted and the upper layer still empty: put HEAD on the branch with two file
-    // writes instead of a git process inside the sandbox. The base already carries the bot identity.
-    await checkoutBranchFiles((sandbox as LocalSandbox).hostWorkspace, opts.branch, sha);
+    // Put HEAD on the branch with two file writes instead of a git process. They run inside the
+    // sandbox: a sandbox that replaced its `.git` with a link (and so came back here) only redirects
+    // them within its own view. The base already carries the bot identity.
+    await checkoutBranchFiles(sandbox, opts.branch, sha);
     if (opts.identity) await setIdentity(sandbox, opts.identity);
   } else if (mode !== "existing") {
     const id = opts.identity ?? BOT_IDENTITY;
@@ -71,7 +77,7 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
 }
 
 async function hasRepo(sandbox: Sandbox): Promise<boolean> {
-  if (sandbox instanceof LocalSandbox) return existsSync(join(sandbox.hostWorkspace, ".git"));
+  if (sandbox instanceof LocalSandbox) return (await lstat(join(sandbox.hostWorkspace, ".git")).catch(() => undefined))?.isDirectory() === true;
   const r = await sandbox.exec("git rev-parse --is-inside-work-tree", { timeoutMs: 30_000 });
   return r.exitCode === 0 && r.stdout.trim() === "true";
 }
@@ -82,11 +88,12 @@ function assertBranchName(branch: string): void {
   if (!ok) throw new SandboxError("invalid", `invalid branch name "${branch}"`);
 }
 
-async function checkoutBranchFiles(workspace: string, branch: string, sha: string): Promise<void> {
-  const ref = join(workspace, ".git", "refs", "heads", ...branch.split("/"));
-  await mkdir(dirname(ref), { recursive: true });
-  await writeFile(ref, `${sha}\n`);
-  await writeFile(join(workspace, ".git", "HEAD"), `ref: refs/heads/${branch}\n`);
+async function checkoutBranchFiles(sandbox: Sandbox, branch: string, sha: string): Promise<void> {
+  const ref = `.git/refs/heads/${branch}`;
+  const r = await sandbox.exec(
+    `mkdir -p ${shellQuote(posix.dirname(ref))} && printf '%s\\n' ${sha} > ${shellQuote(ref)} && printf 'ref: refs/heads/%s\\n' ${shellQuote(branch)} > .git/HEAD`,
+  );
+  if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot put the workspace on ${branch}: ${r.stderr.trim()}`);
 }
 
 /** The identity is set on every run: a reused workspace may have been touched by an older version. */
@@ -97,18 +104,26 @@ async function setIdentity(sandbox: Sandbox, id: GitPerson): Promise<void> {
 
 async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"overlay" | "clone"> {
   const base = await ensureBaseCheckout({ mirrorRoot: opts.mirrorRoot, mirror: opts.mirror, sha, publicUrl: opts.publicUrl });
-  try {
-    await sandbox.mountBase(base);
-    return "overlay";
-  } catch {
-    // No overlayfs here. A git worktree would keep its gitdir in the shared base, outside the
-    // sandbox's view and writable by every thread, so the fallback is a hard-linked local clone.
-    const host = sandbox.hostWorkspace;
-    for (const entry of await readdir(host)) await rm(`${host}/${entry}`, { recursive: true, force: true });
-    await hostGit(["clone", "--local", "--no-checkout", "--quiet", base, host]);
-    await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
-    return "clone";
+  if (opts.allowOverlay !== false) {
+    try {
+      await sandbox.mountBase(base);
+      return "overlay";
+    } catch {
+      // No overlayfs here (not root): fall through to a clone of the sandbox's own.
+    }
   }
+  // The base's objects are hard links into the mirror, so neither hard links (`clone --local`) nor a
+  // worktree or alternates into the base may reach the sandbox: it could rewrite an object in place
+  // under every other thread. The objects are copied (reflinked where the filesystem can: instant
+  // and still copy-on-write), so nothing writable here shares an inode with the mirror or the base.
+  const host = sandbox.hostWorkspace;
+  for (const entry of await readdir(host)) await rm(`${host}/${entry}`, { recursive: true, force: true });
+  await hostGit(["clone", "--shared", "--no-checkout", "--quiet", base, host]);
+  const objects = join(host, ".git", "objects");
+  await cp(join(base, ".git", "objects"), objects, { recursive: true, force: true, mode: constants.COPYFILE_FICLONE });
+  await rm(join(objects, "info", "alternates"), { force: true });
+  await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
+  return "clone";
 }
 
 async function prepareByBundle(sandbox: Sandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"bundle"> {

@@ -1,13 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { OpenSweError } from "../../errors.js";
 import { shellQuote } from "../shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
 import { hostGit } from "./host-git.js";
 
-export type PushRejection = "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "remote_rejected";
+export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "remote_rejected";
+
+/** `SANDBOX_MAX_BUNDLE_MB`'s default. */
+export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
 
 export class PushRejectedError extends OpenSweError<"push_rejected"> {
   constructor(
@@ -34,17 +37,31 @@ export async function remoteBranchSha(mirror: string, branch: string): Promise<s
  * Inside the sandbox: a git bundle of `branch` holding only commits the remote lacks (`since` is the
  * commit the remote has). Returns null when there is nothing new.
  */
-export async function createPushBundle(sandbox: Sandbox, opts: { branch: string; since: string }): Promise<Uint8Array | null> {
+export async function createPushBundle(sandbox: Sandbox, opts: { branch: string; since: string; maxBytes: number }): Promise<Uint8Array | null> {
   const ref = `refs/heads/${opts.branch}`;
   const count = await sandbox.exec(`git rev-list --count ${shellQuote(opts.since)}..${shellQuote(ref)}`);
   if (count.exitCode !== 0) throw new SandboxError("exec_failed", `cannot inspect ${ref}: ${count.stderr.trim()}`);
   if (Number(count.stdout.trim()) === 0) return null;
-  const made = await sandbox.exec(`git bundle create -q ${BUNDLE_PATH} ${shellQuote(ref)} ^${shellQuote(opts.since)}`, { timeoutMs: 5 * 60_000 });
+  const made = await sandbox.exec(`git bundle create -q ${BUNDLE_PATH} ${shellQuote(ref)} ^${shellQuote(opts.since)} && stat -c %s ${BUNDLE_PATH}`, { timeoutMs: 5 * 60_000 });
   if (made.exitCode !== 0) throw new SandboxError("exec_failed", `git bundle failed: ${made.stderr.trim()}`);
-  const [file] = await sandbox.download([BUNDLE_PATH]);
-  await sandbox.exec(`rm -f ${BUNDLE_PATH}`);
-  if (!file?.content) throw new SandboxError("exec_failed", `cannot read the push bundle: ${file?.error ?? "missing"}`);
-  return file.content;
+  try {
+    // The size the sandbox reports only saves a pointless download; verifyAndPushBundle checks the bytes.
+    const size = Number(made.stdout.trim());
+    if (Number.isFinite(size) && size > opts.maxBytes) throw tooLarge(size, opts.maxBytes);
+    const [file] = await sandbox.download([BUNDLE_PATH]);
+    if (!file?.content) throw new SandboxError("exec_failed", `cannot read the push bundle: ${file?.error ?? "missing"}`);
+    return file.content;
+  } finally {
+    await sandbox.exec(`rm -f ${BUNDLE_PATH}`);
+  }
+}
+
+function tooLarge(size: number, max: number): PushRejectedError {
+  const mb = (n: number) => (n / (1024 * 1024)).toFixed(1);
+  return new PushRejectedError(
+    "too_large",
+    `the push is ${mb(size)} MB, over the ${mb(max)} MB limit (SANDBOX_MAX_BUNDLE_MB); commit only source changes (no build output, dependencies or large binaries)`,
+  );
 }
 
 export interface VerifyAndPushOptions {
@@ -57,6 +74,8 @@ export interface VerifyAndPushOptions {
   /** Installation token scoped to this repository; reaches only the host git push process. */
   token?: string;
   allowWorkflowChanges?: boolean;
+  /** Bundles larger than this are refused before git reads them. */
+  maxBytes: number;
 }
 
 export interface PushResult {
@@ -66,12 +85,17 @@ export interface PushResult {
 }
 
 /**
- * Host side: accept the sandbox's bundle only if it is a fast-forward of the expected branch, carries
- * no other ref, and (unless allowed) does not touch `.github/workflows`; then push it with the token.
+ * Host side: accept the sandbox's bundle only if it is within the size cap, a fast-forward of the
+ * expected branch, carries no other ref, and (unless allowed) does not touch `.github/workflows`;
+ * then push it with the token. The bundle is unpacked into a throwaway quarantine repository (its
+ * objects borrowed from the mirror), and the mirror fetches from there: only objects reachable from
+ * the pushed ref ever enter the mirror, whatever else the sandbox packed into the bundle.
  */
 export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<PushResult> {
+  if (opts.bundle.byteLength > opts.maxBytes) throw tooLarge(opts.bundle.byteLength, opts.maxBytes);
   const dir = await mkdtemp(join(tmpdir(), "osw-push-"));
   const file = join(dir, "push.bundle");
+  const quarantine = join(dir, "quarantine.git");
   const incoming = `refs/open-swe/incoming-${randomBytes(6).toString("hex")}`;
   const want = `refs/heads/${opts.branch}`;
   try {
@@ -87,17 +111,26 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
     if (refs.length !== 1 || refs[0] !== want) {
       throw new PushRejectedError("extra_refs", `the bundle must carry exactly ${want}; it carries: ${refs.join(", ") || "nothing"}`);
     }
-    await hostGit(["-c", "transfer.fsckObjects=true", "-C", opts.mirror, "fetch", "--quiet", "--no-tags", file, `${want}:${incoming}`]);
+    await hostGit(["init", "--quiet", "--bare", quarantine]);
+    await writeFile(join(quarantine, "objects", "info", "alternates"), `${resolve(opts.mirror, "objects")}\n`);
+    try {
+      await hostGit(["--git-dir", quarantine, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--no-tags", file, `${want}:${incoming}`]);
+      // Local transport through pack-objects: sends what `incoming` reaches and the mirror lacks, nothing more.
+      await hostGit(["-c", "transfer.fsckObjects=true", "-C", opts.mirror, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", quarantine, `${incoming}:${incoming}`]);
+    } catch (err) {
+      throw new PushRejectedError("bad_bundle", "the sandbox's bundle failed git's object checks", { cause: err });
+    }
     const newSha = (await hostGit(["-C", opts.mirror, "rev-parse", incoming])).trim();
     try {
       await hostGit(["-C", opts.mirror, "merge-base", "--is-ancestor", opts.expectedOld, newSha]);
     } catch {
       throw new PushRejectedError("not_fast_forward", `${want} at ${newSha.slice(0, 12)} is not a fast-forward of ${opts.expectedOld.slice(0, 12)}`);
     }
-    const changedFiles = (await hostGit(["-C", opts.mirror, "diff", "--name-only", "--no-renames", opts.expectedOld, newSha])).split("\n").filter(Boolean);
-    const workflows = changedFiles.filter((f) => f.startsWith(".github/workflows/"));
+    // -z: NUL-separated and never quoted, whatever bytes a file name holds.
+    const changedFiles = (await hostGit(["-C", opts.mirror, "diff", "--name-only", "-z", "--no-renames", opts.expectedOld, newSha])).split("\0").filter(Boolean);
+    const workflows = changedFiles.filter(isWorkflowPath);
     if (workflows.length > 0 && !opts.allowWorkflowChanges) {
-      throw new PushRejectedError("workflow_change", `changes under .github/workflows are not allowed for this repository: ${workflows.join(", ")}`);
+      throw new PushRejectedError("workflow_change", `changes under .github/workflows are not allowed for this repository: ${workflows.map((f) => JSON.stringify(f)).join(", ")}`);
     }
     const commits = Number((await hostGit(["-C", opts.mirror, "rev-list", "--count", `${opts.expectedOld}..${newSha}`])).trim());
     try {
@@ -111,4 +144,13 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
     await hostGit(["-C", opts.mirror, "update-ref", "-d", incoming]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Workflows live under `.github/workflows/`; compared case-folded (stricter than GitHub), and
+ * replacing `.github` or `.github/workflows` itself (with a symlink, say) counts too.
+ */
+export function isWorkflowPath(path: string): boolean {
+  const p = path.toLowerCase();
+  return p === ".github" || p === ".github/workflows" || p.startsWith(".github/workflows/");
 }
