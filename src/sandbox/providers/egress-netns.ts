@@ -4,9 +4,11 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Socket } from "node:net";
+import { createLogger } from "../../logger.js";
 import { SandboxError } from "../types.js";
 import { hostView } from "./bwrap-args.js";
-import { startEgressProxy, type EgressPolicy } from "./egress-proxy.js";
+import { githubApiRules, type EgressRules } from "./egress-policy.js";
+import { superviseEgressProxy, type EgressProxyProcess } from "./egress-supervisor.js";
 
 const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 export const EGRESS_PORT = 3128;
@@ -25,37 +27,44 @@ export interface Forwarder {
   /** The relay process inside the namespace (bwrap's child). */
   pid: number;
   nsFd: number;
+  /**
+   * The namespace's owning user namespace when it is not ours (an unprivileged worker: bwrap made one
+   * for the forwarder). It must be joined first: only its owner may enter the network namespace.
+   */
+  userNsFd: number | undefined;
   child: ChildProcess;
-  /** Closes `nsFd` exactly once (a second close could hit a descriptor reused by someone else). */
+  /** Closes the descriptors exactly once (a second close could hit a descriptor reused by someone else). */
   release: () => void;
 }
 
 export interface EgressGateway {
   socketPath: string;
-  ready: Promise<unknown>;
+  proxy: EgressProxyProcess;
   forwarders: Map<string, Promise<Forwarder>>;
 }
 
 const gateways = new Map<string, EgressGateway>();
-const policyIds = new WeakMap<EgressPolicy, number>();
+let log: ReturnType<typeof createLogger> | undefined;
 
-/** One gateway (proxy socket) per (root, policy) in this process; the default policy is id 0. */
-export function egressGateway(root: string, policy?: EgressPolicy): EgressGateway {
-  let pid = 0;
-  if (policy) pid = policyIds.get(policy) ?? policyIds.set(policy, gateways.size + 1).get(policy)!;
-  let socketPath = join(root, ".egress", `${process.pid}-${pid}.sock`);
+/** One gateway (proxy process and socket) per (root, rules) in this process; default: the GitHub API closed. */
+export function egressGateway(root: string, rules: EgressRules = githubApiRules()): EgressGateway {
+  const rid = createHash("sha256").update(JSON.stringify(rules)).digest("hex").slice(0, 8);
+  let socketPath = join(root, ".egress", `${process.pid}-${rid}.sock`);
   // A unix socket path must fit in sun_path (108 bytes).
-  if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${process.pid}-${pid}.sock`);
+  if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${process.pid}-${rid}.sock`);
   let gw = gateways.get(socketPath);
   if (!gw) {
-    gw = { socketPath, ready: startEgressProxy(socketPath, policy), forwarders: new Map() };
+    log ??= createLogger("info", "open-swe-egress");
+    gw = { socketPath, proxy: superviseEgressProxy(socketPath, rules, log), forwarders: new Map() };
     gateways.set(socketPath, gw);
   }
   return gw;
 }
 
 /** The sandbox's private network namespace and its forwarder, started on first use. */
-export function ensureForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
+export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
+  // After a proxy crash, wait for its restart rather than hand the command a dead socket.
+  await gw.proxy.whenReady();
   let started = gw.forwarders.get(id);
   if (!started) {
     started = startForwarder(gw, id);
@@ -66,7 +75,6 @@ export function ensureForwarder(gw: EgressGateway, id: string): Promise<Forwarde
 }
 
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
-  await gw.ready;
   // bwrap makes the namespace and brings its loopback up. The forwarder sees only the system image,
   // node and the proxy socket's directory: never the sandboxes' workspaces (a copy of their overlay
   // mounts in its mount namespace would keep them busy).
@@ -96,6 +104,11 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
     child.kill("SIGKILL");
     throw new SandboxError("unavailable", "egress forwarder did not get its own network namespace");
   }
+  let userNsFd: number | undefined = openSync(`/proc/${pid}/ns/user`, "r");
+  if (fstatSync(userNsFd).ino === statSync("/proc/self/ns/user").ino) {
+    closeQuietly(userNsFd);
+    userNsFd = undefined;
+  }
   child.stdout!.destroy();
   (child.stdin as Socket).unref();
   child.unref();
@@ -104,9 +117,10 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
     if (open) {
       open = false;
       closeQuietly(nsFd);
+      if (userNsFd !== undefined) closeQuietly(userNsFd);
     }
   };
-  const fwd: Forwarder = { pid, nsFd, child, release };
+  const fwd: Forwarder = { pid, nsFd, userNsFd, child, release };
   child.on("exit", () => {
     // A dead forwarder means no egress: drop it so the next exec starts a fresh one.
     if (gw.forwarders.get(id)) gw.forwarders.delete(id);
