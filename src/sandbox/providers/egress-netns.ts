@@ -14,11 +14,16 @@ const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 export const EGRESS_PORT = 3128;
 
 // Runs in its own network namespace (loopback only, set up by bwrap): listens on 127.0.0.1:<port>
-// and relays every connection to the worker's proxy socket. It exits when the worker goes away
-// (bwrap --die-with-parent, and its stdin closes), and the namespace goes with it.
+// and relays every connection to the worker's proxy socket. While the proxy process is being
+// restarted the socket refuses: the relay retries for up to 10 s, holding the sandbox's bytes.
+// It exits when the worker goes away (bwrap --die-with-parent, and its stdin closes), and the
+// namespace goes with it.
 const FORWARDER = `const net=require("net");const [port,sock]=process.argv.slice(1);
 process.stdin.on("end",()=>process.exit(0));process.stdin.on("error",()=>process.exit(0));process.stdin.resume();
-const s=net.createServer(c=>{const u=net.connect(sock);c.pipe(u);u.pipe(c);c.on("error",()=>u.destroy());u.on("error",()=>c.destroy());});
+const relay=(c,n)=>{const u=net.connect(sock);let up=false;c.u=u;
+u.on("connect",()=>{up=true;c.pipe(u);u.pipe(c);});
+u.on("error",()=>{if(!up&&n<100&&!c.destroyed)setTimeout(()=>relay(c,n+1),100);else c.destroy();});};
+const s=net.createServer(c=>{c.pause();c.on("error",()=>c.destroy());c.on("close",()=>c.u&&c.u.destroy());relay(c,0);});
 s.on("error",()=>{process.stdout.write("fail\\n");process.exit(1)});
 s.listen(Number(port),"127.0.0.1",()=>process.stdout.write("ready "+process.pid+"\\n"));`;
 
