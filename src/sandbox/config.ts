@@ -18,6 +18,7 @@ export const SandboxEnv = z.object({
   SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
+  GHE_HOST: optionalString,
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -43,6 +44,8 @@ export interface SandboxConfig {
   maxOutputBytes: number;
   /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
   localEgress: "proxy" | "host";
+  /** GitHub Enterprise host, whose API the egress proxy closes to sandboxes (github.com's always is). */
+  gheHost?: string;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -67,6 +70,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
+    ...defined({ gheHost: e.GHE_HOST }),
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

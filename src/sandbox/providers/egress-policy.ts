@@ -62,5 +62,6 @@ export function refusedAddress(rules: EgressRules, address: string, port: number
   if (rules.allow.some((a) => a.address === bare && a.port === port)) return undefined;
   if (!isIP(bare)) return `${address} is not an IP address`;
   const kind = classifyAddress(bare);
-  return kind === "public" ? undefined : `${bare} is a ${kind} address`;
+  if (kind === "public") return undefined;
+  return kind === "host" ? `${bare} is an address of the worker's own machine` : `${bare} is a ${kind} address`;
 }

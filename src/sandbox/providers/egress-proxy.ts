@@ -63,7 +63,7 @@ async function destination(rules: EgressRules, lookup: EgressLookup, host: strin
   // Every answer must pass: one internal address among public ones is a rebinding trick.
   for (const address of addresses) {
     const why = refusedAddress(rules, address, port);
-    if (why) throw new EgressRefusal(403, `egress to ${bare}:${port} is not allowed: ${why}`);
+    if (why) throw new EgressRefusal(403, `egress to ${isIP(bare) === 6 ? `[${bare}]` : bare}:${port} is not allowed: ${why}`);
   }
   return addresses[0]!;
 }
@@ -85,8 +85,9 @@ function refuse(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
+  const body = `${r.message.replace(/[\r\n]+/g, " ")}\n`;
   try {
-    res.writeHead(r.status, { "content-type": "text/plain", connection: "close" }).end(`${r.message.replace(/[\r\n]+/g, " ")}\n`);
+    res.writeHead(r.status, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
   } catch {
     res.destroy();
   }
