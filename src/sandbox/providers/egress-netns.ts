@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -89,19 +89,40 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
     ...hostView(),
     ...(nodePrefix === "/usr" || nodePrefix.startsWith("/usr/") ? [] : ["--ro-bind", nodePrefix, nodePrefix]),
     "--ro-bind", socketDir, socketDir,
-    "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent",
+    // No --dev: for devpts an unprivileged bwrap nests a second user namespace, and the network
+    // namespace would then belong to one we hold no descriptor for (nsenter could not join it).
+    "--dev-bind", "/dev/null", "/dev/null", "--proc", "/proc", "--unshare-net", "--die-with-parent",
     process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath,
   ];
-  const child = spawn("bwrap", args, { env: ENV, stdio: ["pipe", "pipe", "ignore"] });
+  // The pid the forwarder sees for itself may be in a pid namespace of its own (an unprivileged bwrap
+  // makes one): the namespace holder's host pid comes from bwrap's --info-fd (fd 3) instead.
+  const child = spawn("bwrap", ["--info-fd", "3", ...args], { env: ENV, stdio: ["pipe", "pipe", "ignore", "pipe"] });
   const pid = await new Promise<number>((resolve, reject) => {
+    let info = "";
+    let ready = false;
+    const settle = (): void => {
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(info);
+      if (ready && m) resolve(Number(m[1]));
+    };
     child.on("error", (e) => reject(new SandboxError("unavailable", `cannot start the egress forwarder: ${e.message}`)));
     child.on("exit", () => reject(new SandboxError("unavailable", `egress forwarder for ${id} exited at start`)));
+    (child.stdio[3] as Socket).on("data", (d: Buffer) => {
+      info += d.toString();
+      settle();
+    });
     child.stdout!.once("data", (d: Buffer) => {
-      const m = /^ready (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-      else reject(new SandboxError("unavailable", `egress forwarder for ${id} failed`));
+      if (!/^ready \d+/.test(d.toString())) return reject(new SandboxError("unavailable", `egress forwarder for ${id} failed`));
+      ready = true;
+      settle();
     });
   });
+  (child.stdio[3] as Socket).destroy();
+  // The holder must be bwrap's own child: never open the namespaces of some other process.
+  const ppid = /^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (Number(ppid) !== child.pid) {
+    child.kill("SIGKILL");
+    throw new SandboxError("unavailable", `egress forwarder for ${id}: pid ${pid} is not bwrap's child`);
+  }
   const nsFd = openSync(`/proc/${pid}/ns/net`, "r");
   // Never hand out the worker's own namespace: that would be the host network.
   if (fstatSync(nsFd).ino === statSync("/proc/self/ns/net").ino) {
