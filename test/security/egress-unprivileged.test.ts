@@ -87,7 +87,7 @@ describe("sandboxes work for a non-root worker, in every network mode", () => {
     // Own namespace: no direct route to the host's loopback; through the proxy the allowed server answers.
     expect(out.proxy?.stdout).toMatch(/^no-route\nHTTP\/1\.1 200 OK[\s\S]*hi from the host\n$/);
     expect(out.host?.stdout).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*hi from the host\n$/);
-  });
+  }, 90_000);
 
   it.each([
     ["root", "self"],
@@ -99,5 +99,5 @@ describe("sandboxes work for a non-root worker, in every network mode", () => {
     expect(r.stderr).not.toContain("nsenter");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^HTTP\/1\.1 400 Bad Request[\s\S]*bad port in 1\.1\.1\.1:70000/);
-  });
+  }, 90_000);
 });

@@ -50,6 +50,7 @@ export function superviseEgressProxy(socketPath: string, rules: EgressRules, log
     const proc = spawn(process.execPath, args, { env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", UV_THREADPOOL_SIZE: "16" }, stdio: ["pipe", "pipe", "pipe"] });
     child = proc;
     let lastErr = "";
+    for (const stream of [proc.stdin, proc.stdout, proc.stderr]) stream!.on("error", () => undefined);
     proc.stderr!.on("data", (d: Buffer) => (lastErr = (lastErr + d.toString()).slice(-2000)));
     const up = new Promise<void>((resolve, reject) => {
       const readyTimer = setTimeout(() => {
@@ -86,7 +87,6 @@ export function superviseEgressProxy(socketPath: string, rules: EgressRules, log
       timer.unref();
     });
     // The worker must not wait for the proxy to exit, and the proxy exits when our end of stdin closes.
-    (proc.stdin as Socket).on("error", () => undefined);
     (proc.stdin as Socket).unref();
     (proc.stdout as Socket).unref();
     (proc.stderr as Socket).unref();
