@@ -207,6 +207,32 @@ describe("egress proxy under hostile traffic", () => {
     expect((await sb.exec(goodGet())).stdout).toMatch(/^HTTP\/1\.1 200[\s\S]*fine\n$/);
   });
 
+  it("survives a flood of held-open tunnels beyond its connection cap, and serves again once they go", async () => {
+    const gw = egressGateway(root, rules);
+    await gw.proxy.whenReady();
+    const pid = gw.proxy.pid();
+    const silent = upstreams.get("silent")!;
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 1100 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = netConnect(gw.socketPath);
+            s.on("error", () => resolve(s));
+            s.on("connect", () => {
+              s.write(`CONNECT 127.0.0.1:${silent} HTTP/1.1\r\n\r\nhello`);
+              resolve(s);
+            });
+          }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    for (const s of sockets) s.destroy();
+    expect((await sb.exec(goodGet())).stdout).toMatch(/^HTTP\/1\.1 200[\s\S]*fine\n$/);
+    expect(gw.proxy.pid()).toBe(pid);
+    expect(gw.proxy.restarts()).toBe(0);
+  });
+
   it("if the proxy process dies anyway, the worker lives on and the next sandbox command has egress again", async () => {
     const gw = egressGateway(root, rules);
     await gw.proxy.whenReady();

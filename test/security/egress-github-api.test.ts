@@ -28,12 +28,13 @@ describe("sandboxes cannot reach the GitHub API", () => {
     `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
 
   it.each([
-    ["CONNECT api.github.com:443 HTTP/1.1\\r\\n\\r\\n", /api\.github\.com is a GitHub API host/],
-    ["CONNECT uploads.github.com:443 HTTP/1.1\\r\\n\\r\\n", /uploads\.github\.com is a GitHub API host/],
-    ["POST http://api.github.com/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: api.github.com\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /GitHub API host/],
+    ["CONNECT api.github.com:443 HTTP/1.1\\r\\n\\r\\n", /api\.github\.com serves the GitHub API/],
+    ["CONNECT uploads.github.com:443 HTTP/1.1\\r\\n\\r\\n", /uploads\.github\.com serves the GitHub API/],
+    ["POST http://api.github.com/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: api.github.com\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /api\.github\.com serves the GitHub API/],
     ["CONNECT git.corp.example:443 HTTP/1.1\\r\\n\\r\\n", /git\.corp\.example serves the GitHub API/],
-    ["POST http://git.corp.example/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example\/api\/ is the GitHub API/],
-    ["POST http://git.corp.example/api/graphql HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /GitHub API/],
+    ["POST http://git.corp.example/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
+    ["POST http://git.corp.example/%%61pi/graphql HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
+    ["CONNECT uploads.git.corp.example:443 HTTP/1.1\\r\\n\\r\\n", /serves the GitHub API/],
   ])("%s is refused", async (request, reason) => {
     const r = await sb.exec(viaProxy(request));
     expect(r.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/);

@@ -67,6 +67,6 @@ describe("egress refuses the worker host's own addresses", () => {
   });
 
   it("the GitHub API host is refused by name, before any lookup", () => {
-    expect(out.proxyGithubApi).toMatch(/^HTTP\/1\.1 403 [\s\S]*api\.github\.com is a GitHub API host/);
+    expect(out.proxyGithubApi).toMatch(/^HTTP\/1\.1 403 [\s\S]*api\.github\.com serves the GitHub API/);
   });
 });

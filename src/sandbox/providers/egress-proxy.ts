@@ -42,11 +42,11 @@ function withTimeout<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Prom
 }
 
 /** The one address to connect to for `host:port`, or the refusal (403 by policy, 502/504 when DNS fails). */
-async function destination(rules: EgressRules, lookup: EgressLookup, host: string, port: number, path: string | undefined): Promise<string> {
+async function destination(rules: EgressRules, lookup: EgressLookup, host: string, port: number): Promise<string> {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new EgressRefusal(400, `bad port in ${host}:${port}`);
   const bare = host.replace(/^\[|\]$/g, "");
   if (!isIP(bare) && !HOST_RE.test(bare)) throw new EgressRefusal(400, `bad host name "${bare.slice(0, 100)}"`);
-  const byName = refusedByName(rules, bare, path);
+  const byName = refusedByName(rules, bare);
   if (byName) throw new EgressRefusal(403, `egress to ${bare} is not allowed: ${byName}`);
   let addresses: string[];
   if (isIP(bare)) addresses = [bare];
@@ -119,7 +119,7 @@ async function proxyHttp(rules: EgressRules, lookup: EgressLookup, req: Incoming
   }
   if (url.protocol !== "http:") throw new EgressRefusal(400, `${url.protocol} through the proxy needs CONNECT (HTTPS_PROXY)`);
   const port = Number(url.port || 80);
-  const address = await destination(rules, lookup, url.hostname, port, url.pathname);
+  const address = await destination(rules, lookup, url.hostname, port);
   const headers = forwardable(req.rawHeaders);
   headers.host = url.host;
   await new Promise<void>((resolve, reject) => {
@@ -161,7 +161,7 @@ function tunnel(rules: EgressRules, lookup: EgressLookup, req: IncomingMessage, 
     rawReply(client, 400, `CONNECT needs host:port, not "${target.slice(0, 100)}"`);
     return;
   }
-  destination(rules, lookup, m[1]!, Number(m[2]), undefined).then(
+  destination(rules, lookup, m[1]!, Number(m[2])).then(
     (address) => {
       if (client.destroyed) return;
       const upstream = connect({ host: address, port: Number(m[2]), timeout: EGRESS_LIMITS.connectTimeoutMs });
