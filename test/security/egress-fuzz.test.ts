@@ -98,6 +98,22 @@ function throwAt(socketPath: string, bytes: Buffer, mode: "whole" | "drip" | "ha
   });
 }
 
+/** One request at the proxy socket; the whole answer. */
+function ask(socketPath: string, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = netConnect(socketPath);
+    let text = "";
+    const timer = setTimeout(() => s.destroy(), 2_000);
+    s.on("connect", () => s.write(request));
+    s.on("data", (d: Buffer) => (text += d.toString()));
+    s.on("error", () => undefined);
+    s.on("close", () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+  });
+}
+
 describe("egress proxy under hostile traffic", () => {
   let root: string;
   let provider: LocalSandboxProvider;
@@ -228,6 +244,13 @@ describe("egress proxy under hostile traffic", () => {
     );
     await new Promise((r) => setTimeout(r, 300));
     for (const s of sockets) s.destroy();
+    // The proxy sees the closes a moment later; until then it is at its cap and drops new connections.
+    let answer = "";
+    for (let i = 0; i < 50 && !answer.includes("fine"); i++) {
+      answer = await ask(gw.socketPath, `GET http://127.0.0.1:${goodPort}/ HTTP/1.0\r\n\r\n`);
+      if (!answer.includes("fine")) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect((await sb.exec(goodGet())).stdout).toMatch(/^HTTP\/1\.1 200[\s\S]*fine\n$/);
     expect(gw.proxy.pid()).toBe(pid);
     expect(gw.proxy.restarts()).toBe(0);
@@ -239,6 +262,9 @@ describe("egress proxy under hostile traffic", () => {
     const pid = gw.proxy.pid()!;
     expect(pid).not.toBe(process.pid);
     process.kill(pid, "SIGKILL");
+    // Connections in flight at the moment it dies are cut; wait until the worker has seen it go.
+    for (let i = 0; i < 100 && gw.proxy.pid() === pid; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(gw.proxy.pid()).not.toBe(pid);
     const r = await sb.exec(goodGet());
     expect(r.stdout).toMatch(/^HTTP\/1\.1 200[\s\S]*fine\n$/);
     expect(gw.proxy.pid()).not.toBe(pid);

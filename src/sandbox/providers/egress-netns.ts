@@ -76,7 +76,23 @@ export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Fo
     started.catch(() => gw.forwarders.delete(id));
     gw.forwarders.set(id, started);
   }
-  return started;
+  const fwd = await started;
+  // Its exit may not have been reported yet: a dead forwarder leaves a namespace with no way out.
+  if (!alive(fwd.pid)) {
+    if (gw.forwarders.get(id) === started) gw.forwarders.delete(id);
+    fwd.release();
+    return ensureForwarder(gw, id);
+  }
+  return fwd;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
@@ -100,12 +116,25 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
   const pid = await new Promise<number>((resolve, reject) => {
     let info = "";
     let ready = false;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new SandboxError("unavailable", `egress forwarder for ${id} did not start in time`));
+    }, 30_000);
     const settle = (): void => {
       const m = /"child-pid"\s*:\s*(\d+)/.exec(info);
-      if (ready && m) resolve(Number(m[1]));
+      if (ready && m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
     };
-    child.on("error", (e) => reject(new SandboxError("unavailable", `cannot start the egress forwarder: ${e.message}`)));
-    child.on("exit", () => reject(new SandboxError("unavailable", `egress forwarder for ${id} exited at start`)));
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(new SandboxError("unavailable", `cannot start the egress forwarder: ${e.message}`));
+    });
+    child.on("exit", () => {
+      clearTimeout(timer);
+      reject(new SandboxError("unavailable", `egress forwarder for ${id} exited at start`));
+    });
     (child.stdio[3] as Socket).on("data", (d: Buffer) => {
       info += d.toString();
       settle();
@@ -117,23 +146,13 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
     });
   });
   (child.stdio[3] as Socket).destroy();
-  // The holder must be bwrap's own child: never open the namespaces of some other process.
-  const ppid = /^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  if (Number(ppid) !== child.pid) {
+  let nsFd: number;
+  let userNsFd: number | undefined;
+  try {
+    ({ nsFd, userNsFd } = openNamespaces(pid, child.pid!));
+  } catch (err) {
     child.kill("SIGKILL");
-    throw new SandboxError("unavailable", `egress forwarder for ${id}: pid ${pid} is not bwrap's child`);
-  }
-  const nsFd = openSync(`/proc/${pid}/ns/net`, "r");
-  // Never hand out the worker's own namespace: that would be the host network.
-  if (fstatSync(nsFd).ino === statSync("/proc/self/ns/net").ino) {
-    closeQuietly(nsFd);
-    child.kill("SIGKILL");
-    throw new SandboxError("unavailable", "egress forwarder did not get its own network namespace");
-  }
-  let userNsFd: number | undefined = openSync(`/proc/${pid}/ns/user`, "r");
-  if (fstatSync(userNsFd).ino === statSync("/proc/self/ns/user").ino) {
-    closeQuietly(userNsFd);
-    userNsFd = undefined;
+    throw err instanceof SandboxError ? err : new SandboxError("unavailable", `egress forwarder for ${id} is gone: ${(err as Error).message}`);
   }
   child.stdout!.destroy();
   (child.stdin as Socket).unref();
@@ -153,6 +172,33 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
     release();
   });
   return fwd;
+}
+
+/**
+ * Opens the network namespace of `pid` (and its user namespace when that is not ours). Checked after
+ * opening: the holder must still be bwrap's child (bwrap is unreaped while we run synchronously, so a
+ * recycled pid cannot pass), and the namespace must not be the worker's own (the host network).
+ */
+function openNamespaces(pid: number, bwrapPid: number): { nsFd: number; userNsFd: number | undefined } {
+  const nsFd = openSync(`/proc/${pid}/ns/net`, "r");
+  let userNsFd: number | undefined;
+  try {
+    userNsFd = openSync(`/proc/${pid}/ns/user`, "r");
+    const ppid = /^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    if (Number(ppid) !== bwrapPid) throw new SandboxError("unavailable", `egress forwarder: pid ${pid} is not bwrap's child`);
+    if (fstatSync(nsFd).ino === statSync("/proc/self/ns/net").ino) {
+      throw new SandboxError("unavailable", "egress forwarder did not get its own network namespace");
+    }
+    if (fstatSync(userNsFd).ino === statSync("/proc/self/ns/user").ino) {
+      closeQuietly(userNsFd);
+      userNsFd = undefined;
+    }
+    return { nsFd, userNsFd };
+  } catch (err) {
+    closeQuietly(nsFd);
+    if (userNsFd !== undefined) closeQuietly(userNsFd);
+    throw err;
+  }
 }
 
 function closeQuietly(fd: number): void {
