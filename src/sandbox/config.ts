@@ -20,6 +20,7 @@ export const SandboxEnv = z.object({
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
   // Host git (room hostgit): the largest push bundle a sandbox may hand the host.
   SANDBOX_MAX_BUNDLE_MB: positiveInt(100),
+  GHE_HOST: optionalString,
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -47,6 +48,8 @@ export interface SandboxConfig {
   localEgress: "proxy" | "host";
   /** `SANDBOX_MAX_BUNDLE_MB` in bytes: a push bundle from a sandbox larger than this is refused. */
   maxBundleBytes: number;
+  /** GitHub Enterprise host, whose API the egress proxy closes to sandboxes (github.com's always is). */
+  gheHost?: string;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -72,6 +75,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
     maxBundleBytes: e.SANDBOX_MAX_BUNDLE_MB * 1024 * 1024,
+    ...defined({ gheHost: e.GHE_HOST }),
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

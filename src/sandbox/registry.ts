@@ -1,6 +1,7 @@
 import type { SandboxConfig } from "./config.js";
 import { DaytonaSandboxProvider } from "./providers/daytona.js";
 import { E2bSandboxProvider } from "./providers/e2b.js";
+import { githubApiRules } from "./providers/egress-policy.js";
 import { LocalSandboxProvider } from "./providers/local.js";
 import { ModalSandboxProvider } from "./providers/modal.js";
 import type { SandboxProvider, SandboxType } from "./types.js";
@@ -9,7 +10,8 @@ export type SandboxProviderFactory = (config: SandboxConfig) => SandboxProvider;
 
 /** Adding a provider: one file under providers/ and one line here (the compiler checks the keys). */
 export const sandboxProviders: Record<SandboxType, SandboxProviderFactory> = {
-  local: (c) => new LocalSandboxProvider({ root: c.root, execTimeoutMs: c.execTimeoutMs, maxOutputBytes: c.maxOutputBytes, egress: c.localEgress }),
+  local: (c) =>
+    new LocalSandboxProvider({ root: c.root, execTimeoutMs: c.execTimeoutMs, maxOutputBytes: c.maxOutputBytes, egress: c.localEgress, egressPolicy: githubApiRules(c.gheHost) }),
   e2b: (c) => new E2bSandboxProvider(c),
   modal: (c) => new ModalSandboxProvider(c),
   daytona: (c) => new DaytonaSandboxProvider(c),

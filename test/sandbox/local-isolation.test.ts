@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { egressGateway, ensureForwarder } from "../../src/sandbox/providers/egress-netns.js";
+import { githubApiRules } from "../../src/sandbox/providers/egress-policy.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 
 function alive(pid: number): boolean {
@@ -112,7 +113,7 @@ describe("local provider isolation", () => {
       root,
       execTimeoutMs: 10_000,
       maxOutputBytes: 1 << 20,
-      egressPolicy: (d) => d.port === port,
+      egressPolicy: { ...githubApiRules(), allow: [{ address: "127.0.0.1", port }] },
     });
     const open = await allowPort.create({ network: true });
     expect((await open.exec(get("/plain"))).stdout).toMatch(/^HTTP\/1\.1 200[\s\S]*hi from host\n$/);

@@ -1,7 +1,10 @@
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 
 export type AddressClass =
   | "public"
+  /** An address of one of this machine's own interfaces: reaches services bound to 0.0.0.0 / ::. */
+  | "host"
   | "loopback"
   | "private"
   | "cgnat"
@@ -20,10 +23,32 @@ function ipv4Octets(ip: string): [number, number, number, number] | undefined {
   return nums as [number, number, number, number];
 }
 
-function classifyV4(ip: string): AddressClass {
+/** Canonical text of an address (dotted quad, or eight hex groups) so different spellings compare equal. */
+function canonical(ip: string): string | undefined {
+  if (isIP(ip) === 4) return ipv4Octets(ip)?.join(".");
+  return ipv6Groups(ip)?.map((g) => g.toString(16)).join(":");
+}
+
+/**
+ * Every address of every local interface, read at each call (getifaddrs: tens of microseconds), so an
+ * address added after start is refused too. Link-local and loopback ones are refused by class anyway.
+ */
+export function hostAddresses(): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(networkInterfaces())) {
+    for (const { address } of list ?? []) {
+      const c = canonical(address.split("%")[0] ?? address);
+      if (c) out.add(c);
+    }
+  }
+  return out;
+}
+
+function classifyV4(ip: string, own: ReadonlySet<string>): AddressClass {
   const o = ipv4Octets(ip);
   if (!o) return "reserved";
   const [a, b, c, d] = o;
+  if (own.has(o.join(".")) && a !== 127) return "host";
   if (a === 169 && b === 254 && c === 169 && d === 254) return "metadata";
   if (a === 0) return "unspecified";
   if (a === 127) return "loopback";
@@ -63,18 +88,19 @@ function embeddedV4(hi: number, lo: number): string {
   return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
 }
 
-function classifyV6(ip: string): AddressClass {
+function classifyV6(ip: string, own: ReadonlySet<string>): AddressClass {
   const g = ipv6Groups(ip);
   if (!g) return "reserved";
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
   const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
   if (upperZero && g5 === 0 && g6 === 0 && g7 === 0) return "unspecified";
   if (upperZero && g5 === 0 && g6 === 0 && g7 === 1) return "loopback";
+  if (own.has(g.map((x) => x.toString(16)).join(":")) && (g0 & 0xffc0) !== 0xfe80) return "host";
   // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::)
   // all reach an IPv4 host: judge the embedded address.
-  if (upperZero && (g5 === 0xffff || g5 === 0)) return classifyV4(embeddedV4(g6, g7));
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyV4(embeddedV4(g6, g7));
-  if (g0 === 0x2002) return classifyV4(embeddedV4(g1, g2));
+  if (upperZero && (g5 === 0xffff || g5 === 0)) return classifyV4(embeddedV4(g6, g7), own);
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyV4(embeddedV4(g6, g7), own);
+  if (g0 === 0x2002) return classifyV4(embeddedV4(g1, g2), own);
   if (g0 === 0xfd00 && g1 === 0x0ec2 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 0x254) return "metadata";
   if ((g0 & 0xfe00) === 0xfc00) return "ula";
   if ((g0 & 0xffc0) === 0xfe80) return "link-local";
@@ -84,11 +110,14 @@ function classifyV6(ip: string): AddressClass {
   return "public";
 }
 
-/** Classifies an IP literal; anything unparsable is `reserved` (never `public`). */
-export function classifyAddress(ip: string): AddressClass {
+/**
+ * Classifies an IP literal; anything unparsable is `reserved` (never `public`). `own` is the set of
+ * this machine's addresses (default: read now); one of them is `host` even when it is public.
+ */
+export function classifyAddress(ip: string, own: ReadonlySet<string> = hostAddresses()): AddressClass {
   const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
   const version = isIP(bare.split("%")[0] ?? bare);
-  if (version === 4) return classifyV4(bare);
-  if (version === 6) return classifyV6(bare);
+  if (version === 4) return classifyV4(bare, own);
+  if (version === 6) return classifyV6(bare, own);
   return "reserved";
 }

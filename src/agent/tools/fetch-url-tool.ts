@@ -35,7 +35,7 @@ export function createFetchUrlTool(deps: HttpToolDeps = {}) {
     },
     {
       name: "fetch_url",
-      description: "Fetch a public web page or document and return its text. Private, loopback and cloud-metadata addresses are refused.",
+      description: "Fetch a public web page or document and return its text. Private, loopback, cloud-metadata and this machine's own addresses are refused.",
       schema: z.object({ url: z.string().describe("Absolute http(s) URL") }),
     },
   );

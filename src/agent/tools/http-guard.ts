@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { OpenSweError } from "../../errors.js";
-import { classifyAddress } from "./classify-address.js";
+import { classifyAddress, hostAddresses } from "./classify-address.js";
 
 export interface ResolvedAddress {
   address: string;
@@ -29,6 +29,8 @@ export interface GuardedFetchOptions {
   timeoutMs?: number;
   maxRedirects?: number;
   lookup?: LookupAll;
+  /** This machine's addresses, read before every hop; injected in tests. */
+  hostAddresses?: () => ReadonlySet<string>;
   signal?: AbortSignal;
 }
 
@@ -46,10 +48,15 @@ export const HTTP_DEFAULTS = { maxBytes: 1_000_000, timeoutMs: 20_000, maxRedire
 
 /**
  * Parses the URL and resolves its host, refusing anything that is not a public unicast address
- * (loopback, private, CGNAT, ULA, link-local, cloud metadata, unspecified, multicast, reserved).
+ * (loopback, private, CGNAT, ULA, link-local, cloud metadata, unspecified, multicast, reserved) or that
+ * is one of this machine's own interface addresses (read at every check, so on every redirect too).
  * Every resolved address must be public: one private answer among public ones is a rebinding trick.
  */
-export async function resolvePublicUrl(raw: string, lookup: LookupAll = systemLookup): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+export async function resolvePublicUrl(
+  raw: string,
+  lookup: LookupAll = systemLookup,
+  ownAddresses: () => ReadonlySet<string> = hostAddresses,
+): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -71,10 +78,12 @@ export async function resolvePublicUrl(raw: string, lookup: LookupAll = systemLo
     }
     if (addresses.length === 0) throw new HttpGuardError("url_invalid", `cannot resolve ${host}`);
   }
+  const own = ownAddresses();
   for (const { address } of addresses) {
-    const kind = classifyAddress(address);
+    const kind = classifyAddress(address, own);
     if (kind !== "public") {
-      throw new HttpGuardError("url_blocked", `refusing ${url.origin}: ${host} resolves to ${address}, a ${kind} address`);
+      const what = kind === "host" ? "an address of this machine" : `a ${kind} address`;
+      throw new HttpGuardError("url_blocked", `refusing ${url.origin}: ${host} resolves to ${address}, ${what}`);
     }
   }
   return { url, addresses };
@@ -159,7 +168,7 @@ export async function guardedFetch(raw: string, options: GuardedFetchOptions = {
   let current = raw;
   try {
     for (;;) {
-      const { url, addresses } = await resolvePublicUrl(current, lookup);
+      const { url, addresses } = await resolvePublicUrl(current, lookup, options.hostAddresses);
       const hop = await oneHop(url, addresses, method, headers, body, maxBytes, signal);
       const location = hop.headers["location"];
       if (!REDIRECTS.has(hop.status) || !location) return { ...hop, url: url.toString(), redirects };

@@ -31,7 +31,7 @@ export function createHttpRequestTool(deps: HttpToolDeps = {}) {
     },
     {
       name: "http_request",
-      description: "Make an HTTP request to a public URL (private, loopback and cloud-metadata addresses are refused). Returns status, headers and body.",
+      description: "Make an HTTP request to a public URL (private, loopback, cloud-metadata and this machine's own addresses are refused). Returns status, headers and body.",
       schema: HttpRequestInput,
     },
   );

@@ -1,87 +1,260 @@
-import { lookup } from "node:dns/promises";
+import { lookup as dnsLookup } from "node:dns/promises";
 import { existsSync, unlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { request, createServer, type Server } from "node:http";
-import { BlockList, connect, isIP } from "node:net";
+import { createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import { connect, isIP, type Socket } from "node:net";
 import { dirname } from "node:path";
+import { refusedAddress, refusedByName, type EgressRules } from "./egress-policy.js";
 
-/** Decides whether a sandbox may reach `address:port` (after DNS resolution of `host`). */
-export type EgressPolicy = (dest: { host: string; address: string; port: number }) => boolean;
+/** Resolves every address of a name (injected in tests). */
+export type EgressLookup = (host: string) => Promise<string[]>;
 
-const internal = new BlockList();
-for (const [net, bits] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4]] as const) {
-  internal.addSubnet(net, bits, "ipv4");
+const systemLookup: EgressLookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+export const EGRESS_LIMITS = {
+  /** Sockets the proxy holds at once (each tunnel is two). */
+  maxConnections: 1024,
+  headersTimeoutMs: 20_000,
+  dnsTimeoutMs: 10_000,
+  connectTimeoutMs: 15_000,
+  /** A tunnel or upstream exchange with no byte either way for this long is closed. */
+  idleMs: 300_000,
+} as const;
+
+const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOST_RE = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,62})?\.)*[a-z0-9_](?:[a-z0-9_-]{0,62})?\.?$/i;
+
+/** A refusal or failure with the status the sandbox sees and one line saying why. */
+class EgressRefusal extends Error {
+  constructor(
+    readonly status: 400 | 403 | 502 | 504,
+    message: string,
+  ) {
+    super(message);
+  }
 }
-for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) internal.addSubnet(net, bits, "ipv6");
 
-/** Public internet only: loopback, private, link-local (cloud metadata) and multicast are refused. */
-export const publicInternetOnly: EgressPolicy = ({ address }) => {
-  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const a = v4mapped ?? address;
-  return !internal.check(a, isIP(a) === 6 ? "ipv6" : "ipv4");
-};
+const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway", 504: "Gateway Timeout" };
 
-async function resolveAllowed(host: string, port: number, policy: EgressPolicy): Promise<string | undefined> {
+function withTimeout<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** The one address to connect to for `host:port`, or the refusal (403 by policy, 502/504 when DNS fails). */
+async function destination(rules: EgressRules, lookup: EgressLookup, host: string, port: number): Promise<string> {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new EgressRefusal(400, `bad port in ${host}:${port}`);
   const bare = host.replace(/^\[|\]$/g, "");
-  const address = isIP(bare) ? bare : (await lookup(bare)).address;
-  return policy({ host: bare, address, port }) ? address : undefined;
+  if (!isIP(bare) && !HOST_RE.test(bare)) throw new EgressRefusal(400, `bad host name "${bare.slice(0, 100)}"`);
+  const byName = refusedByName(rules, bare);
+  if (byName) throw new EgressRefusal(403, `egress to ${bare} is not allowed: ${byName}`);
+  let addresses: string[];
+  if (isIP(bare)) addresses = [bare];
+  else {
+    try {
+      addresses = await withTimeout(lookup(bare), EGRESS_LIMITS.dnsTimeoutMs, () => new EgressRefusal(504, `DNS lookup of ${bare} timed out`));
+    } catch (err) {
+      if (err instanceof EgressRefusal) throw err;
+      const code = (err as NodeJS.ErrnoException).code ?? "error";
+      throw new EgressRefusal(502, `DNS lookup of ${bare} failed (${code}): the name does not resolve from the worker`);
+    }
+    if (addresses.length === 0) throw new EgressRefusal(502, `DNS lookup of ${bare} returned no address`);
+  }
+  // Every answer must pass: one internal address among public ones is a rebinding trick.
+  for (const address of addresses) {
+    const why = refusedAddress(rules, address, port);
+    if (why) throw new EgressRefusal(403, `egress to ${isIP(bare) === 6 ? `[${bare}]` : bare}:${port} is not allowed: ${why}`);
+  }
+  return addresses[0]!;
 }
 
-/**
- * The host side of a network-on local sandbox: an HTTP proxy (CONNECT tunnels and plain HTTP) on a
- * unix socket, enforcing `policy` on every destination. Sandboxes reach it through a forwarder in
- * their own network namespace, so they never share the host's network (or its loopback services).
- */
-export async function startEgressProxy(socketPath: string, policy: EgressPolicy = publicInternetOnly): Promise<Server> {
-  await mkdir(dirname(socketPath), { recursive: true });
-  if (existsSync(socketPath)) unlinkSync(socketPath);
-  const server = createServer((req, res) => {
-    void (async () => {
-      let url: URL;
+function refusalOf(err: unknown): EgressRefusal {
+  return err instanceof EgressRefusal ? err : new EgressRefusal(502, `egress proxy error: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+function rawReply(socket: Socket, status: number, text: string): void {
+  if (socket.destroyed) return;
+  const body = `${text.replace(/[\r\n]+/g, " ")}\n`;
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroySoon?.();
+}
+
+function refuse(res: ServerResponse, err: unknown): void {
+  const r = refusalOf(err);
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const body = `${r.message.replace(/[\r\n]+/g, " ")}\n`;
+  try {
+    res.writeHead(r.status, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
+  } catch {
+    res.destroy();
+  }
+}
+
+/** Copies headers a proxy may forward: drops hop-by-hop ones and any named by `Connection`. */
+function forwardable(raw: string[]): OutgoingHttpHeaders {
+  const named = new Set(HOP_BY_HOP);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === "connection") for (const n of raw[i + 1]!.split(",")) named.add(n.trim().toLowerCase());
+  }
+  const out: Record<string, string | string[]> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = raw[i]!.toLowerCase();
+    const v = raw[i + 1]!;
+    if (named.has(k)) continue;
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+async function proxyHttp(rules: EgressRules, lookup: EgressLookup, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "");
+  } catch {
+    throw new EgressRefusal(400, "a proxy request needs an absolute http:// URL");
+  }
+  if (url.protocol !== "http:") throw new EgressRefusal(400, `${url.protocol} through the proxy needs CONNECT (HTTPS_PROXY)`);
+  const port = Number(url.port || 80);
+  const address = await destination(rules, lookup, url.hostname, port);
+  const headers = forwardable(req.rawHeaders);
+  headers.host = url.host;
+  await new Promise<void>((resolve, reject) => {
+    const upstream = request({ host: address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false, timeout: EGRESS_LIMITS.connectTimeoutMs });
+    upstream.on("timeout", () => upstream.destroy(new EgressRefusal(504, `no answer from ${url.host}`)));
+    upstream.on("error", (err) => reject(err instanceof EgressRefusal ? err : new EgressRefusal(502, `upstream ${url.host} failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
+    upstream.on("response", (up) => {
+      up.on("error", () => res.destroy());
+      const status = up.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        up.destroy();
+        reject(new EgressRefusal(502, `upstream ${url.host} sent an invalid status ${status}`));
+        return;
+      }
       try {
-        url = new URL(req.url ?? "");
+        res.writeHead(status, forwardable(up.rawHeaders));
       } catch {
-        res.writeHead(400).end("absolute URL required\n");
+        up.destroy();
+        reject(new EgressRefusal(502, `upstream ${url.host} sent headers that cannot be forwarded`));
         return;
       }
-      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-      const address = await resolveAllowed(url.hostname, port, policy).catch(() => undefined);
-      if (!address || url.protocol !== "http:") {
-        res.writeHead(403).end(`egress to ${url.host} is not allowed\n`);
-        return;
-      }
-      const upstream = request({ host: address, port, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...req.headers, host: url.host } }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
-      upstream.on("error", () => res.destroy());
-      req.pipe(upstream);
-    })();
+      upstream.setTimeout(EGRESS_LIMITS.idleMs);
+      up.pipe(res);
+      up.on("end", () => resolve());
+    });
+    res.on("close", () => {
+      upstream.destroy();
+      resolve();
+    });
+    req.pipe(upstream);
   });
-  server.on("connect", (req, client, head) => {
-    void (async () => {
-      const m = /^(.+):(\d+)$/.exec(req.url ?? "");
-      const host = m?.[1] ?? "";
-      const port = Number(m?.[2] ?? 0);
-      const address = m ? await resolveAllowed(host, port, policy).catch(() => undefined) : undefined;
-      if (!address) {
-        client.end(`HTTP/1.1 403 Forbidden\r\n\r\negress to ${req.url ?? "?"} is not allowed\n`);
-        return;
-      }
-      const upstream = connect(port, address, () => {
+}
+
+function tunnel(rules: EgressRules, lookup: EgressLookup, req: IncomingMessage, client: Socket, head: Buffer): void {
+  client.pause();
+  const target = req.url ?? "";
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+):(\d{1,5})$/i.exec(target);
+  if (!m) {
+    rawReply(client, 400, `CONNECT needs host:port, not "${target.slice(0, 100)}"`);
+    return;
+  }
+  destination(rules, lookup, m[1]!, Number(m[2])).then(
+    (address) => {
+      if (client.destroyed) return;
+      const upstream = connect({ host: address, port: Number(m[2]), timeout: EGRESS_LIMITS.connectTimeoutMs });
+      let open = false;
+      upstream.on("timeout", () => {
+        if (open) upstream.destroy();
+        else {
+          upstream.destroy();
+          rawReply(client, 504, `no answer from ${target}`);
+        }
+      });
+      upstream.on("error", (err: NodeJS.ErrnoException) => {
+        if (open) client.destroy();
+        else rawReply(client, 502, `cannot connect to ${target}: ${err.code ?? err.message}`);
+      });
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+      upstream.once("connect", () => {
+        open = true;
+        upstream.setTimeout(EGRESS_LIMITS.idleMs);
+        client.setTimeout(EGRESS_LIMITS.idleMs, () => client.destroy());
         client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
         if (head.length > 0) upstream.write(head);
         upstream.pipe(client);
         client.pipe(upstream);
       });
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-    })();
+    },
+    (err: unknown) => {
+      const r = refusalOf(err);
+      rawReply(client, r.status, r.message);
+    },
+  );
+}
+
+/** Runs `fn`, turning a synchronous throw into a call of `onError`: no callback of the proxy may throw. */
+function guarded(fn: () => void, onError: (err: unknown) => void): void {
+  try {
+    fn();
+  } catch (err) {
+    try {
+      onError(err);
+    } catch {
+      // nothing more to do for this connection
+    }
+  }
+}
+
+/**
+ * The host side of a network-on local sandbox: an HTTP proxy (CONNECT tunnels and plain HTTP) on a
+ * unix socket, enforcing `rules` on every destination. Sandboxes reach it through a forwarder in their
+ * own network namespace. It runs in its own process (egress-proxy-main.ts, supervised by the worker),
+ * and is written so that no byte a sandbox or a remote sends can make it throw.
+ */
+export async function startEgressProxy(socketPath: string, rules: EgressRules, lookup: EgressLookup = systemLookup): Promise<Server> {
+  await mkdir(dirname(socketPath), { recursive: true });
+  if (existsSync(socketPath)) unlinkSync(socketPath);
+  const server = createServer({ headersTimeout: EGRESS_LIMITS.headersTimeoutMs, requestTimeout: 0, keepAliveTimeout: 5_000 });
+  server.maxConnections = EGRESS_LIMITS.maxConnections;
+  server.on("connection", (socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    socket.setTimeout(EGRESS_LIMITS.idleMs, () => socket.destroy());
+  });
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    guarded(() => (socket.writable ? socket.end(`HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\nConnection: close\r\n\r\n`) : socket.destroy()), () => socket.destroy());
+    socket.destroySoon?.();
+  });
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    req.on("error", () => res.destroy());
+    res.on("error", () => res.destroy());
+    guarded(
+      () => void proxyHttp(rules, lookup, req, res).catch((err: unknown) => refuse(res, err)),
+      (err) => refuse(res, err),
+    );
+  });
+  server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
+    client.on("error", () => client.destroy());
+    guarded(() => tunnel(rules, lookup, req, client, head), (err) => rawReply(client, refusalOf(err).status, refusalOf(err).message));
+  });
+  // A WebSocket upgrade through a plain-HTTP proxy is not supported: say so instead of hanging.
+  server.on("upgrade", (_req: IncomingMessage, socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    rawReply(socket, 400, "upgrades are not supported through the egress proxy; use CONNECT");
+  });
+  server.on("error", () => {
+    // listen errors are reported below; later server errors must not throw
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(socketPath, resolve);
+    server.listen(socketPath, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
-  server.unref();
   return server;
 }

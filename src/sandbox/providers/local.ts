@@ -20,7 +20,7 @@ import {
 } from "../types.js";
 import { baseEnv, bwrapBaseArgs } from "./bwrap-args.js";
 import { EGRESS_PORT, egressGateway, ensureForwarder, stopForwarder } from "./egress-netns.js";
-import type { EgressPolicy } from "./egress-proxy.js";
+import type { EgressRules } from "./egress-policy.js";
 import { LocalWorkspaceFiles } from "./local-files.js";
 
 export const LOCAL_WORKDIR = "/workspace";
@@ -53,7 +53,8 @@ export interface LocalProviderOptions {
    * "host": share the host's network (reaches services on the host's loopback: trusted code only).
    */
   egress?: "proxy" | "host";
-  egressPolicy?: EgressPolicy;
+  /** What the egress proxy refuses beyond internal addresses (default: the github.com API hosts). */
+  egressPolicy?: EgressRules;
 }
 
 /** Processes started by this worker, per sandbox, so destroy() can stop them. */
@@ -111,9 +112,10 @@ export class LocalSandbox implements Sandbox {
       proxyEnv = { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1", no_proxy: "localhost,127.0.0.1" };
       // The namespace is entered through a descriptor we hold (fd 3 in the child), never by pid, so a
       // recycled pid can never put the command in someone else's network. nsenter execs bwrap in
-      // place (same pid): the timeout still kills the whole group.
-      args.unshift("--net=/proc/self/fd/3", "bwrap");
-      extraFds.push(fwd.nsFd);
+      // place (same pid): the timeout still kills the whole group. Unprivileged, the namespace's own
+      // user namespace (fd 4) is joined first, keeping our uid: only its owner may enter the network.
+      args.unshift("--net=/proc/self/fd/3", ...(fwd.userNsFd === undefined ? [] : ["--user=/proc/self/fd/4", "--preserve-credentials"]), "bwrap");
+      extraFds.push(fwd.nsFd, ...(fwd.userNsFd === undefined ? [] : [fwd.userNsFd]));
       file = "nsenter";
     }
     for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {

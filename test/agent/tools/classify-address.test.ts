@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyAddress, type AddressClass } from "../../../src/agent/tools/classify-address.js";
+import { classifyAddress, hostAddresses, type AddressClass } from "../../../src/agent/tools/classify-address.js";
 
 describe("classifyAddress", () => {
   it.each<[string, AddressClass]>([
@@ -47,5 +47,29 @@ describe("classifyAddress", () => {
     ["999.1.1.1", "reserved"],
   ])("%s is %s", (ip, expected) => {
     expect(classifyAddress(ip)).toBe(expected);
+  });
+});
+
+describe("classifyAddress with this machine's own addresses", () => {
+  const own = new Set(["100.128.0.1", "2a00:1450:0:0:0:0:0:7"]);
+  it.each<[string, AddressClass]>([
+    ["100.128.0.1", "host"],
+    ["100.128.0.2", "public"],
+    ["::ffff:100.128.0.1", "host"],
+    ["::ffff:6480:1", "host"],
+    ["64:ff9b::100.128.0.1", "host"],
+    ["2002:6480:0001::1", "host"],
+    ["2a00:1450::7", "host"],
+    ["2A00:1450:0000::0007", "host"],
+    ["2a00:1450::8", "public"],
+    ["127.0.0.1", "loopback"],
+  ])("%s is %s", (ip, expected) => {
+    expect(classifyAddress(ip, own)).toBe(expected);
+  });
+
+  it("reads the interfaces at each call by default (every address of this machine is host or already refused)", () => {
+    const addresses = hostAddresses();
+    expect(addresses.size).toBeGreaterThan(0);
+    for (const a of addresses) expect(classifyAddress(a)).not.toBe("public");
   });
 });

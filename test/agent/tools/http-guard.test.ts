@@ -70,6 +70,20 @@ describe("guardedFetch", () => {
     await expect(guardedFetch("https://api.example.com/go", { lookup })).rejects.toThrow(/10\.0\.0\.5, a private address/);
   });
 
+  it("re-checks a redirect against this machine's own addresses, read again at that hop", async () => {
+    // The worker's public address: 93.184.216.35 (cdn.example.net) becomes one of its own between hops.
+    const own = new Set<string>();
+    nock("https://api.example.com")
+      .get("/go")
+      .reply(() => {
+        own.add("93.184.216.35");
+        return [302, "", { location: "https://cdn.example.net/admin" }];
+      });
+    await expect(guardedFetch("https://api.example.com/go", { lookup, hostAddresses: () => own })).rejects.toThrow(
+      /cdn\.example\.net resolves to 93\.184\.216\.35, an address of this machine/,
+    );
+  });
+
   it("follows safe redirects, relative ones included, and reports the final URL", async () => {
     nock("https://api.example.com").get("/a").reply(302, "", { location: "/b" }).get("/b").reply(307, "", { location: "https://cdn.example.net/c" });
     nock("https://cdn.example.net").get("/c").reply(200, "final");

@@ -1,0 +1,43 @@
+// Attack: a sandbox holding a leaked token posts a review verdict through the GitHub API. The egress
+// proxy of every sandbox the app makes (the registry's wiring, GHE_HOST included) refuses the API
+// hosts by name, before any DNS lookup, so this test sends nothing off the machine.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { createSandboxProvider } from "../../src/sandbox/registry.js";
+import type { Sandbox, SandboxProvider } from "../../src/sandbox/types.js";
+
+describe("sandboxes cannot reach the GitHub API", () => {
+  let root: string;
+  let provider: SandboxProvider;
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), "osw-ghapi-"));
+    provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: root, GHE_HOST: "git.corp.example" }));
+    sb = await provider.create({ network: true });
+  });
+  afterAll(async () => {
+    for (const s of await provider.list()) await provider.destroy(s.id);
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const viaProxy = (request: string) =>
+    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+
+  it.each([
+    ["CONNECT api.github.com:443 HTTP/1.1\\r\\n\\r\\n", /api\.github\.com serves the GitHub API/],
+    ["CONNECT uploads.github.com:443 HTTP/1.1\\r\\n\\r\\n", /uploads\.github\.com serves the GitHub API/],
+    ["POST http://api.github.com/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: api.github.com\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /api\.github\.com serves the GitHub API/],
+    ["CONNECT git.corp.example:443 HTTP/1.1\\r\\n\\r\\n", /git\.corp\.example serves the GitHub API/],
+    ["POST http://git.corp.example/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
+    ["POST http://git.corp.example/%%61pi/graphql HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
+    ["CONNECT uploads.git.corp.example:443 HTTP/1.1\\r\\n\\r\\n", /serves the GitHub API/],
+  ])("%s is refused", async (request, reason) => {
+    const r = await sb.exec(viaProxy(request));
+    expect(r.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(r.stdout).toMatch(reason);
+  });
+});
