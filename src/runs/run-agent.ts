@@ -26,13 +26,14 @@ import { resolveRunModel } from "./resolve-run-model.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
-const VERDICT_FLAG = /(^|\s)--verdict(\s|$)/i;
-
 function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean): HumanMessage {
   const where = `${data.owner}/${data.repo}#${data.number}`;
   const lines = [
-    data.trigger === "wakeup" ? `Scheduled wake-up on ${where}. Your note: ${data.text}` : `Request from @${data.requester.login} on ${where} (GitHub ${data.isPullRequest ? "pull request" : "issue"}):`,
-    ...(data.trigger === "wakeup" ? [] : ["<request>", data.text, "</request>"]),
+    ...(data.trigger === "wakeup"
+      ? [`Scheduled wake-up on ${where}. Your note: ${data.text}`]
+      : data.trigger === "follow_up"
+        ? [`New messages arrived on ${where} after your previous run ended; they follow this one.`]
+        : [`Request from @${data.requester.login} on ${where} (GitHub ${data.isPullRequest ? "pull request" : "issue"}):`, "<request>", data.text, "</request>"]),
     `Work on branch \`${branch}\`; the pull request goes into \`${baseBranch}\`. Reply with \`github_comment\`.`,
   ];
   if (workspaceLost) lines.push("Note: this thread's previous sandbox is gone, so any uncommitted work from an earlier run was lost; you start from the pushed branch.");
@@ -88,6 +89,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     baseBranch: ws.baseBranch,
     effects: runtime.effects,
     queues: ctx.queues,
+    prThreads: ctx.prThreads,
+    verdictAuthorized: data.verdictAuthorized,
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
@@ -104,7 +107,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       token: () => ctx.github.repoScopedToken(data.installationId, data.repo),
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
     }),
-    ...githubTools(gh, { verdictAuthorized: VERDICT_FLAG.test(data.text), isPullRequest: data.isPullRequest }),
+    ...githubTools(gh, { isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),

@@ -14,7 +14,7 @@ import { startTestProcess } from "../helpers/test-process.js";
 const API = "https://api.github.com";
 let installation = 100;
 
-function commentEvent(body: string, login: string, opts: { pr?: boolean; number?: number } = {}) {
+function commentEvent(body: string, login: string, opts: { pr?: boolean; number?: number; issueId?: number } = {}) {
   installation += 1;
   return {
     installationId: installation,
@@ -23,7 +23,7 @@ function commentEvent(body: string, login: string, opts: { pr?: boolean; number?
       installation: { id: installation },
       repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
       sender: { login, id: 7, type: "User" },
-      issue: { number: opts.number ?? 5, id: 5005, ...(opts.pr === false ? {} : { pull_request: { url: "x" } }) },
+      issue: { number: opts.number ?? 5, id: opts.issueId ?? 5005, ...(opts.pr === false ? {} : { pull_request: { url: "x" } }) },
       comment: { id: 900, body, user: { login, id: 7, type: "User" } },
     },
   };
@@ -77,6 +77,8 @@ describe("workers: permission first, then the command", () => {
 
   it("a task on a thread with an active run becomes a follow-up, not a second run", async () => {
     const thread = threadId({ kind: "pr", owner: "octo", repo: "hello", number: 6 });
+    // The holder is a real job BullMQ still has (a lock of a job it gave up on is taken over, below).
+    await proc.queues.queues.agent.add("agent", {}, { jobId: "another-job", delay: 3600_000 });
     await new RunLocks(testRedis(), prefix, 60_000).acquire(thread, "another-job");
     const { payload, installationId } = commentEvent("@open-swe also update the README", "walt", { number: 6 });
     mockInstallationToken(installationId);
@@ -85,6 +87,23 @@ describe("workers: permission first, then the command", () => {
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "follow_up", queued: 1 } });
     const { items } = await new FollowUpQueue(testRedis(), prefix, 20).drain(thread);
     expect(items.map((i) => [i.text, i.author])).toEqual([["also update the README", "walt"]]);
+  });
+
+  it("a run lock whose job BullMQ gave up on (failed, e.g. stalled too often) is taken over, not waited out", async () => {
+    const thread = threadId({ kind: "issue", issueId: 5015 });
+    const dead = await proc.queues.queues.agent.add("agent", { not: "a valid payload" }, { jobId: "dead-job", attempts: 1 });
+    await waitForJob(proc.queues.queues.agent, dead.id!);
+    await new RunLocks(testRedis(), prefix, 60_000).acquire(thread, "dead-job");
+    const { payload, installationId } = commentEvent("@open-swe add a CONTRIBUTING.md", "wendell", { number: 18, pr: false, issueId: 5015 });
+    mockInstallationToken(installationId);
+    permission("wendell", "write");
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).post("/repos/octo/hello/issues/18/comments", (b) => /I can't start/.test(b.body)).reply(201, { id: 4 });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    // It ran (and stopped for want of a model key) instead of queueing behind a lock nobody will release.
+    expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/ANTHROPIC_API_KEY/) });
+    expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
   });
 
   it("a task with no model API key fails at once, telling the user why", async () => {

@@ -8,6 +8,7 @@ import type { GitHubRunContext } from "../../../src/github/tools/run-context.js"
 import { QueueSet } from "../../../src/queue/queues.js";
 import { jobId } from "../../../src/queue/job-ids.js";
 import { SideEffectLedger } from "../../../src/store/side-effects.js";
+import { PrThreads } from "../../../src/threads/pr-threads.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
 
 const API = "https://api.github.com";
@@ -28,12 +29,14 @@ function context(prefix = uniquePrefix()): GitHubRunContext {
     baseBranch: "main",
     effects: new SideEffectLedger(redis, prefix),
     queues: new QueueSet({ connection: redis, prefix, attempts: 1 }),
+    prThreads: new PrThreads(redis, prefix),
+    verdictAuthorized: false,
     state: { replied: false },
   };
 }
 
 const byName = (ctx: GitHubRunContext, name: string, verdictAuthorized = false): StructuredToolInterface =>
-  (githubTools(ctx, { verdictAuthorized, isPullRequest: false }) as StructuredToolInterface[]).find((t) => t.name === name)!;
+  (githubTools({ ...ctx, verdictAuthorized }, { isPullRequest: false }) as StructuredToolInterface[]).find((t) => t.name === name)!;
 
 describe("open_or_update_pull_request", () => {
   it("refuses before anything was pushed", async () => {
