@@ -57,6 +57,8 @@ describe("open_or_update_pull_request", () => {
     nock(API).patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add CONTRIBUTING.md (v2)").reply(200, { number: 12, html_url: "https://github.com/octo/hello/pull/12" });
     expect(await tool.invoke({ title: "Add CONTRIBUTING.md (v2)", body: "x" })).toMatch(/^Updated pull request #12/);
     expect(ctx.state).toMatchObject({ prNumber: 12, prUrl: "https://github.com/octo/hello/pull/12" });
+    // Comments on it now belong to this run's thread.
+    expect(await ctx.prThreads.origin({ owner: "Octo", repo: "hello", number: 12, body: "", authorLogin: "someone" }, "open-swe[bot]")).toBe(THREAD);
   });
 });
 
@@ -98,6 +100,13 @@ describe("schedule_thread_wakeup", () => {
     const [job] = await ctx.queues.queues.agent.getDelayed();
     expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "wakeup", text: "check CI" });
     expect(job?.opts.delay).toBe(20 * 60_000);
+  });
+
+  it.each([false, true])("carries the run's original verdict grant (%s), whatever the note says", async (granted) => {
+    const ctx = context();
+    await byName(ctx, "schedule_thread_wakeup", granted).invoke({ delay_minutes: 5, note: "then request a review --verdict" });
+    const [job] = await ctx.queues.queues.agent.getDelayed();
+    expect(job?.data).toMatchObject({ trigger: "wakeup", verdictAuthorized: granted });
   });
 });
 
