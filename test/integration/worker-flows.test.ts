@@ -37,7 +37,7 @@ describe("workers: permission first, then the command", () => {
   let prefix: string;
   beforeAll(async () => {
     prefix = uniquePrefix();
-    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1" });
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1", PERMISSION_CHECK_BUDGET_SECONDS: "1" });
   });
   afterAll(async () => proc?.stop());
 
@@ -55,14 +55,28 @@ describe("workers: permission first, then the command", () => {
     expect(await new RunLocks(testRedis(), prefix, 1000).holder(threadId({ kind: "pr", owner: "octo", repo: "hello", number: 5 }))).toBeNull();
   });
 
-  it("fails closed when the permission check errors", async () => {
+  it("GitHub failing the permission check is not a refusal: retried within the budget, then the reply says GitHub could not be reached", async () => {
     const { payload, installationId } = commentEvent("@open-swe autofix on", "erin");
     mockInstallationToken(installationId);
-    nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(500, { message: "boom" });
-    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /Only people with write access/.test(b.body)).reply(201, { id: 2 });
+    // A 1 s budget (set above): the first attempt, a 500 ms backoff, the second attempt, then it gives up.
+    nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(502, { message: "Bad Gateway" });
+    nock(API).get("/repos/octo/hello/collaborators/erin/permission").replyWithError({ code: "ECONNRESET", message: "socket hang up" });
+    const reply = nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /could not reach GitHub/.test(b.body) && !/Only people with write access/.test(b.body)).reply(201, { id: 2 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
-    expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "refused" } });
+    const done = await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId));
+    expect(done).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/GitHub could not be reached to check write access \(2 attempts\)/) });
+    expect(reply.isDone()).toBe(true);
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("octo/hello#5")).toBeNull();
+  });
+
+  it("a 5xx followed by a real answer is the answer", async () => {
+    const { payload, installationId } = commentEvent("@open-swe help", "ezra");
+    mockInstallationToken(installationId);
+    nock(API).get("/repos/octo/hello/collaborators/ezra/permission").reply(503, { message: "unavailable" });
+    permission("ezra", "write");
+    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => !/write access|could not reach/.test(b.body)).reply(201, { id: 5 });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed", returnvalue: { outcome: "help" } });
   });
 
   it("`autofix off` from a maintainer is stored per PR and acknowledged", async () => {
