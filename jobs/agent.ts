@@ -2,6 +2,7 @@ import { UnrecoverableError } from "bullmq";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
+import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
@@ -14,6 +15,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   const octokit = await ctx.github.installation(data.installationId);
   const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login };
   if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
+  if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
 
   const continueSafely = () =>
     continueIfPending(ctx, data).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not queue a continuation for pending follow-ups"));

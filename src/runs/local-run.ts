@@ -16,7 +16,7 @@ import { ensureMirror } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import type { RunState } from "../github/tools/run-context.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
-import { commitAndPushTool } from "./commit-and-push-tool.js";
+import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 
@@ -53,7 +53,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     const tools = [
       commitAndPushTool(
         { branch, requester: { login: "local", id: 0 }, state },
-        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true },
+        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true, caps: commitCaps(o.config) },
       ),
       tool(
         async ({ body }) => {

@@ -16,9 +16,10 @@ import { githubTools } from "../github/tools/index.js";
 import { loadRunState, saveRunState, type GitHubRunContext } from "../github/tools/run-context.js";
 import type { AgentJob } from "../queue/schemas.js";
 import { RunRecords } from "../store/run-records.js";
+import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { JobContext } from "../worker/job-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import { commitAndPushTool } from "./commit-and-push-tool.js";
+import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
@@ -52,13 +53,14 @@ async function refuse(octokit: Octokit, data: AgentJob, message: string): Promis
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
-  const [loaded, profile, team] = await Promise.all([
+  const [loaded, profile, team, threadModel] = await Promise.all([
     loadRepoConfig(octokit, data.owner, data.repo).then(
       (repoConfig) => ({ repoConfig }),
       (error: unknown) => ({ error }),
     ),
     ctx.settings.getProfile(data.requester.login),
     ctx.settings.getTeamModels(),
+    new ThreadModelStore(ctx.redis, ctx.prefix).get(data.threadId),
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
@@ -68,7 +70,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const { repoConfig } = loaded;
   let runModel;
   try {
-    runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model });
+    runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, ...(threadModel ? { thread: { modelId: threadModel } } : {}) });
   } catch (err) {
     if (err instanceof OpenSweError) return refuse(octokit, data, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
     throw err;
@@ -106,6 +108,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       token: () => ctx.github.repoScopedToken(data.installationId, data.repo),
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
+      caps: commitCaps(ctx.config),
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),

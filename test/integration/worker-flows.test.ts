@@ -5,6 +5,7 @@ import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
+import { ThreadModelStore } from "../../src/threads/thread-model-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
@@ -118,6 +119,32 @@ describe("workers: permission first, then the command", () => {
     // It ran (and stopped for want of a model key) instead of queueing behind a lock nobody will release.
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/ANTHROPIC_API_KEY/) });
     expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
+  });
+
+  it("`--model` sets the thread's model for its runs (highest precedence); a model not allowed gets one reply listing those that are", async () => {
+    const thread = threadId({ kind: "issue", issueId: 5025 });
+    const refused = commentEvent("@open-swe --model gpt-9000 fix the build", "wade", { number: 25, pr: false, issueId: 5025 });
+    mockInstallationToken(refused.installationId);
+    permission("wade", "write");
+    const list = nock(API)
+      .post("/repos/octo/hello/issues/25/comments", (b) => /can't use the model `gpt-9000`/.test(b.body) && b.body.includes("`claude-sonnet-4-6`") && b.body.includes("`openai:gpt-5`"))
+      .reply(201, { id: 6 });
+    const r1 = await sendWebhook(proc.port!, { event: "issue_comment", payload: refused.payload });
+    expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(r1.deliveryId))).toMatchObject({ state: "completed", returnvalue: { outcome: "model_refused" } });
+    expect(list.isDone()).toBe(true);
+    expect(await new ThreadModelStore(testRedis(), prefix).get(thread)).toBeNull();
+
+    // The requester's profile names another model: the thread's request wins.
+    await new SettingsStore(testRedis(), prefix).setProfile("wade", { model: "claude-sonnet-4-5" });
+    const chosen = commentEvent("@open-swe --model claude-opus-4-8 fix the build", "wade", { number: 25, pr: false, issueId: 5025 });
+    mockInstallationToken(chosen.installationId);
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    const used = nock(API).post("/repos/octo/hello/issues/25/comments", (b) => /model anthropic:claude-opus-4-8 needs ANTHROPIC_API_KEY/.test(b.body)).reply(201, { id: 7 });
+    const r2 = await sendWebhook(proc.port!, { event: "issue_comment", payload: chosen.payload });
+    expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(r2.deliveryId))).toMatchObject({ state: "failed" });
+    expect(used.isDone()).toBe(true);
+    expect(await new ThreadModelStore(testRedis(), prefix).get(thread)).toBe("anthropic:claude-opus-4-8");
   });
 
   it("a task with no model API key fails at once, telling the user why", async () => {

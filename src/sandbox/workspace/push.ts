@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { OpenSweError } from "../../errors.js";
 import { shellQuote } from "../shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
+import { changedPaths, commitRefusal, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
 import { hostGit } from "./host-git.js";
 
-export type PushRejection = "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "remote_rejected";
+export type PushRejection = "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "not_the_task" | "remote_rejected";
 
 export class PushRejectedError extends OpenSweError<"push_rejected"> {
   constructor(
@@ -57,6 +58,8 @@ export interface VerifyAndPushOptions {
   /** Installation token scoped to this repository; reaches only the host git push process. */
   token?: string;
   allowWorkflowChanges?: boolean;
+  /** Refuse pushes over these caps or adding dependency/build directories (`commit-policy.ts`). */
+  caps?: CommitCaps;
 }
 
 export interface PushResult {
@@ -94,7 +97,12 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
     } catch {
       throw new PushRejectedError("not_fast_forward", `${want} at ${newSha.slice(0, 12)} is not a fast-forward of ${opts.expectedOld.slice(0, 12)}`);
     }
-    const changedFiles = (await hostGit(["-C", opts.mirror, "diff", "--name-only", "--no-renames", opts.expectedOld, newSha])).split("\n").filter(Boolean);
+    const changes = await changedPaths(opts.mirror, opts.expectedOld, newSha);
+    const changedFiles = changes.map((c) => c.path);
+    if (opts.caps) {
+      const refusal = commitRefusal(changes, opts.caps, await trackedBuildDirs(opts.mirror, opts.expectedOld, changes));
+      if (refusal) throw new PushRejectedError("not_the_task", refusal);
+    }
     const workflows = changedFiles.filter((f) => f.startsWith(".github/workflows/"));
     if (workflows.length > 0 && !opts.allowWorkflowChanges) {
       throw new PushRejectedError("workflow_change", `changes under .github/workflows are not allowed for this repository: ${workflows.join(", ")}`);
