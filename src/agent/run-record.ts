@@ -1,5 +1,6 @@
 import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { z } from "zod";
+import { DEFAULT_REPLY_TOOLS } from "./middleware/build-agent-middleware.js";
 import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { modelRule } from "./model/model-table.js";
@@ -90,7 +91,9 @@ export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | u
   if (isModelCallLimitMessage(last)) return "step_limit";
   if (last && AIMessage.isInstance(last) && last.text.startsWith("Stopping: the sandbox failed")) return "sandbox_failed";
   if (prUrl) return "pr_opened";
-  if (messages.some((m) => ToolMessage.isInstance(m) && m.name === CONFIRMING_COMPLETION_TOOL && m.status !== "error")) return "completed";
+  // Replied or confirmed is a finished run (a question needs no PR).
+  const finished = [CONFIRMING_COMPLETION_TOOL, ...DEFAULT_REPLY_TOOLS] as readonly string[];
+  if (messages.some((m) => ToolMessage.isInstance(m) && m.name !== undefined && finished.includes(m.name) && m.status !== "error")) return "completed";
   return "incomplete";
 }
 

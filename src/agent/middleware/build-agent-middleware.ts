@@ -24,7 +24,6 @@ export interface AgentMiddlewareDeps {
   threadId?: string;
   onStatus?: (status: AgentStatus) => Promise<void> | void;
   notifyStepLimit: (text: string) => Promise<void>;
-  pushTools?: readonly string[];
   replyTools?: readonly string[];
   circuitBreaker?: SandboxCircuitBreakerDeps;
   fallbackModel?: BaseChatModel;
@@ -52,7 +51,7 @@ export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware
     scopedAgentsMdMiddleware({ workspaceRoot: deps.workspaceRoot, readFile: deps.readWorkspaceFile }),
     followUpQueueMiddleware({ drainFollowUps: deps.drainFollowUps, ...(deps.threadId ? { threadId: deps.threadId } : {}), ...logger }),
     deps.onStatus ? sourceStatusMiddleware({ onStatus: deps.onStatus, ...logger }) : undefined,
-    ensureNoEmptyMessageMiddleware({ pushTools: deps.pushTools ?? DEFAULT_PUSH_TOOLS, replyTools: deps.replyTools ?? DEFAULT_REPLY_TOOLS }),
+    ensureNoEmptyMessageMiddleware({ replyTools: deps.replyTools ?? DEFAULT_REPLY_TOOLS }),
     stepLimitNoticeMiddleware({ notify: deps.notifyStepLimit, ...logger }),
     sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
     deps.idempotency ? idempotentToolCallsMiddleware({ ...deps.idempotency, tools: deps.idempotency.tools ?? SIDE_EFFECT_TOOLS }) : undefined,
