@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createAgent, tool } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -13,6 +13,11 @@ const commitAndPush = tool(async () => {
 const reply = tool(async ({ text }) => `replied: ${text}`, { name: "github_comment", description: "reply", schema: z.object({ text: z.string() }) });
 const deps = { replyTools: ["github_comment"] };
 
+function withUsage(m: AIMessage, input: number, output: number): AIMessage {
+  (m as unknown as { usage_metadata: UsageMetadata }).usage_metadata = { input_tokens: input, output_tokens: output, total_tokens: input + output };
+  return m;
+}
+
 function toolNames(messages: readonly unknown[]): string[] {
   return messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.name ?? "?");
 }
@@ -20,7 +25,7 @@ function toolNames(messages: readonly unknown[]): string[] {
 describe("ensureNoEmptyMessageMiddleware", () => {
   it("re-injects a no_op call when the model stops having neither replied nor confirmed, and the run continues", async () => {
     const model = fakeModel()
-      .respond(new AIMessage({ content: "", id: "m1", usage_metadata: { input_tokens: 900, output_tokens: 3, total_tokens: 903 } }))
+      .respond(withUsage(new AIMessage({ content: "", id: "m1" }), 900, 3))
       .respondWithTools([{ name: "commit_and_push", args: {} }])
       .respond(new AIMessage({ content: "Pushed it.", id: "m3" }))
       .respondWithTools([{ name: "github_comment", args: { text: "done, PR: https://github.com/o/r/pull/1" } }])
@@ -35,7 +40,7 @@ describe("ensureNoEmptyMessageMiddleware", () => {
     const first = result.messages.filter((m) => AIMessage.isInstance(m))[0] as AIMessage;
     expect(first.tool_calls?.map((c) => c.name)).toEqual(["no_op"]);
     expect(first.content).toBe("(no message)");
-    expect(first.usage_metadata).toMatchObject({ input_tokens: 900, output_tokens: 3 });
+    expect((first as unknown as { usage_metadata?: UsageMetadata }).usage_metadata).toMatchObject({ input_tokens: 900, output_tokens: 3 });
     expect(result.messages.at(-1)?.text).toBe("All done.");
     expect(model.callCount).toBe(5);
   });
