@@ -89,7 +89,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       execTimeoutMs: o.config.sandbox.execTimeoutMs,
       signal: AbortSignal.timeout(o.config.env.AGENT_TIMEOUT_MINUTES * 60_000),
     });
-    const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
+    const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, subagent: result.meter, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
     const pushed = state.pushedSha ?? "";
     if (pushed) {
       o.out(`branch: ${branch} (in ${target})\n`);

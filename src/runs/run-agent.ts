@@ -117,7 +117,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   ] as StructuredToolInterface[];
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
-  const { messages, error, resumed } = await invokeAgent({
+  const { messages, meter, error, resumed } = await invokeAgent({
     model: runModel.model,
     sandbox: ws.sandbox,
     tools,
@@ -144,6 +144,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
           .catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not react to the request"));
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
+      ...(runModel.fallbackModelId ? { fallbackModelId: runModel.fallbackModelId } : {}),
       logger: ctx.log,
     },
     checkpointer: runtime.checkpointer,
@@ -161,6 +162,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     trigger: data.trigger,
     settings: runModel.settings,
     messages,
+    subagent: meter,
     startedAt,
     finishedAt: new Date(),
     ...(error !== undefined ? { error } : {}),
