@@ -1,4 +1,3 @@
-import { UnrecoverableError } from "bullmq";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
@@ -39,17 +38,16 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     return { outcome: "nothing_pending" };
   }
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
-  let retrying = false;
+  let ran = false;
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
+    ran = true;
     return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
-  } catch (err) {
-    retrying = !(err instanceof UnrecoverableError) && ctx.attempt < ctx.config.env.JOB_ATTEMPTS;
-    throw err;
   } finally {
     clearInterval(renew);
     await ctx.locks.release(data.threadId, ctx.jobId);
-    // A retried job resumes and reads them itself.
-    if (!retrying) await continueSafely();
+    // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
+    // (said so to the user) must not start a chain of continuations failing the same way.
+    if (ran) await continueSafely();
   }
 }

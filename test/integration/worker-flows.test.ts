@@ -147,6 +147,40 @@ describe("workers: permission first, then the command", () => {
     expect(await new ThreadModelStore(testRedis(), prefix).get(thread)).toBe("anthropic:claude-opus-4-8");
   });
 
+  it("a run BullMQ gave up on (stalled more than allowed) has its lock released and its pending follow-up continued once", async () => {
+    const thread = threadId({ kind: "issue", issueId: 5035 });
+    const dead = "stalled-run";
+    const installationId = 9035;
+    // What a worker killed mid-run leaves: the thread's lock, and a message that arrived meanwhile.
+    await new RunLocks(testRedis(), prefix, 60_000).acquire(thread, dead);
+    await new FollowUpQueue(testRedis(), prefix, 20).push(thread, {
+      text: "also check the docs",
+      author: "wes",
+      source: "github",
+      at: 1,
+      origin: { number: 35, isPullRequest: false, requester: { login: "wes", id: 7 }, comment: { kind: "issue_comment", id: 935 } },
+    });
+    const data = { installationId, owner: "octo", repo: "hello", number: 35, isPullRequest: false, threadId: thread, trigger: "comment" as const, requester: { login: "wes", id: 7 }, text: "fix it", deliveryId: dead };
+    await proc.queues.add("agent", data, dead, { delay: 300 });
+    // BullMQ 6 marks a job stalled past maxStalledCount this way; the next worker to take it fails it.
+    await testRedis().hset(`${prefix}:agent:${dead}`, "defa", "job stalled more than allowable limit");
+    // The continuation runs (and stops for want of a model key, answering where the follow-up was asked).
+    mockInstallationToken(installationId);
+    permission("wes", "write");
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    const answered = nock(API).post("/repos/octo/hello/issues/35/comments", (b) => /I can't start/.test(b.body)).reply(201, { id: 8 });
+    expect(await waitForJob(proc.queues.queues.agent, dead)).toMatchObject({ state: "failed", failedReason: "job stalled more than allowable limit" });
+    const continuation = jobId("continue", thread, dead);
+    expect(await waitForJob(proc.queues.queues.agent, continuation)).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/ANTHROPIC_API_KEY/) });
+    expect(answered.isDone()).toBe(true);
+    expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
+    // A failed continuation starts no other: no chain of runs failing the same way.
+    await new Promise((r) => setTimeout(r, 300));
+    const others = (await proc.queues.queues.agent.getJobs(["waiting", "active", "delayed", "completed", "failed"])).filter((j) => j.data.threadId === thread && j.id !== dead && j.id !== continuation);
+    expect(others).toEqual([]);
+  });
+
   it("a task with no model API key fails at once, telling the user why", async () => {
     const { payload, installationId } = commentEvent("@open-swe add a CONTRIBUTING.md", "wanda", { number: 8, pr: false });
     mockInstallationToken(installationId);
