@@ -1,34 +1,53 @@
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
+import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
+import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 /**
  * The agent queue: the requester must have write access; a request on a thread whose run is still going
- * becomes a follow-up that run reads before its next model call, instead of a second run.
+ * becomes a follow-up that run reads before its next model call, instead of a second run. Whatever is
+ * still pending when a run ends starts a continuation run on the same thread.
  */
 export async function processAgent(data: AgentJob, ctx: JobContext): Promise<JobOutcome> {
   const octokit = await ctx.github.installation(data.installationId);
   const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login };
   if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
+  if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
 
-  const acquired = (await ctx.locks.acquire(data.threadId, ctx.jobId)) || (await ctx.locks.holder(data.threadId)) === ctx.jobId;
-  if (!acquired) {
+  const continueSafely = () =>
+    continueIfPending(ctx, data).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not queue a continuation for pending follow-ups"));
+  if (!(await acquireRunLock(ctx, data.threadId))) {
+    // A continuation that finds the thread busy hands its messages to the run that holds it.
+    if (data.trigger === "follow_up") return { outcome: "handed_off" };
     const { length, dropped } = await ctx.followUps.push(data.threadId, {
       text: data.text,
       author: data.requester.login,
       source: "github",
       at: Date.now(),
+      origin: { number: data.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) },
     });
     ctx.log.info({ threadId: data.threadId, length, dropped }, "run active: queued as follow-up");
+    // The run may have ended between our lock attempt and the push: then nobody would read it.
+    await continueSafely();
     return { outcome: "follow_up", queued: length, dropped };
   }
+  if (data.trigger === "follow_up" && (await ctx.followUps.length(data.threadId)) === 0) {
+    await ctx.locks.release(data.threadId, ctx.jobId);
+    return { outcome: "nothing_pending" };
+  }
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
+  let ran = false;
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
+    ran = true;
     return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
   } finally {
     clearInterval(renew);
     await ctx.locks.release(data.threadId, ctx.jobId);
+    // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
+    // (said so to the user) must not start a chain of continuations failing the same way.
+    if (ran) await continueSafely();
   }
 }

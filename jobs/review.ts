@@ -5,6 +5,7 @@ import { isBotSender } from "../src/github/is-bot.js";
 import { reportConfigError } from "../src/github/report-config-error.js";
 import { runReview } from "../src/runs/run-review.js";
 import { prRef } from "../src/threads/thread-id.js";
+import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 import { UnrecoverableError } from "bullmq";
@@ -23,6 +24,7 @@ export async function processReview(data: ReviewJob, ctx: JobContext): Promise<J
   if (data.trigger === "mention") {
     if (!data.requester) throw new UnrecoverableError("a mention review without a requester");
     if (!(await authorizeRequester(ctx, octokit, { ...target, login: data.requester.login }))) return { outcome: "refused" };
+    if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
   }
   if (!(await acquireReviewLock(ctx, data.threadId))) throw new Error("another review pass on this pull request is still running");
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);

@@ -10,6 +10,7 @@ import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.j
 import { connectRedis } from "./store/redis.js";
 import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
+import { PrThreads } from "./threads/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
@@ -47,6 +48,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const prefix = config.env.QUEUE_PREFIX;
   const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS });
   const settings = new SettingsStore(redis, prefix);
+  const prThreads = new PrThreads(redis, prefix);
 
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
@@ -54,7 +56,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     web = await startWebServer({
       config,
       github: config.github,
-      app: createApp({ config, queues, settings, log }),
+      app: createApp({ config, queues, settings, prThreads, log }),
       redis,
       role,
       log,
@@ -72,6 +74,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         settings,
         locks: new RunLocks(redis, prefix, config.env.RUN_LOCK_SECONDS * 1000),
         followUps: new FollowUpQueue(redis, prefix, config.env.FOLLOW_UP_CAP),
+        prThreads,
         queues,
         runtime: createAgentRuntime(config, redis, prefix),
       },

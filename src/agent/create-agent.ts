@@ -21,6 +21,8 @@ export interface CreateOpenSweAgentOptions {
   checkpointer?: BaseCheckpointSaver;
   /** Tools the `task` subagent gets besides the file tools; none by default (it must not push or reply). */
   subagentTools?: StructuredToolInterface[];
+  /** `buildSubagentMiddleware(deps)`: the run's rules and accounting for the subagent. */
+  subagentMiddleware?: AgentMiddleware[];
 }
 
 /**
@@ -31,7 +33,10 @@ export interface CreateOpenSweAgentOptions {
  */
 export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
   // The verdict guard runs in the main agent and in every subagent: `execute` never submits a review verdict.
-  const subagentMiddleware = [verdictGuardMiddleware() as AgentMiddleware, sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()];
+  const subagentMiddleware = [
+    verdictGuardMiddleware() as AgentMiddleware,
+    ...(options.subagentMiddleware ?? [sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()]),
+  ];
   return createDeepAgent({
     model: options.model,
     systemPrompt: options.systemPrompt,

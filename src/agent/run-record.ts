@@ -1,8 +1,10 @@
 import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { z } from "zod";
+import { DEFAULT_REPLY_TOOLS } from "./middleware/build-agent-middleware.js";
 import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
-import { modelRule } from "./model/model-table.js";
+import { PRICED_AS } from "./middleware/model-fallback.js";
+import { canonicalModelId, modelRule } from "./model/model-table.js";
 
 export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed"]);
 export type RunOutcome = z.infer<typeof RunOutcome>;
@@ -66,6 +68,32 @@ export function costUsd(modelId: string, usage: RunUsage): number | undefined {
   return Math.round(dollars * 1e6) / 1e6;
 }
 
+/**
+ * The model a turn was answered by, for pricing: the fallback's id when the fallback middleware
+ * answered, else what the provider reported, else the run's model.
+ */
+export function pricedModelOf(message: AIMessage, runModelId: string): string {
+  const meta = message.response_metadata as Record<string, unknown>;
+  const reported = [meta[PRICED_AS], meta["model"], meta["model_name"], message.additional_kwargs["model"]].find((v): v is string => typeof v === "string" && v !== "");
+  return reported && modelRule(canonicalModelId(reported))?.price ? canonicalModelId(reported) : runModelId;
+}
+
+/** USD for every turn at the rate of the model that answered it; undefined when none of them has a price. */
+export function costOfTurns(messages: readonly BaseMessage[], runModelId: string): number | undefined {
+  const byModel = new Map<string, BaseMessage[]>();
+  for (const m of messages) {
+    if (!AIMessage.isInstance(m)) continue;
+    const id = pricedModelOf(m, runModelId);
+    byModel.set(id, [...(byModel.get(id) ?? []), m]);
+  }
+  let total: number | undefined;
+  for (const [id, turns] of byModel) {
+    const cost = costUsd(id, usageFromMessages(turns));
+    if (cost !== undefined) total = (total ?? 0) + cost;
+  }
+  return total === undefined ? undefined : Math.round(total * 1e6) / 1e6;
+}
+
 export function toolCounts(messages: readonly BaseMessage[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const m of messages) if (ToolMessage.isInstance(m) && m.name) counts[m.name] = (counts[m.name] ?? 0) + 1;
@@ -90,7 +118,9 @@ export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | u
   if (isModelCallLimitMessage(last)) return "step_limit";
   if (last && AIMessage.isInstance(last) && last.text.startsWith("Stopping: the sandbox failed")) return "sandbox_failed";
   if (prUrl) return "pr_opened";
-  if (messages.some((m) => ToolMessage.isInstance(m) && m.name === CONFIRMING_COMPLETION_TOOL && m.status !== "error")) return "completed";
+  // Replied or confirmed is a finished run (a question needs no PR).
+  const finished = [CONFIRMING_COMPLETION_TOOL, ...DEFAULT_REPLY_TOOLS] as readonly string[];
+  if (messages.some((m) => ToolMessage.isInstance(m) && m.name !== undefined && finished.includes(m.name) && m.status !== "error")) return "completed";
   return "incomplete";
 }
 
@@ -104,13 +134,18 @@ export interface BuildRunRecordInput {
   finishedAt: Date;
   /** A thrown error ends the run as `failed` whatever the messages say. */
   error?: unknown;
+  /** The `task` subagents' turns and tool calls: part of the run's usage, cost and tool counts. */
+  subagent?: { subagentTurns: readonly AIMessage[]; subagentToolCounts: Readonly<Record<string, number>> };
 }
 
 export function buildRunRecord(input: BuildRunRecordInput): RunRecord {
   const run = currentRunMessages(input.messages);
-  const usage = usageFromMessages(run);
+  const turns = [...run, ...(input.subagent?.subagentTurns ?? [])];
+  const usage = usageFromMessages(turns);
   const prUrl = prUrlFrom(run);
-  const cost = costUsd(input.settings.modelId, usage);
+  const cost = costOfTurns(turns, input.settings.modelId);
+  const tools = toolCounts(run);
+  for (const [name, n] of Object.entries(input.subagent?.subagentToolCounts ?? {})) tools[name] = (tools[name] ?? 0) + n;
   const record: RunRecord = {
     threadId: input.threadId,
     trigger: input.trigger,
@@ -120,7 +155,7 @@ export function buildRunRecord(input: BuildRunRecordInput): RunRecord {
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.max(0, input.finishedAt.getTime() - input.startedAt.getTime()),
     ...usage,
-    toolCounts: toolCounts(run),
+    toolCounts: tools,
     outcome: input.error !== undefined ? "failed" : inferOutcome(run, prUrl),
   };
   if (cost !== undefined) record.costUsd = cost;

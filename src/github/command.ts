@@ -1,6 +1,7 @@
+/** `--model <id>` (or `--model=<id>`) before the request: the thread's model from now on. */
 export type Command =
-  | { kind: "task"; text: string }
-  | { kind: "review"; instructions: string; verdictRequested: boolean }
+  | { kind: "task"; text: string; verdictRequested?: true; model?: string }
+  | { kind: "review"; instructions: string; verdictRequested: boolean; model?: string }
   | { kind: "autofix"; enabled: boolean }
   | { kind: "help"; reason: string };
 
@@ -41,12 +42,36 @@ export function hasMention(body: string, handles: readonly string[]): boolean {
 const ON = new Set(["on", "enable", "enabled", "true", "yes"]);
 const OFF = new Set(["off", "disable", "disabled", "false", "no"]);
 const VERDICT_FLAGS = new Set(["--verdict", "--approve-or-request-changes"]);
+const isVerdictFlag = (t: string) => VERDICT_FLAGS.has(t.toLowerCase());
+const MODEL_OPTION = /^--model(?:=(\S+)|\s+(\S+))\s*/i;
+
+/** Leading `--model <id>` / `--verdict` options; the rest is the request. */
+function leadingOptions(text: string): { rest: string; model?: string; verdict: boolean } {
+  let rest = text;
+  let model: string | undefined;
+  let verdict = false;
+  for (;;) {
+    const m = MODEL_OPTION.exec(rest);
+    if (m) {
+      model = m[1] ?? m[2];
+      rest = rest.slice(m[0].length);
+      continue;
+    }
+    const flag = /^(\S+)\s*/.exec(rest);
+    if (flag && isVerdictFlag(flag[1]!)) {
+      verdict = true;
+      rest = rest.slice(flag[0].length);
+      continue;
+    }
+    return { rest: rest.trim(), verdict, ...(model ? { model } : {}) };
+  }
+}
 
 /**
  * Parses the first mention of the app in a comment into a command; null when the app is not mentioned.
  *
- *   @open-swe <task…>                         → task
- *   @open-swe review [--verdict] [notes…]     → review (a verdict only with --verdict)
+ *   @open-swe [--model <id>] <task…>          → task (`--verdict` anywhere: its review may carry a verdict)
+ *   @open-swe review [--model <id>] [--verdict] [notes…] → review (a verdict only with --verdict)
  *   @open-swe autofix on|off                  → per-PR autofix toggle
  *   @open-swe / @open-swe help                → help
  */
@@ -54,21 +79,26 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
   const text = stripNonRequestText(body);
   const match = mentionPattern(handles).exec(text);
   if (!match) return null;
-  const rest = text
-    .slice(match.index + match[0].length)
-    .replace(/^[\s,:;.!?]+/, "")
-    .trim();
+  const options = leadingOptions(
+    text
+      .slice(match.index + match[0].length)
+      .replace(/^[\s,:;.!?]+/, "")
+      .trim(),
+  );
+  const rest = options.rest;
+  const model = options.model ? { model: options.model } : {};
   const words = /^(\S*)(?:\s+(\S+))?(?:\s+(\S+))?/.exec(rest)!;
   const first = words[1] ?? "";
   const second = words[2];
   const word = first.toLowerCase().replace(/[,:;.!?]+$/, "");
 
   if (word === "review" || word === "re-review") {
-    const args = rest.slice(first.length).trim();
-    const tokens = args.split(/\s+/).filter(Boolean);
-    const verdictRequested = tokens.some((t) => VERDICT_FLAGS.has(t.toLowerCase()));
-    const instructions = tokens.filter((t) => !VERDICT_FLAGS.has(t.toLowerCase())).join(" ");
-    return { kind: "review", instructions, verdictRequested };
+    const args = leadingOptions(rest.slice(first.length).trim());
+    const tokens = args.rest.split(/\s+/).filter(Boolean);
+    const verdictRequested = options.verdict || args.verdict || tokens.some(isVerdictFlag);
+    const instructions = tokens.filter((t) => !isVerdictFlag(t)).join(" ");
+    const reviewModel = args.model ?? options.model;
+    return { kind: "review", instructions, verdictRequested, ...(reviewModel ? { model: reviewModel } : {}) };
   }
   if (word === "autofix" || word === "auto-fix") {
     const arg = (second ?? "").toLowerCase().replace(/[,:;.!?]+$/, "");
@@ -76,9 +106,16 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
     if (OFF.has(arg)) return { kind: "autofix", enabled: false };
     return { kind: "help", reason: `\`autofix\` takes \`on\` or \`off\`${arg ? `, not \`${arg}\`` : ""}.` };
   }
-  if (word === "help" && second === undefined) return { kind: "help", reason: "" };
-  if (rest) return { kind: "task", text: rest };
+  if (word === "help" && second === undefined && !options.model) return { kind: "help", reason: "" };
+  const task = (t: string): Command => ({
+    kind: "task",
+    text: t,
+    ...(options.verdict || t.split(/\s+/).some(isVerdictFlag) ? { verdictRequested: true as const } : {}),
+    ...model,
+  });
+  if (rest) return task(rest);
   const before = text.slice(0, match.index).trim();
-  if (before) return { kind: "task", text: before };
+  if (before) return task(before);
+  if (options.model) return { kind: "help", reason: "`--model` needs a request after it, e.g. `@open-swe --model <id> fix the flaky test`." };
   return { kind: "help", reason: "The mention had no request in it." };
 }

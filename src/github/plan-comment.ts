@@ -13,6 +13,8 @@ export interface CommentInput extends RepoCoords {
   issueId: number;
   author: { login: string; id: number };
   comment: JobInput<"agent">["comment"] & {};
+  /** The thread that opened this PR (our own PR): the comment continues that conversation. */
+  originThreadId?: string | null;
 }
 
 export type JobPlan =
@@ -34,11 +36,14 @@ export function planCommentJob(input: CommentInput): JobPlan {
           ...base,
           isPullRequest: input.isPullRequest,
           threadId: input.isPullRequest
-            ? threadId({ kind: "pr", owner, repo, number })
+            ? (input.originThreadId ?? threadId({ kind: "pr", owner, repo, number }))
             : threadId({ kind: "issue", issueId: input.issueId }),
           trigger: "comment",
           requester: author,
           text: command.text,
+          // The mention path is the only grant; the worker refuses the job unless the requester can write.
+          verdictAuthorized: command.verdictRequested === true,
+          ...(command.model ? { model: command.model } : {}),
           comment,
         },
       };
@@ -59,6 +64,7 @@ export function planCommentJob(input: CommentInput): JobPlan {
           trigger: "mention",
           requester: author,
           verdictRequested: command.verdictRequested,
+          ...(command.model ? { model: command.model } : {}),
           instructions: command.instructions,
           comment,
         },

@@ -6,6 +6,7 @@ const Repo = {
   owner: z.string().min(1),
   repo: z.string().min(1),
 };
+const ModelId = z.string().min(1).max(120);
 const Actor = z.object({ login: z.string().min(1), id: z.number().int() });
 
 /** Where the request came from, so the worker can answer in the same place. */
@@ -19,9 +20,13 @@ export const AgentJob = z.object({
   number: z.number().int().positive(),
   isPullRequest: z.boolean(),
   threadId: z.string().uuid(),
-  trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup"]),
+  trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup", "follow_up"]),
   requester: Actor,
   text: z.string(),
+  /** Set only by a writer's explicit mention with `--verdict` (and inherited by its wake-ups); text never grants it. */
+  verdictAuthorized: z.boolean().default(false),
+  /** `--model <id>`: the thread's model from this run on (highest precedence). */
+  model: ModelId.optional(),
   comment: CommentRef.optional(),
   deliveryId: z.string().min(1),
 });
@@ -35,6 +40,7 @@ export const ReviewJob = z.object({
   requester: Actor.optional(),
   author: z.string().optional(),
   verdictRequested: z.boolean(),
+  model: ModelId.optional(),
   instructions: z.string().default(""),
   comment: CommentRef.optional(),
   deliveryId: z.string().min(1),

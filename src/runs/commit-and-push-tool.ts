@@ -3,6 +3,8 @@ import { z } from "zod";
 import { shellQuote } from "../sandbox/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { coAuthoredByTrailer } from "../sandbox/workspace/identity.js";
+import type { AppConfig } from "../config/env.js";
+import type { CommitCaps } from "../sandbox/workspace/commit-policy.js";
 import { createPushBundle, PushRejectedError, verifyAndPushBundle } from "../sandbox/workspace/push.js";
 import type { GitHubRunContext } from "../github/tools/run-context.js";
 
@@ -18,6 +20,17 @@ export interface CommitAndPushDeps {
   allowWorkflowChanges: boolean;
   /** `SANDBOX_MAX_BUNDLE_MB` in bytes: larger pushes are refused with a reason the model can act on. */
   maxBundleBytes: number;
+  caps: CommitCaps;
+}
+
+export const commitCaps = (config: AppConfig): CommitCaps => ({ maxFiles: config.env.AGENT_COMMIT_MAX_FILES, maxBytes: config.env.AGENT_COMMIT_MAX_MB * 1024 * 1024 });
+
+const LISTED_FILES = 30;
+
+/** The pushed files, capped: a big change is summarised, never printed whole into the model's context. */
+export function listFiles(files: readonly string[]): string {
+  const shown = files.slice(0, LISTED_FILES).join(", ");
+  return files.length > LISTED_FILES ? `${shown}, … and ${files.length - LISTED_FILES} more` : shown;
 }
 
 /**
@@ -51,11 +64,19 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           ...(deps.token ? { token: await deps.token() } : {}),
           allowWorkflowChanges: deps.allowWorkflowChanges,
           maxBytes: deps.maxBundleBytes,
+          caps: deps.caps,
         });
         ctx.state.pushedSha = pushed.newSha;
         await deps.onPushed(pushed.newSha);
-        return `Pushed ${pushed.commits} commit(s) to ${ctx.branch} (${pushed.newSha.slice(0, 12)}); files: ${pushed.changedFiles.join(", ")}`;
+        return `Pushed ${pushed.commits} commit(s) to ${ctx.branch} (${pushed.newSha.slice(0, 12)}); ${pushed.changedFiles.length} file(s): ${listFiles(pushed.changedFiles)}`;
       } catch (err) {
+        if (err instanceof PushRejectedError && err.reason === "not_the_task") {
+          const since = deps.expectedOld();
+          return [
+            `Push refused: nothing was pushed, because ${err.message}.`,
+            `To fix: \`git reset --soft ${since} && git reset -q\` (your files stay as they are, uncommitted), add the directories to .gitignore (e.g. \`echo node_modules/ >> .gitignore\`), then call commit_and_push again.`,
+          ].join("\n");
+        }
         if (err instanceof PushRejectedError) return `Push refused (${err.reason}): ${err.message}`;
         throw err;
       }

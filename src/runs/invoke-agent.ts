@@ -3,7 +3,8 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createOpenSweAgent } from "../agent/create-agent.js";
-import { buildAgentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
+import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
+import { RunMeter } from "../agent/run-meter.js";
 import { renderPrompt } from "../agent/prompts.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
@@ -12,7 +13,7 @@ export interface InvokeAgentOptions {
   model: BaseChatModel;
   sandbox: Sandbox;
   tools: StructuredToolInterface[];
-  middleware: Omit<AgentMiddlewareDeps, "workspaceRoot" | "readWorkspaceFile" | "circuitBreaker">;
+  middleware: Omit<AgentMiddlewareDeps, "workspaceRoot" | "readWorkspaceFile" | "circuitBreaker" | "meter">;
   checkpointer: BaseCheckpointSaver;
   threadId: string;
   prompt: { repo: string; defaultBranch: string };
@@ -25,27 +26,33 @@ export interface InvokeAgentOptions {
 
 export interface InvokeAgentResult {
   messages: BaseMessage[];
+  /** The `task` subagents' turns and tool calls this run (they are not in `messages`). */
+  meter: RunMeter;
   error?: unknown;
   resumed: boolean;
 }
 
 /** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
 export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentResult> {
-  const middleware = buildAgentMiddleware({
+  const meter = new RunMeter();
+  const deps: AgentMiddlewareDeps & { meter: RunMeter } = {
     ...o.middleware,
+    meter,
     circuitBreaker: { isSandboxFailure: (err) => isSandboxError(err) },
     workspaceRoot: o.sandbox.workdir,
     readWorkspaceFile: async (path) => {
       const [file] = await o.sandbox.download([path]);
       return file?.content ? Buffer.from(file.content).toString("utf8") : undefined;
     },
-  });
+  };
+  const middleware = buildAgentMiddleware(deps);
   const agent = createOpenSweAgent({
     model: o.model,
     systemPrompt: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
     backend: new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal }),
     tools: o.tools,
     middleware,
+    subagentMiddleware: buildSubagentMiddleware(deps),
     checkpointer: o.checkpointer,
   });
   const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
@@ -55,9 +62,9 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
   const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
   try {
     const result = await agent.invoke(resumed ? null : { messages: [o.message] }, config);
-    return { messages: result.messages as BaseMessage[], resumed };
+    return { messages: result.messages as BaseMessage[], meter, resumed };
   } catch (error) {
     const messages = (await stateOf(config).catch(() => null))?.values.messages ?? [];
-    return { messages, error, resumed };
+    return { messages, meter, error, resumed };
   }
 }

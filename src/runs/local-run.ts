@@ -16,7 +16,7 @@ import { ensureMirror } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import type { RunState } from "../github/tools/run-context.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
-import { commitAndPushTool } from "./commit-and-push-tool.js";
+import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 
@@ -53,7 +53,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     const tools = [
       commitAndPushTool(
         { branch, requester: { login: "local", id: 0 }, state },
-        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true, maxBundleBytes: o.config.sandbox.maxBundleBytes },
+        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true, maxBundleBytes: o.config.sandbox.maxBundleBytes, caps: commitCaps(o.config) },
       ),
       tool(
         async ({ body }) => {
@@ -89,7 +89,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       execTimeoutMs: o.config.sandbox.execTimeoutMs,
       signal: AbortSignal.timeout(o.config.env.AGENT_TIMEOUT_MINUTES * 60_000),
     });
-    const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
+    const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, subagent: result.meter, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
     const pushed = state.pushedSha ?? "";
     if (pushed) {
       o.out(`branch: ${branch} (in ${target})\n`);

@@ -10,6 +10,7 @@ export interface RunModel {
   settings: ModelSettings;
   model: BaseChatModel;
   fallback?: BaseChatModel;
+  fallbackModelId?: string;
 }
 
 /**
@@ -35,5 +36,5 @@ export async function resolveRunModel(input: {
   const fb = fallbackModelSettings(settings, input.config);
   let fallback: BaseChatModel | undefined;
   if (fb) fallback = await createChatModel(fb, input.config).catch(() => undefined);
-  return fallback ? { settings, model, fallback } : { settings, model };
+  return fallback && fb ? { settings, model, fallback, fallbackModelId: fb.modelId } : { settings, model };
 }

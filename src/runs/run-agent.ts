@@ -16,9 +16,10 @@ import { githubTools } from "../github/tools/index.js";
 import { loadRunState, saveRunState, type GitHubRunContext } from "../github/tools/run-context.js";
 import type { AgentJob } from "../queue/schemas.js";
 import { RunRecords } from "../store/run-records.js";
+import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { JobContext } from "../worker/job-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import { commitAndPushTool } from "./commit-and-push-tool.js";
+import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
@@ -26,13 +27,14 @@ import { resolveRunModel } from "./resolve-run-model.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
-const VERDICT_FLAG = /(^|\s)--verdict(\s|$)/i;
-
 function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean): HumanMessage {
   const where = `${data.owner}/${data.repo}#${data.number}`;
   const lines = [
-    data.trigger === "wakeup" ? `Scheduled wake-up on ${where}. Your note: ${data.text}` : `Request from @${data.requester.login} on ${where} (GitHub ${data.isPullRequest ? "pull request" : "issue"}):`,
-    ...(data.trigger === "wakeup" ? [] : ["<request>", data.text, "</request>"]),
+    ...(data.trigger === "wakeup"
+      ? [`Scheduled wake-up on ${where}. Your note: ${data.text}`]
+      : data.trigger === "follow_up"
+        ? [`New messages arrived on ${where} after your previous run ended; they follow this one.`]
+        : [`Request from @${data.requester.login} on ${where} (GitHub ${data.isPullRequest ? "pull request" : "issue"}):`, "<request>", data.text, "</request>"]),
     `Work on branch \`${branch}\`; the pull request goes into \`${baseBranch}\`. Reply with \`github_comment\`.`,
   ];
   if (workspaceLost) lines.push("Note: this thread's previous sandbox is gone, so any uncommitted work from an earlier run was lost; you start from the pushed branch.");
@@ -51,13 +53,14 @@ async function refuse(octokit: Octokit, data: AgentJob, message: string): Promis
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
-  const [loaded, profile, team] = await Promise.all([
+  const [loaded, profile, team, threadModel] = await Promise.all([
     loadRepoConfig(octokit, data.owner, data.repo).then(
       (repoConfig) => ({ repoConfig }),
       (error: unknown) => ({ error }),
     ),
     ctx.settings.getProfile(data.requester.login),
     ctx.settings.getTeamModels(),
+    new ThreadModelStore(ctx.redis, ctx.prefix).get(data.threadId),
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
@@ -67,7 +70,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const { repoConfig } = loaded;
   let runModel;
   try {
-    runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model });
+    runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, ...(threadModel ? { thread: { modelId: threadModel } } : {}) });
   } catch (err) {
     if (err instanceof OpenSweError) return refuse(octokit, data, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
     throw err;
@@ -88,6 +91,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     baseBranch: ws.baseBranch,
     effects: runtime.effects,
     queues: ctx.queues,
+    prThreads: ctx.prThreads,
+    verdictAuthorized: data.verdictAuthorized,
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
@@ -104,15 +109,16 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       token: () => ctx.github.repoScopedToken(data.installationId, data.repo),
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
       maxBundleBytes: ctx.config.sandbox.maxBundleBytes,
+      caps: commitCaps(ctx.config),
     }),
-    ...githubTools(gh, { verdictAuthorized: VERDICT_FLAG.test(data.text), isPullRequest: data.isPullRequest }),
+    ...githubTools(gh, { isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
   ] as StructuredToolInterface[];
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
-  const { messages, error, resumed } = await invokeAgent({
+  const { messages, meter, error, resumed } = await invokeAgent({
     model: runModel.model,
     sandbox: ws.sandbox,
     tools,
@@ -139,6 +145,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
           .catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not react to the request"));
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
+      ...(runModel.fallbackModelId ? { fallbackModelId: runModel.fallbackModelId } : {}),
       logger: ctx.log,
     },
     checkpointer: runtime.checkpointer,
@@ -156,6 +163,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     trigger: data.trigger,
     settings: runModel.settings,
     messages,
+    subagent: meter,
     startedAt,
     finishedAt: new Date(),
     ...(error !== undefined ? { error } : {}),

@@ -25,6 +25,7 @@ import { reviewMessage } from "./review-message.js";
 import { reviewStores, storeRepo } from "./review-stores.js";
 import { prepareReviewWorkspace } from "./review-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
+import { ThreadModelStore } from "../threads/thread-model-store.js";
 
 /** The fields of `GET /pulls/{n}` a review reads. */
 export interface ReviewPull {
@@ -127,6 +128,11 @@ export function reviewerSystemPrompt(repo: string, workspaceRoot: string, style:
   return renderPrompt("reviewer", { repo, workspace_root: workspaceRoot }) + renderStyleAppendix(style);
 }
 
+const threadModelOf = async (ctx: JobContext, threadId: string) => {
+  const modelId = await new ThreadModelStore(ctx.redis, ctx.prefix).get(threadId);
+  return modelId ? { thread: { modelId } } : {};
+};
+
 /** The reviewer's model; without one the check run fails with the reason and the job is not retried. */
 async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<RunModel> {
   try {
@@ -136,6 +142,7 @@ async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Oct
       team: await ctx.settings.getTeamModels(),
       repoConfig,
       config: ctx.config.model,
+      ...(await threadModelOf(ctx, data.threadId)),
     });
   } catch (err) {
     if (!(err instanceof OpenSweError)) throw err;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Profile, type SettingsStore } from "./settings-store.js";
+import { ProfilePatch, type SettingsStore } from "./settings-store.js";
 
 export const SETTINGS_USAGE = `usage:
   open-swe settings repos list | enable <owner/repo> | disable <owner/repo>
@@ -9,8 +9,6 @@ export const SETTINGS_USAGE = `usage:
   open-swe settings installed list`;
 
 export class UsageError extends Error {}
-
-const ProfilePatch = Profile.partial().strict();
 
 function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> {
   const raw: Record<string, unknown> = {};
@@ -55,7 +53,7 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
       case "profile set": {
         need(2);
         const [login, ...pairs] = rest;
-        return print(await store.setProfile(login!, parseProfileAssignments(pairs) as Partial<Profile>));
+        return print(await store.setProfile(login!, parseProfileAssignments(pairs)));
       }
       case "team-model get":
         return print(await store.getTeamModels());

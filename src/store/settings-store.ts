@@ -2,15 +2,33 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { keyer } from "./keys.js";
 
+const ProfileFields = {
+  autoFixCi: z.boolean(),
+  autoReview: z.boolean(),
+  model: z.string().min(1),
+  effort: z.enum(["low", "medium", "high"]),
+};
+
 export const Profile = z
   .object({
-    autoFixCi: z.boolean().default(false),
-    autoReview: z.boolean().default(true),
-    model: z.string().min(1).optional(),
-    effort: z.enum(["low", "medium", "high"]).optional(),
+    autoFixCi: ProfileFields.autoFixCi.default(false),
+    autoReview: ProfileFields.autoReview.default(true),
+    model: ProfileFields.model.optional(),
+    effort: ProfileFields.effort.optional(),
   })
   .strict();
 export type Profile = z.infer<typeof Profile>;
+
+/** A change to a profile: only the keys it names. No defaults here, or a patch would reset what it does not name. */
+export const ProfilePatch = z
+  .object({
+    autoFixCi: ProfileFields.autoFixCi.optional(),
+    autoReview: ProfileFields.autoReview.optional(),
+    model: ProfileFields.model.optional(),
+    effort: ProfileFields.effort.optional(),
+  })
+  .strict();
+export type ProfilePatch = z.infer<typeof ProfilePatch>;
 
 export const TeamModels = z.object({ agent: z.string().min(1).optional(), reviewer: z.string().min(1).optional() }).strict();
 export type TeamModels = z.infer<typeof TeamModels>;
@@ -55,8 +73,9 @@ export class SettingsStore {
     const raw = await this.redis.hget(this.key("profiles"), login.toLowerCase());
     return Profile.parse(raw ? JSON.parse(raw) : {});
   }
-  async setProfile(login: string, patch: Partial<Profile>): Promise<Profile> {
-    const next = Profile.parse({ ...(await this.getProfile(login)), ...patch });
+  async setProfile(login: string, patch: ProfilePatch): Promise<Profile> {
+    const named = Object.fromEntries(Object.entries(ProfilePatch.parse(patch)).filter(([, v]) => v !== undefined));
+    const next = Profile.parse({ ...(await this.getProfile(login)), ...named });
     await this.redis.hset(this.key("profiles"), login.toLowerCase(), JSON.stringify(next));
     return next;
   }

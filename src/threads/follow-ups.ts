@@ -1,6 +1,16 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { CommentRef } from "../queue/schemas.js";
 import { keyer } from "../store/keys.js";
+
+/** Where a follow-up was asked, so a continuation run answers there. */
+export const FollowUpOrigin = z.object({
+  number: z.number().int().positive(),
+  isPullRequest: z.boolean(),
+  requester: z.object({ login: z.string().min(1), id: z.number().int() }),
+  comment: CommentRef.optional(),
+});
+export type FollowUpOrigin = z.infer<typeof FollowUpOrigin>;
 
 export const FollowUp = z.object({
   text: z.string(),
@@ -8,6 +18,7 @@ export const FollowUp = z.object({
   source: z.string(),
   url: z.string().optional(),
   at: z.number(),
+  origin: FollowUpOrigin.optional(),
 });
 export type FollowUp = z.infer<typeof FollowUp>;
 
@@ -65,6 +76,12 @@ export class FollowUpQueue {
   async drain(threadId: string): Promise<{ items: FollowUp[]; dropped: number }> {
     const [raw, dropped] = (await this.redis.eval(DRAIN, 2, this.key(threadId), this.key(threadId, "meta"))) as [string[], string];
     return { items: raw.map((r) => FollowUp.parse(JSON.parse(r))), dropped: Number(dropped) };
+  }
+
+  /** The newest pending message, left in place. */
+  async newest(threadId: string): Promise<FollowUp | null> {
+    const [raw] = await this.redis.lrange(this.key(threadId), -1, -1);
+    return raw ? FollowUp.parse(JSON.parse(raw)) : null;
   }
 
   async length(threadId: string): Promise<number> {

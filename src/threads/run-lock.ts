@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { keyer } from "../store/keys.js";
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+const TAKE_OVER = `if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) return 1 else return 0 end`;
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 /** One run per thread across every worker: a Redis lock owned by a token, with a TTL so a crash frees it. */
@@ -26,6 +27,11 @@ export class RunLocks {
 
   async extend(threadId: string, owner: string): Promise<boolean> {
     return (await this.redis.eval(EXTEND, 1, this.key(threadId), owner, String(this.ttlMs))) === 1;
+  }
+
+  /** Moves the lock from a dead owner to a new one, only if `from` still holds it. */
+  async takeOver(threadId: string, from: string, to: string): Promise<boolean> {
+    return (await this.redis.eval(TAKE_OVER, 1, this.key(threadId), from, to, String(this.ttlMs))) === 1;
   }
 
   async release(threadId: string, owner: string): Promise<boolean> {

@@ -1,19 +1,35 @@
-import { hasWriteAccess } from "../github/permission.js";
+import { UnrecoverableError } from "bullmq";
+import { GitHubUnreachableError, hasWriteAccess } from "../github/permission.js";
 import { NOT_ALLOWED_REPLY, replyTo, type ReplyTarget } from "../github/reply.js";
 import type { Octokit } from "../github/app-auth.js";
 import type { JobContext } from "./job-context.js";
 
-/** Checks the requester's write access before any work; a refusal is answered once, politely. */
+export const GITHUB_UNREACHABLE_REPLY = (login: string) =>
+  `Thanks @${login}. I could not reach GitHub to check that you can write to this repository, so I have not started anything. Please ask again in a few minutes.`;
+
+/**
+ * Checks the requester's write access before any work; a refusal is answered once, politely. GitHub not
+ * answering is not a refusal: the reply says so and the job fails with that cause.
+ */
 export async function authorizeRequester(ctx: JobContext, octokit: Octokit, target: ReplyTarget & { login: string }): Promise<boolean> {
-  const allowed = await hasWriteAccess({
-    octokit,
-    redis: ctx.redis,
-    prefix: ctx.prefix,
-    cacheSeconds: ctx.config.env.PERMISSION_CACHE_SECONDS,
-    owner: target.owner,
-    repo: target.repo,
-    login: target.login,
-  });
+  let allowed: boolean;
+  try {
+    allowed = await hasWriteAccess({
+      octokit,
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      cacheSeconds: ctx.config.env.PERMISSION_CACHE_SECONDS,
+      budgetMs: ctx.config.env.PERMISSION_CHECK_BUDGET_SECONDS * 1000,
+      owner: target.owner,
+      repo: target.repo,
+      login: target.login,
+    });
+  } catch (err) {
+    if (!(err instanceof GitHubUnreachableError)) throw err;
+    ctx.log.warn({ login: target.login, attempts: err.attempts, err: err.message }, "write access unknown: GitHub unreachable");
+    await replyTo(octokit, target, GITHUB_UNREACHABLE_REPLY(target.login)).catch((e: unknown) => ctx.log.warn({ err: String(e) }, "could not reply either"));
+    throw new UnrecoverableError(err.message);
+  }
   if (!allowed) {
     ctx.log.info({ login: target.login }, "requester lacks write access: refused");
     await replyTo(octokit, target, NOT_ALLOWED_REPLY(target.login));

@@ -5,6 +5,7 @@ import type { GitHubAuth } from "../github/app-auth.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { FollowUpQueue } from "../threads/follow-ups.js";
+import type { PrThreads } from "../threads/pr-threads.js";
 import type { RunLocks } from "../threads/run-lock.js";
 import type { AgentRuntime } from "../runs/agent-runtime.js";
 
@@ -17,6 +18,7 @@ export interface WorkerServices {
   settings: SettingsStore;
   locks: RunLocks;
   followUps: FollowUpQueue;
+  prThreads: PrThreads;
   queues: QueueSet;
   runtime: AgentRuntime;
 }

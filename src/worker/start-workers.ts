@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
+import { releaseAbandonedRun } from "./release-abandoned-run.js";
 import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
 
 export interface WorkerPool {
@@ -58,7 +59,12 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
     worker.on("error", (err) => opts.log.error({ err, queue: name }, "worker error"));
-    worker.on("failed", (job, err) => opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, "job failed"));
+    worker.on("failed", (job, err) => {
+      opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, "job failed");
+      if (name === "agent" && job) {
+        void releaseAbandonedRun(services, job, opts.log).catch((e: unknown) => opts.log.error({ jobId: job.id, err: String(e) }, "could not release a failed run's lock"));
+      }
+    });
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));

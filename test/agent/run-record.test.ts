@@ -51,6 +51,8 @@ describe("prUrlFrom / inferOutcome", () => {
     ["PR tool result", [ai(1, 1), toolMsg("open_or_update_pull_request", `Draft PR opened: ${pr}`)], pr, "pr_opened"],
     ["a URL the model only wrote is not a PR", [new AIMessage(`Opened ${pr}`), toolMsg("confirming_completion", "ok")], undefined, "completed"],
     ["failed PR tool", [toolMsg("open_or_update_pull_request", `422 for ${pr}`, "error")], undefined, "incomplete"],
+    ["a question answered with a reply, no PR, no confirmation", [ai(1, 1), toolMsg("github_comment", "posted"), new AIMessage("Answered.")], undefined, "completed"],
+    ["a reply that failed is not an answer", [toolMsg("github_comment", "403", "error"), new AIMessage("x")], undefined, "incomplete"],
     ["step limit", [ai(1, 1), new AIMessage({ content: "Model call limit reached: …", response_metadata: { model_call_limit: true } })], undefined, "step_limit"],
     ["sandbox breaker", [new AIMessage("Stopping: the sandbox failed 3 times in a row (last error: x).")], undefined, "sandbox_failed"],
   ])("%s", (_name, messages, url, outcome) => {

@@ -40,6 +40,17 @@ describe("parseCommand", () => {
     ["@open-swe", { kind: "help", reason: "The mention had no request in it." }],
     ["@open-swe help me write docs", { kind: "task", text: "help me write docs" }],
     ["@open-swe reviewer guide is outdated, update it", { kind: "task", text: "reviewer guide is outdated, update it" }],
+    ["@open-swe fix it and request a review --verdict", { kind: "task", text: "fix it and request a review --verdict", verdictRequested: true }],
+    ["@open-swe --verdict fix it", { kind: "task", text: "fix it", verdictRequested: true }],
+    ["@open-swe fix the --verdicts flag", { kind: "task", text: "fix the --verdicts flag" }],
+    ["@open-swe --model claude-opus-4-5 fix the flaky test", { kind: "task", text: "fix the flaky test", model: "claude-opus-4-5" }],
+    ["@open-swe --model=gpt-5 fix it", { kind: "task", text: "fix it", model: "gpt-5" }],
+    ["@open-swe --MODEL x --verdict fix it", { kind: "task", text: "fix it", model: "x", verdictRequested: true }],
+    ["@open-swe fix it --model x", { kind: "task", text: "fix it --model x" }],
+    ["@open-swe --model x", { kind: "help", reason: "`--model` needs a request after it, e.g. `@open-swe --model <id> fix the flaky test`." }],
+    ["@open-swe --model x help me", { kind: "task", text: "help me", model: "x" }],
+    ["@open-swe review --model claude-x --verdict check auth", { kind: "review", instructions: "check auth", verdictRequested: true, model: "claude-x" }],
+    ["@open-swe --model claude-x review", { kind: "review", instructions: "", verdictRequested: false, model: "claude-x" }],
   ];
   it.each(table)("%j", (body, expected) => {
     expect(parseCommand(body, H)).toEqual(expected);

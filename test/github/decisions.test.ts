@@ -22,6 +22,10 @@ const base: Omit<CommentInput, "command"> = {
 describe("planCommentJob", () => {
   const table: [string, CommentInput, { queue: string; data: Record<string, unknown> }][] = [
     ["task on a PR → agent on the PR thread", { ...base, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 4 }), text: "fix", isPullRequest: true } }],
+    ["task on our own PR → agent on the thread that opened it", { ...base, originThreadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11", command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11", number: 4, isPullRequest: true } }],
+    ["task without --verdict → no verdict grant", { ...base, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { verdictAuthorized: false } }],
+    ["task with --verdict → the grant, typed", { ...base, command: { kind: "task", text: "fix --verdict", verdictRequested: true } }, { queue: "agent", data: { verdictAuthorized: true } }],
+    ["task with --model → the thread's model", { ...base, command: { kind: "task", text: "fix", model: "claude-x" } }, { queue: "agent", data: { model: "claude-x" } }],
     ["task on an issue → agent on the issue thread", { ...base, isPullRequest: false, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: threadId({ kind: "issue", issueId: 444 }), isPullRequest: false } }],
     ["review → review on the reviewer thread", { ...base, command: { kind: "review", instructions: "auth", verdictRequested: true } }, { queue: "review", data: { threadId: threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 4 }), trigger: "mention", verdictRequested: true, instructions: "auth" } }],
     ["review on an issue → help", { ...base, isPullRequest: false, command: { kind: "review", instructions: "", verdictRequested: false } }, { queue: "command", data: { command: "help" } }],

@@ -57,14 +57,32 @@ export function mockInstallationToken(installationId: number, times = 1): nock.S
 }
 
 /** An `issue_comment.created` payload as GitHub sends it (only the fields the app reads). */
-export function issueCommentPayload(o: { installationId: number; number: number; issueId: number; commentId: number; body: string; login?: string; userId?: number; pullRequest?: boolean }) {
+export function issueCommentPayload(o: {
+  installationId: number;
+  number: number;
+  issueId: number;
+  commentId: number;
+  body: string;
+  login?: string;
+  userId?: number;
+  pullRequest?: boolean;
+  /** The issue's (or PR's) own body and author. */
+  issueBody?: string;
+  issueAuthor?: string;
+}) {
   const user = { login: o.login ?? "dana", id: o.userId ?? 31, type: "User" };
   return {
     action: "created",
     installation: { id: o.installationId },
     repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
     sender: user,
-    issue: { number: o.number, id: o.issueId, ...(o.pullRequest ? { pull_request: { url: "x" } } : {}) },
+    issue: {
+      number: o.number,
+      id: o.issueId,
+      ...(o.pullRequest ? { pull_request: { url: "x" } } : {}),
+      ...(o.issueBody !== undefined ? { body: o.issueBody } : {}),
+      ...(o.issueAuthor ? { user: { login: o.issueAuthor, id: 7, type: o.issueAuthor.endsWith("[bot]") ? "Bot" : "User" } } : {}),
+    },
     comment: { id: o.commentId, body: o.body, user },
   };
 }

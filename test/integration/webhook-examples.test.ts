@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
@@ -44,8 +45,11 @@ function expected(event: string, p: Payload): { queue: string; id: (delivery: st
       return action === "created" && !isBot(p.sender) && mentions(p.comment.body) ? byDelivery("agent") : null;
     case "issues": {
       if (isBot(p.sender)) return null;
-      if (action === "labeled") return p.label?.name === "open-swe" ? byDelivery("agent") : null;
-      if (action === "opened") return (p.issue.labels ?? []).some((l: Payload) => l.name === "open-swe") || mentions(p.issue.body) ? byDelivery("agent") : null;
+      // One job per issue and content: `opened` + `labeled` of one new labelled issue are one run.
+      const text = `${p.issue.title}\n\n${p.issue.body ?? ""}`.trim();
+      const byIssue = { queue: "agent", id: () => jobId("issue", p.issue.id, createHash("sha256").update(text).digest("hex").slice(0, 16)) };
+      if (action === "labeled") return p.label?.name === "open-swe" ? byIssue : null;
+      if (action === "opened") return (p.issue.labels ?? []).some((l: Payload) => l.name === "open-swe") || mentions(p.issue.body) ? byIssue : null;
       return null;
     }
     case "pull_request": {

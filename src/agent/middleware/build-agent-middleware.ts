@@ -4,7 +4,8 @@ import type { Logger } from "../../logger.js";
 import { ensureNoEmptyMessageMiddleware } from "./ensure-no-empty-message.js";
 import { followUpQueueMiddleware } from "./follow-up-queue.js";
 import { idempotentToolCallsMiddleware, type IdempotentToolCallsDeps } from "./idempotent-tool-calls.js";
-import { modelCallLimit } from "./model-call-limit.js";
+import { modelCallLimit, subagentCallLimit } from "./model-call-limit.js";
+import { subagentMeterMiddleware, type RunMeter } from "../run-meter.js";
 import { modelFallbackMiddleware } from "./model-fallback.js";
 import { sandboxCircuitBreakerMiddleware, type SandboxCircuitBreakerDeps } from "./sandbox-circuit-breaker.js";
 import { sanitizeThinkingBlocksMiddleware } from "./sanitize-thinking-blocks.js";
@@ -24,11 +25,14 @@ export interface AgentMiddlewareDeps {
   threadId?: string;
   onStatus?: (status: AgentStatus) => Promise<void> | void;
   notifyStepLimit: (text: string) => Promise<void>;
-  pushTools?: readonly string[];
   replyTools?: readonly string[];
   circuitBreaker?: SandboxCircuitBreakerDeps;
   fallbackModel?: BaseChatModel;
+  /** The fallback's id, so its turns are priced at its rate. */
+  fallbackModelId?: string;
   onFallback?: (err: unknown) => void;
+  /** The run's shared accounting; the `task` subagent's stack (`buildSubagentMiddleware`) needs it. */
+  meter?: RunMeter;
   /** Remember side-effecting tool results so a resumed run does not repeat them (tools default to SIDE_EFFECT_TOOLS). */
   idempotency?: Omit<IdempotentToolCallsDeps, "tools"> & { tools?: readonly string[] };
   logger?: Logger;
@@ -47,16 +51,37 @@ export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware
   const logger = deps.logger ? { logger: deps.logger } : {};
   const stack: Array<AgentMiddleware | undefined> = [
     sanitizeToolInputsMiddleware(),
-    modelCallLimit(deps.modelCallLimit),
+    modelCallLimit(deps.modelCallLimit, deps.meter),
     toolErrorsMiddleware(),
     scopedAgentsMdMiddleware({ workspaceRoot: deps.workspaceRoot, readFile: deps.readWorkspaceFile }),
     followUpQueueMiddleware({ drainFollowUps: deps.drainFollowUps, ...(deps.threadId ? { threadId: deps.threadId } : {}), ...logger }),
     deps.onStatus ? sourceStatusMiddleware({ onStatus: deps.onStatus, ...logger }) : undefined,
-    ensureNoEmptyMessageMiddleware({ pushTools: deps.pushTools ?? DEFAULT_PUSH_TOOLS, replyTools: deps.replyTools ?? DEFAULT_REPLY_TOOLS }),
+    ensureNoEmptyMessageMiddleware({ replyTools: deps.replyTools ?? DEFAULT_REPLY_TOOLS }),
     stepLimitNoticeMiddleware({ notify: deps.notifyStepLimit, ...logger }),
     sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
     deps.idempotency ? idempotentToolCallsMiddleware({ ...deps.idempotency, tools: deps.idempotency.tools ?? SIDE_EFFECT_TOOLS }) : undefined,
-    deps.fallbackModel ? modelFallbackMiddleware(deps.fallbackModel, deps.onFallback) : undefined,
+    deps.fallbackModel ? modelFallbackMiddleware(deps.fallbackModel, deps.onFallback, deps.fallbackModelId) : undefined,
+    sanitizeThinkingBlocksMiddleware(),
+  ];
+  return stack.filter((m): m is AgentMiddleware => m !== undefined);
+}
+
+/**
+ * The `task` subagent's stack: the parent's rules — sanitised inputs, the run's one model-call budget,
+ * tool errors, the sandbox circuit breaker, idempotent side effects, the fallback model, thinking-block
+ * hygiene — and its turns and tool calls recorded on the run's meter. Not the main-run-only parts:
+ * follow-up draining, status, the no-empty-message nudge, the step-limit notice. (The verdict guard is
+ * added by `createOpenSweAgent` for both.)
+ */
+export function buildSubagentMiddleware(deps: AgentMiddlewareDeps & { meter: RunMeter }): AgentMiddleware[] {
+  const stack: Array<AgentMiddleware | undefined> = [
+    sanitizeToolInputsMiddleware(),
+    subagentCallLimit(deps.modelCallLimit, deps.meter),
+    subagentMeterMiddleware(deps.meter),
+    toolErrorsMiddleware(),
+    sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
+    deps.idempotency ? idempotentToolCallsMiddleware({ ...deps.idempotency, tools: deps.idempotency.tools ?? SIDE_EFFECT_TOOLS }) : undefined,
+    deps.fallbackModel ? modelFallbackMiddleware(deps.fallbackModel, deps.onFallback, deps.fallbackModelId) : undefined,
     sanitizeThinkingBlocksMiddleware(),
   ];
   return stack.filter((m): m is AgentMiddleware => m !== undefined);

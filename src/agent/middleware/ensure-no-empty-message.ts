@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
 import { isModelCallLimitMessage } from "./model-call-limit.js";
@@ -7,8 +7,6 @@ export const NO_OP_TOOL = "no_op";
 export const CONFIRMING_COMPLETION_TOOL = "confirming_completion";
 
 export interface EnsureNoEmptyMessageDeps {
-  /** Tools whose success means the work is pushed (e.g. `commit_and_push`). */
-  pushTools: readonly string[];
   /** Tools whose success means the user got a reply (e.g. `github_comment`, `slack_thread_reply`). */
   replyTools: readonly string[];
   /** Nudges in a row before the run is allowed to end anyway. */
@@ -16,8 +14,8 @@ export interface EnsureNoEmptyMessageDeps {
 }
 
 const NUDGE = [
-  "You ended your turn without calling a tool, but the task is not finished: you have not both pushed your work and replied in the source channel.",
-  "Continue the task. If it needs no code change, reply to the user with the reply tool and then call confirming_completion.",
+  "You ended your turn without calling a tool, and the user has not heard from you: text you write outside the reply tool is not delivered.",
+  "Continue the task. When it is done (or if it needs no code change), reply to the user with the reply tool and then call confirming_completion.",
 ].join(" ");
 
 export const noOpTool = tool(async () => NUDGE, {
@@ -61,17 +59,40 @@ export function currentRunMessages(messages: readonly BaseMessage[]): readonly B
   return messages;
 }
 
-/** Whether the run may end: completion confirmed, or pushed and replied, in this run. */
+/**
+ * Whether the run may end: it has replied or confirmed completion, in this run. A push is not required:
+ * a run that only answers a question replies without a PR.
+ */
 export function workIsDone(messages: readonly BaseMessage[], deps: EnsureNoEmptyMessageDeps): boolean {
   const run = currentRunMessages(messages);
-  if (succeeded(run, [CONFIRMING_COMPLETION_TOOL])) return true;
-  return succeeded(run, deps.pushTools) && succeeded(run, deps.replyTools);
+  return succeeded(run, [CONFIRMING_COMPLETION_TOOL]) || succeeded(run, deps.replyTools);
 }
 
+const isEmpty = (m: AIMessage) => m.content === "" || (Array.isArray(m.content) && m.content.length === 0);
+
+function withCall(last: AIMessage, call: { name: string; args: Record<string, unknown>; id: string }): AIMessage {
+  const replaced = new AIMessage({
+    content: isEmpty(last) ? "(no message)" : last.content,
+    tool_calls: [{ name: call.name, args: call.args, id: call.id, type: "tool_call" }],
+    ...(last.id ? { id: last.id } : {}),
+    additional_kwargs: last.additional_kwargs,
+    response_metadata: last.response_metadata,
+  });
+  // The model's usage stays on the turn that replaced it: the run record counts it.
+  const usage = usageOf(last);
+  if (usage) (replaced as unknown as { usage_metadata?: UsageMetadata }).usage_metadata = usage;
+  return replaced;
+}
+
+const usageOf = (m: AIMessage) => (m as unknown as { usage_metadata?: UsageMetadata }).usage_metadata;
+
 /**
- * When the model ends a turn without a tool call before the work is done, rewrites that message to
- * carry a synthetic `no_op` call, so the run goes on (and no empty assistant message is left for a
- * provider to reject). After `confirming_completion` succeeds, the run ends.
+ * When the model ends a turn without a tool call (seed 002's `ensure_no_empty_msg`):
+ * - it has neither replied nor confirmed completion → the message gets a synthetic `no_op` call, and
+ *   the run goes on (up to `maxNudges` in a row);
+ * - it has replied but said nothing this turn → a synthetic `confirming_completion` call ends the run,
+ *   so no empty assistant message is left in the thread for a provider to reject;
+ * - it has replied or confirmed and wrote text → the run ends as it is.
  */
 export function ensureNoEmptyMessageMiddleware(deps: EnsureNoEmptyMessageDeps) {
   const maxNudges = deps.maxNudges ?? 3;
@@ -86,16 +107,13 @@ export function ensureNoEmptyMessageMiddleware(deps: EnsureNoEmptyMessageDeps) {
         if (!last || !AIMessage.isInstance(last)) return undefined;
         const calls = last.tool_calls ?? [];
         if (calls.length > 0 || isModelCallLimitMessage(last)) return undefined;
-        if (workIsDone(state.messages, deps) || trailingNudges(state.messages) >= maxNudges) return undefined;
-        const id = `${NO_OP_TOOL}_${state.messages.length}`;
-        const replaced = new AIMessage({
-          content: last.content === "" || (Array.isArray(last.content) && last.content.length === 0) ? "(no message)" : last.content,
-          tool_calls: [{ name: NO_OP_TOOL, args: {}, id, type: "tool_call" }],
-          ...(last.id ? { id: last.id } : {}),
-          additional_kwargs: last.additional_kwargs,
-          response_metadata: last.response_metadata,
-        });
-        return { messages: [replaced] };
+        if (workIsDone(state.messages, deps)) {
+          if (!isEmpty(last)) return undefined;
+          const id = `${CONFIRMING_COMPLETION_TOOL}_${state.messages.length}`;
+          return { messages: [withCall(last, { name: CONFIRMING_COMPLETION_TOOL, args: { summary: "replied to the user" }, id })] };
+        }
+        if (trailingNudges(state.messages) >= maxNudges) return undefined;
+        return { messages: [withCall(last, { name: NO_OP_TOOL, args: {}, id: `${NO_OP_TOOL}_${state.messages.length}` })] };
       },
     },
   });

@@ -15,18 +15,42 @@ export function isModelCallLimitMessage(message: BaseMessage | undefined): boole
  * which skips every afterAgent hook — the step-limit notice among them. Answering in place of the
  * model leaves the graph on its normal exit path.
  */
-export function modelCallLimit(runLimit: number) {
+const limitMessage = (runLimit: number) =>
+  new AIMessage({
+    content: `${MODEL_CALL_LIMIT_MARKER}: this run made ${runLimit} model calls, its limit.`,
+    response_metadata: { model_call_limit: true },
+  });
+
+/** What the main agent and its subagents share: the main agent's count and the subagents' calls. */
+export interface CallBudget {
+  parentCalls: number;
+  readonly calls: number;
+}
+
+export function modelCallLimit(runLimit: number, budget?: CallBudget) {
   return createMiddleware({
     name: "ModelCallLimitMiddleware",
     stateSchema: z.object({ runModelCallCount: z.number().default(0) }),
     beforeAgent: () => ({ runModelCallCount: 0 }),
     wrapModelCall: async (request, handler) => {
-      if ((request.state.runModelCallCount ?? 0) < runLimit) return handler(request);
-      return new AIMessage({
-        content: `${MODEL_CALL_LIMIT_MARKER}: this run made ${runLimit} model calls, its limit.`,
-        response_metadata: { model_call_limit: true },
-      });
+      const own = request.state.runModelCallCount ?? 0;
+      // The subagents' calls count against the same limit.
+      const used = budget ? own + (budget.calls - budget.parentCalls) : own;
+      if (used < runLimit) return handler(request);
+      return limitMessage(runLimit);
     },
-    afterModel: (state) => ({ runModelCallCount: (state.runModelCallCount ?? 0) + 1 }),
+    afterModel: (state) => {
+      const count = (state.runModelCallCount ?? 0) + 1;
+      if (budget) budget.parentCalls = count;
+      return { runModelCallCount: count };
+    },
+  });
+}
+
+/** In a `task` subagent: the run's limit, counted over the main agent's and every subagent's calls. */
+export function subagentCallLimit(runLimit: number, budget: CallBudget) {
+  return createMiddleware({
+    name: "SubagentCallLimitMiddleware",
+    wrapModelCall: async (request, handler) => (budget.calls < runLimit ? handler(request) : limitMessage(runLimit)),
   });
 }

@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 
 /** An overloaded or failing provider (HTTP 5xx, Anthropic's 529), as opposed to a bad request we must not mask. */
@@ -17,7 +18,7 @@ export function isOverloadOrServerError(err: unknown): boolean {
  * Retries a failed model call once on the fallback model, only for overload/5xx. Unlike langchain's
  * `modelFallbackMiddleware`, a 400 (bad request, context too long) is not hidden behind another model.
  */
-export function modelFallbackMiddleware(fallback: BaseChatModel, onFallback?: (err: unknown) => void) {
+export function modelFallbackMiddleware(fallback: BaseChatModel, onFallback?: (err: unknown) => void, fallbackModelId?: string) {
   return createMiddleware({
     name: "ModelFallbackMiddleware",
     wrapModelCall: async (request, handler) => {
@@ -26,8 +27,14 @@ export function modelFallbackMiddleware(fallback: BaseChatModel, onFallback?: (e
       } catch (err) {
         if (!isOverloadOrServerError(err)) throw err;
         onFallback?.(err);
-        return handler({ ...request, model: fallback });
+        const result = await handler({ ...request, model: fallback });
+        // The run record prices this turn at the fallback's rate.
+        if (fallbackModelId && AIMessage.isInstance(result)) result.response_metadata = { ...result.response_metadata, [PRICED_AS]: fallbackModelId };
+        return result;
       }
     },
   });
 }
+
+/** `response_metadata` key naming the model that actually answered a turn. */
+export const PRICED_AS = "open_swe_model";

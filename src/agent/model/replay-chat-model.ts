@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_models/chat_models";
@@ -14,6 +15,8 @@ export const ReplayTurn = z
       .array(z.object({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() }).strict())
       .default([]),
     usage: z.object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) }).strict().optional(),
+    /** How long this model call takes: lets a test send a message while the model is "thinking". */
+    delay_ms: z.number().int().min(0).max(30_000).optional(),
   })
   .strict()
   .refine((t) => t.text !== "" || t.tool_calls.length > 0, "a turn needs text or at least one tool call");
@@ -91,7 +94,7 @@ export class ReplayChatModel extends BaseChatModel {
     return new ReplayChatModel(this.#turns, this.#source, this.#cursor);
   }
 
-  async _generate(messages: BaseMessage[], _options: this["ParsedCallOptions"], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
     // A run resumed from a checkpoint in a new process starts with a fresh cursor: the assistant turns
     // already in this run's conversation say how far the script got.
     const index = Math.max(this.#cursor.next, assistantTurnsThisRun(messages));
@@ -103,6 +106,7 @@ export class ReplayChatModel extends BaseChatModel {
       );
     }
     this.#cursor.next = index + 1;
+    if (turn.delay_ms) await delay(turn.delay_ms, undefined, options.signal ? { signal: options.signal } : {});
     const message = new AIMessage({
       content: turn.text,
       id: `replay-${this.#cursor.nonce}-${index}`,

@@ -3,8 +3,13 @@ import { parseCommand } from "../command.js";
 import { isBotSender } from "../is-bot.js";
 import { planCommentJob, type CommentInput } from "../plan-comment.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
+import type { PullRequestFacts } from "../../threads/pr-threads.js";
 
-type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" | "repo"> & { body: string | null | undefined };
+type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" | "repo" | "originThreadId"> & {
+  body: string | null | undefined;
+  /** The PR this comment is on, to find the thread that opened it (our own PR). */
+  pr?: Omit<PullRequestFacts, "owner" | "repo" | "number">;
+};
 
 async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repoCoords>[0], sender: { login: string; type?: string }, src: MentionSource): Promise<void> {
   // Most comments do not mention the app: the delivery's child logger is made only when there is something to say.
@@ -14,7 +19,11 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
   if (isBotSender(sender, deps.config.botLogins)) return;
   const command = parseCommand(src.body ?? "", deps.config.env.MENTION_HANDLES);
   if (!command) return;
-  const plan = planCommentJob({ ...src, ...coords, command });
+  // Only a task continues a conversation; a Redis read, never a GitHub call, on the webhook path.
+  const originThreadId =
+    command.kind === "task" && src.pr ? await deps.prThreads.origin({ ...src.pr, ...coords, number: src.number }, `${deps.config.env.APP_SLUG}[bot]`) : null;
+  const { pr: _pr, ...input } = src;
+  const plan = planCommentJob({ ...input, ...coords, command, originThreadId });
   const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId);
   log().info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
 }
@@ -35,12 +44,19 @@ export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
       isPullRequest: Boolean(issue.pull_request),
       author: authorOf(comment.user, sender),
       comment: { kind: "issue_comment", id: comment.id },
+      ...(issue.pull_request ? { pr: { body: issue.body, authorLogin: issue.user?.login } } : {}),
     });
   });
 
   // A review body and an inline review comment both address the app on a PR.
   const onPullRequestItem = async (
-    ctx: { id: string; payload: Parameters<typeof repoCoords>[0] & { pull_request: { number: number; id: number }; sender: Sender } },
+    ctx: {
+      id: string;
+      payload: Parameters<typeof repoCoords>[0] & {
+        pull_request: { number: number; id: number; body: string | null; user: { login: string } | null; head: { ref: string } };
+        sender: Sender;
+      };
+    },
     item: { id: number; body: string | null; user: User | null },
     kind: "review" | "review_comment",
   ) => {
@@ -53,6 +69,7 @@ export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
       isPullRequest: true,
       author: authorOf(item.user, sender),
       comment: { kind, id: item.id },
+      pr: { body: pr.body, authorLogin: pr.user?.login, headRef: pr.head.ref },
     });
   };
   app.on("pull_request_review.submitted", (ctx) => onPullRequestItem(ctx, ctx.payload.review, "review"));

@@ -2,8 +2,17 @@ import type { Probot } from "probot";
 import { hasMention } from "../command.js";
 import { isBotSender } from "../is-bot.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
-import { deliveryJobId } from "../../queue/job-ids.js";
+import { createHash } from "node:crypto";
+import { jobId } from "../../queue/job-ids.js";
 import { threadId } from "../../threads/thread-id.js";
+
+/**
+ * An issue opened with the trigger label arrives as `opened` and `labeled`: one job per issue and content,
+ * so that is one run (an edited issue labelled again is a new request).
+ */
+export function issueJobId(issueId: number, text: string): string {
+  return jobId("issue", issueId, createHash("sha256").update(text).digest("hex").slice(0, 16));
+}
 
 /** An issue labelled with the trigger label, or opened mentioning the app, becomes an agent task. */
 export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
@@ -19,6 +28,7 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
         ? ctx.payload.label?.name.toLowerCase() === label
         : (issue.labels ?? []).some((l) => l.name.toLowerCase() === label) || hasMention(issue.body ?? "", deps.config.env.MENTION_HANDLES);
     if (!trigger) return;
+    const text = `${issue.title}\n\n${issue.body ?? ""}`.trim();
     const id = await deps.queues.add(
       "agent",
       {
@@ -28,11 +38,13 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
         threadId: threadId({ kind: "issue", issueId: issue.id }),
         trigger: ctx.payload.action === "labeled" ? "issue_labeled" : "issue_opened",
         requester: { login: sender.login, id: sender.id },
-        text: `${issue.title}\n\n${issue.body ?? ""}`.trim(),
+        text,
+        // An issue's body is anyone's text: it never grants a verdict.
+        verdictAuthorized: false,
         comment: { kind: "issue_body", id: issue.id },
         deliveryId: ctx.id,
       },
-      deliveryJobId(ctx.id),
+      issueJobId(issue.id, text),
     );
     log.info({ queue: "agent", jobId: id }, "issue enqueued");
   });

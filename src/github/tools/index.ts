@@ -6,13 +6,13 @@ import type { GitHubRunContext } from "./run-context.js";
 import { scheduleWakeupTool } from "./schedule-wakeup.js";
 
 /** The host-side GitHub tools of one agent run; they hold the credential, the sandbox never does. */
-export function githubTools(ctx: GitHubRunContext, opts: { verdictAuthorized: boolean; isPullRequest: boolean }) {
+export function githubTools(ctx: GitHubRunContext, opts: { isPullRequest: boolean }) {
   return [
     openPullRequestTool(ctx),
     githubCommentTool(ctx),
     prChecksTool(ctx),
     checkLogsTool(ctx),
-    requestReviewTool(ctx, opts.verdictAuthorized),
+    requestReviewTool(ctx, ctx.verdictAuthorized),
     scheduleWakeupTool(ctx, opts.isPullRequest),
   ];
 }

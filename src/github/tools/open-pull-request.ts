@@ -8,6 +8,9 @@ export const OpenPullRequestInput = z.object({
   draft: z.boolean().default(true).describe("open as a draft (default)"),
 });
 
+/** Comments on this PR are part of the thread that opened it. */
+const recordThread = (ctx: GitHubRunContext, number: number) => ctx.prThreads.record({ owner: ctx.owner, repo: ctx.repo, number, branch: ctx.branch }, ctx.threadId);
+
 /** Opens the run's branch as a PR, or updates the PR that already exists for it: never a duplicate. */
 export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.input<typeof OpenPullRequestInput>): Promise<{ url: string; number: number; created: boolean }> {
   const { title, body, draft } = OpenPullRequestInput.parse(input);
@@ -29,7 +32,7 @@ export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.in
       body: fullBody,
     });
     Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
-    await saveRunState(ctx);
+    await Promise.all([saveRunState(ctx), recordThread(ctx, res.data.number)]);
     return { url: res.data.html_url, number: res.data.number, created: false };
   }
   const res = await ctx.octokit.request("POST /repos/{owner}/{repo}/pulls", {
@@ -42,7 +45,7 @@ export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.in
     draft,
   });
   Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
-  await saveRunState(ctx);
+  await Promise.all([saveRunState(ctx), recordThread(ctx, res.data.number)]);
   return { url: res.data.html_url, number: res.data.number, created: true };
 }
 

@@ -1,6 +1,7 @@
 import type { Octokit } from "../app-auth.js";
 import type { QueueSet } from "../../queue/queues.js";
 import type { SideEffectLedger } from "../../store/side-effects.js";
+import type { PrThreads } from "../../threads/pr-threads.js";
 import type { ReplyTarget } from "../reply.js";
 
 /** What one agent run knows about where it works and what it has done; host-side tools share it. */
@@ -27,6 +28,10 @@ export interface GitHubRunContext {
   baseBranch: string;
   effects: SideEffectLedger;
   queues: QueueSet;
+  /** Where the PR this run opens is recorded as part of its thread. */
+  prThreads: PrThreads;
+  /** The job's grant (a writer's explicit `--verdict`), never read from text; wake-ups inherit it. */
+  verdictAuthorized: boolean;
   state: RunState;
 }
 

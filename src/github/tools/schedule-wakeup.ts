@@ -22,6 +22,8 @@ export function scheduleWakeupTool(ctx: GitHubRunContext, isPullRequest: boolean
           trigger: "wakeup",
           requester: ctx.requester,
           text: note,
+          // The original grant, never more: the note is the model's own text.
+          verdictAuthorized: ctx.verdictAuthorized,
           deliveryId: id,
         },
         id,

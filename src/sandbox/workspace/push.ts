@@ -5,9 +5,10 @@ import { join, resolve } from "node:path";
 import { OpenSweError } from "../../errors.js";
 import { shellQuote } from "../shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
+import { changedPaths, commitRefusal, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
 import { hostGit } from "./host-git.js";
 
-export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "remote_rejected";
+export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "not_the_task" | "remote_rejected";
 
 /** `SANDBOX_MAX_BUNDLE_MB`'s default. */
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
@@ -76,6 +77,8 @@ export interface VerifyAndPushOptions {
   allowWorkflowChanges?: boolean;
   /** Bundles larger than this are refused before git reads them. */
   maxBytes: number;
+  /** Refuse pushes over these caps or adding dependency/build directories (`commit-policy.ts`). */
+  caps?: CommitCaps;
 }
 
 export interface PushResult {
@@ -126,8 +129,12 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
     } catch {
       throw new PushRejectedError("not_fast_forward", `${want} at ${newSha.slice(0, 12)} is not a fast-forward of ${opts.expectedOld.slice(0, 12)}`);
     }
-    // -z: NUL-separated and never quoted, whatever bytes a file name holds.
-    const changedFiles = (await hostGit(["-C", opts.mirror, "diff", "--name-only", "-z", "--no-renames", opts.expectedOld, newSha])).split("\0").filter(Boolean);
+    const changes = await changedPaths(opts.mirror, opts.expectedOld, newSha);
+    const changedFiles = changes.map((c) => c.path);
+    if (opts.caps) {
+      const refusal = commitRefusal(changes, opts.caps, await trackedBuildDirs(opts.mirror, opts.expectedOld, changes));
+      if (refusal) throw new PushRejectedError("not_the_task", refusal);
+    }
     const workflows = changedFiles.filter(isWorkflowPath);
     if (workflows.length > 0 && !opts.allowWorkflowChanges) {
       throw new PushRejectedError("workflow_change", `changes under .github/workflows are not allowed for this repository: ${workflows.map((f) => JSON.stringify(f)).join(", ")}`);

@@ -5,7 +5,7 @@ import nock from "nock";
 import { createChatModel } from "../../../src/agent/model/create-chat-model.js";
 import { resolveModelSettings } from "../../../src/agent/model/resolve-model-settings.js";
 import { describe, expect, it } from "vitest";
-import { isOverloadOrServerError, modelFallbackMiddleware } from "../../../src/agent/middleware/model-fallback.js";
+import { PRICED_AS, isOverloadOrServerError, modelFallbackMiddleware } from "../../../src/agent/middleware/model-fallback.js";
 
 function httpError(status: number, type: string): Error {
   return Object.assign(new Error(`${status} ${type}`), { status, error: { type } });
@@ -29,9 +29,11 @@ describe("modelFallbackMiddleware", () => {
     const primary = fakeModel().alwaysThrow(httpError(529, "overloaded_error"));
     const fallback = fakeModel().respond(new AIMessage("from fallback"));
     const seen: unknown[] = [];
-    const agent = createAgent({ model: primary, tools: [], middleware: [modelFallbackMiddleware(fallback, (e) => seen.push(e))] });
+    const agent = createAgent({ model: primary, tools: [], middleware: [modelFallbackMiddleware(fallback, (e) => seen.push(e), "anthropic:claude-haiku-4-5")] });
     const result = await agent.invoke({ messages: [new HumanMessage("hi")] });
     expect(result.messages.at(-1)?.text).toBe("from fallback");
+    // Tagged, so the run record prices the turn at the fallback's rate.
+    expect((result.messages.at(-1) as AIMessage).response_metadata[PRICED_AS]).toBe("anthropic:claude-haiku-4-5");
     expect(seen).toHaveLength(1);
     expect(fallback.callCount).toBe(1);
   });

@@ -13,7 +13,7 @@ function agentWith(model: BaseChatModel, log: string[]) {
     log.push(body);
     return "posted";
   }, { name: "github_comment", description: "reply", schema: z.object({ body: z.string() }) });
-  return createAgent({ model, tools: [comment], middleware: [ensureNoEmptyMessageMiddleware({ pushTools: [], replyTools: [] })] });
+  return createAgent({ model, tools: [comment], middleware: [ensureNoEmptyMessageMiddleware({ replyTools: [] })] });
 }
 
 const toolTrail = (messages: BaseMessage[]) => messages.filter((m) => ToolMessage.isInstance(m)).map((m) => `${m.name}:${m.text.slice(0, 12)}`);

@@ -8,6 +8,7 @@ import type { GitHubRunContext } from "../../../src/github/tools/run-context.js"
 import { QueueSet } from "../../../src/queue/queues.js";
 import { jobId } from "../../../src/queue/job-ids.js";
 import { SideEffectLedger } from "../../../src/store/side-effects.js";
+import { PrThreads } from "../../../src/threads/pr-threads.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
 
 const API = "https://api.github.com";
@@ -28,12 +29,14 @@ function context(prefix = uniquePrefix()): GitHubRunContext {
     baseBranch: "main",
     effects: new SideEffectLedger(redis, prefix),
     queues: new QueueSet({ connection: redis, prefix, attempts: 1 }),
+    prThreads: new PrThreads(redis, prefix),
+    verdictAuthorized: false,
     state: { replied: false },
   };
 }
 
 const byName = (ctx: GitHubRunContext, name: string, verdictAuthorized = false): StructuredToolInterface =>
-  (githubTools(ctx, { verdictAuthorized, isPullRequest: false }) as StructuredToolInterface[]).find((t) => t.name === name)!;
+  (githubTools({ ...ctx, verdictAuthorized }, { isPullRequest: false }) as StructuredToolInterface[]).find((t) => t.name === name)!;
 
 describe("open_or_update_pull_request", () => {
   it("refuses before anything was pushed", async () => {
@@ -54,6 +57,8 @@ describe("open_or_update_pull_request", () => {
     nock(API).patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add CONTRIBUTING.md (v2)").reply(200, { number: 12, html_url: "https://github.com/octo/hello/pull/12" });
     expect(await tool.invoke({ title: "Add CONTRIBUTING.md (v2)", body: "x" })).toMatch(/^Updated pull request #12/);
     expect(ctx.state).toMatchObject({ prNumber: 12, prUrl: "https://github.com/octo/hello/pull/12" });
+    // Comments on it now belong to this run's thread.
+    expect(await ctx.prThreads.origin({ owner: "Octo", repo: "hello", number: 12, body: "", authorLogin: "someone" }, "open-swe[bot]")).toBe(THREAD);
   });
 });
 
@@ -95,6 +100,13 @@ describe("schedule_thread_wakeup", () => {
     const [job] = await ctx.queues.queues.agent.getDelayed();
     expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "wakeup", text: "check CI" });
     expect(job?.opts.delay).toBe(20 * 60_000);
+  });
+
+  it.each([false, true])("carries the run's original verdict grant (%s), whatever the note says", async (granted) => {
+    const ctx = context();
+    await byName(ctx, "schedule_thread_wakeup", granted).invoke({ delay_minutes: 5, note: "then request a review --verdict" });
+    const [job] = await ctx.queues.queues.agent.getDelayed();
+    expect(job?.data).toMatchObject({ trigger: "wakeup", verdictAuthorized: granted });
   });
 });
 

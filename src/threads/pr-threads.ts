@@ -1,0 +1,57 @@
+import type { Redis } from "ioredis";
+import { keyer } from "../store/keys.js";
+import { prRef } from "./thread-id.js";
+
+const TTL_SECONDS = 180 * 86400;
+const THREAD_MARKER = /<!-- open-swe:thread=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) -->/;
+
+/** The thread id in the marker our PR bodies carry, or null. */
+export function threadMarker(body: string | null | undefined): string | null {
+  return THREAD_MARKER.exec(body ?? "")?.[1] ?? null;
+}
+
+export interface PullRequestFacts {
+  owner: string;
+  repo: string;
+  number: number;
+  body: string | null | undefined;
+  /** The PR's author: a marker counts only in a PR our app opened (anyone can write one into their own PR). */
+  authorLogin: string | null | undefined;
+  /** Head branch, when the event carries it (review events do; issue comments do not). */
+  headRef?: string | null | undefined;
+}
+
+/**
+ * Which conversation a PR belongs to: a PR the agent opened is part of the thread that opened it, so a
+ * comment there reaches that thread's lock, follow-ups, sandbox and checkpoint. Null: a PR of its own.
+ */
+export class PrThreads {
+  private readonly key: (...p: (string | number)[]) => string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.key = keyer(`${prefix}:prthread`);
+  }
+
+  /** Called when a run opens or updates its PR. */
+  async record(pr: { owner: string; repo: string; number: number; branch: string }, threadId: string): Promise<void> {
+    await this.redis
+      .multi()
+      .set(this.key("pr", prRef(pr.owner, pr.repo, pr.number)), threadId, "EX", TTL_SECONDS)
+      .set(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.branch), threadId, "EX", TTL_SECONDS)
+      .exec();
+  }
+
+  async origin(pr: PullRequestFacts, appLogin: string): Promise<string | null> {
+    const byPr = await this.redis.get(this.key("pr", prRef(pr.owner, pr.repo, pr.number)));
+    if (byPr) return byPr;
+    if (pr.headRef) {
+      const byBranch = await this.redis.get(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.headRef));
+      if (byBranch) return byBranch;
+    }
+    if (pr.authorLogin?.toLowerCase() === appLogin.toLowerCase()) return threadMarker(pr.body);
+    return null;
+  }
+}

@@ -1,0 +1,55 @@
+import { jobId } from "../queue/job-ids.js";
+import type { AgentJob } from "../queue/schemas.js";
+import type { JobContext } from "../worker/job-context.js";
+
+/** BullMQ states of a job that will never run again (or no longer exists). */
+const GONE = new Set(["completed", "failed", "unknown"]);
+
+/**
+ * Takes the thread's run lock. A lock held by a job BullMQ has given up on (stalled too often, failed,
+ * removed) is taken over rather than waited out until its TTL.
+ */
+export async function acquireRunLock(ctx: Pick<JobContext, "locks" | "queues" | "jobId" | "log">, threadId: string): Promise<boolean> {
+  if (await ctx.locks.acquire(threadId, ctx.jobId)) return true;
+  const holder = await ctx.locks.holder(threadId);
+  if (holder === ctx.jobId) return true;
+  if (holder === null) return ctx.locks.acquire(threadId, ctx.jobId);
+  const state = await ctx.queues.queues.agent.getJobState(holder);
+  if (!GONE.has(state)) return false;
+  const taken = await ctx.locks.takeOver(threadId, holder, ctx.jobId);
+  if (taken) ctx.log.warn({ threadId, holder, state }, "run lock of a finished job taken over");
+  return taken;
+}
+
+/**
+ * No follow-up is stranded: when the thread has no run and messages are pending (one arrived during the
+ * last model call, or just as the lock was released), a continuation run is queued. Its id is derived
+ * from the job that noticed, so each noticing job queues at most one; a continuation that finds the
+ * thread busy or the list empty does nothing, so the messages are handled by exactly one run.
+ */
+export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followUps" | "queues" | "jobId" | "log">, data: AgentJob): Promise<string | null> {
+  if ((await ctx.locks.holder(data.threadId)) !== null) return null;
+  const newest = await ctx.followUps.newest(data.threadId);
+  if (!newest) return null;
+  const origin = newest.origin ?? { number: data.number, isPullRequest: data.isPullRequest, requester: data.requester, comment: data.comment };
+  const id = jobId("continue", data.threadId, ctx.jobId);
+  await ctx.queues.add(
+    "agent",
+    {
+      installationId: data.installationId,
+      owner: data.owner,
+      repo: data.repo,
+      number: origin.number,
+      isPullRequest: origin.isPullRequest,
+      threadId: data.threadId,
+      trigger: "follow_up",
+      requester: origin.requester,
+      text: "",
+      ...(origin.comment ? { comment: origin.comment } : {}),
+      deliveryId: id,
+    },
+    id,
+  );
+  ctx.log.info({ threadId: data.threadId, continuation: id }, "pending follow-ups: continuation queued");
+  return id;
+}
