@@ -1,60 +1,96 @@
-import { isAssignment, isDynamic, parseShell, procSubIndex, type SimpleCommand, type Stdin, type Vars } from "./shell-parse.js";
-import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type StdinText, type Verdict } from "./shell-verdict-tools.js";
+import { unknown, type Verdict } from "./shell-verdict-body.js";
+import { analyzeCode, analyzeSed } from "./shell-verdict-code.js";
+import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type StdinText } from "./shell-verdict-tools.js";
+import { outputOf } from "./shell-static.js";
 import { dropOptions, envSplitString, xargsCommand } from "./shell-wrappers.js";
+import { isAssignment, isDynamic, parseShell, procSubIndex, type SimpleCommand, type Stdin, type Vars } from "./shell-words.js";
 
 export type ShellVerdict = "APPROVE" | "REQUEST_CHANGES" | "UNKNOWN_REVIEW_POST";
 
+export interface ShellFinding {
+  verdict: ShellVerdict;
+  /** Why, for UNKNOWN_REVIEW_POST: what could not be read. */
+  reason: string;
+}
+
 const MAX_DEPTH = 8;
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox", "fish"]);
-const INTERPRETERS = new Set(["python", "python3", "node", "ruby", "perl", "deno", "bun", "php"]);
-const TRANSPARENT = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "builtin", "noglob", "unbuffer", "chronic", "setsid"]);
-const DECODERS = new Set(["base64", "base32", "basenc", "xxd", "openssl", "rev", "gunzip", "zcat", "gzip", "bzip2", "bunzip2", "xz", "unxz", "uudecode", "zstd"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox", "fish", "rbash", "yash", "tcsh", "csh"]);
+const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "ruby", "perl", "deno", "bun", "php", "lua", "Rscript", "tclsh", "jshell", "groovy"]);
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
+const TRANSPARENT = new Set(["builtin", "noglob", "unbuffer", "chronic", "setsid", "strace", "ltrace", "nocorrect", "caffeinate", "catchsegv"]);
+/** Programs that turn encoded text into other text: their output run as code cannot be read. */
+const DECODERS = new Set(["base64", "base32", "basenc", "xxd", "od", "hexdump", "openssl", "rev", "tr", "gunzip", "zcat", "gzip", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "uudecode", "iconv", "recode"]);
 /** Programs that only read or print their arguments: a `gh` among their words is text, not a command. */
 const TEXTUAL = new Set([
-  "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "sed", "awk", "gawk", "jq", "yq", "tee", "less", "more", "head", "tail",
-  "wc", "sort", "uniq", "cut", "tr", "diff", "patch", "touch", "mkdir", "ls", "cp", "mv", "rm", "ln", "chmod", "chown", "test", "[", "[[", "true",
+  "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "jq", "yq", "tee", "less", "more", "head", "tail",
+  "wc", "sort", "uniq", "cut", "diff", "patch", "touch", "mkdir", "ls", "cp", "mv", "rm", "ln", "chmod", "chown", "test", "[", "[[", "true",
   "false", "read", "export", "local", "declare", "typeset", "readonly", "set", "unset", "man", "which", "type", "whereis", "whatis", "tldr",
-  "history", "file", "stat", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pip", "pip3", "cd", "pushd", "popd", "exit", "return", "shift",
+  "history", "file", "stat", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pip", "pip3", "cd", "pushd", "popd", "exit", "return", "shift", "git",
+  ...DECODERS,
 ]);
 /** Where a wrapped command may start inside an unknown program's arguments (`docker exec c gh …`). */
-const RUNNABLE = new Set(["gh", "hub", "curl", "wget", "http", "https", "xh", "xhs", "env", "sudo", "doas", "xargs", "eval", ...SHELLS]);
+const RUNNABLE = new Set(["gh", "hub", "curl", "wget", "http", "https", "xh", "xhs", "env", "sudo", "doas", "xargs", "eval", ...SHELLS, ...INTERPRETERS]);
+/** Text that says a command is about GitHub reviews; used to fail closed where code cannot be read. */
+const GITHUB_WORDS = /\bgh\b|\bhub\b|api\.github|\/api\/v3|graphql|\/pulls\/|reviews|approve|request[-_ ]?changes|pullrequestreview/i;
+
+interface Shared {
+  raw: string;
+  notes: string[];
+  /** Encoded text was decoded somewhere in the command (base64, xxd, an undecodable `$'…'`). */
+  tainted: boolean;
+}
 
 interface Ctx {
   vars: Vars;
   depth: number;
   procSubs: Array<SimpleCommand | null>;
+  shared: Shared;
 }
 
 /**
- * Would this shell command submit a pull-request review verdict (approve / request changes)?
- * `UNKNOWN_REVIEW_POST` means it posts to a review endpoint with a body we cannot see (file, stdin,
- * variable, decoded data piped to a shell); callers block it like a verdict.
+ * What this shell command would do to a pull-request review: submit APPROVE / REQUEST_CHANGES, or
+ * UNKNOWN_REVIEW_POST when it reaches for GitHub (gh, an HTTP client, review-API code) with parts that
+ * cannot be read before it runs. Null: no review verdict that we can see. A screen, not a boundary:
+ * scripts in files and earlier commands' side effects are out of its sight.
  */
-export function detectShellVerdict(command: string): ShellVerdict | null {
+export function analyzeShellCommand(command: string): ShellFinding | null {
+  const script = command.replaceAll("\u0000", "");
+  const shared: Shared = { raw: script, notes: [], tainted: false };
+  let v: Verdict;
   try {
-    return scan(command, new Map(), 0);
+    v = scan(script, new Map(), 0, shared);
   } catch {
-    // Only pathological input gets here (e.g. nesting deeper than the stack): fail closed if it could matter.
-    return /review|graphql/i.test(command) ? "UNKNOWN_REVIEW_POST" : null;
+    v = GITHUB_WORDS.test(script) ? unknown((r) => shared.notes.push(r), "the command could not be analysed") : null;
   }
+  if (v === null) return null;
+  return { verdict: v, reason: v === "UNKNOWN_REVIEW_POST" ? (shared.notes[0] ?? "part of it cannot be read") : `it submits a ${v} review` };
 }
 
-function scan(script: string, vars: Vars, depth: number): ShellVerdict | null {
-  if (depth > MAX_DEPTH) return "UNKNOWN_REVIEW_POST";
+export function detectShellVerdict(command: string): ShellVerdict | null {
+  return analyzeShellCommand(command)?.verdict ?? null;
+}
+
+function scan(script: string, vars: Vars, depth: number, shared: Shared): Verdict {
+  const note = (r: string): void => void shared.notes.push(r);
+  if (depth > MAX_DEPTH) return unknown(note, "commands nested too deep to read");
   const parsed = parseShell(script, new Map(vars));
-  const ctx: Ctx = { vars, depth, procSubs: parsed.procSubs };
-  return worst(parsed.commands.map((cmd) => () => analyze(cmd.words, cmd.stdin, ctx)));
+  if (parsed.unresolved.some((u) => u.startsWith("an ANSI-C"))) shared.tainted = true;
+  if (parsed.commands.some((c) => DECODERS.has(basename(c.words[0] ?? "")))) shared.tainted = true;
+  const ctx: Ctx = { vars, depth, procSubs: parsed.procSubs, shared };
+  const checks = parsed.commands.map((cmd) => () => analyze(cmd.words, cmd.stdin, ctx));
+  if (parsed.parseError) checks.push(() => (GITHUB_WORDS.test(script) ? unknown(note, "part of it is not valid shell syntax, and bash would still run what comes before") : null));
+  return worst(checks);
 }
 
 /** A definite verdict wins over an unknown post; evaluation stops at the first definite one. */
-function worst(checks: Array<() => Verdict>): ShellVerdict | null {
-  let unknown = false;
+function worst(checks: Array<() => Verdict>): Verdict {
+  let unknownSeen = false;
   for (const check of checks) {
     const v = check();
     if (v === "APPROVE" || v === "REQUEST_CHANGES") return v;
-    if (v === "UNKNOWN_REVIEW_POST") unknown = true;
+    if (v === "UNKNOWN_REVIEW_POST") unknownSeen = true;
   }
-  return unknown ? "UNKNOWN_REVIEW_POST" : null;
+  return unknownSeen ? "UNKNOWN_REVIEW_POST" : null;
 }
 
 function basename(word: string): string {
@@ -62,35 +98,25 @@ function basename(word: string): string {
   return slash === -1 ? word : word.slice(slash + 1);
 }
 
-/** The text a command reads on stdin, when it comes from a literal (echo, printf, heredoc, `<<<`). */
-function resolveStdin(stdin: Stdin | null, seen = 0): StdinText {
-  if (!stdin || seen > 8) return null;
+function resolveStdin(stdin: Stdin | null): StdinText {
+  if (!stdin || stdin.kind === "unknown") return null;
   if (stdin.kind === "text") return stdin.text;
-  if (stdin.kind === "unknown") return null;
-  return outputOf(stdin.from, seen);
+  return outputOf(stdin.from);
 }
 
-function outputOf(from: SimpleCommand, seen = 0): StdinText {
-  const name = basename(from.words[0] ?? "");
-  const args = from.words.slice(1);
-  if (name === "echo") {
-    const text = args.filter((a) => !/^-[neE]+$/.test(a)).join(" ");
-    return isDynamic(text) ? null : `${text}\n`;
-  }
-  if (name === "printf") {
-    const text = args.join(" ");
-    return isDynamic(text) ? null : text.replace(/\\n/g, "\n");
-  }
-  if (name === "cat" && args.length === 0) return resolveStdin(from.stdin, seen + 1);
+/** Code we cannot read is about to run: block it when it was decoded here or the command talks about reviews. */
+function opaque(ctx: Ctx, what: string): Verdict {
+  const note = (r: string): void => void ctx.shared.notes.push(r);
+  if (ctx.shared.tainted) return unknown(note, `${what}, built from decoded text`);
+  if (GITHUB_WORDS.test(ctx.shared.raw)) return unknown(note, `${what}, in a command that mentions GitHub reviews`);
   return null;
 }
 
-function fromDecoder(stdin: Stdin | null): boolean {
-  return stdin?.kind === "pipe" && DECODERS.has(basename(stdin.from.words[0] ?? ""));
-}
-
-function analyze(input: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
+function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
+  const note = (r: string): void => void ctx.shared.notes.push(r);
+  const rescan = (script: string): Verdict => scan(script, ctx.vars, ctx.depth + 1, ctx.shared);
   let words = input;
+  let stdin = stdinIn;
   for (;;) {
     while (words.length > 0 && isAssignment(words[0]!)) words = words.slice(1);
     const head = words[0];
@@ -102,11 +128,6 @@ function analyze(input: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
       continue;
     }
     switch (name) {
-      case "for":
-      case "case":
-      case "select":
-      case "function":
-        return null;
       case "time":
         words = rest[0] === "-p" ? rest.slice(1) : rest;
         continue;
@@ -119,8 +140,8 @@ function analyze(input: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
         continue;
       case "env": {
         const split = envSplitString(rest);
-        if (split !== null) return scan(split, ctx.vars, ctx.depth + 1);
-        words = dropOptions(rest, new Set(["-u", "--unset", "-C", "--chdir"]));
+        if (split !== null) return rescan(split);
+        words = dropOptions(rest, new Set(["-u", "--unset", "-C", "--chdir", "-S"]));
         continue;
       }
       case "sudo":
@@ -140,44 +161,70 @@ function analyze(input: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
         words = xargsCommand(rest, resolveStdin(stdin));
         stdin = null;
         continue;
-      case "eval":
-        return scan(rest.join(" "), ctx.vars, ctx.depth + 1);
+      case "eval": {
+        const text = rest.join(" ");
+        return worst([() => rescan(text), () => (isDynamic(text) ? opaque(ctx, "`eval` runs text that is only known when the command runs") : null)]);
+      }
       case "watch":
-        return scan(dropOptions(rest, new Set(["-n", "-d", "--interval"])).join(" "), ctx.vars, ctx.depth + 1);
+        return rescan(dropOptions(rest, new Set(["-n", "-d", "--interval"])).join(" "));
       case "su":
       case "script":
-      case "runuser": {
+      case "runuser":
+      case "flock": {
         const at = rest.findIndex((w) => w === "-c" || w === "--command");
-        return at === -1 || rest[at + 1] === undefined ? null : scan(rest[at + 1]!, ctx.vars, ctx.depth + 1);
+        if (at === -1 || rest[at + 1] === undefined) return name === "flock" ? analyze(rest.slice(1), null, ctx) : null;
+        return shellText(rest[at + 1]!, ctx);
       }
       case "find":
         return scanFindExec(rest, ctx);
       case "alias":
-        return worst(rest.map((w) => () => scan(w.replace(/^[^=]*=/, ""), ctx.vars, ctx.depth + 1)));
+        return worst(rest.map((w) => () => rescan(w.replace(/^[^=]*=/, ""))));
       case "git":
         return scanGitAliases(rest, ctx);
       case "source":
       case ".":
         return scanProcSub(rest[0], ctx);
+      case "sed":
+      case "gsed":
+        return analyzeSed(rest, { note, scan: rescan });
       default:
         break;
     }
     if (SHELLS.has(name)) return analyzeShell(rest, stdin, ctx);
     const text = resolveStdin(stdin);
-    if (INTERPRETERS.has(name)) return analyzeInlineCode(rest, text);
-    if (name === "gh" || name === "hub") return analyzeGh(rest, text);
-    if (name === "curl") return analyzeCurl(rest, text);
-    if (name === "wget") return analyzeWget(rest, text);
-    if (name === "http" || name === "https" || name === "xh" || name === "xhs") return analyzeHttpie(rest, text);
-    if (isDynamic(head)) {
-      // An unknown program name (`$GH pr review -a`): judge it as each of the tools it could be.
-      for (const candidate of [analyzeGh(rest, text), analyzeCurl(rest, text)]) if (candidate) return candidate;
+    if (INTERPRETERS.has(name)) return analyzeInterpreter(rest, stdin, text, ctx);
+    if (AWKS.has(name)) {
+      const program = dropOptions(rest, new Set(["-F", "-v", "-f", "--field-separator", "--assign"]))[0];
+      return program === undefined || rest.includes("-f") ? null : analyzeCode(program, { note, scan: rescan });
     }
+    if (name === "gh" || name === "hub") return analyzeGh(rest, { stdin: text, note, scan: rescan }, name === "hub");
+    if (name === "curl") return analyzeCurl(rest, text, note);
+    if (name === "wget") return analyzeWget(rest, text, note);
+    if (name === "http" || name === "https" || name === "xh" || name === "xhs") return analyzeHttpie(rest, text, note);
+    if (isDynamic(name)) return unknownProgram(rest, text, ctx);
     if (TEXTUAL.has(name)) return null;
-    // An unknown program that may run its arguments (`docker exec c gh …`, `flock f sh -c …`).
-    const at = rest.findIndex((w) => RUNNABLE.has(basename(w)));
-    return at === -1 ? null : analyze(rest.slice(at), null, { ...ctx, depth: ctx.depth + 1 });
+    return unknownWrapper(rest, text, ctx);
   }
+}
+
+/** `$GH pr review -a`, `$(echo gh) …`: judge it as each tool it could be, and fail closed if it talks about reviews. */
+function unknownProgram(rest: string[], text: StdinText, ctx: Ctx): Verdict {
+  const quiet = (): void => {};
+  for (const candidate of [analyzeGh(rest, { stdin: text, note: quiet, scan: () => null }), analyzeCurl(rest, text, quiet)]) {
+    if (candidate === "APPROVE" || candidate === "REQUEST_CHANGES") return candidate;
+  }
+  return opaque(ctx, "the program's name comes from an expansion");
+}
+
+/** An unknown program that may run its arguments (`docker exec c gh …`, `ssh host 'gh …'`, `make -f - <<EOF`). */
+function unknownWrapper(rest: string[], text: StdinText, ctx: Ctx): Verdict {
+  const at = rest.findIndex((w) => RUNNABLE.has(basename(w)));
+  const checks: Array<() => Verdict> = [];
+  if (at !== -1) checks.push(() => analyze(rest.slice(at), null, { ...ctx, depth: ctx.depth + 1 }));
+  const concrete = (v: Verdict): Verdict => (v === "APPROVE" || v === "REQUEST_CHANGES" ? v : null);
+  for (const w of rest) if (/\s/.test(w) && GITHUB_WORDS.test(w)) checks.push(() => concrete(scan(w, ctx.vars, ctx.depth + 1, ctx.shared)));
+  if (text !== null && GITHUB_WORDS.test(text)) checks.push(() => concrete(scan(text, ctx.vars, ctx.depth + 1, ctx.shared)));
+  return ctx.depth >= MAX_DEPTH ? null : worst(checks);
 }
 
 function scanFindExec(rest: string[], ctx: Ctx): Verdict {
@@ -198,21 +245,26 @@ function scanGitAliases(rest: string[], ctx: Ctx): Verdict {
     const inline = /^alias\.[^=]+=!(.*)$/s.exec(w);
     if (inline) scripts.push(inline[1]!);
     else if (/^alias\./.test(w) && rest[i + 1]?.startsWith("!")) scripts.push(rest[i + 1]!.slice(1));
+    else if (/^alias\./.test(w) && isDynamic(rest[i + 1] ?? "")) scripts.push(rest[i + 1]!);
   });
-  return worst(scripts.map((s) => () => scan(s, ctx.vars, ctx.depth + 1)));
+  return worst(scripts.map((s) => () => shellText(s, ctx)));
 }
 
-/** `source <(echo …)`, `bash <(printf …)`: the substituted command's literal output is a script. */
+/** `source <(echo …)`, `bash <(printf …)`: the substituted command's output is a script. */
 function scanProcSub(word: string | undefined, ctx: Ctx): Verdict {
   const index = word === undefined ? null : procSubIndex(word);
-  const producer = index === null ? null : ctx.procSubs[index];
-  if (!producer) return null;
-  if (DECODERS.has(basename(producer.words[0] ?? "")) || fromDecoder(producer.stdin)) return "UNKNOWN_REVIEW_POST";
-  const text = outputOf(producer);
-  return text === null ? null : scan(text, ctx.vars, ctx.depth + 1);
+  if (index === null) return word !== undefined && isDynamic(word) ? opaque(ctx, "a script whose path comes from an expansion") : null;
+  const producer = ctx.procSubs[index];
+  const text = producer ? outputOf(producer) : null;
+  return text === null ? opaque(ctx, "a process substitution's output is run as a script") : scan(text, ctx.vars, ctx.depth + 1, ctx.shared);
 }
 
-/** `bash -c 'script'`, `bash -lc …`, `bash <<EOF`, `echo … | sh`: the script is scanned recursively. */
+/** A script given as text: scanned; if parts of it are only known at run time, fail closed. */
+function shellText(text: string, ctx: Ctx): Verdict {
+  return worst([() => scan(text, ctx.vars, ctx.depth + 1, ctx.shared), () => (isDynamic(text) ? opaque(ctx, "a shell runs a script that is only known when the command runs") : null)]);
+}
+
+/** `bash -c 'script'`, `bash <<EOF`, `echo … | sh`: the script is scanned recursively. */
 function analyzeShell(rest: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
   let wantsScript = false;
   for (let i = 0; i < rest.length; i++) {
@@ -227,22 +279,23 @@ function analyzeShell(rest: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
       continue;
     }
     if (w.startsWith("--")) continue;
-    if (wantsScript) return scan(w, ctx.vars, ctx.depth + 1);
+    if (wantsScript) return shellText(w, ctx);
     return scanProcSub(w, ctx); // otherwise a script file we cannot read
   }
-  // Decoded bytes piped into a shell are a script nobody can read before it runs.
-  if (fromDecoder(stdin)) return "UNKNOWN_REVIEW_POST";
+  if (wantsScript) return null;
   const text = resolveStdin(stdin);
-  return text === null ? null : scan(text, ctx.vars, ctx.depth + 1);
+  if (text !== null) return shellText(text, ctx);
+  return stdin?.kind === "pipe" ? opaque(ctx, "a shell runs what another command prints") : null;
 }
 
-/** `python -c "…"`, `node -e`, or a script on stdin: a crude look for a review submission. */
-function analyzeInlineCode(rest: string[], stdin: StdinText): Verdict {
-  const code = [...rest, stdin ?? ""].join(" ");
-  const touchesReviews = /\/pulls\/[^/\s]+\/reviews\b/.test(code) || /\b(addPullRequestReview|submitPullRequestReview|createReview|submitReview)\b/.test(code);
-  if (!touchesReviews) return null;
-  if (/\bAPPROVE\b/.test(code)) return "APPROVE";
-  if (/\bREQUEST_CHANGES\b/.test(code)) return "REQUEST_CHANGES";
-  return /\bCOMMENT\b/.test(code) ? null : "UNKNOWN_REVIEW_POST";
+/** `python -c "…"`, `node -e`, `python3 - <<EOF`, or a script piped in. */
+function analyzeInterpreter(rest: string[], stdin: Stdin | null, text: StdinText, ctx: Ctx): Verdict {
+  const note = (r: string): void => void ctx.shared.notes.push(r);
+  const at = rest.findIndex((w) => /^-(?:c|e|p|r|E|-eval|-print|-command)$/.test(w) || w === "eval");
+  const inline = at === -1 ? undefined : rest[at + 1];
+  const runsFile = at === -1 && rest.some((w) => !w.startsWith("-") && w !== "-");
+  const code = [inline ?? "", runsFile ? "" : (text ?? "")].join("\n");
+  const checks: Array<() => Verdict> = [() => analyzeCode(code, { note, scan: (s) => scan(s, ctx.vars, ctx.depth + 1, ctx.shared) })];
+  if (!runsFile && inline === undefined && text === null && stdin?.kind === "pipe") checks.push(() => opaque(ctx, "an interpreter runs what another command prints"));
+  return worst(checks);
 }
-
