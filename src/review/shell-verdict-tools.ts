@@ -244,8 +244,9 @@ export function analyzeHttpie(args: string[], stdin: StdinText, note: Note): Ver
   if (!isDynamic(effective) && effective.toUpperCase() === "GET") return null;
   const parts: Part[] = items.map((it) => {
     if (/^[^=:]*(?:=@|:=@|@)/.test(it)) return { kind: "unseen", what: "the request body comes from a file" };
-    const m = /^([^=:]*):?=(.*)$/s.exec(it);
-    return m ? { kind: "field", key: m[1]!, value: m[2]!.replace(/^"(.*)"$/s, "$1") } : { kind: "raw", text: it };
+    const m = /^([^=:]*)(:?)=(.*)$/s.exec(it);
+    if (!m) return { kind: "raw", text: it };
+    return m[2] === ":" ? { kind: "raw", text: `{${JSON.stringify(m[1])}:${m[3]}}` } : { kind: "field", key: m[1]!, value: m[3]! };
   });
   if (usesStdin) parts.push({ kind: "raw", text: stdin });
   return judgeBody(parts.length > 0 ? parts : [{ kind: "raw", text: "" }], target, note);

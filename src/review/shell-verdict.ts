@@ -63,7 +63,7 @@ export function analyzeShellCommand(command: string): ShellFinding | null {
     v = GITHUB_WORDS.test(script) ? unknown((r) => shared.notes.push(r), "the command could not be analysed") : null;
   }
   if (v === null) return null;
-  return { verdict: v, reason: v === "UNKNOWN_REVIEW_POST" ? (shared.notes[0] ?? "part of it cannot be read") : `it submits a ${v} review` };
+  return { verdict: v, reason: v === "UNKNOWN_REVIEW_POST" ? (shared.notes[0] ?? "part of it cannot be read") : `it submits a review verdict (${v})` };
 }
 
 export function detectShellVerdict(command: string): ShellVerdict | null {

@@ -237,7 +237,7 @@ class Walker {
       case "word":
       case "extglob_pattern": {
         const t = node.text;
-        if (!quoted && /(?<!\\)[*?]|(?<!\\)\[.*\]/.test(t) && node.parent?.type !== "command_name") return `${unescapeBare(t)}${DYN}${SPLIT}`;
+        if (!quoted && t !== "[" && t !== "[[" && /(?<!\\)[*?]|(?<!\\)\[.*\]/.test(t)) return `${unescapeBare(t)}${DYN}${SPLIT}`;
         if (!quoted && isBrace(t)) return `${DYN}${SPLIT}`;
         return unescapeBare(t);
       }
