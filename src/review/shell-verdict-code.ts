@@ -51,6 +51,9 @@ export function analyzeCode(code: string, d: CodeDeps): Verdict {
     if (/\bREQUEST_CHANGES\b/i.test(code)) return "REQUEST_CHANGES";
     if (!/\bCOMMENT\b/.test(code)) return unknown(d.note, "inline code calls the review API with an event we cannot read");
   }
+  if (http && WRITES.test(code) && /api\.github|\/api\/v3|graphql/i.test(code)) {
+    return unknown(d.note, "inline code writes to the GitHub API (nothing in a sandbox needs to; use the host-side tools)");
+  }
   if ((spawns || http) && OBFUSCATION.test(code)) return unknown(d.note, "inline code builds text at run time (decoding, char codes, eval) and then makes requests or runs commands");
   if ((spawns || http) && isDynamic(code)) return unknown(d.note, "inline code comes partly from an expansion");
   return verdict;

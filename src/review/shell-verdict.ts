@@ -36,6 +36,10 @@ const GITHUB_WORDS = /\bgh\b|\bhub\b|api\.github|\/api\/v3|graphql|\/pulls\/|rev
 interface Shared {
   raw: string;
   notes: string[];
+  /** `alias x='…'` seen earlier in the command. */
+  aliases: Map<string, string>;
+  /** Files this command writes before it may run them (`> f`, `tee f`): their text, or null when unknown. */
+  files: Map<string, string | null>;
   /** Encoded text was decoded somewhere in the command (base64, xxd, an undecodable `$'…'`). */
   tainted: boolean;
 }
@@ -55,7 +59,7 @@ interface Ctx {
  */
 export function analyzeShellCommand(command: string): ShellFinding | null {
   const script = command.replaceAll("\u0000", "");
-  const shared: Shared = { raw: script, notes: [], tainted: false };
+  const shared: Shared = { raw: script, notes: [], tainted: false, aliases: new Map(), files: new Map() };
   let v: Verdict;
   try {
     v = scan(script, new Map(), 0, shared);
@@ -77,7 +81,10 @@ function scan(script: string, vars: Vars, depth: number, shared: Shared): Verdic
   if (parsed.unresolved.some((u) => u.startsWith("an ANSI-C"))) shared.tainted = true;
   if (parsed.commands.some((c) => DECODERS.has(basename(c.words[0] ?? "")))) shared.tainted = true;
   const ctx: Ctx = { vars, depth, procSubs: parsed.procSubs, shared };
-  const checks = parsed.commands.map((cmd) => () => analyze(cmd.words, cmd.stdin, ctx));
+  const checks = parsed.commands.map((cmd) => () => {
+    recordWrites(cmd, shared);
+    return analyze(cmd.words, cmd.stdin, ctx);
+  });
   if (parsed.parseError) checks.push(() => (GITHUB_WORDS.test(script) ? unknown(note, "part of it is not valid shell syntax, and bash would still run what comes before") : null));
   return worst(checks);
 }
@@ -91,6 +98,31 @@ function worst(checks: Array<() => Verdict>): Verdict {
     if (v === "UNKNOWN_REVIEW_POST") unknownSeen = true;
   }
   return unknownSeen ? "UNKNOWN_REVIEW_POST" : null;
+}
+
+function recordWrites(cmd: SimpleCommand, shared: Shared): void {
+  const targets = [...(cmd.writes ?? [])];
+  if (basename(cmd.words[0] ?? "") === "tee") targets.push(...cmd.words.slice(1).filter((w) => !w.startsWith("-")).map((w) => (cmd.words.includes("-a") ? `+${w}` : w)));
+  if (targets.length === 0) return;
+  const text = basename(cmd.words[0] ?? "") === "tee" ? resolveStdin(cmd.stdin) : outputOf(cmd);
+  for (const t of targets) {
+    const append = t.startsWith("+");
+    const path = normalizeFile(append ? t.slice(1) : t);
+    const before = append ? (shared.files.get(path) ?? "") : "";
+    shared.files.set(path, text === null || before === null ? null : before + text);
+  }
+}
+
+function normalizeFile(path: string): string {
+  return path.replace(/^(?:\.\/)+/, "");
+}
+
+/** A script this same command wrote: scanned; unreadable if we could not tell what was written. */
+function writtenScript(path: string | undefined, ctx: Ctx, run: (text: string) => Verdict): Verdict | undefined {
+  if (path === undefined || !ctx.shared.files.has(normalizeFile(path))) return undefined;
+  const text = ctx.shared.files.get(normalizeFile(path));
+  if (text === null || text === undefined) return opaque(ctx, "it runs a file it wrote with content we cannot read");
+  return run(text);
 }
 
 function basename(word: string): string {
@@ -108,7 +140,7 @@ function resolveStdin(stdin: Stdin | null): StdinText {
 function opaque(ctx: Ctx, what: string): Verdict {
   const note = (r: string): void => void ctx.shared.notes.push(r);
   if (ctx.shared.tainted) return unknown(note, `${what}, built from decoded text`);
-  if (GITHUB_WORDS.test(ctx.shared.raw)) return unknown(note, `${what}, in a command that mentions GitHub reviews`);
+  if (GITHUB_WORDS.test(ctx.shared.raw)) return unknown(note, `${what}, in a command that mentions gh or GitHub reviews`);
   return null;
 }
 
@@ -127,6 +159,10 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       words = rest;
       continue;
     }
+    const alias = ctx.shared.aliases.get(head);
+    if (alias !== undefined && ctx.depth < MAX_DEPTH) return rescan([alias, ...rest].join(" "));
+    const written = writtenScript(head, ctx, rescan);
+    if (written !== undefined) return written;
     switch (name) {
       case "time":
         words = rest[0] === "-p" ? rest.slice(1) : rest;
@@ -178,12 +214,24 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       case "find":
         return scanFindExec(rest, ctx);
       case "alias":
+        for (const w of rest) {
+          const m = /^([^=]+)=(.*)$/s.exec(w);
+          if (m) ctx.shared.aliases.set(m[1]!, m[2]!);
+        }
         return worst(rest.map((w) => () => rescan(w.replace(/^[^=]*=/, ""))));
+      case "trap":
+        return rest[0] === undefined || rest[0].startsWith("-") ? null : shellText(rest[0], ctx);
+      case "busybox":
+        if (rest[0] !== undefined && !SHELLS.has(rest[0])) {
+          words = rest;
+          continue;
+        }
+        break;
       case "git":
         return scanGitAliases(rest, ctx);
       case "source":
       case ".":
-        return scanProcSub(rest[0], ctx);
+        return writtenScript(rest[0], ctx, rescan) ?? scanProcSub(rest[0], ctx);
       case "sed":
       case "gsed":
         return analyzeSed(rest, { note, scan: rescan });
@@ -222,6 +270,10 @@ function unknownWrapper(rest: string[], text: StdinText, ctx: Ctx): Verdict {
   const checks: Array<() => Verdict> = [];
   if (at !== -1) checks.push(() => analyze(rest.slice(at), null, { ...ctx, depth: ctx.depth + 1 }));
   const concrete = (v: Verdict): Verdict => (v === "APPROVE" || v === "REQUEST_CHANGES" ? v : null);
+  // A renamed or linked gh / curl (`cp $(which gh) x; ./x pr review 7 -a`): judge the words as theirs.
+  const quiet = (): void => {};
+  checks.push(() => concrete(analyzeGh(rest, { stdin: text, note: quiet, scan: () => null }, true)));
+  checks.push(() => concrete(analyzeCurl(rest, text, quiet)));
   for (const w of rest) if (/\s/.test(w) && GITHUB_WORDS.test(w)) checks.push(() => concrete(scan(w, ctx.vars, ctx.depth + 1, ctx.shared)));
   if (text !== null && GITHUB_WORDS.test(text)) checks.push(() => concrete(scan(text, ctx.vars, ctx.depth + 1, ctx.shared)));
   return ctx.depth >= MAX_DEPTH ? null : worst(checks);
@@ -280,7 +332,7 @@ function analyzeShell(rest: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
     }
     if (w.startsWith("--")) continue;
     if (wantsScript) return shellText(w, ctx);
-    return scanProcSub(w, ctx); // otherwise a script file we cannot read
+    return writtenScript(w, ctx, (t) => shellText(t, ctx)) ?? scanProcSub(w, ctx); // otherwise a script file we cannot read
   }
   if (wantsScript) return null;
   const text = resolveStdin(stdin);
@@ -293,6 +345,9 @@ function analyzeInterpreter(rest: string[], stdin: Stdin | null, text: StdinText
   const note = (r: string): void => void ctx.shared.notes.push(r);
   const at = rest.findIndex((w) => /^-(?:c|e|p|r|E|-eval|-print|-command)$/.test(w) || w === "eval");
   const inline = at === -1 ? undefined : rest[at + 1];
+  const file = at === -1 ? rest.find((w) => !w.startsWith("-")) : undefined;
+  const written = writtenScript(file, ctx, (t) => analyzeCode(t, { note, scan: (s) => scan(s, ctx.vars, ctx.depth + 1, ctx.shared) }));
+  if (written !== undefined) return written;
   const runsFile = at === -1 && rest.some((w) => !w.startsWith("-") && w !== "-");
   const code = [inline ?? "", runsFile ? "" : (text ?? "")].join("\n");
   const checks: Array<() => Verdict> = [() => analyzeCode(code, { note, scan: (s) => scan(s, ctx.vars, ctx.depth + 1, ctx.shared) })];

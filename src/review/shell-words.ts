@@ -17,6 +17,8 @@ export type Stdin = { kind: "text"; text: string } | { kind: "unknown" } | { kin
 export interface SimpleCommand {
   words: string[];
   stdin: Stdin | null;
+  /** Files its stdout is redirected to (`> f`, `>> f`), with `>>` marked by a leading `+`. */
+  writes?: string[];
 }
 
 export type Vars = Map<string, string>;
@@ -136,6 +138,10 @@ class Walker {
         if (c.type === "$") cmd.words.push("$");
         continue;
       }
+      if (STATEMENTS.has(c.type) || c.type === "pipeline" || c.type === "command") {
+        this.stmt(c, null); // `time ( … )`, `coproc { … }`: a compound command, not a word
+        continue;
+      }
       const target = c.type === "command_name" ? (c.firstNamedChild ?? c) : c;
       cmd.words.push(...splitFields(this.value(target, false)));
     }
@@ -168,7 +174,14 @@ class Walker {
       return;
     }
     const op = r.children.find((c) => !c.isNamed)?.type ?? "";
-    for (const d of r.namedChildren) if (d.type !== "file_descriptor") this.value(d, true);
+    const fd = r.namedChildren.find((c) => c.type === "file_descriptor")?.text;
+    for (const d of r.namedChildren) {
+      if (d.type === "file_descriptor") continue;
+      const target = this.value(d, true);
+      if ((op === ">" || op === ">|" || op === ">>" || op === "&>" || op === "&>>") && (fd === undefined || fd === "1")) {
+        (cmd.writes ??= []).push(op.endsWith(">>") ? `+${target}` : target);
+      }
+    }
     if (op === "<" || op === "<>") cmd.stdin = { kind: "unknown" };
   }
 
@@ -322,7 +335,8 @@ class Walker {
     const named = node.namedChildren;
     const simple = named.length === 1 && (named[0]!.type === "variable_name" || named[0]!.type === "special_variable_name");
     const known = simple ? this.vars.get(named[0]!.text) : undefined;
-    if (known === undefined) {
+    if (known === undefined || (!quoted && this.vars.has("IFS"))) {
+      // With IFS changed we do not model how an unquoted expansion splits.
       for (const c of named) if (c.type !== "variable_name") this.value(c, true);
       return quoted ? DYN : `${DYN}${SPLIT}`;
     }
