@@ -8,12 +8,23 @@ const require = createRequire(import.meta.url);
 // Loaded once at module load: after this, parsing is synchronous (tree-sitter-bash, compiled to WASM).
 await Parser.init();
 const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
-const parser = new Parser();
-parser.setLanguage(bash);
+let parser = newParser();
+
+function newParser(): Parser {
+  const p = new Parser();
+  p.setLanguage(bash);
+  return p;
+}
 
 /** Parses a bash script; `fn` reads the tree, which is freed afterwards. */
 export function withBashTree<T>(script: string, fn: (root: Node, hasError: boolean) => T): T {
-  const tree: Tree | null = parser.parse(script);
+  let tree: Tree | null;
+  try {
+    tree = parser.parse(script);
+  } catch (err) {
+    parser = newParser(); // a trap inside the WASM may leave the old parser unusable
+    throw err;
+  }
   if (!tree) throw new Error("tree-sitter returned no tree");
   try {
     return fn(tree.rootNode, tree.rootNode.hasError);

@@ -61,7 +61,8 @@ function decodeRaw(text: string): string | null {
     try {
       const out: string[] = [];
       flatten(JSON.parse(trimmed), "", out);
-      return out.join("\n");
+      // The raw text too: with a key given twice, parsers differ on which one wins.
+      return [...out, text].join("\n");
     } catch {
       // not JSON: read it as text below
     }

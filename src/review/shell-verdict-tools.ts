@@ -2,7 +2,7 @@ import { judgeBody, targetOf, unknown, type Note, type Part, type Target, type V
 import { SPLIT, isDynamic } from "./shell-words.js";
 
 export type { Verdict };
-/** What the command reads on stdin, when that is statically known. */
+/** What the command reads on stdin: its text, DYN when it has stdin we cannot read, null when none. */
 export type StdinText = string | null;
 
 interface Parsed {
@@ -70,7 +70,7 @@ function boolFlag(values: string[] | undefined): boolean | "unknown" {
 const GH_COMMANDS = new Set([
   "agent-task", "alias", "api", "attestation", "auth", "browse", "cache", "co", "codespace", "completion", "config", "copilot", "extension", "ext",
   "gist", "gpg-key", "help", "issue", "label", "org", "pr", "preview", "project", "release", "repo", "ruleset", "run", "search", "secret",
-  "ssh-key", "status", "variable", "version", "workflow", "accessibility", "licenses",
+  "ssh-key", "status", "variable", "version", "workflow", "accessibility", "licenses", "actions", "environment",
 ]);
 
 export interface GhDeps {
@@ -168,7 +168,7 @@ export function analyzeCurl(args: string[], stdin: StdinText, note: Note): Verdi
   const parsed = parseArgs(args, CURL_SHORT, CURL_LONG, { d: "data", X: "request", H: "header", F: "form", T: "upload-file", G: "get", I: "head", K: "config", g: "globoff" });
   const f = parsed.flags;
   const config = f.get("config");
-  if (config !== undefined && !(config.length === 1 && config[0] === "-" && stdin !== null)) {
+  if (config !== undefined && !(config.length === 1 && config[0] === "-" && stdin !== null && !isDynamic(stdin))) {
     return unknown(note, "curl reads options from a config file (`-K`) we cannot see");
   }
   const configArgs = config !== undefined && stdin !== null ? curlConfigArgs(stdin) : [];

@@ -85,6 +85,7 @@ function scan(script: string, vars: Vars, depth: number, shared: Shared): Verdic
     recordWrites(cmd, shared);
     return analyze(cmd.words, cmd.stdin, ctx);
   });
+  for (const [name, value] of parsed.assignments) if (EXEC_ENV.test(name)) checks.push(() => shellText(value, ctx));
   if (parsed.parseError) checks.push(() => (GITHUB_WORDS.test(script) ? unknown(note, "part of it is not valid shell syntax, and bash would still run what comes before") : null));
   return worst(checks);
 }
@@ -104,7 +105,8 @@ function recordWrites(cmd: SimpleCommand, shared: Shared): void {
   const targets = [...(cmd.writes ?? [])];
   if (basename(cmd.words[0] ?? "") === "tee") targets.push(...cmd.words.slice(1).filter((w) => !w.startsWith("-")).map((w) => (cmd.words.includes("-a") ? `+${w}` : w)));
   if (targets.length === 0) return;
-  const text = basename(cmd.words[0] ?? "") === "tee" ? resolveStdin(cmd.stdin) : outputOf(cmd);
+  const produced = basename(cmd.words[0] ?? "") === "tee" ? resolveStdin(cmd.stdin, shared.files) : outputOf(cmd);
+  const text = produced === null || isDynamic(produced) ? null : produced;
   for (const t of targets) {
     const append = t.startsWith("+");
     const path = normalizeFile(append ? t.slice(1) : t);
@@ -130,11 +132,16 @@ function basename(word: string): string {
   return slash === -1 ? word : word.slice(slash + 1);
 }
 
-function resolveStdin(stdin: Stdin | null): StdinText {
-  if (!stdin || stdin.kind === "unknown") return null;
+function resolveStdin(stdin: Stdin | null, files?: Map<string, string | null>): StdinText {
+  if (!stdin) return null;
   if (stdin.kind === "text") return stdin.text;
-  return outputOf(stdin.from);
+  if (stdin.kind === "unknown") return (stdin.path !== undefined ? files?.get(normalizeFile(stdin.path)) : undefined) ?? DYN;
+  return outputOf(stdin.from) ?? DYN;
 }
+
+const DYN = "\u0001";
+/** Environment variables whose value a program runs as a command (git's pager, ssh, editors, bash's ENV). */
+const EXEC_ENV = /^(?:GIT_PAGER|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND|SSH_ASKPASS|SUDO_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|BASH_ENV|ENV|PROMPT_COMMAND|BROWSER|GH_PAGER|GH_EDITOR|GH_BROWSER)$/;
 
 /** Code we cannot read is about to run: block it when it was decoded here or the command talks about reviews. */
 function opaque(ctx: Ctx, what: string): Verdict {
@@ -194,7 +201,7 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
         words = dropOptions(rest, new Set(["-s", "-k", "--signal", "--kill-after"])).slice(1);
         continue;
       case "xargs":
-        words = xargsCommand(rest, resolveStdin(stdin));
+        words = xargsCommand(rest, resolveStdin(stdin, ctx.shared.files));
         stdin = null;
         continue;
       case "eval": {
@@ -207,7 +214,7 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       case "script":
       case "runuser":
       case "flock": {
-        const at = rest.findIndex((w) => w === "-c" || w === "--command");
+        const at = rest.findIndex((w) => /^-[a-zA-Z]*c$/.test(w) || w === "--command");
         if (at === -1 || rest[at + 1] === undefined) return name === "flock" ? analyze(rest.slice(1), null, ctx) : null;
         return shellText(rest[at + 1]!, ctx);
       }
@@ -239,8 +246,8 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
         break;
     }
     if (SHELLS.has(name)) return analyzeShell(rest, stdin, ctx);
-    const text = resolveStdin(stdin);
-    if (INTERPRETERS.has(name)) return analyzeInterpreter(rest, stdin, text, ctx);
+    const text = resolveStdin(stdin, ctx.shared.files);
+    if (INTERPRETERS.has(name)) return analyzeInterpreter(rest, text, ctx);
     if (AWKS.has(name)) {
       const program = dropOptions(rest, new Set(["-F", "-v", "-f", "--field-separator", "--assign"]))[0];
       return program === undefined || rest.includes("-f") ? null : analyzeCode(program, { note, scan: rescan });
@@ -275,7 +282,7 @@ function unknownWrapper(rest: string[], text: StdinText, ctx: Ctx): Verdict {
   checks.push(() => concrete(analyzeGh(rest, { stdin: text, note: quiet, scan: () => null }, true)));
   checks.push(() => concrete(analyzeCurl(rest, text, quiet)));
   for (const w of rest) if (/\s/.test(w) && GITHUB_WORDS.test(w)) checks.push(() => concrete(scan(w, ctx.vars, ctx.depth + 1, ctx.shared)));
-  if (text !== null && GITHUB_WORDS.test(text)) checks.push(() => concrete(scan(text, ctx.vars, ctx.depth + 1, ctx.shared)));
+  if (text !== null && GITHUB_WORDS.test(text)) checks.push(() => scan(text, ctx.vars, ctx.depth + 1, ctx.shared));
   return ctx.depth >= MAX_DEPTH ? null : worst(checks);
 }
 
@@ -290,15 +297,23 @@ function scanFindExec(rest: string[], ctx: Ctx): Verdict {
   return worst(checks);
 }
 
-/** `git -c alias.x='!gh pr review -a' x`, `git config alias.x '!…'`: shell aliases run their text. */
+/**
+ * `git -c alias.x='!gh pr review -a' x`, `git -c core.pager='…' log`, `git config alias.x '!…'`: many
+ * git settings run their value as a shell command, so every value set on the command line is scanned.
+ */
 function scanGitAliases(rest: string[], ctx: Ctx): Verdict {
   const scripts: string[] = [];
   rest.forEach((w, i) => {
-    const inline = /^alias\.[^=]+=!(.*)$/s.exec(w);
-    if (inline) scripts.push(inline[1]!);
-    else if (/^alias\./.test(w) && rest[i + 1]?.startsWith("!")) scripts.push(rest[i + 1]!.slice(1));
-    else if (/^alias\./.test(w) && isDynamic(rest[i + 1] ?? "")) scripts.push(rest[i + 1]!);
+    if (rest[i - 1] === "-c" || rest[i - 1] === "--config-env") {
+      const eq = w.indexOf("=");
+      if (eq !== -1) scripts.push(w.slice(eq + 1).replace(/^!/, ""));
+    }
   });
+  const config = rest.indexOf("config");
+  if (config !== -1) {
+    const args = rest.slice(config + 1).filter((w) => !w.startsWith("-"));
+    if (args[1] !== undefined) scripts.push(args[1].replace(/^!/, ""));
+  }
   return worst(scripts.map((s) => () => shellText(s, ctx)));
 }
 
@@ -335,13 +350,13 @@ function analyzeShell(rest: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
     return writtenScript(w, ctx, (t) => shellText(t, ctx)) ?? scanProcSub(w, ctx); // otherwise a script file we cannot read
   }
   if (wantsScript) return null;
-  const text = resolveStdin(stdin);
-  if (text !== null) return shellText(text, ctx);
-  return stdin?.kind === "pipe" ? opaque(ctx, "a shell runs what another command prints") : null;
+  const text = resolveStdin(stdin, ctx.shared.files);
+  if (text === null) return null;
+  return isDynamic(text) ? opaque(ctx, "a shell runs a script from stdin that we cannot read") : shellText(text, ctx);
 }
 
 /** `python -c "…"`, `node -e`, `python3 - <<EOF`, or a script piped in. */
-function analyzeInterpreter(rest: string[], stdin: Stdin | null, text: StdinText, ctx: Ctx): Verdict {
+function analyzeInterpreter(rest: string[], text: StdinText, ctx: Ctx): Verdict {
   const note = (r: string): void => void ctx.shared.notes.push(r);
   const at = rest.findIndex((w) => /^-(?:c|e|p|r|E|-eval|-print|-command)$/.test(w) || w === "eval");
   const inline = at === -1 ? undefined : rest[at + 1];
@@ -351,6 +366,6 @@ function analyzeInterpreter(rest: string[], stdin: Stdin | null, text: StdinText
   const runsFile = at === -1 && rest.some((w) => !w.startsWith("-") && w !== "-");
   const code = [inline ?? "", runsFile ? "" : (text ?? "")].join("\n");
   const checks: Array<() => Verdict> = [() => analyzeCode(code, { note, scan: (s) => scan(s, ctx.vars, ctx.depth + 1, ctx.shared) })];
-  if (!runsFile && inline === undefined && text === null && stdin?.kind === "pipe") checks.push(() => opaque(ctx, "an interpreter runs what another command prints"));
+  if (!runsFile && inline === undefined && text !== null && isDynamic(text)) checks.push(() => opaque(ctx, "an interpreter runs code from stdin that we cannot read"));
   return worst(checks);
 }

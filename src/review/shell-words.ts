@@ -12,7 +12,7 @@ import { decodeAnsiC, staticOutput } from "./shell-static.js";
 export const DYN = "\u0001";
 export const SPLIT = "\u0002";
 
-export type Stdin = { kind: "text"; text: string } | { kind: "unknown" } | { kind: "pipe"; from: SimpleCommand };
+export type Stdin = { kind: "text"; text: string } | { kind: "unknown"; path?: string } | { kind: "pipe"; from: SimpleCommand };
 
 export interface SimpleCommand {
   words: string[];
@@ -30,6 +30,8 @@ export interface ParsedShell {
   parseError: boolean;
   /** Something here produced text we could not read: a command substitution, an encoded string. */
   unresolved: string[];
+  /** Every variable assignment (`X=1 cmd`, `X=1`, `export X=1`), in order. */
+  assignments: Array<[string, string]>;
 }
 
 const FIELD = "\u0003";
@@ -43,6 +45,7 @@ class Walker {
   readonly commands: SimpleCommand[] = [];
   readonly procSubs: Array<SimpleCommand | null> = [];
   readonly unresolved: string[] = [];
+  readonly assignments: Array<[string, string]> = [];
 
   constructor(
     private readonly src: string,
@@ -123,9 +126,11 @@ class Walker {
       const c = children[i]!;
       if (c.type === "variable_assignment") {
         // A prefix assignment (`X=1 cmd`) is in the command's environment only; it still runs substitutions.
-        const value = c.childForFieldName("value");
-        if (value) this.value(value, false);
-        cmd.words.push(`${c.childForFieldName("name")?.text ?? ""}=`);
+        const valueNode = c.childForFieldName("value");
+        const name = c.childForFieldName("name")?.text ?? "";
+        const value = valueNode ? this.value(valueNode, true) : "";
+        this.assignments.push([name, value]);
+        cmd.words.push(`${name}=${value}`);
         continue;
       }
       if (c.type === "file_redirect" || c.type === "herestring_redirect") {
@@ -175,14 +180,16 @@ class Walker {
     }
     const op = r.children.find((c) => !c.isNamed)?.type ?? "";
     const fd = r.namedChildren.find((c) => c.type === "file_descriptor")?.text;
+    let source: string | undefined;
     for (const d of r.namedChildren) {
       if (d.type === "file_descriptor") continue;
       const target = this.value(d, true);
+      source = target;
       if ((op === ">" || op === ">|" || op === ">>" || op === "&>" || op === "&>>") && (fd === undefined || fd === "1")) {
         (cmd.writes ??= []).push(op.endsWith(">>") ? `+${target}` : target);
       }
     }
-    if (op === "<" || op === "<>") cmd.stdin = { kind: "unknown" };
+    if (op === "<" || op === "<>") cmd.stdin = source === undefined ? { kind: "unknown" } : { kind: "unknown", path: source };
   }
 
   /** A here-doc feeds `cmd`; tree-sitter hangs a following `| next` or `&& next` inside the redirect. */
@@ -222,6 +229,7 @@ class Walker {
     const name = node.childForFieldName("name")?.text;
     const valueNode = node.childForFieldName("value");
     const value = valueNode ? this.value(valueNode, true) : "";
+    if (name !== undefined) this.assignments.push([name, value]);
     if (!persist || name === undefined) return;
     if (node.children.some((c) => c.type === "+=")) this.vars.set(name, (this.vars.get(name) ?? DYN) + value);
     else this.vars.set(name, value);
@@ -277,7 +285,8 @@ class Walker {
         return this.expansion(node, quoted);
       case "command_substitution": {
         const inner = this.nested(node);
-        const text = staticOutput(inner);
+        // `$(<file)` has no command: it reads a file.
+        const text = inner.length === 0 && node.namedChildren.length > 0 ? null : staticOutput(inner);
         if (text === null) {
           this.unresolved.push(`the output of \`${node.text.slice(0, 60)}\``);
           return quoted ? DYN : `${DYN}${SPLIT}`;
@@ -365,11 +374,13 @@ function splitFields(word: string): string[] {
 }
 
 /** Every simple command the script would run, with known variables expanded. */
-export function parseShell(script: string, vars: Vars = new Map()): ParsedShell {
+export function parseShell(input: string, vars: Vars = new Map()): ParsedShell {
+  // bash joins lines ended by a backslash before it splits words; tree-sitter-bash does not (`g\⏎h` is `gh`).
+  const script = input.replace(/\\\n/g, "");
   return withBashTree(script, (root, hasError) => {
     const walker = new Walker(script, vars);
     walker.stmt(root, null);
-    return { commands: walker.commands, procSubs: walker.procSubs, parseError: hasError || uncovered(root, script), unresolved: walker.unresolved };
+    return { commands: walker.commands, procSubs: walker.procSubs, parseError: hasError || uncovered(root, script), unresolved: walker.unresolved, assignments: walker.assignments };
   });
 }
 

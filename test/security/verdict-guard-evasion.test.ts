@@ -135,6 +135,21 @@ const evasions: string[] = [
   "$SHELL -c 'gh pr review 7 --approve'",
   "python3 -c \"import requests; u='https://api.github.com/repos/o/r/pulls/7/rev'+'iews'; requests.post(u, json={'event': 'APP'+'ROVE'})\"",
   "node -e \"fetch('https://api.github.com/graphql', {method: 'POST', body: process.argv[1]})\" \"$Q\"",
+  "echo 'gh pr review 7 --approve' > x; bash < x",
+  "bash < review.sh # gh pr review",
+  "gh pr review 7 --comment $(<flags)",
+  "g\\\nh pr review 7 --approve",
+  "curl -X POST https://api.github.com/repos/o/r/pulls/7/reviews -d '{\"event\":\"APPROVE\",\"event\":\"COMMENT\"}'",
+  "http --json POST https://api.github.com/repos/o/r/pulls/7/reviews < review.json",
+  // programs that run a configured command
+  "git -c core.pager='gh pr review 7 -a' log",
+  "git -c core.sshCommand='gh pr review 7 -a' fetch",
+  "git config core.pager 'gh pr review 7 --approve'",
+  "GIT_PAGER='gh pr review 7 -a' git log",
+  "export GIT_SSH_COMMAND='gh pr review 7 --approve'; git fetch",
+  "PAGER='sh -c \"gh pr review 7 -a\"' man ls",
+  "script -qc 'gh pr review 7 -a' /dev/null",
+  "crontab <<< '* * * * * gh pr review 7 -a'",
   "gh pr re\u0000view 7 --approve",
 ];
 
@@ -194,6 +209,10 @@ const benign: string[] = [
   "cat > file.txt << 'EOF'\nline1 gh approve\nEOF\ngit add file.txt && git commit -m \"approve docs\"",
   "printf '#!/bin/sh\\nnpm test\\n' > t.sh && sh t.sh",
   "trap 'rm -f /tmp/x' EXIT; npm test",
+  "gh pr review 7 --approve --help",
+  "GIT_PAGER=cat git log -5",
+  "git -c user.name='Open SWE' -c user.email=bot@example.com commit -m 'approve flow'",
+  "EDITOR=true git rebase -i HEAD~3",
 ];
 
 describe("the verdict guard against evasion (defence in depth)", () => {
