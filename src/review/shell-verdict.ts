@@ -25,7 +25,7 @@ const TEXTUAL = new Set([
   "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "jq", "yq", "tee", "less", "more", "head", "tail",
   "wc", "sort", "uniq", "cut", "diff", "patch", "touch", "mkdir", "ls", "cp", "mv", "rm", "ln", "chmod", "chown", "test", "[", "[[", "true",
   "false", "read", "export", "local", "declare", "typeset", "readonly", "set", "unset", "man", "which", "type", "whereis", "whatis", "tldr",
-  "history", "file", "stat", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pip", "pip3", "cd", "pushd", "popd", "exit", "return", "shift", "git",
+  "history", "file", "stat", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pip", "pip3", "cd", "pushd", "popd", "exit", "return", "shift",
   ...DECODERS,
 ]);
 /** Where a wrapped command may start inside an unknown program's arguments (`docker exec c gh …`). */

@@ -98,7 +98,7 @@ class Walker {
       default:
         break;
     }
-    if (!STATEMENTS.has(node.type) && node.type !== "do_group") {
+    if (!STATEMENTS.has(node.type)) {
       this.value(node, false);
       return null;
     }
@@ -218,7 +218,7 @@ class Walker {
     let cursor = node.startIndex;
     for (const c of node.namedChildren) {
       if (c.type === "heredoc_content") continue;
-      out += unescapeDouble(this.src.slice(cursor, c.startIndex));
+      out += unescapeDouble(this.src.slice(cursor, realStart(c)));
       out += this.value(c, true);
       cursor = c.endIndex;
     }
@@ -333,7 +333,7 @@ class Walker {
     let cursor = node.startIndex + 1;
     for (const c of node.namedChildren) {
       if (c.type === "string_content") continue;
-      out += unescapeDouble(this.src.slice(cursor, c.startIndex));
+      out += unescapeDouble(this.src.slice(cursor, realStart(c)));
       out += this.value(c, true);
       cursor = c.endIndex;
     }
@@ -351,6 +351,11 @@ class Walker {
     }
     return quoted ? known : toFields(known);
   }
+}
+
+/** tree-sitter-bash counts the blank before a `$(` inside a string as part of the substitution. */
+function realStart(node: ShellNode): number {
+  return node.startIndex + (/^\s*/.exec(node.text)?.[0].length ?? 0);
 }
 
 function isBrace(text: string): boolean {
@@ -380,31 +385,8 @@ export function parseShell(input: string, vars: Vars = new Map()): ParsedShell {
   return withBashTree(script, (root, hasError) => {
     const walker = new Walker(script, vars);
     walker.stmt(root, null);
-    return { commands: walker.commands, procSubs: walker.procSubs, parseError: hasError || uncovered(root, script), unresolved: walker.unresolved, assignments: walker.assignments };
+    return { commands: walker.commands, procSubs: walker.procSubs, parseError: hasError, unresolved: walker.unresolved, assignments: walker.assignments };
   });
-}
-
-/** tree-sitter sometimes drops a token without reporting an error: treat source text no node covers as one. */
-function uncovered(root: ShellNode, src: string): boolean {
-  let cursor = 0;
-  const pending: ShellNode[] = [root];
-  while (pending.length > 0) {
-    const n = pending.pop()!;
-    if (n.childCount === 0 || ATOMIC.has(n.type)) {
-      if (n.startIndex > cursor && hasToken(src.slice(cursor, n.startIndex))) return true;
-      cursor = Math.max(cursor, n.endIndex);
-      continue;
-    }
-    pending.push(...n.children.reverse());
-  }
-  return hasToken(src.slice(cursor));
-}
-
-const ATOMIC = new Set(["heredoc_body", "string", "raw_string", "ansi_c_string", "comment"]);
-
-/** Text outside every node that bash would read as a word (a lone `-` before `<<` is re-attached by the walker). */
-function hasToken(gap: string): boolean {
-  return /[^\s\\]/.test(gap.replace(/(^|\s)-(?=\s|$)/g, " "));
 }
 
 export function procSubIndex(word: string): number | null {
