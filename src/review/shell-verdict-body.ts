@@ -9,8 +9,11 @@ export function unknown(note: Note, reason: string): Verdict {
   return "UNKNOWN_REVIEW_POST";
 }
 
-/** Where a request goes: a review endpoint, GraphQL, or a URL we cannot read. */
-export type Target = "reviews" | "graphql" | "unknown";
+/**
+ * Where a request goes: a review endpoint, GraphQL, a URL we cannot read, or an unreadable path on a
+ * host that is not GitHub's (`other`: only a body that names a verdict is blocked — it could be a relay).
+ */
+export type Target = "reviews" | "graphql" | "unknown" | "other";
 
 /** One piece of a request body: a `key=value` field (gh -f, httpie), raw text (curl -d, --input), or unseen (a file). */
 export type Part = { kind: "field"; key: string; value: string } | { kind: "raw"; text: string } | { kind: "unseen"; what: string };
@@ -38,8 +41,20 @@ export function normalizePath(url: string): string {
   return `/${segments.join("/")}`.toLowerCase();
 }
 
-/** `reviews` / `graphql` for a URL that reaches them, `unknown` when the URL is not readable, else null. */
-export function targetOf(url: string): Target | null {
+/**
+ * `reviews` / `graphql` for an endpoint that reaches them, `unknown` when it cannot be read, else null.
+ * A gh endpoint is always GitHub's; a URL whose host is literal and not GitHub's (`localhost:$PORT/x`)
+ * cannot reach the review API through an unreadable path.
+ */
+export function targetOf(url: string, kind: "gh" | "url"): Target | null {
+  if (kind === "url") {
+    const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)(.*)$/is.exec(url);
+    const name = (m?.[1] ?? "").replace(/^[^@]*@/, "").replace(/:[^:]*$/, "");
+    const path = m?.[2] ?? "";
+    const githubish = /github|ghe\.com/i.test(name) || /^\/api\/(?:v3|graphql)/i.test(path);
+    if (isDynamic(name) || name === "") return "unknown";
+    if (isDynamic(url) && !githubish && !/\/pulls\/|graphql/i.test(url)) return "other";
+  }
   if (isDynamic(url)) return "unknown";
   const path = normalizePath(url);
   if (REVIEWS_PATH.test(path)) return "reviews";
@@ -110,6 +125,7 @@ export function judgeBody(parts: Part[], target: Target, note: Note): Verdict {
   const values = eventValues(text);
   if (values.includes("APPROVE") || (mutation && /\bAPPROVE\b/i.test(text))) return "APPROVE";
   if (values.includes("REQUEST_CHANGES") || (mutation && /\bREQUEST_CHANGES\b/i.test(text))) return "REQUEST_CHANGES";
+  if (target === "other") return null;
   if (unseen.length > 0) return unknown(note, `${unseen[0]}, so its review event cannot be checked`);
   if (target === "graphql" && !mutation) return null;
   if (target === "unknown" && !mutation && values.length === 0) return null;

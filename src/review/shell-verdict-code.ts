@@ -80,7 +80,7 @@ export function analyzeSed(args: string[], d: CodeDeps): Verdict {
       if (v) verdict = v;
     }
     const bareE = /(?:^|[;\n{}]|[0-9$/])\s*e\s*(?:$|[;\n}])/.test(script);
-    const substE = [...script.matchAll(/s(.)(?:\\.|(?!\1).)*\1((?:\\.|(?!\1).)*)\1([a-zA-Z0-9]*)/g)].filter((m) => m[3]!.includes("e"));
+    const substE = [...script.matchAll(/s(.)(?:\\.|(?!\1)[^\\])*\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/g)].filter((m) => m[3]!.includes("e"));
     for (const m of substE) {
       const v = d.scan(m[2]!);
       if (v === "APPROVE" || v === "REQUEST_CHANGES") return v;

@@ -132,7 +132,7 @@ function analyzeGhApi(args: string[], stdin: StdinText, note: Note): Verdict {
   const [endpoint, ...extra] = parsed.positionals;
   if (endpoint === undefined) return null;
   const f = parsed.flags;
-  const target: Target | null = endpoint === "graphql" ? "graphql" : targetOf(endpoint.replace(/\{[a-z]+\}/g, "x"));
+  const target: Target | null = endpoint === "graphql" ? "graphql" : targetOf(endpoint.replace(/\{[a-z]+\}/g, "x"), "gh");
   const methods = f.get("method");
   const method = methods?.at(-1);
   const implicitPost = f.has("raw-field") || f.has("field") || f.has("input");
@@ -144,6 +144,12 @@ function analyzeGhApi(args: string[], stdin: StdinText, note: Note): Verdict {
   const input = f.get("input")?.at(-1);
   if (input !== undefined) parts.push(input === "-" && stdin !== null ? { kind: "raw", text: stdin } : { kind: "unseen", what: "the request body comes from a file or stdin" });
   return judgeBody(parts, target, note);
+}
+
+function pickTarget(targets: Array<Target | null>, opaque: boolean): Target | null {
+  for (const t of ["reviews", "graphql", "unknown"] as const) if (targets.includes(t)) return t;
+  if (opaque) return "unknown";
+  return targets.includes("other") ? "other" : null;
 }
 
 /** `-f key=value` / `-F key=value` (`-F key=@file` reads a file). */
@@ -176,8 +182,8 @@ export function analyzeCurl(args: string[], stdin: StdinText, note: Note): Verdi
   const urls = [...parsed.positionals, ...(f.get("url") ?? []), ...(f.get("expand-url") ?? [])];
   const requestTarget = f.get("request-target")?.at(-1);
   const globbing = !f.has("globoff");
-  const targets = (requestTarget !== undefined ? [requestTarget] : urls).map((u) => (globbing && /[{[]/.test(u) ? "unknown" : targetOf(u)));
-  const target: Target | null = targets.includes("reviews") ? "reviews" : targets.includes("graphql") ? "graphql" : targets.includes("unknown") || parsed.opaque ? "unknown" : null;
+  const targets = (requestTarget !== undefined ? [requestTarget] : urls).map((u) => (globbing && /[{[]/.test(u) ? "unknown" : targetOf(u, requestTarget !== undefined ? "gh" : "url")));
+  const target = pickTarget(targets, parsed.opaque);
   if (target === null) return null;
   const data = CURL_DATA.flatMap((k) => (f.get(k) ?? []).map((v) => ({ k, v })));
   const method = f.get("request")?.at(-1);
@@ -215,8 +221,8 @@ export function analyzeWget(args: string[], stdin: StdinText, note: Note): Verdi
   const parsed = parseArgs(args, "OoaiePUTtw", new Set(["method", "body-data", "body-file", "post-data", "post-file", "header", "output-document", "user-agent"]), { O: "output-document", i: "input-file", e: "execute" });
   const f = parsed.flags;
   if (f.has("input-file") || f.has("execute") || f.has("config")) return unknown(note, "wget reads URLs or options from a file or `-e`");
-  const targets = parsed.positionals.map(targetOf);
-  const target: Target | null = targets.includes("reviews") ? "reviews" : targets.includes("graphql") ? "graphql" : targets.includes("unknown") || parsed.opaque ? "unknown" : null;
+  const targets = parsed.positionals.map((u) => targetOf(u, "url"));
+  const target = pickTarget(targets, parsed.opaque);
   if (target === null) return null;
   const method = f.get("method")?.at(-1);
   const hasBody = ["body-data", "body-file", "post-data", "post-file"].some((k) => f.has(k));
@@ -236,7 +242,7 @@ export function analyzeHttpie(args: string[], stdin: StdinText, note: Note): Ver
   if (positionals[0] !== undefined && (/^[A-Za-z]+$/.test(positionals[0]) || isDynamic(positionals[0])) && positionals.length > 1) method = positionals[i++];
   const url = positionals[i];
   if (url === undefined) return null;
-  const target = targetOf(url);
+  const target = targetOf(url, "url");
   if (target === null) return null;
   const items = positionals.slice(i + 1).filter((it) => !/^[^=:]*(?:==|:(?!=))/.test(it) || /^[^=:]*:=/.test(it));
   const usesStdin = stdin !== null && !args.includes("--ignore-stdin") && !args.includes("-I");

@@ -150,6 +150,9 @@ const evasions: string[] = [
   "PAGER='sh -c \"gh pr review 7 -a\"' man ls",
   "script -qc 'gh pr review 7 -a' /dev/null",
   "crontab <<< '* * * * * gh pr review 7 -a'",
+  // relays: any host, when the path or the body says review
+  "socat TCP-LISTEN:3000,fork OPENSSL:api.github.com:443 & curl -X POST http://localhost:3000/repos/o/r/pulls/7/reviews -d '{\"event\":\"APPROVE\"}'",
+  "curl -X POST \"http://localhost:3000/$P\" -d '{\"event\":\"APPROVE\"}'",
   "gh pr re\u0000view 7 --approve",
 ];
 
@@ -213,6 +216,8 @@ const benign: string[] = [
   "GIT_PAGER=cat git log -5",
   "git -c user.name='Open SWE' -c user.email=bot@example.com commit -m 'approve flow'",
   "EDITOR=true git rebase -i HEAD~3",
+  "curl -X POST localhost:$PORT/users -d @user.json",
+  "curl -s \"http://localhost:$PORT/health\"",
 ];
 
 describe("the verdict guard against evasion (defence in depth)", () => {
