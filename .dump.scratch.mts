@@ -1,3 +1,0 @@
-import { withBashTree, type ShellNode } from "/work/rooms/verdict/src/review/shell-grammar.js";
-function dump(n: ShellNode, d = 0): string { let s = '  '.repeat(d) + n.type + (n.isNamed ? '' : '(anon)') + (n.isMissing ? ' MISSING' : '') + ' ' + JSON.stringify(n.text.slice(0, 60)) + '\n'; for (let i = 0; i < n.childCount; i++) { const f = n.fieldNameForChild(i); s += (f ? '  '.repeat(d+1) + '[' + f + ']\n' : '') + dump(n.child(i)!, d + 1); } return s; }
-for (const src of process.argv.slice(2)) withBashTree(src, (r, e) => console.log('=== ' + JSON.stringify(src) + ' err=' + e + '\n' + dump(r)));
