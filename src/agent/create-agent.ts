@@ -33,6 +33,8 @@ export interface CreateOpenSweAgentOptions {
  */
 export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
   // The verdict guard runs in the main agent and in every subagent: `execute` never submits a review verdict.
+  // It sits outside the run's stack so nothing can skip it, and sanitises the arguments itself, so it
+  // judges the command the sandbox receives (test/agent/verdict-guard-wiring.test.ts cuts this).
   const subagentMiddleware = [
     verdictGuardMiddleware() as AgentMiddleware,
     ...(options.subagentMiddleware ?? [sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()]),

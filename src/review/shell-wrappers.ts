@@ -1,4 +1,4 @@
-import { DYN, isAssignment } from "./shell-parse.js";
+import { DYN, isAssignment } from "./shell-words.js";
 import type { StdinText } from "./shell-verdict-tools.js";
 
 /** Skips a wrapper's leading options (and the values of those in `withValue`) up to the wrapped command. */

@@ -1,23 +1,32 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { detectShellVerdict, type ShellVerdict } from "./shell-verdict.js";
+import { sanitizeToolArgs } from "../agent/middleware/sanitize-tool-inputs.js";
+import { analyzeShellCommand, detectShellVerdict, type ShellFinding, type ShellVerdict } from "./shell-verdict.js";
 
-export { detectShellVerdict, type ShellVerdict };
+export { analyzeShellCommand, detectShellVerdict, type ShellFinding, type ShellVerdict };
 
 export const VERDICT_GUARD_ERROR_CODE = "verdict_guard_blocked";
 
-export function verdictGuardMessage(verdict: ShellVerdict): string {
-  const what = verdict === "UNKNOWN_REVIEW_POST" ? "posts a pull-request review whose event cannot be verified" : `submits a ${verdict} pull-request review`;
+export function verdictGuardMessage(finding: ShellFinding | ShellVerdict): string {
+  const f: ShellFinding = typeof finding === "string" ? { verdict: finding, reason: "" } : finding;
+  const what =
+    f.verdict === "UNKNOWN_REVIEW_POST"
+      ? `reaches for GitHub in a way whose review event cannot be verified before it runs${f.reason ? ` (${f.reason})` : ""}. ` +
+        "If it does not submit a review, write it with literal arguments (no eval, command substitution, variables, " +
+        "encoded text, aliases or config files for the gh/curl part) and run it again"
+      : `submits a ${f.verdict} pull-request review`;
   return (
-    `Error (${VERDICT_GUARD_ERROR_CODE}, non-recoverable): this command ${what}. Review verdicts may only be ` +
+    `Error (${VERDICT_GUARD_ERROR_CODE}${f.verdict === "UNKNOWN_REVIEW_POST" ? "" : ", non-recoverable"}): this command ${what}. Review verdicts may only be ` +
     "submitted through the `publish_review` tool, which decides whether a verdict is authorized for this run. " +
-    "Do not retry this command or any variant of it (another shell path, script, or API call)."
+    "Do not try another way to submit a verdict (another shell path, script, or API call)."
   );
 }
 
 /**
- * Blocks `execute` tool calls that would submit a review verdict outside `publish_review`.
- * The tool never runs; the model gets an error ToolMessage instead.
+ * Blocks `execute` tool calls that would submit a review verdict outside `publish_review`: the tool
+ * never runs; the model gets an error ToolMessage instead. It normalises the arguments itself
+ * (`sanitizeToolArgs`: JSON-string args, NUL bytes) and hands on exactly what it checked, so the
+ * command it judges is the command the sandbox receives, wherever it sits in the stack.
  */
 export function verdictGuardMiddleware(options: { toolNames?: readonly string[] } = {}) {
   const guarded = new Set(options.toolNames ?? ["execute"]);
@@ -25,19 +34,16 @@ export function verdictGuardMiddleware(options: { toolNames?: readonly string[] 
     name: "VerdictGuardMiddleware",
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
-      const command: unknown = toolCall.args["command"];
-      if (guarded.has(toolCall.name) && typeof command === "string") {
-        const verdict = detectShellVerdict(command);
-        if (verdict !== null) {
-          return new ToolMessage({
-            content: verdictGuardMessage(verdict),
-            tool_call_id: toolCall.id ?? "",
-            name: toolCall.name,
-            status: "error",
-          });
+      if (!guarded.has(toolCall.name)) return handler(request);
+      const args = sanitizeToolArgs(toolCall.args);
+      const command: unknown = args["command"];
+      if (typeof command === "string") {
+        const finding = analyzeShellCommand(command);
+        if (finding !== null) {
+          return new ToolMessage({ content: verdictGuardMessage(finding), tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error" });
         }
       }
-      return handler(request);
+      return handler({ ...request, toolCall: { ...toolCall, args } });
     },
   });
 }
