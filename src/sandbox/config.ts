@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits/sandbox-limits.js";
 import { SANDBOX_TYPES } from "./types.js";
 
 const optionalString = z
@@ -18,6 +19,13 @@ export const SandboxEnv = z.object({
   SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
+  SANDBOX_LIMITS: z.enum(["auto", "cgroup", "rlimit"]).default(DEFAULT_SANDBOX_LIMITS.mode),
+  SANDBOX_MEMORY_MB: positiveInt(DEFAULT_SANDBOX_LIMITS.memoryMb),
+  SANDBOX_PIDS: positiveInt(DEFAULT_SANDBOX_LIMITS.pids),
+  SANDBOX_CPUS: z.coerce.number().min(0.01).max(1024).default(DEFAULT_SANDBOX_LIMITS.cpus),
+  SANDBOX_TMP_MB: positiveInt(DEFAULT_SANDBOX_LIMITS.tmpMb),
+  SANDBOX_DISK_MB: z.coerce.number().int().min(0).default(DEFAULT_SANDBOX_LIMITS.diskMb),
+  SANDBOX_CGROUP_PARENT: optionalString.pipe(z.string().startsWith("/", "must be an absolute cgroup path").optional()),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -43,6 +51,8 @@ export interface SandboxConfig {
   maxOutputBytes: number;
   /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
   localEgress: "proxy" | "host";
+  /** Local provider: per-sandbox memory, process, CPU, /tmp and workspace disk caps. */
+  limits: SandboxLimits;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -67,6 +77,15 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
+    limits: {
+      mode: e.SANDBOX_LIMITS,
+      memoryMb: e.SANDBOX_MEMORY_MB,
+      pids: e.SANDBOX_PIDS,
+      cpus: e.SANDBOX_CPUS,
+      tmpMb: e.SANDBOX_TMP_MB,
+      diskMb: e.SANDBOX_DISK_MB,
+      ...defined({ cgroupParent: e.SANDBOX_CGROUP_PARENT }),
+    },
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

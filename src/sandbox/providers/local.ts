@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { isMountPoint, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
-import { runProcess } from "../run-process.js";
+import { DEFAULT_SANDBOX_LIMITS, releaseSandboxLimits, runLimited, type SandboxLimits } from "../limits/sandbox-limits.js";
+import { mountSandboxDisk, removeSandboxDisk, trySandboxDisk } from "../limits/workspace-disk.js";
 import {
   SandboxError,
   type CreateSandboxOptions,
@@ -38,6 +39,8 @@ const LocalMeta = z.object({
   hostWorkspace: z.string(),
   external: z.boolean(),
   overlay: z.object({ lower: z.string(), upper: z.string(), work: z.string() }).optional(),
+  /** The sandbox's writable data lives on its own size-capped filesystem at <dir>/disk. */
+  disk: z.boolean().default(false),
 });
 type LocalMeta = z.infer<typeof LocalMeta>;
 
@@ -54,7 +57,11 @@ export interface LocalProviderOptions {
    */
   egress?: "proxy" | "host";
   egressPolicy?: EgressPolicy;
+  /** Hard limits; omitted: the defaults without a disk cap (SANDBOX_DISK_MB gives one via the config). */
+  limits?: SandboxLimits;
 }
+
+const UNCAPPED_DISK_LIMITS: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, diskMb: 0 };
 
 /** Processes started by this worker, per sandbox, so destroy() can stop them. */
 const running = new Map<string, Set<number>>();
@@ -66,6 +73,7 @@ export class LocalSandbox implements Sandbox {
   private readonly env: Record<string, string>;
   private readonly files: LocalWorkspaceFiles;
   private readonly proxied: boolean;
+  private readonly limits: SandboxLimits;
   private closed = false;
 
   constructor(
@@ -74,7 +82,8 @@ export class LocalSandbox implements Sandbox {
     private readonly opts: LocalProviderOptions,
   ) {
     this.workdir = opts.workdir ?? LOCAL_WORKDIR;
-    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network });
+    this.limits = opts.limits ?? UNCAPPED_DISK_LIMITS;
+    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network, tmpMb: this.limits.tmpMb });
     this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
     this.files = new LocalWorkspaceFiles(meta.hostWorkspace, this.workdir);
@@ -116,7 +125,8 @@ export class LocalSandbox implements Sandbox {
     }
     const cwd = options.cwd ?? this.workdir;
     args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", command);
-    const r = await runProcess(file, args, {
+    const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
+    const r = await runLimited(this.limits, ctx, file, args, {
       env: {},
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
       maxOutputBytes: this.opts.maxOutputBytes,
@@ -133,7 +143,7 @@ export class LocalSandbox implements Sandbox {
       if (!existsSync(this.meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
       throw new SandboxError("exec_failed", stderr.trim());
     }
-    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr, truncated: r.truncated, timedOut: r.timedOut };
+    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr, truncated: r.truncated, timedOut: r.timedOut, ...(r.limit ? { limit: r.limit } : {}) };
   }
 
   upload(files: UploadFile[]): Promise<UploadResult[]> {
@@ -157,7 +167,8 @@ export class LocalSandbox implements Sandbox {
   /** Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects. */
   async mountBase(lower: string): Promise<void> {
     this.assertOpen();
-    const overlay: OverlaySpec = { lower, upper: join(this.dir, "upper"), work: join(this.dir, "overlay-work") };
+    const data = this.meta.disk ? join(this.dir, "disk") : this.dir;
+    const overlay: OverlaySpec = { lower, upper: join(data, "upper"), work: join(data, "overlay-work") };
     await mkdir(overlay.upper, { recursive: true });
     await mkdir(overlay.work, { recursive: true });
     await unmount(this.meta.hostWorkspace);
@@ -197,11 +208,14 @@ export class LocalSandboxProvider implements SandboxProvider {
   async create(options: CreateSandboxOptions = {}): Promise<LocalSandbox> {
     const id = `local-${randomBytes(8).toString("hex")}`;
     const dir = join(this.opts.root, id);
-    const hostWorkspace = options.hostWorkspace ?? join(dir, "workspace");
     if (options.hostWorkspace && !existsSync(options.hostWorkspace)) {
       throw new SandboxError("invalid", `workspace directory ${options.hostWorkspace} does not exist`);
     }
-    await mkdir(options.hostWorkspace ? dir : hostWorkspace, { recursive: true });
+    await mkdir(dir, { recursive: true });
+    const diskMb = (this.opts.limits ?? UNCAPPED_DISK_LIMITS).diskMb;
+    const disk = !options.hostWorkspace && diskMb > 0 ? await trySandboxDisk(dir, diskMb) : undefined;
+    const hostWorkspace = options.hostWorkspace ?? join(disk ?? dir, "workspace");
+    await mkdir(hostWorkspace, { recursive: true });
     const meta: LocalMeta = {
       id,
       createdAt: new Date().toISOString(),
@@ -211,6 +225,7 @@ export class LocalSandboxProvider implements SandboxProvider {
       labels: options.labels ?? {},
       hostWorkspace,
       external: options.hostWorkspace !== undefined,
+      disk: disk !== undefined,
     };
     await writeMeta(dir, meta);
     return new LocalSandbox(meta, dir, this.opts);
@@ -219,6 +234,8 @@ export class LocalSandboxProvider implements SandboxProvider {
   async connect(id: string): Promise<LocalSandbox> {
     const dir = this.dirOf(id);
     const meta = await this.readMeta(dir);
+    // After a host reboot the capped disk is unmounted too: mount it before looking for the workspace.
+    if (meta?.disk) await mountSandboxDisk(dir).catch(() => {});
     if (!meta || !existsSync(meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${id} not found`);
     // After a host reboot the overlay is gone but its upper layer is on disk: mount it again.
     if (meta.overlay && !(await isMountPoint(meta.hostWorkspace))) {
@@ -240,7 +257,9 @@ export class LocalSandboxProvider implements SandboxProvider {
     running.delete(id);
     await stopForwarder(id);
     const meta = await this.readMeta(dir);
+    await releaseSandboxLimits(this.opts.limits ?? UNCAPPED_DISK_LIMITS, id);
     if (meta?.overlay) await unmount(meta.hostWorkspace);
+    if (meta?.disk) await removeSandboxDisk(dir);
     await rm(dir, { recursive: true, force: true });
   }
 
