@@ -3,14 +3,15 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess, type RunProcessOptions, type RunProcessResult } from "../run-process.js";
-import { shellQuote } from "../shell-quote.js";
+import type { Readable, Writable } from "node:stream";
+import { errorMessage } from "../../errors.js";
 import { SandboxError } from "../types.js";
 import {
   detectCgroups,
   ensureSandboxCgroup,
+  joinSandboxCgroup,
   readCgroupCounters,
   removeSandboxCgroup,
-  sandboxCgroupDirs,
   sweepIdleCgroups,
   type CgroupSetup,
 } from "./cgroup.js";
@@ -95,7 +96,6 @@ function openSeccompFilter(): number | undefined {
 }
 
 const MiB = 1024 * 1024;
-const JOIN_FAILED = "open-swe: cannot join the sandbox cgroup";
 const POLL_MS = 250;
 
 export interface LimitedRunContext {
@@ -110,8 +110,8 @@ export interface LimitedResult extends RunProcessResult {
 }
 
 /**
- * Runs one bwrap invocation (or `nsenter … bwrap …`) under the sandbox's limits: a seccomp filter, a
- * cgroup joined before bwrap starts (so no child escapes it), or rlimits set by prlimit. A limit that
+ * Runs one bwrap invocation (or `nsenter … bwrap …`) under the sandbox's limits: a seccomp filter, the
+ * sandbox's cgroups joined before the command starts (so no child escapes them), or rlimits set by prlimit. A limit that
  * fired is reported as `limit` plus one `open-swe:` line on stderr; a fork bomb is ended at once.
  */
 export async function runLimited(
@@ -133,16 +133,51 @@ export async function runLimited(
   // bwrap's own options start right after "bwrap" (directly, or as nsenter's command).
   const at = file === "bwrap" ? 0 : args.indexOf("bwrap") + 1;
   const bwrapArgs = [...args.slice(0, at), ...limitArgs, ...args.slice(at)];
-  let launch: { file: string; args: string[] };
   let before = { oomKills: 0, pidsRefused: 0 };
   const cgLimits = { memoryBytes: limits.memoryMb * MiB, pids: limits.pids, cpus: limits.cpus };
+  let launch = { file, args: bwrapArgs };
+  let onChild: RunProcessOptions["onChild"];
+  let joinError: unknown;
   if (rt.kind === "cgroup") {
     await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits);
     before = readCgroupCounters(rt.setup, ctx.sandboxId);
-    // The shell joins the cgroups, then becomes bwrap: everything the command starts is born inside.
-    const enter = sandboxCgroupDirs(rt.setup, ctx.sandboxId).map((d) => `echo $$ > ${shellQuote(join(d, "cgroup.procs"))}`);
-    const script = `{ ${enter.join(" && ")}; } 2>/dev/null || { echo ${JOIN_FAILED} >&2; exit 125; }; exec "$@"`;
-    launch = { file: "/bin/sh", args: ["-c", script, "sh", file, ...bwrapArgs] };
+    // bwrap reports its child's pid on --info-fd and waits on --block-fd before it runs anything of the
+    // command: we move the child (and bwrap) into the sandbox's cgroups in between, so everything the
+    // command starts is born inside, without an extra exec on the way.
+    const infoFd = 3 + extraFds.length;
+    extraFds.push("pipe", "pipe");
+    launch = { file, args: [...args.slice(0, at), "--info-fd", String(infoFd), "--block-fd", String(infoFd + 1), ...bwrapArgs.slice(at)] };
+    onChild = (child) => {
+      const info = child.stdio[infoFd] as Readable | undefined;
+      const block = child.stdio[infoFd + 1] as Writable | undefined;
+      if (!info || !block) return;
+      info.on("error", () => {});
+      block.on("error", () => {});
+      child.once("exit", () => {
+        info.destroy();
+        block.destroy();
+      });
+      let text = "";
+      let joined = false;
+      info.on("data", (chunk: Buffer) => {
+        if (joined) return;
+        text += chunk.toString("utf8");
+        const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+        if (!m) return;
+        joined = true;
+        try {
+          joinSandboxCgroup(rt.setup, ctx.sandboxId, [Number(m[1]), child.pid ?? 0]);
+          block.end("x");
+        } catch (err) {
+          joinError = err;
+          try {
+            process.kill(-(child.pid ?? 0), "SIGKILL");
+          } catch {
+            // gone already
+          }
+        }
+      });
+    };
   } else {
     const rl = [`--data=${limits.memoryMb * MiB}`, `--nproc=${limits.pids}`];
     if (limits.diskMb > 0) rl.push(`--fsize=${limits.diskMb * MiB}`);
@@ -164,14 +199,17 @@ export async function runLimited(
           }
         }, POLL_MS)
       : undefined;
+  const run = () => runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal, ...(onChild ? { onChild } : {}) });
   let r: RunProcessResult;
   try {
-    r = await runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal });
+    r = await run();
     // Another worker process swept the (idle) cgroup between our check and the join: make it again, once.
-    if (rt.kind === "cgroup" && r.exitCode === 125 && r.stderr.toString() === `${JOIN_FAILED}\n`) {
+    if (rt.kind === "cgroup" && joinError !== undefined) {
+      joinError = undefined;
       await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits);
       before = readCgroupCounters(rt.setup, ctx.sandboxId);
-      r = await runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal });
+      r = await run();
+      if (joinError !== undefined) throw new SandboxError("unavailable", `cannot move the command into its cgroup: ${errorMessage(joinError)}`);
     }
   } finally {
     if (poll) clearInterval(poll);
