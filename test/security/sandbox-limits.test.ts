@@ -180,6 +180,20 @@ describe.runIf(root0)("hard limits under cgroups (attacks from inside a real san
     expect(existsSync(join(root, s.id))).toBe(false);
   });
 
+  it("with a base mounted (overlay), the upper layer is on the capped disk and the base stays untouched", async () => {
+    const lower = await mkdtemp(join(root, "base-"));
+    await writeFile(join(lower, "README.md"), "base\n");
+    const s = await provider.create({ network: false });
+    await s.mountBase(lower);
+    const r = await s.exec("cat README.md && head -c 200M /dev/zero > fill.bin; echo rc=$?");
+    expect(r.stdout).toMatch(/^base\nrc=1$/m);
+    expect(r.limit?.kind).toBe("disk");
+    expect(existsSync(join(lower, "fill.bin"))).toBe(false);
+    expect(existsSync(join(root, s.id, "disk", "upper", "fill.bin"))).toBe(true);
+    await provider.destroy(s.id);
+    expect((await readFile("/proc/self/mountinfo", "utf8")).includes(s.id)).toBe(false);
+  });
+
   it("an external workspace (no capped disk) is checked after the command instead", async () => {
     const ext = await mkdtemp(join(root, "ext-"));
     const s = await provider.create({ network: false, hostWorkspace: ext });
