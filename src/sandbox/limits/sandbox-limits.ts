@@ -139,7 +139,10 @@ export async function runLimited(
   let onChild: RunProcessOptions["onChild"];
   let joinError: unknown;
   if (rt.kind === "cgroup") {
-    await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits);
+    await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits).catch((err: unknown) => {
+      if (filterFd !== undefined) closeSync(filterFd);
+      throw new SandboxError("unavailable", `cannot set up the sandbox's cgroups: ${errorMessage(err)}`, { cause: err });
+    });
     before = readCgroupCounters(rt.setup, ctx.sandboxId);
     // bwrap reports its child's pid on --info-fd and waits on --block-fd before it runs anything of the
     // command: we move the child (and bwrap) into the sandbox's cgroups in between, so everything the

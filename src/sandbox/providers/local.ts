@@ -135,6 +135,7 @@ export class LocalSandbox implements Sandbox {
       onSpawn: (pid) => track(this.id, pid, true),
       onExit: (pid) => track(this.id, pid, false),
     }).catch((err: unknown) => {
+      if (err instanceof SandboxError) throw err;
       throw new SandboxError("unavailable", `cannot start bubblewrap (is the bubblewrap package installed?): ${errorMessage(err)}`, { cause: err });
     });
     const stderr = r.stderr.toString("utf8");
