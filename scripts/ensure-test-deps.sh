@@ -9,6 +9,10 @@ command -v git >/dev/null 2>&1 || missing+=(git)
 # test/security/egress-*: network namespaces with veth pairs (ip), setpriv/unshare/nsenter (util-linux).
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+# Sandbox limit tests: python3 inside the sandbox (syscall attempts), mkfs.ext4 (capped workspace disks), prlimit.
+[ -x /usr/bin/python3 ] || missing+=(python3)
+{ [ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] || command -v mkfs.ext4 >/dev/null 2>&1; } || missing+=(e2fsprogs)
+command -v prlimit >/dev/null 2>&1 || missing+=(util-linux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test dependencies: ${missing[*]}" >&2

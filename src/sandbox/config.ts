@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits/sandbox-limits.js";
 import { SANDBOX_TYPES } from "./types.js";
 
 const optionalString = z
@@ -21,6 +22,13 @@ export const SandboxEnv = z.object({
   // Host git (room hostgit): the largest push bundle a sandbox may hand the host.
   SANDBOX_MAX_BUNDLE_MB: positiveInt(100),
   GHE_HOST: optionalString,
+  SANDBOX_LIMITS: z.enum(["auto", "cgroup", "rlimit"]).default(DEFAULT_SANDBOX_LIMITS.mode),
+  SANDBOX_MEMORY_MB: positiveInt(DEFAULT_SANDBOX_LIMITS.memoryMb),
+  SANDBOX_PIDS: positiveInt(DEFAULT_SANDBOX_LIMITS.pids),
+  SANDBOX_CPUS: z.coerce.number().min(0.01).max(1024).default(DEFAULT_SANDBOX_LIMITS.cpus),
+  SANDBOX_TMP_MB: positiveInt(DEFAULT_SANDBOX_LIMITS.tmpMb),
+  SANDBOX_DISK_MB: z.coerce.number().int().min(0).default(DEFAULT_SANDBOX_LIMITS.diskMb),
+  SANDBOX_CGROUP_PARENT: optionalString.pipe(z.string().startsWith("/", "must be an absolute cgroup path").optional()),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -50,6 +58,8 @@ export interface SandboxConfig {
   maxBundleBytes: number;
   /** GitHub Enterprise host, whose API the egress proxy closes to sandboxes (github.com's always is). */
   gheHost?: string;
+  /** Local provider: per-sandbox memory, process, CPU, /tmp and workspace disk caps. */
+  limits: SandboxLimits;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -76,6 +86,15 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     localEgress: e.SANDBOX_LOCAL_EGRESS,
     maxBundleBytes: e.SANDBOX_MAX_BUNDLE_MB * 1024 * 1024,
     ...defined({ gheHost: e.GHE_HOST }),
+    limits: {
+      mode: e.SANDBOX_LIMITS,
+      memoryMb: e.SANDBOX_MEMORY_MB,
+      pids: e.SANDBOX_PIDS,
+      cpus: e.SANDBOX_CPUS,
+      tmpMb: e.SANDBOX_TMP_MB,
+      diskMb: e.SANDBOX_DISK_MB,
+      ...defined({ cgroupParent: e.SANDBOX_CGROUP_PARENT }),
+    },
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

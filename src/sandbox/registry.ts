@@ -11,7 +11,7 @@ export type SandboxProviderFactory = (config: SandboxConfig) => SandboxProvider;
 /** Adding a provider: one file under providers/ and one line here (the compiler checks the keys). */
 export const sandboxProviders: Record<SandboxType, SandboxProviderFactory> = {
   local: (c) =>
-    new LocalSandboxProvider({ root: c.root, execTimeoutMs: c.execTimeoutMs, maxOutputBytes: c.maxOutputBytes, egress: c.localEgress, egressPolicy: githubApiRules(c.gheHost) }),
+    new LocalSandboxProvider({ root: c.root, execTimeoutMs: c.execTimeoutMs, maxOutputBytes: c.maxOutputBytes, egress: c.localEgress, egressPolicy: githubApiRules(c.gheHost), limits: c.limits }),
   e2b: (c) => new E2bSandboxProvider(c),
   modal: (c) => new ModalSandboxProvider(c),
   daytona: (c) => new DaytonaSandboxProvider(c),

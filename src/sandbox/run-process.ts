@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 
 export interface RunProcessOptions {
   env: Record<string, string>;
@@ -8,8 +8,10 @@ export interface RunProcessOptions {
   /** Per stream; the rest is read and dropped so the child never blocks on a full pipe. */
   maxOutputBytes: number;
   stdin?: Uint8Array;
-  /** Descriptors handed to the child as fd 3, 4, … */
-  extraFds?: number[];
+  /** Descriptors handed to the child as fd 3, 4, … ("pipe": a new pipe, reachable through onChild). */
+  extraFds?: Array<number | "pipe">;
+  /** Called once right after spawn (e.g. to talk to the child over its extra pipes). */
+  onChild?: (child: ChildProcess) => void;
   onSpawn?: (pid: number) => void;
   onExit?: (pid: number) => void;
 }
@@ -38,6 +40,7 @@ export function runProcess(file: string, args: readonly string[], opts: RunProce
     });
     const pid = child.pid;
     if (pid !== undefined) opts.onSpawn?.(pid);
+    opts.onChild?.(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const size = { out: 0, err: 0 };

@@ -21,6 +21,8 @@ export interface ExecResult {
   truncated: boolean;
   /** The command hit its wall-clock limit (or was aborted) and was killed; exitCode is then 124. */
   timedOut: boolean;
+  /** A hard limit of the sandbox the command ran into (local provider); its message is also on stderr. */
+  limit?: { kind: "memory" | "processes" | "disk"; message: string };
 }
 
 export interface UploadFile {

@@ -30,7 +30,11 @@ export interface BwrapLayout {
   hostWorkspace: string;
   workdir: string;
   network: boolean;
+  /** Size cap of the private /tmp (MiB); /dev/shm gets Docker's 64 MiB. Unset: unbounded tmpfs. */
+  tmpMb?: number;
 }
+
+const MiB = 1024 * 1024;
 
 /** Everything up to the per-exec part (env, cwd, command); built once per sandbox handle. */
 export function bwrapBaseArgs(layout: BwrapLayout): string[] {
@@ -38,6 +42,7 @@ export function bwrapBaseArgs(layout: BwrapLayout): string[] {
     ...hostView(),
     "--proc", "/proc",
     "--dev", "/dev",
+    ...(layout.tmpMb ? ["--size", String(64 * MiB), "--tmpfs", "/dev/shm", "--size", String(layout.tmpMb * MiB)] : []),
     "--tmpfs", "/tmp",
     "--bind", layout.hostWorkspace, layout.workdir,
     // The sandbox's own root is a tmpfs: make it read-only too, so only /workspace and /tmp take writes.

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { isMountPoint, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
-import { runProcess, type RunProcessResult } from "../run-process.js";
+import { DEFAULT_SANDBOX_LIMITS, releaseSandboxLimits, runLimited, type LimitedResult, type SandboxLimits } from "../limits/sandbox-limits.js";
+import { mountSandboxDisk, removeSandboxDisk, trySandboxDisk } from "../limits/workspace-disk.js";
 import {
   SandboxError,
   type CreateSandboxOptions,
@@ -38,6 +39,8 @@ const LocalMeta = z.object({
   hostWorkspace: z.string(),
   external: z.boolean(),
   overlay: z.object({ lower: z.string(), upper: z.string(), work: z.string() }).optional(),
+  /** The sandbox's writable data lives on its own size-capped filesystem at <dir>/disk. */
+  disk: z.boolean().default(false),
 });
 type LocalMeta = z.infer<typeof LocalMeta>;
 
@@ -55,7 +58,11 @@ export interface LocalProviderOptions {
   egress?: "proxy" | "host";
   /** What the egress proxy refuses beyond internal addresses (default: the github.com API hosts). */
   egressPolicy?: EgressRules;
+  /** Hard limits; omitted: the defaults without a disk cap (SANDBOX_DISK_MB gives one via the config). */
+  limits?: SandboxLimits;
 }
+
+const UNCAPPED_DISK_LIMITS: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, diskMb: 0 };
 
 /** Processes started by this worker, per sandbox, so destroy() can stop them. */
 const running = new Map<string, Set<number>>();
@@ -67,6 +74,7 @@ export class LocalSandbox implements Sandbox {
   private readonly env: Record<string, string>;
   private readonly files: LocalWorkspaceFiles;
   private readonly proxied: boolean;
+  private readonly limits: SandboxLimits;
   private closed = false;
 
   constructor(
@@ -75,7 +83,8 @@ export class LocalSandbox implements Sandbox {
     private readonly opts: LocalProviderOptions,
   ) {
     this.workdir = opts.workdir ?? LOCAL_WORKDIR;
-    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network });
+    this.limits = opts.limits ?? UNCAPPED_DISK_LIMITS;
+    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network, tmpMb: this.limits.tmpMb });
     this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
     this.files = new LocalWorkspaceFiles(this.workdir, (script, o) => this.run(script, o));
@@ -96,11 +105,11 @@ export class LocalSandbox implements Sandbox {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const r = await this.run(command, options);
-    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), truncated: r.truncated, timedOut: r.timedOut };
+    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), truncated: r.truncated, timedOut: r.timedOut, ...(r.limit ? { limit: r.limit } : {}) };
   }
 
   /** exec with raw bytes in and out; file uploads and downloads run through here, inside the sandbox. */
-  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number } = {}): Promise<RunProcessResult> {
+  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number } = {}): Promise<LimitedResult> {
     this.assertOpen();
     let file = "bwrap";
     const args = [...this.args];
@@ -124,7 +133,8 @@ export class LocalSandbox implements Sandbox {
     }
     const cwd = options.cwd ?? this.workdir;
     args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", command);
-    const r = await runProcess(file, args, {
+    const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
+    const r = await runLimited(this.limits, ctx, file, args, {
       env: {},
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
       maxOutputBytes: options.maxOutputBytes ?? this.opts.maxOutputBytes,
@@ -134,6 +144,7 @@ export class LocalSandbox implements Sandbox {
       onSpawn: (pid) => track(this.id, pid, true),
       onExit: (pid) => track(this.id, pid, false),
     }).catch((err: unknown) => {
+      if (err instanceof SandboxError) throw err;
       throw new SandboxError("unavailable", `cannot start bubblewrap (is the bubblewrap package installed?): ${errorMessage(err)}`, { cause: err });
     });
     const stderr = r.stderr.toString("utf8");
@@ -166,7 +177,8 @@ export class LocalSandbox implements Sandbox {
   /** Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects. */
   async mountBase(lower: string): Promise<void> {
     this.assertOpen();
-    const overlay: OverlaySpec = { lower, upper: join(this.dir, "upper"), work: join(this.dir, "overlay-work") };
+    const data = this.meta.disk ? join(this.dir, "disk") : this.dir;
+    const overlay: OverlaySpec = { lower, upper: join(data, "upper"), work: join(data, "overlay-work") };
     await mkdir(overlay.upper, { recursive: true });
     await mkdir(overlay.work, { recursive: true });
     await unmount(this.meta.hostWorkspace);
@@ -206,11 +218,14 @@ export class LocalSandboxProvider implements SandboxProvider {
   async create(options: CreateSandboxOptions = {}): Promise<LocalSandbox> {
     const id = `local-${randomBytes(8).toString("hex")}`;
     const dir = join(this.opts.root, id);
-    const hostWorkspace = options.hostWorkspace ?? join(dir, "workspace");
     if (options.hostWorkspace && !existsSync(options.hostWorkspace)) {
       throw new SandboxError("invalid", `workspace directory ${options.hostWorkspace} does not exist`);
     }
-    await mkdir(options.hostWorkspace ? dir : hostWorkspace, { recursive: true });
+    await mkdir(dir, { recursive: true });
+    const diskMb = (this.opts.limits ?? UNCAPPED_DISK_LIMITS).diskMb;
+    const disk = !options.hostWorkspace && diskMb > 0 ? await trySandboxDisk(dir, diskMb) : undefined;
+    const hostWorkspace = options.hostWorkspace ?? join(disk ?? dir, "workspace");
+    await mkdir(hostWorkspace, { recursive: true });
     const meta: LocalMeta = {
       id,
       createdAt: new Date().toISOString(),
@@ -220,6 +235,7 @@ export class LocalSandboxProvider implements SandboxProvider {
       labels: options.labels ?? {},
       hostWorkspace,
       external: options.hostWorkspace !== undefined,
+      disk: disk !== undefined,
     };
     await writeMeta(dir, meta);
     return new LocalSandbox(meta, dir, this.opts);
@@ -228,6 +244,8 @@ export class LocalSandboxProvider implements SandboxProvider {
   async connect(id: string): Promise<LocalSandbox> {
     const dir = this.dirOf(id);
     const meta = await this.readMeta(dir);
+    // After a host reboot the capped disk is unmounted too: mount it before looking for the workspace.
+    if (meta?.disk) await mountSandboxDisk(dir).catch(() => {});
     if (!meta || !existsSync(meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${id} not found`);
     // After a host reboot the overlay is gone but its upper layer is on disk: mount it again.
     if (meta.overlay && !(await isMountPoint(meta.hostWorkspace))) {
@@ -249,7 +267,9 @@ export class LocalSandboxProvider implements SandboxProvider {
     running.delete(id);
     await stopForwarder(id);
     const meta = await this.readMeta(dir);
+    await releaseSandboxLimits(this.opts.limits ?? UNCAPPED_DISK_LIMITS, id);
     if (meta?.overlay) await unmount(meta.hostWorkspace);
+    if (meta?.disk) await removeSandboxDisk(dir);
     await rm(dir, { recursive: true, force: true });
   }
 
