@@ -45,7 +45,8 @@ export const PullFile = z.object({
 });
 export type PullFile = z.infer<typeof PullFile>;
 
-const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
+// `[^]*`, not `.*`: the function context after the second `@@` is file text and may hold \r, U+2028 or U+2029.
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@([^]*)$/;
 
 /** Parses one file's patch as GitHub returns it (hunks only, no `---`/`+++` headers). */
 export function parsePatch(patch: string): Hunk[] {

@@ -44,6 +44,30 @@ describe("parsePatch", () => {
     ]);
   });
 
+  // The function context after `@@` is the file's own text: whatever characters it holds, the line is a header.
+  it.each([
+    ["plain", "function run() {"],
+    ["carriage return", "function run() {\r"],
+    ["CR inside", "a\rb"],
+    ["U+2028", "const s = '\u2028';"],
+    ["U+2029", "x\u2029y"],
+    ["only U+2028", "\u2028"],
+    ["empty", ""],
+  ])("a hunk header whose function context holds %s is a header, first or later", (_name, ctx) => {
+    const tail = ctx === "" ? "" : ` ${ctx}`;
+    const hunks = parsePatch([`@@ -1,2 +1,2 @@${tail}`, " a", "-b", "+c", `@@ -10,2 +10,3 @@${tail}`, " d", "+e", " f"].join("\n"));
+    expect(hunks.map((h) => [h.oldStart, h.newStart, h.lines.length])).toEqual([
+      [1, 1, 3],
+      [10, 10, 3],
+    ]);
+    expect(hunks[1]!.lines.map((l) => [l.kind, l.oldLine, l.newLine])).toEqual([
+      ["context", 10, 10],
+      ["add", null, 11],
+      ["context", 11, 12],
+    ]);
+    expect(hunks[0]!.header).toBe(ctx.trim());
+  });
+
   it("treats a bare empty line inside a hunk as an empty context line, but not a trailing one", () => {
     const hunks = parsePatch("@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n");
     expect(hunks[0]!.lines.map((l) => l.kind)).toEqual(["context", "context", "del", "add"]);
