@@ -69,10 +69,28 @@ describe("workers: permission first, then the command", () => {
     const { payload, installationId } = commentEvent("@OpenSWE autofix OFF", "maria");
     mockInstallationToken(installationId);
     permission("maria", "write", "maintain");
-    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /autofix is \*\*off\*\*/i.test(b.body)).reply(201, { id: 3 });
+    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /^Saved: CI autofix \*\*off\*\*.*not available yet/.test(b.body)).reply(201, { id: 3 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("OCTO/Hello#5")).toBe(false);
+  });
+
+  it("`autofix on` is saved but promises nothing: the reply says CI autofix is not available yet", async () => {
+    const { payload, installationId } = commentEvent("@open-swe autofix on", "mira", { number: 8 });
+    mockInstallationToken(installationId);
+    permission("mira", "write", "maintain");
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/8/comments", (b: { body: string }) => /^Saved: CI autofix \*\*on\*\*/.test(b.body) && /not available yet/.test(b.body) && !/I will try/.test(b.body))
+      .reply(201, { id: 4 });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
+    expect(reply.isDone()).toBe(true);
+    expect(await new SettingsStore(testRedis(), prefix).getAutofix("octo/hello#8")).toBe(true);
+  });
+
+  it("no CI-monitor sweep is scheduled while CI autofix does not exist", async () => {
+    expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
+    expect(await proc.queues.queues["ci-monitor"].count()).toBe(0);
   });
 
   it("a task on a thread with an active run becomes a follow-up, not a second run", async () => {
@@ -157,5 +175,21 @@ describe("workers: permission first, then the command", () => {
     const done = await waitForJob(proc.queues.queues.review, jobId("review", reviewer, "draft123"));
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason: "draft pull requests are not auto-reviewed" } });
     expect(check.isDone()).toBe(true);
+  });
+});
+
+describe("workers: a CI-monitor sweep left by an older version", () => {
+  it("is removed when the workers start, so nothing fails every 15 minutes", async () => {
+    const prefix = uniquePrefix();
+    const first = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
+    await first.queues.queues["ci-monitor"].upsertJobScheduler("ci-monitor-sweep", { every: 900_000 }, { name: "sweep", data: { reason: "scheduled" } });
+    expect(await first.queues.queues["ci-monitor"].getJobSchedulers()).toHaveLength(1);
+    await first.stop();
+    const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
+    try {
+      expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
+    } finally {
+      await proc.stop();
+    }
   });
 });
