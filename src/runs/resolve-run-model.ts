@@ -4,12 +4,15 @@ import { fallbackModelSettings } from "../agent/model/fallback-model-settings.js
 import type { ModelConfig } from "../agent/model/read-model-config.js";
 import { resolveModelSettings, type ModelSettings } from "../agent/model/resolve-model-settings.js";
 import type { RepoConfig } from "../config/repo-config.js";
+import { OpenSweError } from "../errors.js";
 import type { Profile, TeamModels } from "../store/settings-store.js";
 
 export interface RunModel {
   settings: ModelSettings;
   model: BaseChatModel;
   fallback?: BaseChatModel;
+  /** Why the fallback was not set up (its provider has no key), for the run log. */
+  fallbackSkipped?: string;
 }
 
 /**
@@ -33,7 +36,12 @@ export async function resolveRunModel(input: {
   });
   const model = await createChatModel(settings, input.config);
   const fb = fallbackModelSettings(settings, input.config);
-  let fallback: BaseChatModel | undefined;
-  if (fb) fallback = await createChatModel(fb, input.config).catch(() => undefined);
-  return fallback ? { settings, model, fallback } : { settings, model };
+  if (!fb) return { settings, model };
+  try {
+    return { settings, model, fallback: await createChatModel(fb, input.config) };
+  } catch (err) {
+    // A fallback whose provider has no key is skipped (the run still has its primary); anything else is a bug.
+    if (err instanceof OpenSweError && err.code === "model_not_configured") return { settings, model, fallbackSkipped: err.message };
+    throw err;
+  }
 }
