@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
-import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
@@ -120,24 +120,6 @@ describe("workers: permission first, then the command", () => {
     expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
   });
 
-  it("an invalid .github/open-swe.yml is reported as a failing check with the zod message", async () => {
-    const { payload, installationId } = commentEvent("@open-swe review", "victor", { number: 9 });
-    mockInstallationToken(installationId);
-    permission("victor", "write");
-    nock(API).get("/repos/octo/hello/pulls/9").reply(200, { number: 9, state: "open", draft: false, head: { sha: "abc123" }, user: { login: "bob", type: "User" } });
-    nock(API)
-      .get("/repos/octo/hello/contents/.github%2Fopen-swe.yml")
-      .reply(200, "review:\n  auto: sometimes\n  colour: blue\n");
-    const check = nock(API)
-      .post("/repos/octo/hello/check-runs", (b) => b.name === "Open SWE config" && b.conclusion === "failure" && b.head_sha === "abc123" && /review\.auto/.test(b.output.summary))
-      .reply(201, { id: 1 });
-    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
-    const done = await waitForJob(proc.queues.queues.review, deliveryJobId(res.deliveryId));
-    expect(done.state).toBe("failed");
-    expect(done.failedReason).toMatch(/open-swe.yml is invalid/);
-    expect(check.isDone()).toBe(true);
-  });
-
   it("caches the permission answer briefly", async () => {
     const first = commentEvent("@open-swe help", "cora");
     mockInstallationToken(first.installationId);
@@ -149,32 +131,6 @@ describe("workers: permission first, then the command", () => {
     mockInstallationToken(second.installationId);
     const b = await sendWebhook(proc.port!, { event: "issue_comment", payload: second.payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(b.deliveryId))).toMatchObject({ returnvalue: { outcome: "help" } });
-  });
-
-  it("an auto-review skipped for a reason the author can act on shows a neutral check, not silence", async () => {
-    await new SettingsStore(testRedis(), prefix).enableRepo("octo/hello");
-    installation += 1;
-    mockInstallationToken(installation);
-    nock(API).get("/repos/octo/hello/pulls/31").reply(200, { number: 31, state: "open", draft: true, head: { sha: "draft123" }, user: { login: "bob", type: "User" } });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    const check = nock(API)
-      .post("/repos/octo/hello/check-runs", (b) => b.name === "Open SWE Review" && b.conclusion === "neutral" && b.head_sha === "draft123" && /draft pull requests are not auto-reviewed/.test(b.output.summary))
-      .reply(201, { id: 1 });
-    const res = await sendWebhook(proc.port!, {
-      event: "pull_request",
-      payload: {
-        action: "opened",
-        installation: { id: installation },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "bob", id: 8, type: "User" },
-        pull_request: { number: 31, draft: true, head: { sha: "draft123", ref: "wip" }, user: { login: "bob", type: "User" } },
-      },
-    });
-    const reviewer = threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 31 });
-    const done = await waitForJob(proc.queues.queues.review, jobId("review", reviewer, "draft123"));
-    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason: "draft pull requests are not auto-reviewed" } });
-    expect(check.isDone()).toBe(true);
   });
 });
 
