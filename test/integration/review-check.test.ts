@@ -166,3 +166,41 @@ describe("the Open SWE Review check settles on every path", () => {
     expect(fresh).toEqual([expect.objectContaining({ conclusion: "neutral", output: expect.objectContaining({ summary: expect.stringMatching(/draft/) }) })]);
   });
 });
+
+describe("who gets an automatic review", () => {
+  let proc: RunningProcess;
+  let prefix: string;
+  beforeAll(async () => {
+    prefix = uniquePrefix();
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1" });
+  });
+  afterAll(async () => proc?.stop());
+
+  it("a PR opened in a repo that is not enabled queues nothing; once enabled, it queues one pass", async () => {
+    const payload = (n: number) => ({ action: "opened", installation: { id: 77 }, repository, sender: { login: "bob", id: 8, type: "User" }, pull_request: pull(n, `gate00${n}`) });
+    expect((await sendWebhook(proc.port!, { event: "pull_request", payload: payload(50) })).status).toBe(200);
+    expect(await proc.queues.queues.review.getJob(reviewJobId(threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 50 }), "gate0050", "opened"))).toBeUndefined();
+    expect(await proc.queues.queues.review.count()).toBe(0);
+    await proc.queues.queues.review.pause();
+    try {
+      await new SettingsStore(testRedis(), prefix).enableRepo("octo/hello");
+      expect((await sendWebhook(proc.port!, { event: "pull_request", payload: payload(51) })).status).toBe(200);
+      expect(await proc.queues.queues.review.getJob(reviewJobId(threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 51 }), "gate0051", "opened"))).toBeDefined();
+      await proc.queues.queues.review.obliterate({ force: true });
+    } finally {
+      await proc.queues.queues.review.resume();
+    }
+  });
+
+  it("an author who opted out gets a neutral check saying so, not a review", async () => {
+    const settings = new SettingsStore(testRedis(), prefix);
+    await settings.enableRepo("octo/hello");
+    await settings.setProfile("olga", { autoReview: false });
+    const check = mockReviewCheck("optout52");
+    nock(API).get("/repos/octo/hello/pulls/52").reply(200, pull(52, "optout52", { user: { login: "olga", type: "User" } }));
+    mockNoRepoConfig();
+    const done = await opened(proc, 52, "optout52", { user: { login: "olga", type: "User" } });
+    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason: "the author opted out of auto-review" } });
+    expect(check).toEqual([expect.objectContaining({ conclusion: "neutral", output: expect.objectContaining({ summary: expect.stringMatching(/opted out/) }) })]);
+  });
+});
