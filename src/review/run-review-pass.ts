@@ -5,7 +5,9 @@ import { selectFilesForReview, type UnreviewedFile } from "./budget.js";
 import type { CheckOutcome } from "./check-run.js";
 import { withSettledCheckRun, type ReviewCheck } from "./review-check.js";
 import { buildPullDiff, PullFile } from "./diff.js";
-import type { PullRef, Severity } from "./findings.js";
+import type { Finding, PullRef, Severity } from "./findings.js";
+import { fileLinesKey, type FileLines } from "./reconcile-findings.js";
+import { errorMessage } from "../errors.js";
 import type { FindingsStore } from "./findings-store.js";
 import type { PublishReviewResult } from "./publish.js";
 import { applyHumanResolutions, fetchReviewThreads } from "./resolve-threads.js";
@@ -38,6 +40,11 @@ export interface ReviewPassInput {
   log?: Logger;
   /** The job's check, opened before any work; without one the pass opens its own. */
   check?: ReviewCheck;
+  /**
+   * Full texts of `paths` at `sha` (a missing file is left out), where findings' neighbours are read.
+   * Best-effort: when it fails, anchoring falls back to line distance.
+   */
+  readFiles?: (paths: readonly string[], sha: string) => Promise<ReadonlyMap<string, string>>;
   /**
    * Runs the reviewer agent: it files findings and ends by calling `publish_review` (the tools from
    * `createReviewerTools(session)`). Gets the files it should look at, in priority order. Returns
@@ -82,7 +89,8 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
     }
 
     const stored = await input.store.list(pr);
-    const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr)) : stored;
+    const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr), input.botLogins) : stored;
+    const fileLines = await loadFileLines(input, files, stored, headSha);
     const session = new ReviewSession({
       octokit,
       pr,
@@ -95,6 +103,7 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
       botLogins: input.botLogins,
       severityFloor: input.severityFloor,
       unreviewedFiles: selection.unreviewed,
+      files: fileLines,
     });
 
     const ran = await input.runReviewer({ session, files: selection.reviewed, unreviewed: selection.unreviewed, headSha });
@@ -110,6 +119,19 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
         : { conclusion: "success", summary };
     return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed, ...(incomplete ? { incomplete } : {}) } };
   }, input.check);
+}
+
+/** The head's text of every changed file and of files earlier findings sit in (RIGHT side). */
+async function loadFileLines(input: ReviewPassInput, files: readonly ReviewFile[], stored: readonly Finding[], headSha: string): Promise<FileLines> {
+  const out = new Map<string, readonly string[]>();
+  if (!input.readFiles) return out;
+  const paths = [...new Set([...files.filter((f) => f.status !== "removed").map((f) => f.path), ...stored.map((f) => f.path)])];
+  try {
+    for (const [path, text] of await input.readFiles(paths, headSha)) out.set(fileLinesKey("RIGHT", path), text.split("\n"));
+  } catch (err) {
+    input.log?.warn({ err: errorMessage(err) }, "could not read the changed files; findings are anchored by distance only");
+  }
+  return out;
 }
 
 function skip(reason: "skipped" | "too_large", why: string): { outcome: CheckOutcome; result: ReviewPassResult } {

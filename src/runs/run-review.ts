@@ -24,6 +24,7 @@ import type { JobContext } from "../worker/job-context.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";
 import { reviewStores, storeRepo } from "./review-stores.js";
+import { mirrorFileReader } from "./review-file-reader.js";
 import { prepareReviewWorkspace } from "./review-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
 
@@ -62,6 +63,7 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
     tokenBudget: ctx.config.env.REVIEW_TOKEN_BUDGET,
     log: ctx.log,
     check,
+    readFiles: mirrorFileReader({ config: ctx.config, github: ctx.github, installationId: data.installationId, owner, repo }),
     runReviewer: async ({ session, files, unreviewed, headSha }) => {
       const ws = await prepareReviewWorkspace({
         target: { installationId: data.installationId, owner, repo, number, threadId: data.threadId, headSha },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildPullDiff, fingerprintAt } from "../../src/review/diff.js";
+import { buildPullDiff, findingKey } from "../../src/review/diff.js";
 import type { Finding, NewFinding } from "../../src/review/findings.js";
 import { reconcileFindings, type RejectCode } from "../../src/review/reconcile-findings.js";
 
@@ -38,8 +38,9 @@ describe("reconcileFindings", () => {
   it("accepts a finding on a changed line, with a deterministic id and fingerprint", () => {
     const f = firstPass();
     expect(f).toMatchObject({ path: "src/app.ts", line: 11, side: "RIGHT", status: "open", headSha: "sha1", rule: "null-deref" });
-    expect(f.fingerprint).toBe(fingerprintAt(push1, "src/app.ts", 11, "RIGHT", "null-deref"));
-    expect(f.id).toBe(`f-${f.fingerprint.slice(0, 12)}`);
+    expect(f.fingerprint).toBe(findingKey("src/app.ts", "RIGHT", "null-deref", "const name = user.profile.name;"));
+    expect(f.lineText).toBe("const name = user.profile.name;");
+    expect(reconcileFindings({ previous: [], diff: push1, headSha: "sha1", filed: [filed] }).added[0]!.id).toBe(f.id);
   });
 
   type Row = { name: string; previous: (f: Finding) => Finding[]; diff: typeof push1; filed: NewFinding[]; expect: Partial<Record<"added" | "moved" | "unchanged" | "resolved" | "rejected", number>>; check?: (r: ReturnType<typeof reconcileFindings>, f: Finding) => void };
@@ -144,7 +145,7 @@ describe("reconcileFindings", () => {
     expect(r.moved).toHaveLength(1);
     const moved = r.moved[0]!.finding;
     expect(moved.path).toBe("src/server.ts");
-    expect(moved.fingerprint).toBe(fingerprintAt(renamed, "src/server.ts", 11, "RIGHT", "null-deref"));
+    expect(moved.fingerprint).toBe(findingKey("src/server.ts", "RIGHT", "null-deref", "const name = user.profile.name;"));
     const again = reconcileFindings({ previous: [moved], diff: renamed, headSha: "sha3", filed: [] });
     expect(again.unchanged).toHaveLength(1);
   });
