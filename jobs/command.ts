@@ -16,9 +16,8 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
       await replyTo(
         octokit,
         target,
-        data.enabled
-          ? "CI autofix is **on** for this pull request: when its checks fail I will try to fix them. Say `@open-swe autofix off` to stop."
-          : "CI autofix is **off** for this pull request. Say `@open-swe autofix on` to turn it back on.",
+        // Honest until CI autofix exists: the choice is kept, nothing acts on it yet.
+        `Saved: CI autofix ${data.enabled ? "**on**" : "**off**"} for this pull request. CI autofix is not available yet in this version of Open SWE, so nothing will happen when its checks fail.`,
       );
       return { outcome: "autofix", pr: ref, enabled: data.enabled };
     }

@@ -54,7 +54,7 @@ export const EnvSchema = z.object({
   FOLLOW_UP_CAP: int(20, 1, 1000),
   RUN_LOCK_SECONDS: int(3600, 10, 86400),
   JOB_ATTEMPTS: int(3, 1, 20),
-  CI_MONITOR_EVERY_SECONDS: int(900, 30, 86400),
+  REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
   OPEN_SWE_SECRET_KEY: z
     .string()

@@ -11,17 +11,20 @@ export interface AutoReviewInput {
   headSha: string;
 }
 
-/** `visible`: a skip the author can act on (draft, opted out, config) is shown as a neutral check. */
-export type AutoReviewDecision = { review: true } | { review: false; reason: string; visible: boolean };
+/**
+ * Every skip settles the job's check neutral with its reason, except `duplicate`: that head already has
+ * a published review (and its check), so a second pass on it adds nothing.
+ */
+export type AutoReviewDecision = { review: true } | { review: false; reason: string; duplicate: boolean };
 
 /** Pure: should this PR event be reviewed? Explicit mentions always are (permission is checked apart). */
 export function decideAutoReview(i: AutoReviewInput): AutoReviewDecision {
   if (i.trigger === "mention") return { review: true };
-  if (i.state !== "open") return { review: false, reason: "the pull request is closed", visible: false };
-  if (!i.repoConfig.review.auto) return { review: false, reason: "auto-review is off in the repo config", visible: true };
-  if (i.draft && !i.repoConfig.review.include_drafts) return { review: false, reason: "draft pull requests are not auto-reviewed", visible: true };
-  if (!i.authorOptedIn) return { review: false, reason: "the author opted out of auto-review", visible: true };
-  if (i.authorIsBot && i.trigger === "auto") return { review: false, reason: "pull requests by bots are not auto-reviewed", visible: false };
-  if (i.lastReviewedHead === i.headSha) return { review: false, reason: "this head commit was already reviewed", visible: false };
+  if (i.state !== "open") return { review: false, reason: "the pull request is closed", duplicate: false };
+  if (!i.repoConfig.review.auto) return { review: false, reason: "auto-review is off in the repo config", duplicate: false };
+  if (i.draft && !i.repoConfig.review.include_drafts) return { review: false, reason: "draft pull requests are not auto-reviewed", duplicate: false };
+  if (!i.authorOptedIn) return { review: false, reason: "the author opted out of auto-review", duplicate: false };
+  if (i.authorIsBot && i.trigger === "auto") return { review: false, reason: "pull requests by bots are not auto-reviewed", duplicate: false };
+  if (i.lastReviewedHead === i.headSha) return { review: false, reason: "this head commit was already reviewed", duplicate: true };
   return { review: true };
 }

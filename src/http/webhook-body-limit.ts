@@ -2,17 +2,35 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readRawBody, sendJson } from "./raw-body.js";
 
 /**
- * Runs before Probot's webhook middleware: enforces the size limit while reading, then hands the raw
- * string on as `req.body`, which @octokit/webhooks verifies byte-for-byte before parsing.
+ * The path a request is routed to, computed exactly as @octokit/webhooks' middleware does (trailing
+ * slashes trimmed, then WHATWG URL parsing), so absolute-form URIs, `#fragments`, `/./`, `/x/../` and
+ * backslashes are matched here the same way Probot will route them. `null` when the URL does not parse.
+ */
+export function routedPath(url: string): string | null {
+  const trimmed = url.replace(/\/+$/, "") || "/";
+  try {
+    return new URL(trimmed, "http://localhost").pathname;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs before Probot's webhook middleware: every POST that Probot would route to the webhook path,
+ * whatever its spelling, is read here under the size limit (413 past it), and the raw string is
+ * handed on as `req.body` (a body that cannot be a JSON object is a 400), which @octokit/webhooks verifies byte-for-byte before parsing.
  */
 export function webhookBodyLimit(path: string, limit: number) {
   return async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<boolean> => {
-    if (req.method !== "POST" || (req.url ?? "").split("?")[0]?.replace(/\/+$/, "") !== path) return false;
+    if (req.method !== "POST" || routedPath(req.url ?? "") !== path) return false;
     const result = await readRawBody(req, limit);
     if (!result.ok) {
       res.setHeader("connection", "close");
       return sendJson(res, result.status, { error: result.reason });
     }
+    // Every GitHub payload is an object; anything else would make @octokit/webhooks fail with internal
+    // error text (a bare string or `null` is not an event), so it is refused here. No parse needed.
+    if (!/^\s*\{/.test(result.body)) return sendJson(res, 400, { error: "the payload must be a JSON object" });
     req.body = result.body;
     return false;
   };

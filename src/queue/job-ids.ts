@@ -6,3 +6,11 @@ export function jobId(...parts: (string | number)[]): string {
 export function deliveryJobId(deliveryId: string): string {
   return jobId("gh", deliveryId);
 }
+
+/**
+ * An automatic review pass: one per head commit *and* reason, so `ready_for_review` on the head a
+ * draft's skipped `opened` pass already used is a new job, while a redelivery of either is not.
+ */
+export function reviewJobId(reviewerThreadId: string, headSha: string, reason: string): string {
+  return jobId("review", reviewerThreadId, headSha, reason);
+}

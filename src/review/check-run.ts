@@ -1,11 +1,10 @@
 import type { ProbotOctokit } from "probot";
 import { z } from "zod";
-import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 
 export const REVIEW_CHECK_NAME = "Open SWE Review";
 
-export type NeutralReason = "skipped" | "too_large" | "budget";
+export type NeutralReason = "skipped" | "too_large" | "budget" | "incomplete";
 
 export type CheckOutcome =
   | { conclusion: "success"; summary: string }
@@ -29,7 +28,12 @@ const TITLES: Record<CheckOutcome["conclusion"] | NeutralReason, string> = {
   skipped: "Review skipped",
   too_large: "Pull request too large to review",
   budget: "Review stopped at its budget",
+  incomplete: "Review incomplete",
 };
+
+function titleOf(outcome: CheckOutcome): string {
+  return outcome.conclusion === "neutral" ? TITLES[outcome.reason] : TITLES[outcome.conclusion];
+}
 
 const MAX_SUMMARY = 60_000;
 
@@ -49,7 +53,6 @@ export async function startReviewCheckRun(t: CheckRunTarget): Promise<number> {
 }
 
 export async function settleReviewCheckRun(t: CheckRunTarget, checkRunId: number, outcome: CheckOutcome): Promise<void> {
-  const title = outcome.conclusion === "neutral" ? TITLES[outcome.reason] : TITLES[outcome.conclusion];
   await t.octokit.rest.checks.update({
     owner: t.owner,
     repo: t.repo,
@@ -57,37 +60,21 @@ export async function settleReviewCheckRun(t: CheckRunTarget, checkRunId: number
     status: "completed",
     conclusion: outcome.conclusion,
     completed_at: new Date().toISOString(),
-    output: { title, summary: outcome.summary.slice(0, MAX_SUMMARY) },
+    output: { title: titleOf(outcome), summary: outcome.summary.slice(0, MAX_SUMMARY) },
   });
 }
 
-/**
- * Runs `fn` inside an "Open SWE Review" check run that is always settled: with the outcome `fn`
- * returns, or `failure` when it throws (the error is rethrown). Check-run API failures are logged
- * and never stop the review itself.
- */
-export async function withSettledCheckRun<T>(t: CheckRunTarget, fn: (checkRunId: number | null) => Promise<{ outcome: CheckOutcome; result: T }>): Promise<T> {
-  let checkRunId: number | null = null;
-  try {
-    checkRunId = await startReviewCheckRun(t);
-  } catch (err) {
-    t.log?.warn({ err: errorMessage(err) }, "could not create the review check run");
-  }
-  const settle = async (outcome: CheckOutcome): Promise<void> => {
-    if (checkRunId === null) return;
-    try {
-      await settleReviewCheckRun(t, checkRunId, outcome);
-    } catch (err) {
-      t.log?.warn({ err: errorMessage(err), checkRunId }, "could not settle the review check run");
-    }
-  };
-  let done: { outcome: CheckOutcome; result: T };
-  try {
-    done = await fn(checkRunId);
-  } catch (err) {
-    await settle({ conclusion: "failure", summary: `The review crashed: ${errorMessage(err)}` });
-    throw err;
-  }
-  await settle(done.outcome);
-  return done.result;
+/** For when the in-progress check could not be created: the outcome still shows, as a completed check. */
+export async function createSettledReviewCheckRun(t: CheckRunTarget, outcome: CheckOutcome): Promise<void> {
+  await t.octokit.rest.checks.create({
+    owner: t.owner,
+    repo: t.repo,
+    name: REVIEW_CHECK_NAME,
+    head_sha: t.headSha,
+    status: "completed",
+    conclusion: outcome.conclusion,
+    completed_at: new Date().toISOString(),
+    ...(t.detailsUrl !== undefined ? { details_url: t.detailsUrl } : {}),
+    output: { title: titleOf(outcome), summary: outcome.summary.slice(0, MAX_SUMMARY) },
+  });
 }

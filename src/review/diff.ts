@@ -45,7 +45,8 @@ export const PullFile = z.object({
 });
 export type PullFile = z.infer<typeof PullFile>;
 
-const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
+// `[^]*`, not `.*`: the function context after the second `@@` is file text and may hold \r, U+2028 or U+2029.
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@([^]*)$/;
 
 /** Parses one file's patch as GitHub returns it (hunks only, no `---`/`+++` headers). */
 export function parsePatch(patch: string): Hunk[] {
@@ -135,43 +136,34 @@ export function normalizeCode(line: string): string {
   return line.trim().replace(/\s+/g, " ");
 }
 
-const CONTEXT_RADIUS = 1;
+/** The normalised text of the diff line at (path, line, side), or null when the line is not in the diff. */
+export function lineTextAt(diff: PullDiff, path: string, line: number, side: Side): string | null {
+  const file = diff.files.get(path);
+  const hit = file ? sideLines(file, side).find((l) => l.line === line) : undefined;
+  return hit ? normalizeCode(hit.entry.content) : null;
+}
 
 /**
- * The normalized code around each line of one side: the line itself (marked `> `) and its nearest
- * non-blank neighbours inside the same hunk. Whitespace-only edits and blank-line shuffles do not change it.
+ * What a finding points at: its path, side, rule and the flagged line's own normalised text. Not the
+ * neighbours: editing the next line, a hunk boundary moving or a rebase must not change it.
  */
-export function sideContexts(file: FileDiff, side: Side): Map<number, string[]> {
-  const lines = sideLines(file, side);
-  const norm = lines.map((l) => normalizeCode(l.entry.content));
-  const out = new Map<number, string[]>();
-  lines.forEach((l, at) => {
-    const pick = (step: 1 | -1): string[] => {
-      const got: string[] = [];
-      for (let i = at + step; i >= 0 && i < lines.length && got.length < CONTEXT_RADIUS; i += step) {
-        if (lines[i]!.hunk !== l.hunk) break;
-        if (norm[i] !== "") got.push(norm[i]!);
-      }
-      return step === -1 ? got.reverse() : got;
-    };
-    out.set(l.line, [...pick(-1), `> ${norm[at]!}`, ...pick(1)]);
-  });
-  return out;
+export function findingKey(path: string, side: Side, rule: string, lineText: string): string {
+  return createHash("sha256").update([path, side, rule.trim().toLowerCase(), lineText].join("\u0000")).digest("hex").slice(0, 24);
 }
 
-export function codeContext(diff: PullDiff, path: string, line: number, side: Side): string[] | null {
-  const file = diff.files.get(path);
-  return file ? (sideContexts(file, side).get(line) ?? null) : null;
-}
+/** The nearest non-blank lines above and below `line` (1-based) in a file's text, normalised. */
+export type Neighbours = [above: string | null, below: string | null];
 
-export function fingerprintOf(path: string, context: readonly string[], rule: string): string {
-  return createHash("sha256").update([path, rule.trim().toLowerCase(), ...context].join("\u0000")).digest("hex").slice(0, 24);
-}
-
-/** The fingerprint of a finding on (path, line, side) of this diff, or null when the line is not in it. */
-export function fingerprintAt(diff: PullDiff, path: string, line: number, side: Side, rule: string): string | null {
-  const context = codeContext(diff, path, line, side);
-  return context === null ? null : fingerprintOf(path, context, rule);
+export function neighboursIn(fileLines: readonly string[] | null | undefined, line: number): Neighbours {
+  if (!fileLines) return [null, null];
+  const pick = (from: number, step: 1 | -1): string | null => {
+    for (let i = from; i >= 0 && i < fileLines.length; i += step) {
+      const t = normalizeCode(fileLines[i]!);
+      if (t !== "") return t;
+    }
+    return null;
+  };
+  return [pick(line - 2, -1), pick(line, 1)];
 }
 
 export interface Anchor {
@@ -181,18 +173,14 @@ export interface Anchor {
 }
 
 /**
- * Where a fingerprint sits in this diff: every (path, line, side) whose fingerprint matches.
- * A renamed file is searched under its new name with the fingerprint computed from the old one.
+ * Every line of the diff, on `side`, of the file now at `path` (or renamed from it) whose normalised
+ * text is `lineText`: the places a finding on that text can be anchored at this head.
  */
-export function locateFingerprint(diff: PullDiff, originalPath: string, rule: string, fingerprint: string): Anchor[] {
+export function candidatesFor(diff: PullDiff, originalPath: string, side: Side, lineText: string): Anchor[] {
   const hits: Anchor[] = [];
   for (const file of diff.files.values()) {
     if (file.path !== originalPath && file.previousPath !== originalPath) continue;
-    for (const side of ["RIGHT", "LEFT"] as const) {
-      for (const [line, context] of sideContexts(file, side)) {
-        if (fingerprintOf(originalPath, context, rule) === fingerprint) hits.push({ path: file.path, line, side });
-      }
-    }
+    for (const l of sideLines(file, side)) if (normalizeCode(l.entry.content) === lineText) hits.push({ path: file.path, line: l.line, side });
   }
   return hits;
 }

@@ -14,10 +14,17 @@ export type FindingStatus = z.infer<typeof FindingStatus>;
 
 export const ReviewSide = z.enum(["RIGHT", "LEFT"]);
 
-/** One finding of the PR's evolving set, anchored to (path, line, side) of the diff at `headSha`. */
+/**
+ * One finding of the PR's evolving set, anchored to (path, line, side) of the diff at `headSha`.
+ * Its identity is what it points at: `fingerprint` = path + side + rule + the flagged line's own
+ * normalised text (`lineText`); `neighbours` (read from the file) only choose among equal lines.
+ */
 export const Finding = z.object({
   id: z.string().min(1),
   fingerprint: z.string().min(1),
+  /** Absent on findings stored before line-text keys: those are kept as they are, never auto-resolved. */
+  lineText: z.string().optional(),
+  neighbours: z.tuple([z.string().nullable(), z.string().nullable()]).optional(),
   path: z.string().min(1),
   line: z.number().int().positive(),
   side: ReviewSide,

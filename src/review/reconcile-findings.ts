@@ -1,4 +1,5 @@
-import { fingerprintAt, isChangedLine, isCommentable, locateFingerprint, type Anchor, type PullDiff } from "./diff.js";
+import { createHash } from "node:crypto";
+import { candidatesFor, findingKey, isChangedLine, isCommentable, lineTextAt, neighboursIn, type Anchor, type Neighbours, type PullDiff, type Side } from "./diff.js";
 import type { Finding, NewFinding } from "./findings.js";
 
 export type RejectCode = "file_not_in_diff" | "unchanged_line" | "context_line" | "duplicate" | "previously_closed";
@@ -20,9 +21,18 @@ export interface ReconcileResult {
   moved: Array<{ finding: Finding; from: Anchor }>;
   /** Still open at the same place: not re-posted. */
   unchanged: Finding[];
-  /** Open before, code gone at the new head: resolved by the fix. */
+  /** Open before, flagged line gone at the new head: resolved by the fix (even if a person also resolved the thread). */
   resolved: Finding[];
+  /** Open before, its thread resolved by a person while the flagged line is still there: dismissed. */
+  dismissed: Finding[];
   rejected: RejectedFinding[];
+}
+
+/** Full file texts at this head (RIGHT) and its base (LEFT), by `fileLinesKey`; where neighbours are read. */
+export type FileLines = ReadonlyMap<string, readonly string[]>;
+
+export function fileLinesKey(side: Side, path: string): string {
+  return `${side}:${path}`;
 }
 
 export interface ReconcileInput {
@@ -30,50 +40,73 @@ export interface ReconcileInput {
   diff: PullDiff;
   headSha: string;
   filed: readonly NewFinding[];
+  files?: FileLines;
+}
+
+/** Closed by a person (thread resolved without a fix, "won't fix", 👎): that code is never flagged again on the PR. */
+function dismissedByHuman(f: Finding): boolean {
+  return f.status === "dismissed" || (f.status === "resolved" && f.closedBy === "human");
 }
 
 /**
  * Evolves a PR's findings to a new head. Pure: the same inputs always give the same set.
- * Closed findings (resolved or dismissed, by a fix or a human) are kept as they are and never
- * raised again; a new finding is accepted only on a line this PR changed.
+ *
+ * A finding is keyed on what it points at (path, side, rule, the flagged line's normalised text). At
+ * a new head each earlier finding is matched to a diff line with that text; when several findings and
+ * lines share a key, neighbours read from the file, then the distance, decide who gets which line.
+ * An open finding left without a line was fixed. Closed findings are matched the same way, so a new
+ * filing on their line is refused; one a person dismissed refuses its key anywhere in the PR.
  */
-export function reconcileFindings({ previous, diff, headSha, filed }: ReconcileInput): ReconcileResult {
-  const result: ReconcileResult = { findings: [], added: [], moved: [], unchanged: [], resolved: [], rejected: [] };
+export function reconcileFindings({ previous, diff, headSha, filed, files }: ReconcileInput): ReconcileResult {
+  const result: ReconcileResult = { findings: [], added: [], moved: [], unchanged: [], resolved: [], dismissed: [], rejected: [] };
+  const neighbours = (a: Anchor): Neighbours => neighboursIn(files?.get(fileLinesKey(a.side, a.path)), a.line);
+  const assigned = assign(previous, diff, neighbours);
+  /** Where each earlier finding sits at this head, for refusing a second filing on the same line. */
+  const anchoredAt = new Map<string, Finding>();
 
   for (const f of previous) {
-    if (f.status !== "open") {
-      result.findings.push(f);
+    const to = assigned.get(f);
+    if (f.status !== "open" || f.lineText === undefined) {
+      // Closed findings stay as they are; legacy ones (no line text) are kept open, never auto-resolved.
+      const kept = f.status === "open" ? { ...f, headSha } : f;
+      result.findings.push(kept);
+      if (f.status === "open") result.unchanged.push(kept);
+      if (to) anchoredAt.set(anchorKey(to), kept);
       continue;
     }
-    const hits = locateFingerprint(diff, f.path, f.rule, f.fingerprint);
-    if (hits.length === 0) {
+    if (!to) {
       const resolved: Finding = { ...f, status: "resolved", closedBy: "fix" };
       result.resolved.push(resolved);
       result.findings.push(resolved);
       continue;
     }
-    const same = hits.find((h) => h.path === f.path && h.line === f.line && h.side === f.side);
-    if (same) {
-      const kept = { ...f, headSha };
-      result.unchanged.push(kept);
-      result.findings.push(kept);
+    if (f.threadResolved === true) {
+      // A person resolved our thread and the flagged line is still there: resolved without a fix.
+      const dismissed: Finding = { ...f, status: "dismissed", closedBy: "human" };
+      anchoredAt.set(anchorKey(to), dismissed);
+      result.dismissed.push(dismissed);
+      result.findings.push(dismissed);
       continue;
     }
-    const to = nearest(hits, f);
-    const fingerprint = to.path === f.path ? f.fingerprint : (fingerprintAt(diff, to.path, to.line, to.side, f.rule) ?? f.fingerprint);
-    const moved: Finding = { ...f, ...to, fingerprint, headSha };
-    result.moved.push({ finding: moved, from: { path: f.path, line: f.line, side: f.side } });
-    result.findings.push(moved);
+    const next: Finding = { ...f, ...to, fingerprint: findingKey(to.path, to.side, f.rule, f.lineText), neighbours: neighbours(to), headSha };
+    anchoredAt.set(anchorKey(to), next);
+    if (to.path === f.path && to.line === f.line && to.side === f.side) result.unchanged.push(next);
+    else result.moved.push({ finding: next, from: { path: f.path, line: f.line, side: f.side } });
+    result.findings.push(next);
   }
 
+  const dismissedKeys = new Map(result.findings.filter(dismissedByHuman).map((f) => [f.fingerprint, f]));
   for (const n of filed) {
     const rejection = rejectReason(diff, n);
     if (rejection) {
       result.rejected.push({ filed: n, ...rejection });
       continue;
     }
-    const fingerprint = fingerprintAt(diff, n.path, n.line, n.side, n.rule)!;
-    const existing = result.findings.find((f) => f.fingerprint === fingerprint);
+    const at: Anchor = { path: n.path, line: n.line, side: n.side };
+    const lineText = lineTextAt(diff, n.path, n.line, n.side)!;
+    const fingerprint = findingKey(n.path, n.side, n.rule, lineText);
+    const here = anchoredAt.get(anchorKey(at));
+    const existing = here && here.rule.trim().toLowerCase() === n.rule.trim().toLowerCase() ? here : dismissedKeys.get(fingerprint);
     if (existing) {
       result.rejected.push(
         existing.status === "open"
@@ -83,8 +116,10 @@ export function reconcileFindings({ previous, diff, headSha, filed }: ReconcileI
       continue;
     }
     const finding: Finding = {
-      id: `f-${fingerprint.slice(0, 12)}`,
+      id: `f-${createHash("sha256").update(`${fingerprint}\u0000${n.line}\u0000${headSha}`).digest("hex").slice(0, 12)}`,
       fingerprint,
+      lineText,
+      neighbours: neighbours(at),
       path: n.path,
       line: n.line,
       side: n.side,
@@ -96,10 +131,48 @@ export function reconcileFindings({ previous, diff, headSha, filed }: ReconcileI
       rule: n.rule,
       status: "open",
     };
+    anchoredAt.set(anchorKey(at), finding);
     result.added.push(finding);
     result.findings.push(finding);
   }
   return result;
+}
+
+function anchorKey(a: Anchor): string {
+  return `${a.side}:${a.path}:${a.line}`;
+}
+
+/**
+ * Matches earlier findings (with a line text) to this head's diff lines of the same text: within each
+ * (path, side, rule, text) group, greedily by most neighbours equal, then least distance, then open
+ * before closed. Each line goes to at most one finding.
+ */
+function assign(previous: readonly Finding[], diff: PullDiff, neighbours: (a: Anchor) => Neighbours): Map<Finding, Anchor> {
+  const groups = new Map<string, Finding[]>();
+  for (const f of previous) {
+    if (f.lineText === undefined) continue;
+    const g = `${f.path}\u0000${f.side}\u0000${f.rule.trim().toLowerCase()}\u0000${f.lineText}`;
+    groups.set(g, [...(groups.get(g) ?? []), f]);
+  }
+  const out = new Map<Finding, Anchor>();
+  for (const members of groups.values()) {
+    const first = members[0]!;
+    const candidates = candidatesFor(diff, first.path, first.side, first.lineText!);
+    const pairs = members.flatMap((f) => candidates.map((c) => ({ f, c, same: sameNeighbours(f.neighbours, neighbours(c)), distance: (c.path === f.path ? 0 : 1e6) + Math.abs(c.line - f.line) })));
+    pairs.sort((a, b) => b.same - a.same || a.distance - b.distance || Number(a.f.status !== "open") - Number(b.f.status !== "open"));
+    const taken = new Set<string>();
+    for (const p of pairs) {
+      if (out.has(p.f) || taken.has(anchorKey(p.c))) continue;
+      out.set(p.f, p.c);
+      taken.add(anchorKey(p.c));
+    }
+  }
+  return out;
+}
+
+function sameNeighbours(a: Neighbours | undefined, b: Neighbours): number {
+  if (!a) return 0;
+  return (a[0] !== null && a[0] === b[0] ? 1 : 0) + (a[1] !== null && a[1] === b[1] ? 1 : 0);
 }
 
 function rejectReason(diff: PullDiff, n: NewFinding): { code: RejectCode; reason: string } | null {
@@ -111,9 +184,4 @@ function rejectReason(diff: PullDiff, n: NewFinding): { code: RejectCode; reason
     return { code: "context_line", reason: `${n.path}:${n.line} (${n.side}) is unchanged context in the diff; anchor the finding to an added or removed line` };
   }
   return null;
-}
-
-function nearest(hits: Anchor[], from: Finding): Anchor {
-  const score = (h: Anchor): number => (h.path === from.path ? 0 : 1e9) + (h.side === from.side ? 0 : 1e6) + Math.abs(h.line - from.line);
-  return hits.reduce((best, h) => (score(h) < score(best) ? h : best));
 }

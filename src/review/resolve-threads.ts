@@ -1,6 +1,7 @@
 import type { ProbotOctokit } from "probot";
 import { z } from "zod";
 import { errorMessage } from "../errors.js";
+import { isDismissalReply } from "./dismissal.js";
 import type { Finding, PullRef } from "./findings.js";
 
 export interface ReviewThread {
@@ -8,6 +9,10 @@ export interface ReviewThread {
   isResolved: boolean;
   /** databaseId of the thread's first comment: ours when the thread is one of our findings. */
   firstCommentId: number | null;
+  /** The replies after the first comment. */
+  replies?: Array<{ author: string | null; body: string }>;
+  /** Who reacted 👎 to the first comment. */
+  thumbsDown?: string[];
 }
 
 const ThreadsPage = z.object({
@@ -19,7 +24,16 @@ const ThreadsPage = z.object({
           z.object({
             id: z.string(),
             isResolved: z.boolean(),
-            comments: z.object({ nodes: z.array(z.object({ databaseId: z.number().nullable() })) }),
+            comments: z.object({
+              nodes: z.array(
+                z.object({
+                  databaseId: z.number().nullable(),
+                  body: z.string().default(""),
+                  author: z.object({ login: z.string() }).nullable().default(null),
+                  reactions: z.object({ nodes: z.array(z.object({ user: z.object({ login: z.string() }).nullable() })) }).default({ nodes: [] }),
+                }),
+              ),
+            }),
           }),
         ),
       }),
@@ -32,7 +46,10 @@ const THREADS_QUERY = `query($owner: String!, $repo: String!, $number: Int!, $cu
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $cursor) {
         pageInfo { hasNextPage endCursor }
-        nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+        nodes {
+          id isResolved
+          comments(first: 30) { nodes { databaseId body author { login } reactions(content: THUMBS_DOWN, first: 10) { nodes { user { login } } } } }
+        }
       }
     }
   }
@@ -50,7 +67,16 @@ export async function fetchReviewThreads(octokit: ProbotOctokit, pr: PullRef): P
   for (let page = 0; page < MAX_PAGES; page++) {
     const raw: unknown = await octokit.graphql(THREADS_QUERY, { owner: pr.owner, repo: pr.repo, number: pr.pull_number, cursor });
     const conn: z.infer<typeof ThreadsPage>["repository"]["pullRequest"]["reviewThreads"] = ThreadsPage.parse(raw).repository.pullRequest.reviewThreads;
-    for (const n of conn.nodes) threads.push({ id: n.id, isResolved: n.isResolved, firstCommentId: n.comments.nodes[0]?.databaseId ?? null });
+    for (const n of conn.nodes) {
+      const [first, ...rest] = n.comments.nodes;
+      threads.push({
+        id: n.id,
+        isResolved: n.isResolved,
+        firstCommentId: first?.databaseId ?? null,
+        replies: rest.map((c) => ({ author: c.author?.login ?? null, body: c.body })),
+        thumbsDown: (first?.reactions.nodes ?? []).flatMap((r) => (r.user ? [r.user.login] : [])),
+      });
+    }
     if (!conn.pageInfo.hasNextPage) break;
     cursor = conn.pageInfo.endCursor;
   }
@@ -58,16 +84,24 @@ export async function fetchReviewThreads(octokit: ProbotOctokit, pr: PullRef): P
 }
 
 /**
- * Pure: an open finding whose thread a human resolved on GitHub becomes `resolved`, so it is
- * never raised again. Call before reconciling a new pass.
+ * Pure: what people said on our threads. A 👎 on our comment or a dismissing reply (`isDismissalReply`)
+ * by someone other than our bots dismisses the finding. A thread a person resolved is marked
+ * `threadResolved` and left open: the reconcile of this pass decides — its line gone at the new head
+ * means it was fixed (accepted), still there means it was resolved without a fix (dismissed). Call
+ * before reconciling a new pass.
  */
-export function applyHumanResolutions(findings: readonly Finding[], threads: readonly ReviewThread[]): Finding[] {
+export function applyHumanResolutions(findings: readonly Finding[], threads: readonly ReviewThread[], botLogins: readonly string[] = []): Finding[] {
+  const bots = new Set(botLogins.map((b) => b.toLowerCase()));
+  const person = (login: string | null) => login !== null && !bots.has(login.toLowerCase());
   const byComment = new Map(threads.filter((t) => t.firstCommentId !== null).map((t) => [t.firstCommentId!, t]));
   return findings.map((f) => {
     const t = f.githubCommentId === undefined ? undefined : byComment.get(f.githubCommentId);
     if (!t) return f;
     const withThread = { ...f, githubThreadId: t.id };
-    return f.status === "open" && t.isResolved ? { ...withThread, status: "resolved" as const, closedBy: "human" as const, threadResolved: true } : withThread;
+    if (f.status !== "open") return withThread;
+    const dismissed = (t.thumbsDown ?? []).some(person) || (t.replies ?? []).some((r) => person(r.author) && isDismissalReply(r.body));
+    if (dismissed) return { ...withThread, status: "dismissed" as const, closedBy: "human" as const, ...(t.isResolved ? { threadResolved: true } : {}) };
+    return t.isResolved ? { ...withThread, threadResolved: true } : withThread;
   });
 }
 

@@ -5,7 +5,7 @@ import type { PullDiff } from "./diff.js";
 import { meetsFloor, type Finding, type NewFinding, type PullRef, type Severity } from "./findings.js";
 import type { FindingsStore } from "./findings-store.js";
 import { publishReview, type PublishReviewResult } from "./publish.js";
-import { reconcileFindings, type ReconcileResult } from "./reconcile-findings.js";
+import { reconcileFindings, type FileLines, type ReconcileResult } from "./reconcile-findings.js";
 import { decideVerdict, type RequestedVerdict } from "./verdict-decision.js";
 
 export class ReviewSessionError extends OpenSweError<"already_published" | "finding_not_found" | "finding_not_editable"> {}
@@ -24,6 +24,8 @@ export interface ReviewSessionOptions {
   botLogins: readonly string[];
   severityFloor: Severity;
   unreviewedFiles: readonly UnreviewedFile[];
+  /** Full file texts, where a finding's neighbours are read (absent: anchoring falls back to distance). */
+  files?: FileLines;
 }
 
 export type FileResult = { accepted: true; id: string } | { accepted: false; reason: string };
@@ -51,7 +53,7 @@ export class ReviewSession {
   }
 
   private reconcile(filed: readonly NewFinding[] = this.filed): ReconcileResult {
-    return reconcileFindings({ previous: this.o.previous, diff: this.o.diff, headSha: this.o.headSha, filed });
+    return reconcileFindings({ previous: this.o.previous, diff: this.o.diff, headSha: this.o.headSha, filed, ...(this.o.files ? { files: this.o.files } : {}) });
   }
 
   fileFinding(finding: NewFinding): FileResult {

@@ -2,9 +2,12 @@ import type { ProbotOctokit } from "probot";
 import { z } from "zod";
 import type { Logger } from "../logger.js";
 import { selectFilesForReview, type UnreviewedFile } from "./budget.js";
-import { withSettledCheckRun, type CheckOutcome } from "./check-run.js";
+import type { CheckOutcome } from "./check-run.js";
+import { withSettledCheckRun, type ReviewCheck } from "./review-check.js";
 import { buildPullDiff, PullFile } from "./diff.js";
-import type { PullRef, Severity } from "./findings.js";
+import type { Finding, PullRef, Severity } from "./findings.js";
+import { fileLinesKey, type FileLines } from "./reconcile-findings.js";
+import { errorMessage } from "../errors.js";
 import type { FindingsStore } from "./findings-store.js";
 import type { PublishReviewResult } from "./publish.js";
 import { applyHumanResolutions, fetchReviewThreads } from "./resolve-threads.js";
@@ -35,16 +38,25 @@ export interface ReviewPassInput {
   maxFiles?: number;
   detailsUrl?: string;
   log?: Logger;
+  /** The job's check, opened before any work; without one the pass opens its own. */
+  check?: ReviewCheck;
+  /**
+   * Full texts of `paths` at `sha` (a missing file is left out), where findings' neighbours are read.
+   * Best-effort: when it fails, anchoring falls back to line distance.
+   */
+  readFiles?: (paths: readonly string[], sha: string) => Promise<ReadonlyMap<string, string>>;
   /**
    * Runs the reviewer agent: it files findings and ends by calling `publish_review` (the tools from
-   * `createReviewerTools(session)`). Gets the files it should look at, in priority order.
+   * `createReviewerTools(session)`). Gets the files it should look at, in priority order. Returns
+   * `{ incomplete }` when it stopped before finishing (model-call limit, sandbox failure): what it
+   * filed is still published, and the check settles neutral with that reason, never success.
    */
-  runReviewer: (args: { session: ReviewSession; files: ReviewFile[]; unreviewed: UnreviewedFile[]; headSha: string }) => Promise<void>;
+  runReviewer: (args: { session: ReviewSession; files: ReviewFile[]; unreviewed: UnreviewedFile[]; headSha: string }) => Promise<void | { incomplete: string }>;
 }
 
 export type ReviewPassResult =
   | { status: "skipped"; reason: string }
-  | { status: "published"; headSha: string; publish: PublishReviewResult; unreviewed: UnreviewedFile[] };
+  | { status: "published"; headSha: string; publish: PublishReviewResult; unreviewed: UnreviewedFile[]; incomplete?: string };
 
 const DEFAULT_MAX_FILES = 300;
 const FALLBACK_SUMMARY = "The reviewer finished without writing a summary; the findings below are what it filed.";
@@ -77,7 +89,8 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
     }
 
     const stored = await input.store.list(pr);
-    const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr)) : stored;
+    const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr), input.botLogins) : stored;
+    const fileLines = await loadFileLines(input, files, stored, headSha);
     const session = new ReviewSession({
       octokit,
       pr,
@@ -90,19 +103,35 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
       botLogins: input.botLogins,
       severityFloor: input.severityFloor,
       unreviewedFiles: selection.unreviewed,
+      files: fileLines,
     });
 
-    await input.runReviewer({ session, files: selection.reviewed, unreviewed: selection.unreviewed, headSha });
-    const publish = session.published ?? (await session.publish({ summary: FALLBACK_SUMMARY, verdict: null }));
+    const ran = await input.runReviewer({ session, files: selection.reviewed, unreviewed: selection.unreviewed, headSha });
+    const incomplete = ran ? ran.incomplete : undefined;
+    const publish = session.published ?? (await session.publish({ summary: incomplete ? `The review is incomplete: ${incomplete}. The findings below are what it filed before it stopped.` : FALLBACK_SUMMARY, verdict: null }));
 
     const overBudget = selection.unreviewed.filter((u) => u.code === "over_budget");
     const summary = `${publish.action === "created" ? `Posted a ${publish.event} review with ${publish.commentsPosted} new comment(s).` : "No new findings; the summary was updated."}`;
-    const outcome: CheckOutcome =
-      overBudget.length > 0
+    const outcome: CheckOutcome = incomplete
+      ? { conclusion: "neutral", reason: "incomplete", summary: `Incomplete: ${incomplete}. ${summary}` }
+      : overBudget.length > 0
         ? { conclusion: "neutral", reason: "budget", summary: `${summary} ${overBudget.length} file(s) were over the review budget and not reviewed: ${overBudget.map((u) => u.path).join(", ")}` }
         : { conclusion: "success", summary };
-    return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed } };
-  });
+    return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed, ...(incomplete ? { incomplete } : {}) } };
+  }, input.check);
+}
+
+/** The head's text of every changed file and of files earlier findings sit in (RIGHT side). */
+async function loadFileLines(input: ReviewPassInput, files: readonly ReviewFile[], stored: readonly Finding[], headSha: string): Promise<FileLines> {
+  const out = new Map<string, readonly string[]>();
+  if (!input.readFiles) return out;
+  const paths = [...new Set([...files.filter((f) => f.status !== "removed").map((f) => f.path), ...stored.map((f) => f.path)])];
+  try {
+    for (const [path, text] of await input.readFiles(paths, headSha)) out.set(fileLinesKey("RIGHT", path), text.split("\n"));
+  } catch (err) {
+    input.log?.warn({ err: errorMessage(err) }, "could not read the changed files; findings are anchored by distance only");
+  }
+  return out;
 }
 
 function skip(reason: "skipped" | "too_large", why: string): { outcome: CheckOutcome; result: ReviewPassResult } {

@@ -4,6 +4,7 @@ import { fallbackModelSettings } from "../agent/model/fallback-model-settings.js
 import type { ModelConfig } from "../agent/model/read-model-config.js";
 import { resolveModelSettings, type ModelSettings } from "../agent/model/resolve-model-settings.js";
 import type { RepoConfig } from "../config/repo-config.js";
+import { OpenSweError } from "../errors.js";
 import type { Profile, TeamModels } from "../store/settings-store.js";
 
 export interface RunModel {
@@ -11,6 +12,8 @@ export interface RunModel {
   model: BaseChatModel;
   fallback?: BaseChatModel;
   fallbackModelId?: string;
+  /** Why the fallback was not set up (its provider has no key), for the run log. */
+  fallbackSkipped?: string;
 }
 
 /**
@@ -34,7 +37,12 @@ export async function resolveRunModel(input: {
   });
   const model = await createChatModel(settings, input.config);
   const fb = fallbackModelSettings(settings, input.config);
-  let fallback: BaseChatModel | undefined;
-  if (fb) fallback = await createChatModel(fb, input.config).catch(() => undefined);
-  return fallback && fb ? { settings, model, fallback, fallbackModelId: fb.modelId } : { settings, model };
+  if (!fb) return { settings, model };
+  try {
+    return { settings, model, fallback: await createChatModel(fb, input.config), fallbackModelId: fb.modelId };
+  } catch (err) {
+    // A fallback whose provider has no key is skipped (the run still has its primary); anything else is a bug.
+    if (err instanceof OpenSweError && err.code === "model_not_configured") return { settings, model, fallbackSkipped: err.message };
+    throw err;
+  }
 }

@@ -12,10 +12,11 @@ import { OpenSweError, errorMessage } from "../errors.js";
 import type { Octokit } from "../github/app-auth.js";
 import { replyTo } from "../github/reply.js";
 import type { ReviewJob } from "../queue/schemas.js";
-import { withSettledCheckRun } from "../review/check-run.js";
+import type { ReviewCheck } from "../review/review-check.js";
+import { isModelCallLimitMessage } from "../agent/middleware/model-call-limit.js";
 import { createReviewerTools } from "../review/reviewer-tools.js";
 import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.js";
-import { renderStyleAppendix, type ReviewStyle } from "../review/style/style-store.js";
+import { StyleStoreError, renderStyleAppendix, type ReviewStyle } from "../review/style/style-store.js";
 import { RunRecords } from "../store/run-records.js";
 import { Profile } from "../store/settings-store.js";
 import { prRef } from "../threads/thread-id.js";
@@ -23,6 +24,7 @@ import type { JobContext } from "../worker/job-context.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";
 import { reviewStores, storeRepo } from "./review-stores.js";
+import { mirrorFileReader } from "./review-file-reader.js";
 import { prepareReviewWorkspace } from "./review-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
 import { ThreadModelStore } from "../threads/thread-model-store.js";
@@ -42,12 +44,12 @@ export interface ReviewPull {
  * with the reason), then `runReviewPass` with a read-only deepagents reviewer over the PR head in a
  * network-off sandbox. A published pass records the head so `synchronize` re-reviews the PR.
  */
-export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<ReviewPassResult> {
+export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig, check: ReviewCheck): Promise<ReviewPassResult> {
   const { owner, repo, number } = data;
   const keyed = storeRepo(owner, repo);
   const stores = reviewStores(ctx.redis, ctx.prefix);
-  const runModel = await resolveReviewModel(data, ctx, octokit, pull, repoConfig);
-  const style = await stores.styles.get(keyed);
+  const runModel = await resolveReviewModel(data, ctx, octokit, repoConfig, check);
+  const style = await readStyle(stores, keyed);
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]);
 
   const result = await runReviewPass({
@@ -61,6 +63,8 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
     ignoredPaths: repoConfig.review.ignored_paths,
     tokenBudget: ctx.config.env.REVIEW_TOKEN_BUDGET,
     log: ctx.log,
+    check,
+    readFiles: mirrorFileReader({ config: ctx.config, github: ctx.github, installationId: data.installationId, owner, repo }),
     runReviewer: async ({ session, files, unreviewed, headSha }) => {
       const ws = await prepareReviewWorkspace({
         target: { installationId: data.installationId, owner, repo, number, threadId: data.threadId, headSha },
@@ -114,6 +118,9 @@ export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octok
         await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
         ctx.log.info({ model: runModel.settings.modelId, source: runModel.settings.source, outcome: record.outcome, calls: record.modelCalls, published: session.published !== null, err: error === undefined ? undefined : errorMessage(error) }, "reviewer finished");
         if (failed) throw error;
+        if (!session.published && isModelCallLimitMessage(messages.at(-1))) return { incomplete: `the reviewer stopped at its limit of ${ctx.config.env.AGENT_MODEL_CALL_LIMIT} model calls before it finished` };
+        if (!session.published && record.outcome === "sandbox_failed") return { incomplete: "the review sandbox kept failing, so the reviewer stopped" };
+        return undefined;
       } finally {
         await ws.release().catch((err: unknown) => ctx.log.warn({ err: errorMessage(err) }, "could not tear down the review sandbox"));
       }
@@ -133,8 +140,18 @@ const threadModelOf = async (ctx: JobContext, threadId: string) => {
   return modelId ? { thread: { modelId } } : {};
 };
 
+/** A stored style that no longer parses fails the pass with a reason the operator can act on. */
+async function readStyle(stores: ReturnType<typeof reviewStores>, keyed: { owner: string; repo: string }): Promise<ReviewStyle | null> {
+  try {
+    return await stores.styles.get(keyed);
+  } catch (err) {
+    if (!(err instanceof StyleStoreError)) throw err;
+    throw new UnrecoverableError(`the learned review style stored for ${keyed.owner}/${keyed.repo} is corrupt; run \`open-swe analyze ${keyed.owner}/${keyed.repo}\` to rebuild it`);
+  }
+}
+
 /** The reviewer's model; without one the check run fails with the reason and the job is not retried. */
-async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig): Promise<RunModel> {
+async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Octokit, repoConfig: RepoConfig, check: ReviewCheck): Promise<RunModel> {
   try {
     return await resolveRunModel({
       role: "reviewer",
@@ -147,7 +164,7 @@ async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Oct
   } catch (err) {
     if (!(err instanceof OpenSweError)) throw err;
     const reason = `Cannot review: ${err.message}. An operator needs to fix the model configuration.`;
-    await withSettledCheckRun({ octokit, owner: data.owner, repo: data.repo, headSha: pull.head.sha, log: ctx.log }, async () => ({ outcome: { conclusion: "failure", summary: reason }, result: null }));
+    await check.settle({ conclusion: "failure", summary: reason });
     if (data.trigger === "mention") await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, `I can't review this pull request: ${err.message}. An operator needs to fix the model configuration.`);
     throw new UnrecoverableError(reason);
   }

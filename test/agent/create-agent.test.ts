@@ -6,7 +6,8 @@ import { z } from "zod";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { createOpenSweAgent } from "../../src/agent/create-agent.js";
 import { buildAgentMiddleware } from "../../src/agent/middleware/build-agent-middleware.js";
-import { createRunModel } from "../../src/agent/model/create-run-model.js";
+import { parseRepoConfig } from "../../src/config/repo-config.js";
+import { resolveRunModel } from "../../src/runs/resolve-run-model.js";
 import { renderPrompt } from "../../src/agent/prompts.js";
 import { buildRunRecord, formatRunSummary } from "../../src/agent/run-record.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -59,7 +60,7 @@ describe("createOpenSweAgent", () => {
   });
 
   it("runs a recorded script offline through the replay provider and records the run as replayed", async () => {
-    const run = await createRunModel({}, { model: "replay:test/agent/model/fixtures/two-turns.json" });
+    const run = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: { model: "replay:test/agent/model/fixtures/two-turns.json" } });
     const systemPrompt = renderPrompt("agent", { repo: "o/r", workspace_root: "/", default_branch: "main" });
     const agent = createOpenSweAgent({ model: run.model, systemPrompt, tools: [githubComment], middleware: stack([]) });
     const startedAt = new Date();

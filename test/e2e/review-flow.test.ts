@@ -5,7 +5,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
-import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { deliveryJobId, reviewJobId } from "../../src/queue/job-ids.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunRecords } from "../../src/store/run-records.js";
@@ -198,7 +198,7 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
       payload: { action: "synchronize", installation: { id: 5002 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: pull(12, head2.sha, "Greet by name") },
     });
     expect(sync.status).toBe(200);
-    const again = await waitForJob(proc.queues.queues.review, jobId("review", reviewer, head2.sha), 60_000);
+    const again = await waitForJob(proc.queues.queues.review, reviewJobId(reviewer, head2.sha, "synchronize"), 60_000);
     expect(again.failedReason).toBeUndefined();
     expect(again.returnvalue).toMatchObject({ outcome: "published", event: "COMMENT", action: "updated", comments: 0, threadsResolved: 1 });
     expect(resolved.isDone()).toBe(true);
@@ -253,7 +253,7 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
       event: "pull_request",
       payload: { action: "opened", installation: { id: 5003 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: pull(13, head.sha, "Docs") },
     });
-    const done = await waitForJob(proc.queues.queues.review, jobId("review", threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 13 }), head.sha), 60_000);
+    const done = await waitForJob(proc.queues.queues.review, reviewJobId(threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 13 }), head.sha, "opened"), 60_000);
     expect(done.failedReason).toBeUndefined();
     expect(res.status).toBe(200);
     expect(done.returnvalue).toMatchObject({ outcome: "published", event: "COMMENT" });
@@ -262,6 +262,106 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
     expect(posted[0]!.comments).toEqual([]);
     expect(posted[0]!.body).toMatch(/asked for an approval, but a verdict was not authorized/);
     expect(checks).toEqual([expect.objectContaining({ conclusion: "success" })]);
+  });
+
+  it("a draft's opened pass is skipped with a neutral check; marking it ready (no new push) reviews it", async () => {
+    const redis = testRedis();
+    await new SettingsStore(redis, prefix).enableRepo("octo/hello");
+    const head = pushPullHead(remote, 15, base, { "app.js": BUGGY_APP }, "wip: greet by name");
+    const reviewer15 = threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 15 });
+    const draft = { ...pull(15, head.sha, "Greet (draft)"), draft: true };
+
+    mockInstallationToken(5006);
+    nock(API).get("/repos/octo/hello/pulls/15").reply(200, draft);
+    mockRepoConfig();
+    const skippedCheck: CheckBody[] = [];
+    mockCheckRun(81, head.sha, skippedCheck);
+    await sendWebhook(proc.port!, { event: "pull_request", payload: { action: "opened", installation: { id: 5006 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: draft } });
+    const skipped = await waitForJob(proc.queues.queues.review, reviewJobId(reviewer15, head.sha, "opened"), 60_000);
+    expect(skipped).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason: "draft pull requests are not auto-reviewed" } });
+    expect(skippedCheck).toEqual([expect.objectContaining({ conclusion: "neutral", output: expect.objectContaining({ title: "Review skipped" }) })]);
+
+    writeFileSync(
+      replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "add_finding", args: { path: "app.js", line: 2, side: "RIGHT", severity: "high", title: "Crashes for guests", body: "`user.profile` is undefined for guests.", rule: "null-deref" } }] },
+        { tool_calls: [{ name: "publish_review", args: { summary: "Ready now; one crash for guests." } }] },
+        { text: "Done." },
+      ]),
+    );
+    mockInstallationToken(5007, 2);
+    const ready = { ...draft, draft: false };
+    nock(API).get("/repos/octo/hello/pulls/15").reply(200, ready);
+    mockRepoConfig();
+    const reviewedCheck: CheckBody[] = [];
+    mockCheckRun(82, head.sha, reviewedCheck);
+    nock(API).get("/repos/octo/hello/pulls/15/files").query(true).reply(200, [{ filename: "app.js", status: "modified", patch: head.patches["app.js"] }]);
+    const posted: Array<{ event: string; commit_id: string; comments: Array<{ path: string; line: number }> }> = [];
+    nock(API)
+      .post("/repos/octo/hello/pulls/15/reviews", (b: (typeof posted)[number]) => {
+        posted.push(b);
+        return true;
+      })
+      .reply(200, { id: 915 })
+      .get("/repos/octo/hello/pulls/15/reviews/915/comments")
+      .query(true)
+      .reply(200, [{ id: 7015, body: "x" }]);
+    const res = await sendWebhook(proc.port!, { event: "pull_request", payload: { action: "ready_for_review", installation: { id: 5007 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: ready } });
+    expect(res.status).toBe(200);
+    const done = await waitForJob(proc.queues.queues.review, reviewJobId(reviewer15, head.sha, "ready_for_review"), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    expect(done.returnvalue).toMatchObject({ outcome: "published", event: "COMMENT", comments: 1 });
+    expect(posted).toEqual([expect.objectContaining({ event: "COMMENT", commit_id: head.sha, comments: [expect.objectContaining({ path: "app.js", line: 2 })] })]);
+    expect(reviewedCheck).toEqual([expect.objectContaining({ conclusion: "success" })]);
+    expect(await new SettingsStore(redis, prefix).getReviewedHead("octo/hello#15")).toBe(head.sha);
+  });
+});
+
+describe("e2e: a review that hits the model-call limit", () => {
+  let app: E2eApp;
+  let remote: Remote;
+  beforeAll(async () => {
+    remote = makeBareRemote("octo", "hello", { "README.md": "# hello\n", "app.js": BASE_APP });
+    app = await startE2eApp(remote.template, "review-limit", { AGENT_MODEL_CALL_LIMIT: "2" });
+  });
+  afterAll(async () => app?.stop());
+
+  it("publishes what it filed and settles neutral 'incomplete', never success", async () => {
+    const base = remote.git("rev-parse", "main").trim();
+    const head = pushPullHead(remote, 16, base, { "app.js": BUGGY_APP }, "greet by name");
+    await new SettingsStore(testRedis(), app.prefix).enableRepo("octo/hello");
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "add_finding", args: { path: "app.js", line: 2, side: "RIGHT", severity: "high", title: "Crashes for guests", body: "b", rule: "null-deref" } }] },
+        { tool_calls: [{ name: "execute", args: { command: "cat app.js" } }] },
+        { tool_calls: [{ name: "publish_review", args: { summary: "never reached" } }] },
+      ]),
+    );
+    mockInstallationToken(5010, 2);
+    nock(API).get("/repos/octo/hello/pulls/16").reply(200, pull(16, head.sha, "Greet"));
+    mockRepoConfig();
+    const checks: CheckBody[] = [];
+    mockCheckRun(90, head.sha, checks);
+    nock(API).get("/repos/octo/hello/pulls/16/files").query(true).reply(200, [{ filename: "app.js", status: "modified", patch: head.patches["app.js"] }]);
+    const posted: Array<{ body: string; comments: unknown[] }> = [];
+    nock(API)
+      .post("/repos/octo/hello/pulls/16/reviews", (b: (typeof posted)[number]) => {
+        posted.push(b);
+        return true;
+      })
+      .reply(200, { id: 916 })
+      .get("/repos/octo/hello/pulls/16/reviews/916/comments")
+      .query(true)
+      .reply(200, [{ id: 7016, body: "x" }]);
+    await sendWebhook(app.proc.port!, { event: "pull_request", payload: { action: "opened", installation: { id: 5010 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: pull(16, head.sha, "Greet") } });
+    const done = await waitForJob(app.proc.queues.queues.review, reviewJobId(threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 16 }), head.sha, "opened"), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    expect(done.returnvalue).toMatchObject({ outcome: "incomplete", reason: expect.stringMatching(/limit of 2 model calls/) });
+    expect(posted).toHaveLength(1);
+    expect(posted[0]!.comments).toHaveLength(1);
+    expect(posted[0]!.body).toMatch(/The review is incomplete: the reviewer stopped at its limit of 2 model calls/);
+    expect(checks).toEqual([expect.objectContaining({ conclusion: "neutral", output: expect.objectContaining({ title: "Review incomplete", summary: expect.stringMatching(/^Incomplete: the reviewer stopped at its limit of 2 model calls/) }) })]);
   });
 });
 
@@ -286,7 +386,7 @@ describe("e2e: a review without a model key fails visibly", () => {
       payload: { action: "opened", installation: { id: 5004 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: pull(14, "abc1234", "Anything") },
     });
     expect(res.status).toBe(200);
-    const id = jobId("review", threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 14 }), "abc1234");
+    const id = reviewJobId(threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 14 }), "abc1234", "opened");
     const done = await waitForJob(proc.queues.queues.review, id);
     expect(done.state).toBe("failed");
     expect(done.failedReason).toMatch(/ANTHROPIC_API_KEY/);

@@ -56,6 +56,47 @@ describe("parseCommand", () => {
     expect(parseCommand(body, H)).toEqual(expected);
   });
 
+  // Rows aimed at what StrykerJS showed untested: fences, quotes, line endings, spacing, punctuation.
+  it.each<[string, Command | null]>([
+    ["~~~\n@open-swe fix\n~~~\nthanks", null],
+    ["~~~\n@open-swe fix", null],
+    ["```\n@open-swe fix", null],
+    ["```\nnot this\n```\n@open-swe fix it", { kind: "task", text: "fix it" }],
+    ["~~~\nnot this\n~~~\n@open-swe fix it", { kind: "task", text: "fix it" }],
+    ["~~~\nnot this\n~~~ @open-swe fix it", { kind: "task", text: "fix it" }],
+    ["use `x` then @open-swe fix it", { kind: "task", text: "fix it" }],
+    ["`a`@open-swe fix", { kind: "task", text: "fix" }],
+    ["   > @open-swe fix it\r\nok", null],
+    ["> quoted\r\n@open-swe fix it", { kind: "task", text: "fix it" }],
+    ["a > b, so @open-swe fix it", { kind: "task", text: "fix it" }],
+    ["@open-swe ,;: fix it", { kind: "task", text: "fix it" }],
+    ["@open-swe \t fix   it", { kind: "task", text: "fix   it" }],
+    ["@open-swe review:", { kind: "review", instructions: "", verdictRequested: false }],
+    ["@open-swe review!! check auth", { kind: "review", instructions: "check auth", verdictRequested: false }],
+    ["@open-swe review   --verdict    check\n auth", { kind: "review", instructions: "check auth", verdictRequested: true }],
+    ["@open-swe review --approve-or-request-changes", { kind: "review", instructions: "", verdictRequested: true }],
+    ["@open-swe autofix   on", { kind: "autofix", enabled: true }],
+    ["@open-swe autofix on!?", { kind: "autofix", enabled: true }],
+    ["@open-swe autofix yes please", { kind: "autofix", enabled: true }],
+    ["@open-swe autofix\ton", { kind: "autofix", enabled: true }],
+    ["@open-swe help!", { kind: "help", reason: "" }],
+    ["@open-swe help.", { kind: "help", reason: "" }],
+    ["@open-swe help\tme", { kind: "task", text: "help\tme" }],
+  ])("%j", (body, expected) => {
+    expect(parseCommand(body, H)).toEqual(expected);
+  });
+
+  it("prefers the longest handle and treats handle characters literally", () => {
+    expect(parseCommand("@open-swe-bot fix", ["open-swe", "open-swe-bot"])).toEqual({ kind: "task", text: "fix" });
+    expect(parseCommand("@open-swe-bot fix", ["open-swe-bot", "open-swe"])).toEqual({ kind: "task", text: "fix" });
+    expect(parseCommand("@my.bot fix", ["my.bot"])).toEqual({ kind: "task", text: "fix" });
+    expect(parseCommand("@myxbot fix", ["my.bot"])).toBeNull();
+    expect(parseCommand("@a+b fix", ["a+b"])).toEqual({ kind: "task", text: "fix" });
+    // Patterns are cached per handle list: a different list is a different pattern.
+    expect(parseCommand("@one fix", ["one", "two"])).toEqual({ kind: "task", text: "fix" });
+    expect(parseCommand("@one fix", ["two"])).toBeNull();
+  });
+
   it("uses configured handles only", () => {
     expect(parseCommand("@mybot fix", ["mybot"])).toEqual({ kind: "task", text: "fix" });
     expect(parseCommand("@open-swe fix", ["mybot"])).toBeNull();

@@ -55,18 +55,18 @@ describe("decideAutoReview", () => {
     ["plain open PR", {}, true],
     ["mention always", { trigger: "mention", draft: true, authorOptedIn: false }, true],
     ["closed", { state: "closed" }, "the pull request is closed", false],
-    ["repo config off", { repoConfig: parseRepoConfig({ review: { auto: false } }) }, "auto-review is off in the repo config", true],
-    ["draft skipped", { draft: true }, "draft pull requests are not auto-reviewed", true],
+    ["repo config off", { repoConfig: parseRepoConfig({ review: { auto: false } }) }, "auto-review is off in the repo config", false],
+    ["draft skipped", { draft: true }, "draft pull requests are not auto-reviewed", false],
     ["draft included", { draft: true, repoConfig: parseRepoConfig({ review: { include_drafts: true } }) }, true],
-    ["author opted out", { authorOptedIn: false }, "the author opted out of auto-review", true],
+    ["author opted out", { authorOptedIn: false }, "the author opted out of auto-review", false],
     ["bot PR", { authorIsBot: true }, "pull requests by bots are not auto-reviewed", false],
-    ["same head already reviewed", { trigger: "synchronize", lastReviewedHead: "h1" }, "this head commit was already reviewed", false],
+    ["same head already reviewed", { trigger: "synchronize", lastReviewedHead: "h1" }, "this head commit was already reviewed", true],
     ["new head after review", { trigger: "synchronize", lastReviewedHead: "h0" }, true],
   ];
-  it.each(table)("%s", (_n, patch, want, visible) => {
+  it.each(table)("%s", (_n, patch, want, duplicate) => {
     const d = decideAutoReview({ ...input, ...patch });
     expect(d.review ? true : d.reason).toBe(want);
-    if (!d.review) expect(d.visible).toBe(visible);
+    if (!d.review) expect(d.duplicate).toBe(duplicate);
   });
 });
 

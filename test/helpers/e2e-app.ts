@@ -20,7 +20,7 @@ export interface E2eApp {
  * The whole app (web + workers) on the test Redis, with a replayed model, local sandboxes and a bare
  * git remote standing in for GitHub's git. `stop` also removes its sandboxes (overlay mounts first).
  */
-export async function startE2eApp(remoteTemplate: string, label: string): Promise<E2eApp> {
+export async function startE2eApp(remoteTemplate: string, label: string, env: Record<string, string> = {}): Promise<E2eApp> {
   const prefix = uniquePrefix();
   const dataDir = mkdtempSync(join(tmpdir(), `open-swe-${label}-`));
   const replay = join(dataDir, "replay.json");
@@ -32,6 +32,7 @@ export async function startE2eApp(remoteTemplate: string, label: string): Promis
       OPEN_SWE_MODEL: `replay:${replay}`,
       GIT_REMOTE_TEMPLATE: remoteTemplate,
       SANDBOX_TYPE: "local",
+      ...env,
     });
   return {
     proc,

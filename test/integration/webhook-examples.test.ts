@@ -3,7 +3,7 @@ import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { QUEUE_NAMES } from "../../src/queue/names.js";
-import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { deliveryJobId, reviewJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { sendWebhook } from "../helpers/github-app.js";
@@ -58,7 +58,7 @@ function expected(event: string, p: Payload): { queue: string; id: (delivery: st
       if (action === "review_requested") return p.requested_reviewer?.login === "open-swe[bot]" && !isBot(p.sender) ? byDelivery("review") : null;
       if (["opened", "ready_for_review", "reopened"].includes(action ?? "")) {
         const t = threadId({ kind: "reviewer", owner: p.repository.owner.login, repo: p.repository.name, number: pr.number });
-        return { queue: "review", id: () => jobId("review", t, pr.head.sha) };
+        return { queue: "review", id: () => reviewJobId(t, pr.head.sha, action!) };
       }
       return null;
     }

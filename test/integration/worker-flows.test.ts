@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
-import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
@@ -84,10 +84,28 @@ describe("workers: permission first, then the command", () => {
     const { payload, installationId } = commentEvent("@OpenSWE autofix OFF", "maria");
     mockInstallationToken(installationId);
     permission("maria", "write", "maintain");
-    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /autofix is \*\*off\*\*/i.test(b.body)).reply(201, { id: 3 });
+    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /^Saved: CI autofix \*\*off\*\*.*not available yet/.test(b.body)).reply(201, { id: 3 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("OCTO/Hello#5")).toBe(false);
+  });
+
+  it("`autofix on` is saved but promises nothing: the reply says CI autofix is not available yet", async () => {
+    const { payload, installationId } = commentEvent("@open-swe autofix on", "mira", { number: 8 });
+    mockInstallationToken(installationId);
+    permission("mira", "write", "maintain");
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/8/comments", (b: { body: string }) => /^Saved: CI autofix \*\*on\*\*/.test(b.body) && /not available yet/.test(b.body) && !/I will try/.test(b.body))
+      .reply(201, { id: 4 });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
+    expect(reply.isDone()).toBe(true);
+    expect(await new SettingsStore(testRedis(), prefix).getAutofix("octo/hello#8")).toBe(true);
+  });
+
+  it("no CI-monitor sweep is scheduled while CI autofix does not exist", async () => {
+    expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
+    expect(await proc.queues.queues["ci-monitor"].count()).toBe(0);
   });
 
   it("a task on a thread with an active run becomes a follow-up, not a second run", async () => {
@@ -196,24 +214,6 @@ describe("workers: permission first, then the command", () => {
     expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
   });
 
-  it("an invalid .github/open-swe.yml is reported as a failing check with the zod message", async () => {
-    const { payload, installationId } = commentEvent("@open-swe review", "victor", { number: 9 });
-    mockInstallationToken(installationId);
-    permission("victor", "write");
-    nock(API).get("/repos/octo/hello/pulls/9").reply(200, { number: 9, state: "open", draft: false, head: { sha: "abc123" }, user: { login: "bob", type: "User" } });
-    nock(API)
-      .get("/repos/octo/hello/contents/.github%2Fopen-swe.yml")
-      .reply(200, "review:\n  auto: sometimes\n  colour: blue\n");
-    const check = nock(API)
-      .post("/repos/octo/hello/check-runs", (b) => b.name === "Open SWE config" && b.conclusion === "failure" && b.head_sha === "abc123" && /review\.auto/.test(b.output.summary))
-      .reply(201, { id: 1 });
-    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
-    const done = await waitForJob(proc.queues.queues.review, deliveryJobId(res.deliveryId));
-    expect(done.state).toBe("failed");
-    expect(done.failedReason).toMatch(/open-swe.yml is invalid/);
-    expect(check.isDone()).toBe(true);
-  });
-
   it("caches the permission answer briefly", async () => {
     const first = commentEvent("@open-swe help", "cora");
     mockInstallationToken(first.installationId);
@@ -226,30 +226,20 @@ describe("workers: permission first, then the command", () => {
     const b = await sendWebhook(proc.port!, { event: "issue_comment", payload: second.payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(b.deliveryId))).toMatchObject({ returnvalue: { outcome: "help" } });
   });
+});
 
-  it("an auto-review skipped for a reason the author can act on shows a neutral check, not silence", async () => {
-    await new SettingsStore(testRedis(), prefix).enableRepo("octo/hello");
-    installation += 1;
-    mockInstallationToken(installation);
-    nock(API).get("/repos/octo/hello/pulls/31").reply(200, { number: 31, state: "open", draft: true, head: { sha: "draft123" }, user: { login: "bob", type: "User" } });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    const check = nock(API)
-      .post("/repos/octo/hello/check-runs", (b) => b.name === "Open SWE Review" && b.conclusion === "neutral" && b.head_sha === "draft123" && /draft pull requests are not auto-reviewed/.test(b.output.summary))
-      .reply(201, { id: 1 });
-    const res = await sendWebhook(proc.port!, {
-      event: "pull_request",
-      payload: {
-        action: "opened",
-        installation: { id: installation },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "bob", id: 8, type: "User" },
-        pull_request: { number: 31, draft: true, head: { sha: "draft123", ref: "wip" }, user: { login: "bob", type: "User" } },
-      },
-    });
-    const reviewer = threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 31 });
-    const done = await waitForJob(proc.queues.queues.review, jobId("review", reviewer, "draft123"));
-    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason: "draft pull requests are not auto-reviewed" } });
-    expect(check.isDone()).toBe(true);
+describe("workers: a CI-monitor sweep left by an older version", () => {
+  it("is removed when the workers start, so nothing fails every 15 minutes", async () => {
+    const prefix = uniquePrefix();
+    const first = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
+    await first.queues.queues["ci-monitor"].upsertJobScheduler("ci-monitor-sweep", { every: 900_000 }, { name: "sweep", data: { reason: "scheduled" } });
+    expect(await first.queues.queues["ci-monitor"].getJobSchedulers()).toHaveLength(1);
+    await first.stop();
+    const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
+    try {
+      expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
+    } finally {
+      await proc.stop();
+    }
   });
 });

@@ -1,7 +1,8 @@
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { describe, expect, it } from "vitest";
-import { REVIEW_CHECK_NAME, withSettledCheckRun, type CheckOutcome, type CheckRunTarget } from "../../src/review/check-run.js";
+import { REVIEW_CHECK_NAME, type CheckOutcome, type CheckRunTarget } from "../../src/review/check-run.js";
+import { ReviewCheck, withSettledCheckRun } from "../../src/review/review-check.js";
 
 const API = "https://api.github.com";
 
@@ -60,5 +61,34 @@ describe("withSettledCheckRun", () => {
     nock(API).post("/repos/o/r/check-runs").reply(403, { message: "Resource not accessible by integration" });
     const result = await withSettledCheckRun(target(), async (id) => ({ outcome: { conclusion: "success", summary: "ok" }, result: id }));
     expect(result).toBeNull();
+  });
+});
+
+describe("ReviewCheck", () => {
+  it("when the in-progress check could not be created, settling creates it completed with the outcome", async () => {
+    nock(API).post("/repos/o/r/check-runs", (b: { status: string }) => b.status === "in_progress").reply(502, { message: "bad gateway" });
+    const created: Array<{ status: string; conclusion: string; head_sha: string; output: { title: string } }> = [];
+    nock(API)
+      .post("/repos/o/r/check-runs", (b: (typeof created)[number]) => {
+        created.push(b);
+        return b.status === "completed";
+      })
+      .reply(201, { id: 56 });
+    const check = new ReviewCheck(target());
+    await check.start("abc123");
+    await check.settle({ conclusion: "neutral", reason: "incomplete", summary: "stopped at the call limit" });
+    expect(created).toEqual([expect.objectContaining({ name: REVIEW_CHECK_NAME, head_sha: "abc123", status: "completed", conclusion: "neutral", output: { title: "Review incomplete", summary: "stopped at the call limit" } })]);
+  });
+
+  it("settles once: a later settle is a no-op, and one never started settles nothing", async () => {
+    const updates: Update[] = [];
+    mockCheckRun(updates);
+    const check = new ReviewCheck(target());
+    await check.settle({ conclusion: "success", summary: "nothing open" });
+    await check.start("abc123");
+    await check.settle({ conclusion: "success", summary: "first" });
+    await check.settle({ conclusion: "failure", summary: "second" });
+    expect(updates).toEqual([expect.objectContaining({ conclusion: "success", output: { title: "Review published", summary: "first" } })]);
+    expect(check.open).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildPullDiff, codeContext, fingerprintAt, isChangedLine, isCommentable, locateFingerprint, parsePatch, type Side } from "../../src/review/diff.js";
+import { buildPullDiff, candidatesFor, findingKey, isChangedLine, isCommentable, lineTextAt, neighboursIn, parsePatch, type Side } from "../../src/review/diff.js";
 
 const PATCH = [
   "@@ -1,4 +1,5 @@",
@@ -44,6 +44,30 @@ describe("parsePatch", () => {
     ]);
   });
 
+  // The function context after `@@` is the file's own text: whatever characters it holds, the line is a header.
+  it.each([
+    ["plain", "function run() {"],
+    ["carriage return", "function run() {\r"],
+    ["CR inside", "a\rb"],
+    ["U+2028", "const s = '\u2028';"],
+    ["U+2029", "x\u2029y"],
+    ["only U+2028", "\u2028"],
+    ["empty", ""],
+  ])("a hunk header whose function context holds %s is a header, first or later", (_name, ctx) => {
+    const tail = ctx === "" ? "" : ` ${ctx}`;
+    const hunks = parsePatch([`@@ -1,2 +1,2 @@${tail}`, " a", "-b", "+c", `@@ -10,2 +10,3 @@${tail}`, " d", "+e", " f"].join("\n"));
+    expect(hunks.map((h) => [h.oldStart, h.newStart, h.lines.length])).toEqual([
+      [1, 1, 3],
+      [10, 10, 3],
+    ]);
+    expect(hunks[1]!.lines.map((l) => [l.kind, l.oldLine, l.newLine])).toEqual([
+      ["context", 10, 10],
+      ["add", null, 11],
+      ["context", 11, 12],
+    ]);
+    expect(hunks[0]!.header).toBe(ctx.trim());
+  });
+
   it("treats a bare empty line inside a hunk as an empty context line, but not a trailing one", () => {
     const hunks = parsePatch("@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n");
     expect(hunks[0]!.lines.map((l) => l.kind)).toEqual(["context", "context", "del", "add"]);
@@ -74,35 +98,32 @@ describe("isCommentable / isChangedLine", () => {
   });
 });
 
-describe("fingerprints", () => {
-  it("uses the normalized line and its non-blank neighbours within the hunk", () => {
-    expect(codeContext(diff, "src/a.ts", 3, "RIGHT")).toEqual(["const x = 2;", "> const y = x * 2;", "export { x };"]);
-    expect(codeContext(diff, "src/a.ts", 22, "RIGHT")).toEqual(["const data = load();", "> return data ?? null;", "}"]);
-    expect(codeContext(diff, "src/a.ts", 1, "RIGHT")).toEqual(["> import { a } from './a.js';", "const x = 2;"]);
+describe("finding keys and candidates", () => {
+  it("key on the flagged line's own normalised text, rule, side and path — not its neighbours", () => {
+    expect(lineTextAt(diff, "src/a.ts", 22, "RIGHT")).toBe("return data ?? null;");
+    expect(lineTextAt(diff, "src/a.ts", 99, "RIGHT")).toBeNull();
+    const k = findingKey("src/a.ts", "RIGHT", "null-return", "return data ?? null;");
+    expect(findingKey("src/a.ts", "RIGHT", " Null-Return ", "return data ?? null;")).toBe(k);
+    expect(findingKey("src/a.ts", "RIGHT", "other-rule", "return data ?? null;")).not.toBe(k);
+    expect(findingKey("src/b.ts", "RIGHT", "null-return", "return data ?? null;")).not.toBe(k);
+    expect(findingKey("src/a.ts", "LEFT", "null-return", "return data ?? null;")).not.toBe(k);
   });
 
-  it("is stable when the code moves and when only whitespace changes, and differs by rule and path", () => {
-    const fp = fingerprintAt(diff, "src/a.ts", 22, "RIGHT", "null-return");
-    const moved = buildPullDiff([
-      { filename: "src/a.ts", patch: "@@ -30,3 +40,3 @@\n     const data   = load();\n-  return data;\n+    return data ?? null;\n }" },
+  it("finds every diff line with that text, whitespace aside, in the file or the one it was renamed from", () => {
+    const moved = buildPullDiff([{ filename: "src/a.ts", patch: "@@ -30,3 +40,4 @@\n     const data   = load();\n-  return data;\n+    return   data ?? null;\n+  return data ?? null;\n }" }]);
+    expect(candidatesFor(moved, "src/a.ts", "RIGHT", "return data ?? null;")).toEqual([
+      { path: "src/a.ts", line: 41, side: "RIGHT" },
+      { path: "src/a.ts", line: 42, side: "RIGHT" },
     ]);
-    expect(fp).not.toBeNull();
-    expect(fingerprintAt(moved, "src/a.ts", 41, "RIGHT", "null-return")).toBe(fp);
-    expect(fingerprintAt(moved, "src/a.ts", 41, "RIGHT", "other-rule")).not.toBe(fp);
-    expect(fingerprintAt(diff, "src/a.ts", 21, "RIGHT", "null-return")).not.toBe(fp);
-    expect(locateFingerprint(moved, "src/a.ts", "null-return", fp!)).toEqual([{ path: "src/a.ts", line: 41, side: "RIGHT" }]);
-    expect(fingerprintAt(diff, "src/a.ts", 99, "RIGHT", "null-return")).toBeNull();
+    expect(candidatesFor(diff, "src/old-name.ts", "RIGHT", "let a = 10;")).toEqual([{ path: "src/new-name.ts", line: 1, side: "RIGHT" }]);
+    expect(candidatesFor(moved, "src/a.ts", "RIGHT", "return data ?? fallback();")).toEqual([]);
   });
 
-  it("follows a renamed file", () => {
-    const before = buildPullDiff([{ filename: "src/old-name.ts", patch: "@@ -1,2 +1,2 @@\n-let a = 1;\n+let a = 10;\n let b = a;" }]);
-    const fp = fingerprintAt(before, "src/old-name.ts", 1, "RIGHT", "magic-number")!;
-    expect(locateFingerprint(diff, "src/old-name.ts", "magic-number", fp)).toEqual([{ path: "src/new-name.ts", line: 1, side: "RIGHT" }]);
-  });
-
-  it("finds nothing when the code is gone", () => {
-    const fp = fingerprintAt(diff, "src/a.ts", 22, "RIGHT", "null-return")!;
-    const fixed = buildPullDiff([{ filename: "src/a.ts", patch: "@@ -20,3 +21,3 @@\n   const data = load();\n-  return data;\n+  return data ?? fallback();\n }" }]);
-    expect(locateFingerprint(fixed, "src/a.ts", "null-return", fp)).toEqual([]);
+  it("reads neighbours from the file text: the nearest non-blank lines above and below", () => {
+    const file = ["a", "", "  b  ", "target", "", "", "c"];
+    expect(neighboursIn(file, 4)).toEqual(["b", "c"]);
+    expect(neighboursIn(file, 1)).toEqual([null, "b"]);
+    expect(neighboursIn(file, 7)).toEqual(["target", null]);
+    expect(neighboursIn(null, 4)).toEqual([null, null]);
   });
 });

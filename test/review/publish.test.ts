@@ -230,7 +230,7 @@ describe("publishReview when inline comments are refused", () => {
 });
 
 describe("applyHumanResolutions", () => {
-  it("marks an open finding resolved when a human resolved its thread, and never touches other threads", () => {
+  it("a thread a person resolved is dismissed when its line is still there, and never touches other threads", () => {
     const r = reconcileFindings({ previous: [], diff: push1, headSha: "s", filed: [nullDeref, { ...unusedVar, severity: "medium" }] });
     const [a, b] = r.findings.map((f, i) => ({ ...f, githubCommentId: 1001 + i }));
     const out = applyHumanResolutions([a!, b!], [
@@ -238,9 +238,11 @@ describe("applyHumanResolutions", () => {
       { id: "T2", isResolved: false, firstCommentId: 1002 },
       { id: "T3", isResolved: true, firstCommentId: 7 },
     ]);
-    expect(out[0]).toMatchObject({ status: "resolved", closedBy: "human", githubThreadId: "T1", threadResolved: true });
+    expect(out[0]).toMatchObject({ status: "open", githubThreadId: "T1", threadResolved: true });
     expect(out[1]).toMatchObject({ status: "open", githubThreadId: "T2" });
     const again = reconcileFindings({ previous: out, diff: push1, headSha: "s2", filed: [nullDeref] });
+    expect(again.dismissed).toEqual([expect.objectContaining({ id: a!.id, status: "dismissed", closedBy: "human" })]);
     expect(again.rejected[0]?.code).toBe("previously_closed");
+    expect(again.findings.find((f) => f.id === b!.id)).toMatchObject({ status: "open" });
   });
 });

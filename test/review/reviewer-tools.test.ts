@@ -6,7 +6,9 @@ import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildPullDiff, fingerprintAt } from "../../src/review/diff.js";
+import { buildPullDiff } from "../../src/review/diff.js";
+import { NewFinding } from "../../src/review/findings.js";
+import { reconcileFindings } from "../../src/review/reconcile-findings.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { ReviewSession, type ReviewSessionOptions } from "../../src/review/review-session.js";
 import { createReviewerTools } from "../../src/review/reviewer-tools.js";
@@ -60,7 +62,7 @@ describe("reviewer tools in an agent run", () => {
       { name: "execute", description: "shell", schema: z.object({ command: z.string() }) },
     );
     const s = session();
-    const id = `f-${fingerprintAt(diff, "src/app.ts", 11, "RIGHT", "null-deref")!.slice(0, 12)}`;
+    const id = reconcileFindings({ previous: [], diff, headSha: "head1234567", filed: [NewFinding.parse(finding)] }).added[0]!.id;
     const model = fakeModel()
       .respondWithTools([{ name: "add_finding", args: { ...finding, line: 12 }, id: "t1" }])
       .respondWithTools([{ name: "add_finding", args: finding, id: "t2" }])

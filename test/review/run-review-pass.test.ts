@@ -171,7 +171,7 @@ describe("runReviewPass", () => {
         },
       }),
     );
-    expect(refiled).toMatch(/was resolved; it is not raised again/);
-    expect((await store.list(pr))[0]).toMatchObject({ status: "resolved", githubThreadId: "T600", threadResolved: true });
+    expect(refiled).toMatch(/was dismissed; it is not raised again/);
+    expect((await store.list(pr))[0]).toMatchObject({ status: "dismissed", closedBy: "human", githubThreadId: "T600", threadResolved: true });
   });
 });

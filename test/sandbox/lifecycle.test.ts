@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SandboxCircuitBreaker } from "../../src/sandbox/circuit-breaker.js";
 import { ensureSandboxForThread, teardownThreadSandbox, threadSandboxKey, type SandboxCache } from "../../src/sandbox/lifecycle.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type SandboxProvider } from "../../src/sandbox/types.js";
@@ -150,28 +149,5 @@ describe("ensureSandboxForThread", () => {
     expect(await local.list()).toEqual([]);
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBeNull();
     expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, cache })).toEqual({ sandboxId: null });
-  });
-});
-
-describe("SandboxCircuitBreaker", () => {
-  it("opens after N consecutive failures with a message for the user; a success resets the count", async () => {
-    const breaker = new SandboxCircuitBreaker(3);
-    const fail = () => Promise.reject(new SandboxError("unreachable", "connection refused"));
-    await expect(breaker.run(fail)).rejects.toThrow("connection refused");
-    await expect(breaker.run(fail)).rejects.toThrow("connection refused");
-    expect(await breaker.run(async () => 42)).toBe(42);
-    await expect(breaker.run(fail)).rejects.toThrow("connection refused");
-    await expect(breaker.run(fail)).rejects.toThrow("connection refused");
-    const opened = await breaker.run(fail).catch((e: unknown) => e as SandboxError & { userMessage: string });
-    expect(breaker.open).toBe(true);
-    expect(opened.code).toBe("unavailable");
-    expect(opened.userMessage).toMatch(/failed 3 times in a row.*connection refused/);
-    let called = false;
-    await expect(
-      breaker.run(async () => {
-        called = true;
-      }),
-    ).rejects.toThrow(/stopped this run/);
-    expect(called).toBe(false);
   });
 });

@@ -1,5 +1,4 @@
 export { createChatModel, type ChatModelOptions } from "./create-chat-model.js";
-export { createRunModel, type RunModel, type RunModelChoices } from "./create-run-model.js";
 export { fallbackModelSettings } from "./fallback-model-settings.js";
 export { BUILTIN_DEFAULT_MODEL, EFFORTS, MODEL_RULES, THINKING_BUDGET, canonicalModelId, modelRule, providerOf, vendorModelName, type Effort, type EffortMode, type ModelPrice, type ModelRule, type Provider } from "./model-table.js";
 export { readModelConfig, type ModelConfig } from "./read-model-config.js";

@@ -1,13 +1,13 @@
 import type { Probot } from "probot";
 import { isBotSender } from "../is-bot.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
-import { deliveryJobId, jobId } from "../../queue/job-ids.js";
+import { deliveryJobId, reviewJobId } from "../../queue/job-ids.js";
 import { prRef, threadId } from "../../threads/thread-id.js";
 
 /**
- * opened / ready_for_review → an auto-review when the repo is enabled (the worker then applies the
- * repo config and the author's profile); synchronize → a re-review of PRs we reviewed before, once per
- * head sha; closed → sandbox teardown.
+ * opened / ready_for_review / reopened → an auto-review when the repo is enabled (the worker then
+ * applies the repo config and the author's profile); synchronize → a re-review of PRs we reviewed
+ * before. One job per head sha and action, so a draft marked ready is reviewed; closed → teardown.
  */
 export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): void {
   app.on(["pull_request.opened", "pull_request.ready_for_review", "pull_request.reopened", "pull_request.synchronize"], async (ctx) => {
@@ -37,7 +37,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
         verdictRequested: false,
         deliveryId: ctx.id,
       },
-      jobId("review", reviewer, pr.head.sha),
+      reviewJobId(reviewer, pr.head.sha, ctx.payload.action),
     );
     log.info({ queue: "review", jobId: id, trigger }, "review enqueued");
   });

@@ -1,0 +1,19 @@
+import { defineConfig } from "vitest/config";
+
+// `npm run mutate` (StrykerJS) runs only the table tests of the pure decision modules: no Redis, no
+// servers, so each mutant is judged in milliseconds. Not part of `npm test` or CI.
+export default defineConfig({
+  test: {
+    include: [
+      "test/github/command.test.ts",
+      "test/github/decisions.test.ts",
+      "test/review/reconcile-findings.test.ts",
+      "test/review/finding-identity.test.ts",
+      "test/review/verdict-decision.test.ts",
+      "test/review/budget.test.ts",
+      "test/review/diff.test.ts",
+    ],
+    setupFiles: ["test/helpers/setup-each.ts"],
+    pool: "forks",
+  },
+});
