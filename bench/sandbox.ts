@@ -82,7 +82,7 @@ async function benchExec(tmp: string, iterations: number) {
   const netSb = await provider.create({ network: true });
   await netSb.exec("true");
   // The floor: the very same bwrap invocation (same mounts, namespaces, env) spawned directly.
-  const bare = [...bwrapBaseArgs({ hostWorkspace: sb.hostWorkspace, workdir: sb.workdir, network: false })];
+  const bare = [...bwrapBaseArgs(sb.layout)];
   for (const [k, v] of Object.entries(baseEnv())) bare.push("--setenv", k, v);
   bare.push("--chdir", sb.workdir, "/bin/sh", "-c", "true");
   const samples = { spawn: [] as number[], bwrap: [] as number[], local: [] as number[], localNet: [] as number[] };

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
-import { mkdir, open, readlink, realpath, type FileHandle } from "node:fs/promises";
+import { lchown, mkdir, open, readlink, realpath, type FileHandle } from "node:fs/promises";
 import { dirname, posix } from "node:path";
+import type { HostIdentity } from "../host-identity.js";
 import type { DownloadResult, FileErrorCode, UploadFile, UploadResult } from "../types.js";
 
 /**
@@ -14,6 +15,8 @@ export class LocalWorkspaceFiles {
   constructor(
     private readonly hostWorkspace: string,
     private readonly workdir: string,
+    /** A root worker writes as root: what it creates is handed to the sandbox's host user. */
+    private readonly owner?: HostIdentity,
   ) {}
 
   /** Maps a sandbox path under `workdir` to its host path, or undefined when it is outside. */
@@ -76,10 +79,18 @@ export class LocalWorkspaceFiles {
     if (!host || host === this.hostWorkspace) return "invalid_path";
     const parent = dirname(host);
     if (!(await this.ancestorInside(parent))) return "permission_denied";
-    await mkdir(parent, { recursive: true });
+    const created = await mkdir(parent, { recursive: true });
+    if (created && this.owner?.drop) {
+      for (let d = parent; d.length >= created.length; d = dirname(d)) await lchown(d, this.owner.uid, this.owner.gid);
+    }
     const fh = await open(host, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
     try {
       if (!(await this.inside(fh))) return "permission_denied";
+      if (this.owner?.drop) {
+        const st = await fh.stat();
+        // A file with other links (a git object shared with the mirror) never changes hands.
+        if (st.nlink === 1 && st.uid !== this.owner.uid) await fh.chown(this.owner.uid, this.owner.gid);
+      }
       await fh.truncate(0);
       await fh.writeFile(f.content);
       return undefined;

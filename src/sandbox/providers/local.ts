@@ -1,10 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
-import { isMountPoint, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
+import { claimTree, passThroughDir, privateDir, sandboxHostIdentity, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
+import { isMountPoint, mountNoSuid, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { runProcess } from "../run-process.js";
 import {
   SandboxError,
@@ -18,7 +19,7 @@ import {
   type UploadFile,
   type UploadResult,
 } from "../types.js";
-import { baseEnv, bwrapBaseArgs } from "./bwrap-args.js";
+import { baseEnv, bwrapBaseArgs, SANDBOX_GROUP, SANDBOX_PASSWD, type BwrapLayout } from "./bwrap-args.js";
 import { EGRESS_PORT, egressGateway, ensureForwarder, stopForwarder } from "./egress-netns.js";
 import type { EgressPolicy } from "./egress-proxy.js";
 import { LocalWorkspaceFiles } from "./local-files.js";
@@ -27,17 +28,25 @@ export const LOCAL_WORKDIR = "/workspace";
 const ID_RE = /^local-[0-9a-f]{16}$/;
 const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Where a root worker exposes each sandbox directory to the sandbox user: a nosuid,nodev bind mount. */
+const RUN_ROOT = "/run/open-swe";
+const HOST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// Settings a sandbox's stored metadata predates come back with the safe value: no network, and
+// egress only through the filtering proxy — never the host's network.
 const LocalMeta = z.object({
   id: z.string().regex(ID_RE),
   createdAt: z.string(),
-  network: z.boolean(),
+  network: z.boolean().default(false),
   /** proxy: own network namespace, egress only through the worker's filtering proxy; host: the host's network. */
-  egress: z.enum(["proxy", "host"]).default("host"),
+  egress: z.enum(["proxy", "host"]).default("proxy"),
   env: z.record(z.string(), z.string()),
   labels: z.record(z.string(), z.string()),
   hostWorkspace: z.string(),
   external: z.boolean(),
   overlay: z.object({ lower: z.string(), upper: z.string(), work: z.string() }).optional(),
+  /** Host uid/gid the sandbox's processes run as (absent: written before it was recorded). */
+  owner: z.object({ uid: z.number().int(), gid: z.number().int() }).optional(),
 });
 type LocalMeta = z.infer<typeof LocalMeta>;
 
@@ -54,10 +63,27 @@ export interface LocalProviderOptions {
    */
   egress?: "proxy" | "host";
   egressPolicy?: EgressPolicy;
+  /** Host uid/gid of sandbox processes when the worker is root (default 65533). */
+  hostUser?: { uid: number; gid: number };
+  /** false: never mount an overlay (workspaces are plain copies), e.g. on file systems without it. */
+  overlay?: boolean;
+  /** Where bwrap and nsenter are looked up (the worker's PATH). */
+  hostPath?: string;
 }
 
 /** Processes started by this worker, per sandbox, so destroy() can stop them. */
 const running = new Map<string, Set<number>>();
+
+/**
+ * The paths of one sandbox directory as the sandbox user reaches them. A non-root worker uses the
+ * directory itself (0700, its own). A root worker keeps the directory root-only and exposes it
+ * through a nosuid,nodev bind mount under /run: the only way to it that is not root's cannot run a
+ * set-uid file or open a device, whatever the sandbox wrote.
+ */
+function liveDir(root: string, id: string, owner: HostIdentity): string {
+  if (!owner.drop) return join(root, id);
+  return join(RUN_ROOT, createHash("sha256").update(root).digest("hex").slice(0, 12), id);
+}
 
 export class LocalSandbox implements Sandbox {
   readonly provider = "local" as const;
@@ -66,18 +92,21 @@ export class LocalSandbox implements Sandbox {
   private readonly env: Record<string, string>;
   private readonly files: LocalWorkspaceFiles;
   private readonly proxied: boolean;
+  private readonly live: string;
   private closed = false;
 
   constructor(
     private meta: LocalMeta,
     private readonly dir: string,
     private readonly opts: LocalProviderOptions,
+    readonly owner: HostIdentity,
   ) {
     this.workdir = opts.workdir ?? LOCAL_WORKDIR;
-    this.args = bwrapBaseArgs({ hostWorkspace: meta.hostWorkspace, workdir: this.workdir, network: meta.network });
+    this.live = liveDir(opts.root, meta.id, owner);
+    this.args = bwrapBaseArgs(this.layout);
     this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
-    this.files = new LocalWorkspaceFiles(meta.hostWorkspace, this.workdir);
+    this.files = new LocalWorkspaceFiles(this.hostWorkspace, this.workdir, owner);
   }
 
   get id(): string {
@@ -86,7 +115,12 @@ export class LocalSandbox implements Sandbox {
 
   /** Host path bound at `workdir` (local provider only: lets the host mount a base under it). */
   get hostWorkspace(): string {
-    return this.meta.hostWorkspace;
+    return this.meta.external && !this.owner.drop ? this.meta.hostWorkspace : join(this.live, "workspace");
+  }
+
+  /** What bwrap binds (the benchmark runs the same invocation bare). */
+  get layout(): BwrapLayout {
+    return { hostWorkspace: this.hostWorkspace, workdir: this.workdir, network: this.meta.network, hostHome: join(this.live, "home"), etcDir: join(this.live, "etc") };
   }
 
   get network(): boolean {
@@ -106,7 +140,8 @@ export class LocalSandbox implements Sandbox {
       // The namespace is entered through a descriptor we hold (fd 3 in the child), never by pid, so a
       // recycled pid can never put the command in someone else's network. nsenter execs bwrap in
       // place (same pid): the timeout still kills the whole group.
-      args.unshift("--net=/proc/self/fd/3", "bwrap");
+      const drop = this.owner.drop ? ["--setuid", String(this.owner.uid), "--setgid", String(this.owner.gid)] : [];
+      args.unshift("--net=/proc/self/fd/3", ...drop, "bwrap");
       extraFds.push(fwd.nsFd);
       file = "nsenter";
     }
@@ -116,8 +151,12 @@ export class LocalSandbox implements Sandbox {
     }
     const cwd = options.cwd ?? this.workdir;
     args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", command);
+    // nsenter must join the namespace as root and drops to the sandbox user itself; bwrap is started as it.
+    const as = this.owner.drop && file === "bwrap" ? { uid: this.owner.uid, gid: this.owner.gid } : {};
     const r = await runProcess(file, args, {
-      env: {},
+      env: { PATH: this.opts.hostPath ?? HOST_PATH },
+      ...as,
+      closeInheritedFds: true,
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
       maxOutputBytes: this.opts.maxOutputBytes,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -130,7 +169,7 @@ export class LocalSandbox implements Sandbox {
     const stderr = r.stderr.toString("utf8");
     // bwrap reports its own setup failures (missing workspace, bad cwd) as exit 1 with a "bwrap:" line.
     if (r.exitCode === 1 && stderr.startsWith("bwrap: ")) {
-      if (!existsSync(this.meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
+      if (!existsSync(this.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
       throw new SandboxError("exec_failed", stderr.trim());
     }
     return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr, truncated: r.truncated, timedOut: r.timedOut };
@@ -147,7 +186,7 @@ export class LocalSandbox implements Sandbox {
   }
 
   async ping(): Promise<boolean> {
-    return !this.closed && existsSync(this.meta.hostWorkspace) && existsSync(join(this.dir, "meta.json"));
+    return !this.closed && existsSync(this.hostWorkspace) && existsSync(join(this.dir, "meta.json"));
   }
 
   async close(): Promise<void> {
@@ -157,18 +196,56 @@ export class LocalSandbox implements Sandbox {
   /** Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects. */
   async mountBase(lower: string): Promise<void> {
     this.assertOpen();
+    if (this.opts.overlay === false) throw new SandboxError("unavailable", "overlay workspaces are turned off (SANDBOX_LOCAL_OVERLAY=off)");
+    if (!this.owner.drop) throw new SandboxError("unavailable", "overlay workspaces need a root worker");
     const overlay: OverlaySpec = { lower, upper: join(this.dir, "upper"), work: join(this.dir, "overlay-work") };
-    await mkdir(overlay.upper, { recursive: true });
-    await mkdir(overlay.work, { recursive: true });
-    await unmount(this.meta.hostWorkspace);
-    await mountOverlay(overlay, this.meta.hostWorkspace);
+    await claimBase(lower, this.owner);
+    await sandboxOwnedDir(overlay.upper, this.owner);
+    await sandboxOwnedDir(join(overlay.upper, ".git"), this.owner);
+    await mkdir(overlay.work, { recursive: true, mode: 0o700 });
+    await unmount(this.hostWorkspace);
+    await mountOverlay(overlay, this.hostWorkspace);
     this.meta = { ...this.meta, overlay };
     await writeMeta(this.dir, this.meta);
+  }
+
+  /**
+   * Hands what the worker wrote into the workspace (a fallback clone, a branch ref) to the sandbox
+   * user; shared hard-linked files stay read-only. `path` is a host path inside `hostWorkspace`.
+   */
+  async claim(path: string): Promise<void> {
+    await claimTree(path, this.owner);
   }
 
   private assertOpen(): void {
     if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
   }
+}
+
+const claiming = new Map<string, Promise<void>>();
+
+/**
+ * A base checkout becomes the sandbox user's once, except its top directory and `.git` (host git
+ * keeps treating it as the worker's own repository); the overlay's upper layer supplies those two
+ * as the sandbox user's. `.git/index` is handed over last and marks the base done.
+ */
+function claimBase(lower: string, owner: HostIdentity): Promise<void> {
+  let p = claiming.get(lower);
+  if (!p) {
+    p = (async () => {
+      const index = join(lower, ".git", "index");
+      if ((await stat(index).catch(() => undefined))?.uid === owner.uid) return;
+      for (const entry of await readdir(lower)) {
+        if (entry !== ".git") await claimTree(join(lower, entry), owner);
+      }
+      for (const entry of await readdir(join(lower, ".git"))) {
+        if (entry !== "index") await claimTree(join(lower, ".git", entry), owner);
+      }
+      if (existsSync(index)) await claimTree(index, owner);
+    })().finally(() => claiming.delete(lower));
+    claiming.set(lower, p);
+  }
+  return p;
 }
 
 function track(id: string, pid: number, add: boolean): void {
@@ -184,24 +261,27 @@ function track(id: string, pid: number, add: boolean): void {
 
 async function writeMeta(dir: string, meta: LocalMeta): Promise<void> {
   const tmp = join(dir, `.meta.${process.pid}.tmp`);
-  await writeFile(tmp, JSON.stringify(meta, null, 2));
+  await writeFile(tmp, JSON.stringify(meta, null, 2), { mode: 0o600 });
   await rename(tmp, join(dir, "meta.json"));
 }
 
 /** bubblewrap sandboxes on this machine; one directory per sandbox under `root`, kept across restarts. */
 export class LocalSandboxProvider implements SandboxProvider {
   readonly type = "local" as const;
+  readonly identity: HostIdentity;
 
-  constructor(private readonly opts: LocalProviderOptions) {}
+  constructor(private readonly opts: LocalProviderOptions) {
+    this.identity = sandboxHostIdentity(opts.hostUser);
+  }
 
   async create(options: CreateSandboxOptions = {}): Promise<LocalSandbox> {
     const id = `local-${randomBytes(8).toString("hex")}`;
     const dir = join(this.opts.root, id);
-    const hostWorkspace = options.hostWorkspace ?? join(dir, "workspace");
     if (options.hostWorkspace && !existsSync(options.hostWorkspace)) {
       throw new SandboxError("invalid", `workspace directory ${options.hostWorkspace} does not exist`);
     }
-    await mkdir(options.hostWorkspace ? dir : hostWorkspace, { recursive: true });
+    const owner = options.hostWorkspace ? await this.externalOwner(options.hostWorkspace) : this.identity;
+    await privateDir(this.opts.root, { ...this.identity, drop: false });
     const meta: LocalMeta = {
       id,
       createdAt: new Date().toISOString(),
@@ -209,23 +289,31 @@ export class LocalSandboxProvider implements SandboxProvider {
       egress: this.opts.egress ?? "proxy",
       env: options.env ?? {},
       labels: options.labels ?? {},
-      hostWorkspace,
+      hostWorkspace: options.hostWorkspace ?? join(dir, "workspace"),
       external: options.hostWorkspace !== undefined,
+      owner: { uid: owner.uid, gid: owner.gid },
     };
+    await privateDir(dir, owner);
+    if (!meta.external) await sandboxOwnedDir(meta.hostWorkspace, owner);
     await writeMeta(dir, meta);
-    return new LocalSandbox(meta, dir, this.opts);
+    await this.expose(dir, meta, owner);
+    return new LocalSandbox(meta, dir, this.opts, owner);
   }
 
   async connect(id: string): Promise<LocalSandbox> {
     const dir = this.dirOf(id);
     const meta = await this.readMeta(dir);
     if (!meta || !existsSync(meta.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${id} not found`);
+    const owner = this.ownerOf(meta);
+    if (!meta.owner && owner.drop && !meta.external) await this.adopt(dir, meta, owner);
+    await this.expose(dir, meta, owner);
+    const sandbox = new LocalSandbox(meta, dir, this.opts, owner);
     // After a host reboot the overlay is gone but its upper layer is on disk: mount it again.
-    if (meta.overlay && !(await isMountPoint(meta.hostWorkspace))) {
+    if (meta.overlay && !(await isMountPoint(sandbox.hostWorkspace))) {
       if (!existsSync(meta.overlay.lower)) throw new SandboxError("not_found", `sandbox ${id} lost its base checkout`);
-      await mountOverlay(meta.overlay, meta.hostWorkspace);
+      await mountOverlay(meta.overlay, sandbox.hostWorkspace);
     }
-    return new LocalSandbox(meta, dir, this.opts);
+    return sandbox;
   }
 
   async destroy(id: string): Promise<void> {
@@ -240,7 +328,13 @@ export class LocalSandboxProvider implements SandboxProvider {
     running.delete(id);
     await stopForwarder(id);
     const meta = await this.readMeta(dir);
-    if (meta?.overlay) await unmount(meta.hostWorkspace);
+    const owner = meta ? this.ownerOf(meta) : this.identity;
+    const live = liveDir(this.opts.root, id, owner);
+    if (meta?.overlay || (meta?.external && owner.drop)) await unmount(join(live, "workspace"));
+    if (owner.drop) {
+      await unmount(live);
+      await rmdir(live).catch(() => undefined);
+    }
     await rm(dir, { recursive: true, force: true });
   }
 
@@ -252,6 +346,54 @@ export class LocalSandboxProvider implements SandboxProvider {
       if (meta) out.push({ id: meta.id, provider: "local", createdAt: meta.createdAt, labels: meta.labels });
     }
     return out;
+  }
+
+  /** Home, user database and (root worker) the nosuid,nodev view the sandbox user reaches them by. */
+  private async expose(dir: string, meta: LocalMeta, owner: HostIdentity): Promise<void> {
+    if (!existsSync(join(dir, "home"))) await sandboxOwnedDir(join(dir, "home"), owner);
+    const etc = join(dir, "etc");
+    if (!existsSync(join(etc, "group"))) {
+      await mkdir(etc, { recursive: true });
+      await chmod(etc, 0o755);
+      await writeFile(join(etc, "passwd"), SANDBOX_PASSWD, { mode: 0o644 });
+      await writeFile(join(etc, "group"), SANDBOX_GROUP, { mode: 0o644 });
+    }
+    if (!owner.drop) return;
+    const live = liveDir(this.opts.root, meta.id, owner);
+    await passThroughDir(RUN_ROOT);
+    await passThroughDir(join(live, ".."));
+    await mkdir(live, { recursive: true, mode: 0o700 });
+    try {
+      if (!(await isMountPoint(live))) await mountNoSuid(dir, live);
+      // An operator's directory is reached the same way: through a nosuid,nodev bind.
+      if (meta.external) {
+        await mkdir(join(live, "workspace"), { recursive: true });
+        if (!(await isMountPoint(join(live, "workspace")))) await mountNoSuid(meta.hostWorkspace, join(live, "workspace"));
+      }
+    } catch (err) {
+      throw new SandboxError("unavailable", `cannot mount the sandbox directory nosuid,nodev (the worker runs as root but may not mount): ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  /** A sandbox from before sandboxes had their own host user: its files become that user's. */
+  private async adopt(dir: string, meta: LocalMeta, owner: HostIdentity): Promise<void> {
+    await claimTree(meta.overlay ? meta.overlay.upper : meta.hostWorkspace, owner);
+    if (meta.overlay && existsSync(meta.overlay.lower)) await claimBase(meta.overlay.lower, owner);
+    meta.owner = { uid: owner.uid, gid: owner.gid };
+    await privateDir(dir, owner);
+    await writeMeta(dir, meta);
+  }
+
+  /** An operator's own directory: the sandbox runs as its owner (never root: then the sandbox user). */
+  private async externalOwner(path: string): Promise<HostIdentity> {
+    if (!this.identity.drop) return this.identity;
+    const st = await stat(path);
+    return st.uid === 0 ? this.identity : { uid: st.uid, gid: st.gid, drop: true };
+  }
+
+  private ownerOf(meta: LocalMeta): HostIdentity {
+    if (!this.identity.drop || !meta.owner) return this.identity;
+    return { ...meta.owner, drop: true };
   }
 
   private dirOf(id: string): string {

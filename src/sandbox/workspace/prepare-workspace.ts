@@ -52,7 +52,7 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   if (mode === "overlay") {
     // The base is trusted and the upper layer still empty: put HEAD on the branch with two file
     // writes instead of a git process inside the sandbox. The base already carries the bot identity.
-    await checkoutBranchFiles((sandbox as LocalSandbox).hostWorkspace, opts.branch, sha);
+    await checkoutBranchFiles(sandbox as LocalSandbox, opts.branch, sha);
     if (opts.identity) await setIdentity(sandbox, opts.identity);
   } else if (mode !== "existing") {
     const id = opts.identity ?? BOT_IDENTITY;
@@ -82,11 +82,13 @@ function assertBranchName(branch: string): void {
   if (!ok) throw new SandboxError("invalid", `invalid branch name "${branch}"`);
 }
 
-async function checkoutBranchFiles(workspace: string, branch: string, sha: string): Promise<void> {
+async function checkoutBranchFiles(sandbox: LocalSandbox, branch: string, sha: string): Promise<void> {
+  const workspace = sandbox.hostWorkspace;
   const ref = join(workspace, ".git", "refs", "heads", ...branch.split("/"));
   await mkdir(dirname(ref), { recursive: true });
   await writeFile(ref, `${sha}\n`);
   await writeFile(join(workspace, ".git", "HEAD"), `ref: refs/heads/${branch}\n`);
+  await sandbox.claim(join(workspace, ".git", "refs", "heads"));
 }
 
 /** The identity is set on every run: a reused workspace may have been touched by an older version. */
@@ -105,8 +107,12 @@ async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions
     // sandbox's view and writable by every thread, so the fallback is a hard-linked local clone.
     const host = sandbox.hostWorkspace;
     for (const entry of await readdir(host)) await rm(`${host}/${entry}`, { recursive: true, force: true });
-    await hostGit(["clone", "--local", "--no-checkout", "--quiet", base, host]);
-    await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
+    // --no-hardlinks: a root worker reaches the workspace through a separate (nosuid) mount, where
+    // links into the base are impossible; a copy also shares no inode with the mirror.
+    await hostGit(["clone", "--local", "--no-hardlinks", "--no-checkout", "--quiet", base, host]);
+    // The directory is the sandbox user's (a root worker's sandboxes are not root); the clone is ours.
+    await hostGit(["-c", `safe.directory=${host}`, "-C", host, "checkout", "--quiet", "--detach", sha]);
+    await sandbox.claim(host);
     return "clone";
   }
 }
