@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { DEFAULT_SANDBOX_HOST_UID } from "./host-identity.js";
 import { SANDBOX_TYPES } from "./types.js";
 
 const optionalString = z
@@ -18,6 +19,10 @@ export const SandboxEnv = z.object({
   SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
+  SANDBOX_HOST_UID: positiveInt(DEFAULT_SANDBOX_HOST_UID),
+  SANDBOX_HOST_GID: z.coerce.number().int().positive().optional(),
+  SANDBOX_LOCAL_OVERLAY: z.enum(["auto", "off"]).default("auto"),
+  PATH: z.string().default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -43,6 +48,12 @@ export interface SandboxConfig {
   maxOutputBytes: number;
   /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
   localEgress: "proxy" | "host";
+  /** Local provider, root worker: the host uid/gid sandbox processes run as. */
+  hostUser: { uid: number; gid: number };
+  /** Local provider: "off" never mounts overlays (workspaces are copies). */
+  localOverlay: "auto" | "off";
+  /** Where bwrap, nsenter and mount are looked up (the worker's PATH). */
+  hostPath: string;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -67,6 +78,9 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
+    hostUser: { uid: e.SANDBOX_HOST_UID, gid: e.SANDBOX_HOST_GID ?? e.SANDBOX_HOST_UID },
+    localOverlay: e.SANDBOX_LOCAL_OVERLAY,
+    hostPath: e.PATH,
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },
