@@ -132,6 +132,7 @@ export class LocalSandbox implements Sandbox {
     let file = "bwrap";
     const args = [...this.args];
     let proxyEnv: Record<string, string> = {};
+    let prelude = "";
     const extraFds: number[] = [];
     if (this.proxied) {
       const fwd = await ensureForwarder(egressGateway(this.opts.root, this.opts.egressPolicy), this.id);
@@ -143,6 +144,8 @@ export class LocalSandbox implements Sandbox {
       const drop = this.owner.drop ? ["--setuid", String(this.owner.uid), "--setgid", String(this.owner.gid)] : [];
       args.unshift("--net=/proc/self/fd/3", ...drop, "bwrap");
       extraFds.push(fwd.nsFd);
+      // nsenter leaves fd 3 open across exec: close it before the command runs.
+      prelude = "exec 3<&-\n";
       file = "nsenter";
     }
     for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {
@@ -150,7 +153,7 @@ export class LocalSandbox implements Sandbox {
       args.push("--setenv", k, v);
     }
     const cwd = options.cwd ?? this.workdir;
-    args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", command);
+    args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", prelude + command);
     // nsenter must join the namespace as root and drops to the sandbox user itself; bwrap is started as it.
     const as = this.owner.drop && file === "bwrap" ? { uid: this.owner.uid, gid: this.owner.gid } : {};
     const r = await runProcess(file, args, {
