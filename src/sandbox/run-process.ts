@@ -40,9 +40,10 @@ const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGK
 export function runProcess(file: string, args: readonly string[], opts: RunProcessOptions): Promise<RunProcessResult> {
   const leaks = opts.closeInheritedFds ? inheritedFds().filter((fd) => fd >= 3 + (opts.extraFds?.length ?? 0)) : [];
   if (leaks.length > 0) {
-    // Node cannot clear FD_CLOEXEC or close a range in the child; bash can close any number.
+    // Node cannot clear FD_CLOEXEC or close descriptors in the child; a shell can. dash (fast) only
+    // parses single-digit descriptors, bash any.
     args = ["-c", `exec ${leaks.map((fd) => `${fd}>&-`).join(" ")}; exec "$@"`, "close-fds", file, ...args];
-    file = "/bin/bash";
+    file = leaks.every((fd) => fd <= 9) ? "/bin/sh" : "/bin/bash";
   }
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {

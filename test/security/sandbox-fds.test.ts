@@ -18,11 +18,15 @@ interface WorkerRun {
   results: Array<{ exitCode: number; stdout: string; stderr: string }>;
 }
 
-/** Starts the worker stand-in with a writable file at fd 5 and 12 and a socket at fd 7, none close-on-exec. */
+/**
+ * Starts the worker stand-in with a writable file at fd 5 and a socket at fd 7, and (network off)
+ * the file again at fd 12 — none close-on-exec.
+ */
 function runWorker(dataDir: string, secret: string, commands: string[], network: "on" | "off"): Promise<WorkerRun> {
   const file5 = openSync(secret, "r+");
   const file12 = openSync(secret, "r+");
-  const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe", "ignore", "ignore", file5, "ignore", "pipe", "ignore", "ignore", "ignore", "ignore", file12];
+  const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe", "ignore", "ignore", file5, "ignore", "pipe"];
+  if (network === "off") stdio.push("ignore", "ignore", "ignore", "ignore", file12);
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/security/fixtures/sandbox-worker.mts"), dataDir, "off", ...commands], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, OSW_NETWORK: network },
