@@ -81,3 +81,20 @@ describe("local provider: a sandbox to work in", () => {
     }
   });
 });
+
+describe("local provider: files the host writes", () => {
+  it("uploads (new directories too) stay changeable by the sandbox user", async () => {
+    const root = await mkdtemp(join(tmpdir(), "osw-local-up-"));
+    const provider = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+    try {
+      const sb = await provider.create({ network: false });
+      const [up] = await sb.upload([{ path: "a/b/c.txt", content: new TextEncoder().encode("one\n") }]);
+      expect(up?.error).toBeUndefined();
+      const r = await sb.exec("echo two >> a/b/c.txt && mkdir a/b/d && rm a/b/c.txt && rmdir a/b/d && echo ok");
+      expect(r).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+      await provider.destroy(sb.id);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

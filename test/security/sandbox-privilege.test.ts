@@ -16,6 +16,8 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const NOBODY = ["--reuid", "65534", "--regid", "65534", "--clear-groups"];
 const PLANT = "cp /bin/bash /workspace/x && chmod 4755 /workspace/x && cp /bin/bash /workspace/y && chmod 6755 /workspace/y && ls -ln /workspace/x /workspace/y";
 const DEVICE = "mknod /workspace/null c 1 3 || mknod /workspace/sda b 8 0 || true";
+// The sandbox user can still do its work in what the worker built for it.
+const WORK = "git checkout -q -b open-swe/work && echo a > a.txt && git add a.txt && git -c user.name=a -c user.email=a@b commit -qm a && echo committed && echo kept > ~/.keep && cat ~/.keep";
 
 /** Every way `nobody` might run the planted file: directly, through a shell; effective ids printed. */
 function runAs(creds: string[], path: string): string {
@@ -76,6 +78,7 @@ describe("no privilege leaves a sandbox (worker running as root)", () => {
     expect(r.stdout).toMatch(/^-rwsr-xr-x 1 1000 1000 .* \/workspace\/x$/m);
     expect(r.stdout).toMatch(/^-rwsr-sr-x 1 1000 1000 .* \/workspace\/y$/m);
     await sb.exec(DEVICE);
+    expect((await sb.exec(WORK)).stdout).toBe("committed\nkept\n");
     return { sb, root, mode: ws.mode };
   }
 
@@ -118,12 +121,14 @@ describe("no privilege leaves a sandbox (worker running as root)", () => {
     try {
       const out = execFileSync(
         "setpriv",
-        ["--reuid", "4242", "--regid", "4242", "--clear-groups", process.execPath, "--import", "tsx", join(ROOT, "test/security/fixtures/sandbox-worker.mts"), dataDir, "on", PLANT, DEVICE],
+        ["--reuid", "4242", "--regid", "4242", "--clear-groups", process.execPath, "--import", "tsx", join(ROOT, "test/security/fixtures/sandbox-worker.mts"), dataDir, "on", PLANT, DEVICE, WORK, "id -un; cat ~/.keep"],
         { cwd: ROOT, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir }, encoding: "utf8" },
       );
       const run = JSON.parse(out.trim().split("\n").at(-1)!) as { mode: string; hostWorkspace: string; results: Array<{ exitCode: number; stdout: string }> };
       expect(run.mode).toBe("clone");
       expect(run.results[0]?.stdout).toMatch(/^-rwsr-xr-x 1 1000 1000 .* \/workspace\/x$/m);
+      expect(run.results[2]?.stdout).toBe("committed\nkept\n");
+      expect(run.results[3]?.stdout).toBe("sandbox\nkept\n");
       for (const name of ["x", "y"]) {
         const path = join(run.hostWorkspace, name);
         await assertNoPrivilege(path);
