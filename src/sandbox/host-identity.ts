@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
-import { chmod, chown, mkdir, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, chown, mkdir, readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -70,4 +72,30 @@ export async function privateDirs(paths: string[]): Promise<void> {
     await mkdir(p, { recursive: true, mode: 0o700 });
     await chmod(p, 0o700);
   }
+}
+
+const claiming = new Map<string, Promise<void>>();
+
+/**
+ * A base checkout becomes the sandbox user's once, except its top directory and `.git` (host git
+ * keeps treating it as the worker's own repository); the overlay's upper layer supplies those two
+ * as the sandbox user's. `.git/index` is handed over last and marks the base done.
+ */
+export function claimBaseCheckout(lower: string, owner: HostIdentity): Promise<void> {
+  let p = claiming.get(lower);
+  if (!p) {
+    p = (async () => {
+      const index = join(lower, ".git", "index");
+      if ((await stat(index).catch(() => undefined))?.uid === owner.uid) return;
+      for (const entry of await readdir(lower)) {
+        if (entry !== ".git") await claimTree(join(lower, entry), owner);
+      }
+      for (const entry of await readdir(join(lower, ".git"))) {
+        if (entry !== "index") await claimTree(join(lower, ".git", entry), owner);
+      }
+      if (existsSync(index)) await claimTree(index, owner);
+    })().finally(() => claiming.delete(lower));
+    claiming.set(lower, p);
+  }
+  return p;
 }

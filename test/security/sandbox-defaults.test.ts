@@ -1,7 +1,7 @@
 // Attack surface: a sandbox whose stored metadata predates a setting. It must come back with the
 // safe value (egress only through the filtering proxy, or no network), never the host's network.
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chown, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,4 +42,22 @@ describe("sandbox metadata from before a setting existed comes back safe", () =>
       await provider.destroy(sb.id);
     });
   }
+
+  it("a sandbox from before sandboxes had their own host user is handed to that user, not left root's", async () => {
+    expect(process.getuid!(), "runs as root, as CI does").toBe(0);
+    const sb = await provider.create({ network: false });
+    const file = join(root, sb.id, "meta.json");
+    const meta = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    delete meta.owner;
+    await writeFile(file, JSON.stringify(meta));
+    // What the old root-mapped sandbox left: root-owned files in its workspace.
+    const onDisk = join(root, sb.id, "workspace");
+    await writeFile(join(onDisk, "old.txt"), "old\n");
+    await chown(onDisk, 0, 0);
+    const again = await provider.connect(sb.id);
+    expect((await again.exec("echo new >> old.txt && cat old.txt")).stdout).toBe("old\nnew\n");
+    expect((await stat(join(onDisk, "old.txt"))).uid).toBe(65533);
+    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ owner: { uid: 65533, gid: 65533 } });
+    await provider.destroy(sb.id);
+  });
 });

@@ -4,7 +4,7 @@ import { chmod, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } f
 import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
-import { claimTree, passThroughDir, privateDir, sandboxHostIdentity, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
+import { claimBaseCheckout, claimTree, passThroughDir, privateDir, sandboxHostIdentity, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
 import { isMountPoint, mountNoSuid, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { runProcess } from "../run-process.js";
 import {
@@ -202,7 +202,7 @@ export class LocalSandbox implements Sandbox {
     if (this.opts.overlay === false) throw new SandboxError("unavailable", "overlay workspaces are turned off (SANDBOX_LOCAL_OVERLAY=off)");
     if (!this.owner.drop) throw new SandboxError("unavailable", "overlay workspaces need a root worker");
     const overlay: OverlaySpec = { lower, upper: join(this.dir, "upper"), work: join(this.dir, "overlay-work") };
-    await claimBase(lower, this.owner);
+    await claimBaseCheckout(lower, this.owner);
     await sandboxOwnedDir(overlay.upper, this.owner);
     await sandboxOwnedDir(join(overlay.upper, ".git"), this.owner);
     await mkdir(overlay.work, { recursive: true, mode: 0o700 });
@@ -223,32 +223,6 @@ export class LocalSandbox implements Sandbox {
   private assertOpen(): void {
     if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
   }
-}
-
-const claiming = new Map<string, Promise<void>>();
-
-/**
- * A base checkout becomes the sandbox user's once, except its top directory and `.git` (host git
- * keeps treating it as the worker's own repository); the overlay's upper layer supplies those two
- * as the sandbox user's. `.git/index` is handed over last and marks the base done.
- */
-function claimBase(lower: string, owner: HostIdentity): Promise<void> {
-  let p = claiming.get(lower);
-  if (!p) {
-    p = (async () => {
-      const index = join(lower, ".git", "index");
-      if ((await stat(index).catch(() => undefined))?.uid === owner.uid) return;
-      for (const entry of await readdir(lower)) {
-        if (entry !== ".git") await claimTree(join(lower, entry), owner);
-      }
-      for (const entry of await readdir(join(lower, ".git"))) {
-        if (entry !== "index") await claimTree(join(lower, ".git", entry), owner);
-      }
-      if (existsSync(index)) await claimTree(index, owner);
-    })().finally(() => claiming.delete(lower));
-    claiming.set(lower, p);
-  }
-  return p;
 }
 
 function track(id: string, pid: number, add: boolean): void {
@@ -381,7 +355,7 @@ export class LocalSandboxProvider implements SandboxProvider {
   /** A sandbox from before sandboxes had their own host user: its files become that user's. */
   private async adopt(dir: string, meta: LocalMeta, owner: HostIdentity): Promise<void> {
     await claimTree(meta.overlay ? meta.overlay.upper : meta.hostWorkspace, owner);
-    if (meta.overlay && existsSync(meta.overlay.lower)) await claimBase(meta.overlay.lower, owner);
+    if (meta.overlay && existsSync(meta.overlay.lower)) await claimBaseCheckout(meta.overlay.lower, owner);
     meta.owner = { uid: owner.uid, gid: owner.gid };
     await privateDir(dir, owner);
     await writeMeta(dir, meta);
