@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { errorMessage } from "../errors.js";
 import type { SandboxConfig } from "./config.js";
+import { findExecutable } from "./find-executable.js";
 import { mountOverlay, unmount } from "./overlay.js";
 import { LocalSandboxProvider, type LocalSandbox } from "./providers/local.js";
 import { SANDBOX_UID } from "./providers/bwrap-args.js";
@@ -55,18 +55,6 @@ function explain(message: string, uid: number): string {
   if (/nosuid,nodev/.test(line)) return `${line}: run the worker as a non-root user (recommended), or give it CAP_SYS_ADMIN`;
   if (/EINVAL|EPERM/.test(line) && /spawn|start/i.test(line)) return `cannot start sandbox processes as uid ${uid} (${line}): give the root worker CAP_SETUID/CAP_SETGID or run it as a non-root user`;
   return `the local sandbox does not start: ${line}`;
-}
-
-export function findExecutable(name: string, path: string): string | undefined {
-  for (const dir of path.split(":").filter(Boolean)) {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // next
-    }
-  }
-  return undefined;
 }
 
 async function overlayWorks(root: string): Promise<boolean> {

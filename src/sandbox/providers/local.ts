@@ -6,6 +6,7 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { claimBaseCheckout, claimTree, passThroughDir, privateDir, sandboxHostIdentity, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
 import { isMountPoint, mountNoSuid, mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
+import { findExecutable } from "../find-executable.js";
 import { runProcess } from "../run-process.js";
 import {
   SandboxError,
@@ -129,7 +130,10 @@ export class LocalSandbox implements Sandbox {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
-    let file = "bwrap";
+    // Absolute paths: the sandbox user may not be able to search the worker's PATH.
+    const hostPath = this.opts.hostPath ?? HOST_PATH;
+    const bwrap = findExecutable("bwrap", hostPath) ?? "bwrap";
+    let file = bwrap;
     const args = [...this.args];
     let proxyEnv: Record<string, string> = {};
     let prelude = "";
@@ -142,11 +146,11 @@ export class LocalSandbox implements Sandbox {
       // recycled pid can never put the command in someone else's network. nsenter execs bwrap in
       // place (same pid): the timeout still kills the whole group.
       const drop = this.owner.drop ? ["--setuid", String(this.owner.uid), "--setgid", String(this.owner.gid)] : [];
-      args.unshift("--net=/proc/self/fd/3", ...drop, "bwrap");
+      args.unshift("--net=/proc/self/fd/3", ...drop, bwrap);
       extraFds.push(fwd.nsFd);
       // nsenter leaves fd 3 open across exec: close it before the command runs.
       prelude = "exec 3<&-\n";
-      file = "nsenter";
+      file = findExecutable("nsenter", hostPath) ?? "nsenter";
     }
     for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {
       if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
@@ -155,9 +159,9 @@ export class LocalSandbox implements Sandbox {
     const cwd = options.cwd ?? this.workdir;
     args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", prelude + command);
     // nsenter must join the namespace as root and drops to the sandbox user itself; bwrap is started as it.
-    const as = this.owner.drop && file === "bwrap" ? { uid: this.owner.uid, gid: this.owner.gid } : {};
+    const as = this.owner.drop && !this.proxied ? { uid: this.owner.uid, gid: this.owner.gid } : {};
     const r = await runProcess(file, args, {
-      env: { PATH: this.opts.hostPath ?? HOST_PATH },
+      env: { PATH: hostPath },
       ...as,
       closeInheritedFds: true,
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
