@@ -90,7 +90,7 @@ export function claimBaseCheckout(lower: string, owner: HostIdentity): Promise<v
       for (const entry of await readdir(lower)) {
         if (entry !== ".git") await claimTree(join(lower, entry), owner);
       }
-      for (const entry of await readdir(join(lower, ".git"))) {
+      for (const entry of await readdir(join(lower, ".git")).catch(() => [] as string[])) {
         if (entry !== "index") await claimTree(join(lower, ".git", entry), owner);
       }
       if (existsSync(index)) await claimTree(index, owner);

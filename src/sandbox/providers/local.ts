@@ -137,7 +137,7 @@ export class LocalSandbox implements Sandbox {
 
   /** What bwrap binds (the benchmark runs the same invocation bare). */
   get layout(): BwrapLayout {
-    return { hostWorkspace: this.hostWorkspace, workdir: this.workdir, network: this.meta.network, hostHome: join(this.live, "home"), etcDir: join(this.live, "etc") };
+    return { hostWorkspace: this.hostWorkspace, workdir: this.workdir, network: this.meta.network, hostHome: join(this.live, "home"), etcDir: join(this.live, "etc"), tmpMb: this.limits.tmpMb };
   }
 
   get network(): boolean {
