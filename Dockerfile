@@ -11,7 +11,8 @@ COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20.20-bookworm-slim AS runtime
-# git for host-side mirrors and pushes; bubblewrap for the local sandbox provider.
+# git for host-side mirrors and pushes; bubblewrap for the local sandbox provider (util-linux, bash and
+# findutils from the base image are used too). `worker` checks at start that it can build sandboxes.
 RUN apt-get update && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
@@ -21,7 +22,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json app.yml ./
 COPY bin ./bin
 COPY prompts ./prompts
-RUN mkdir -p /data && chown node:node /data
+# DATA_DIR is the service user's alone: Redis files, mirrors and sandboxes are 0700.
+RUN install -d -o node -g node -m 0700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000

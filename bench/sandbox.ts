@@ -65,10 +65,10 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
-function timeSpawn(file: string, args: string[], env: Record<string, string>): Promise<number> {
+function timeSpawn(file: string, args: string[], env: Record<string, string>, as: { uid?: number; gid?: number } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"], ...as });
     child.stdout.resume();
     child.stderr.resume();
     child.on("error", reject);
@@ -81,14 +81,15 @@ async function benchExec(tmp: string, iterations: number) {
   const sb = await provider.create({ network: false });
   const netSb = await provider.create({ network: true });
   await netSb.exec("true");
-  // The floor: the very same bwrap invocation (same mounts, namespaces, env) spawned directly.
-  const bare = [...bwrapBaseArgs({ hostWorkspace: sb.hostWorkspace, workdir: sb.workdir, network: false })];
+  // The floor: the very same bwrap invocation (same mounts, namespaces, env, host user) spawned directly.
+  const bare = [...bwrapBaseArgs(sb.layout)];
+  const as = sb.owner.drop ? { uid: sb.owner.uid, gid: sb.owner.gid } : {};
   for (const [k, v] of Object.entries(baseEnv())) bare.push("--setenv", k, v);
   bare.push("--chdir", sb.workdir, "/bin/sh", "-c", "true");
   const samples = { spawn: [] as number[], bwrap: [] as number[], local: [] as number[], localNet: [] as number[] };
   const round = async (record: boolean) => {
     const a = await timeSpawn("/bin/sh", ["-c", "true"], { PATH: "/usr/bin:/bin" });
-    const b = await timeSpawn("bwrap", bare, {});
+    const b = await timeSpawn("bwrap", bare, {}, as);
     const t = performance.now();
     const r = await sb.exec("true");
     const c = performance.now() - t;

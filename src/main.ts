@@ -1,8 +1,9 @@
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { run as runProbot } from "probot";
 import { createApp } from "./app.js";
-import type { AppConfig } from "./config/env.js";
+import { ConfigError, type AppConfig } from "./config/env.js";
 import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { QueueSet } from "./queue/queues.js";
@@ -14,6 +15,8 @@ import { PrThreads } from "./threads/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
+import { privateDirs } from "./sandbox/host-identity.js";
+import { checkSandboxIsolation } from "./sandbox/preflight.js";
 
 export type Role = "web" | "worker" | "all";
 
@@ -41,6 +44,13 @@ export interface StartOptions {
 export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
   const { config, log, role } = opts;
   if (!config.github) throw new Error("startProcess needs GitHub App credentials; without them run the setup flow");
+  await privateDirs([config.dataDir, join(config.dataDir, "redis"), config.sandbox.mirrorRoot, config.sandbox.root]);
+  if (role !== "web") {
+    // Never run a sandbox command with less isolation than configured: refuse to start instead.
+    const isolation = await checkSandboxIsolation(config.sandbox);
+    if (!isolation.ok) throw new ConfigError(`cannot isolate sandboxes: ${isolation.reason}`);
+    log.info({ isolation: isolation.detail }, "sandbox isolation checked");
+  }
   let embedded: EmbeddedRedis | null = null;
   const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
   const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits/sandbox-limits.js";
+import { DEFAULT_SANDBOX_HOST_UID } from "./host-identity.js";
 import { SANDBOX_TYPES } from "./types.js";
 
 const optionalString = z
@@ -29,6 +30,10 @@ export const SandboxEnv = z.object({
   SANDBOX_TMP_MB: positiveInt(DEFAULT_SANDBOX_LIMITS.tmpMb),
   SANDBOX_DISK_MB: z.coerce.number().int().min(0).default(DEFAULT_SANDBOX_LIMITS.diskMb),
   SANDBOX_CGROUP_PARENT: optionalString.pipe(z.string().startsWith("/", "must be an absolute cgroup path").optional()),
+  SANDBOX_HOST_UID: positiveInt(DEFAULT_SANDBOX_HOST_UID),
+  SANDBOX_HOST_GID: z.coerce.number().int().positive().optional(),
+  SANDBOX_LOCAL_OVERLAY: z.enum(["auto", "off"]).default("auto"),
+  PATH: z.string().default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
@@ -60,6 +65,12 @@ export interface SandboxConfig {
   gheHost?: string;
   /** Local provider: per-sandbox memory, process, CPU, /tmp and workspace disk caps. */
   limits: SandboxLimits;
+  /** Local provider, root worker: the host uid/gid sandbox processes run as. */
+  hostUser: { uid: number; gid: number };
+  /** Local provider: "off" never mounts overlays (workspaces are copies). */
+  localOverlay: "auto" | "off";
+  /** Where bwrap, nsenter and mount are looked up (the worker's PATH). */
+  hostPath: string;
   e2b: { apiKey?: string; template: string; domain?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
@@ -95,6 +106,9 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
       diskMb: e.SANDBOX_DISK_MB,
       ...defined({ cgroupParent: e.SANDBOX_CGROUP_PARENT }),
     },
+    hostUser: { uid: e.SANDBOX_HOST_UID, gid: e.SANDBOX_HOST_GID ?? e.SANDBOX_HOST_UID },
+    localOverlay: e.SANDBOX_LOCAL_OVERLAY,
+    hostPath: e.PATH,
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },

@@ -21,12 +21,28 @@ export async function isMountPoint(target: string): Promise<boolean> {
   return info.split("\n").some((line) => unescapeMount(line.split(" ")[4] ?? "") === target);
 }
 
-/** Mounts an overlayfs (needs root or a user namespace); throws when the kernel refuses. */
+/** Mounts an overlayfs (needs root), nosuid,nodev: nothing in it is set-uid or a device on the host. */
 export async function mountOverlay(spec: OverlaySpec, target: string): Promise<void> {
   for (const p of [spec.lower, spec.upper, spec.work, target]) {
     if (/[,:\s]/.test(p)) throw new Error(`overlay path not supported: ${p}`);
   }
-  await run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${spec.lower},upperdir=${spec.upper},workdir=${spec.work}`, target], { env: ENV });
+  await run("mount", ["-t", "overlay", "overlay", "-o", `nosuid,nodev,lowerdir=${spec.lower},upperdir=${spec.upper},workdir=${spec.work}`, target], { env: ENV });
+}
+
+/**
+ * Binds `source` at `target` nosuid,nodev (needs root): whatever a sandbox leaves under it (workspace,
+ * home) cannot be run set-uid or opened as a device through that path. Recursive: a sandbox's capped
+ * disk, mounted inside `source`, is reached through it too (it is mounted nosuid,nodev itself).
+ */
+export async function mountNoSuid(source: string, target: string): Promise<void> {
+  await run("mount", ["--rbind", "-o", "nosuid,nodev", source, target], { env: ENV });
+}
+
+/** The mount options of the mount at `target` ("rw,nosuid,nodev,…"), or undefined when it is not one. */
+export async function mountOptions(target: string): Promise<string | undefined> {
+  const info = await readFile("/proc/self/mountinfo", "utf8");
+  const lines = info.split("\n").filter((line) => unescapeMount(line.split(" ")[4] ?? "") === target);
+  return lines.at(-1)?.split(" ")[5];
 }
 
 export async function unmount(target: string): Promise<void> {

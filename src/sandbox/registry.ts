@@ -2,7 +2,7 @@ import type { SandboxConfig } from "./config.js";
 import { DaytonaSandboxProvider } from "./providers/daytona.js";
 import { E2bSandboxProvider } from "./providers/e2b.js";
 import { githubApiRules } from "./providers/egress-policy.js";
-import { LocalSandboxProvider } from "./providers/local.js";
+import { LocalSandboxProvider, type LocalProviderOptions } from "./providers/local.js";
 import { ModalSandboxProvider } from "./providers/modal.js";
 import type { SandboxProvider, SandboxType } from "./types.js";
 
@@ -10,8 +10,7 @@ export type SandboxProviderFactory = (config: SandboxConfig) => SandboxProvider;
 
 /** Adding a provider: one file under providers/ and one line here (the compiler checks the keys). */
 export const sandboxProviders: Record<SandboxType, SandboxProviderFactory> = {
-  local: (c) =>
-    new LocalSandboxProvider({ root: c.root, execTimeoutMs: c.execTimeoutMs, maxOutputBytes: c.maxOutputBytes, egress: c.localEgress, egressPolicy: githubApiRules(c.gheHost), limits: c.limits }),
+  local: (c) => new LocalSandboxProvider(localProviderOptions(c)),
   e2b: (c) => new E2bSandboxProvider(c),
   modal: (c) => new ModalSandboxProvider(c),
   daytona: (c) => new DaytonaSandboxProvider(c),
@@ -20,4 +19,18 @@ export const sandboxProviders: Record<SandboxType, SandboxProviderFactory> = {
 /** The provider named by SANDBOX_TYPE (or `type`, for the operator CLI's --provider). */
 export function createSandboxProvider(config: SandboxConfig, type: SandboxType = config.type): SandboxProvider {
   return sandboxProviders[type](config);
+}
+
+export function localProviderOptions(c: SandboxConfig): LocalProviderOptions {
+  return {
+    root: c.root,
+    execTimeoutMs: c.execTimeoutMs,
+    maxOutputBytes: c.maxOutputBytes,
+    egress: c.localEgress,
+    hostUser: c.hostUser,
+    overlay: c.localOverlay !== "off",
+    hostPath: c.hostPath,
+    egressPolicy: githubApiRules(c.gheHost),
+    limits: c.limits,
+  };
 }

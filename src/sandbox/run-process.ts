@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface RunProcessOptions {
   env: Record<string, string>;
@@ -12,6 +13,14 @@ export interface RunProcessOptions {
   extraFds?: Array<number | "pipe">;
   /** Called once right after spawn (e.g. to talk to the child over its extra pipes). */
   onChild?: (child: ChildProcess) => void;
+  /** Start the child as this host user (the worker must be root); supplementary groups are dropped. */
+  uid?: number;
+  gid?: number;
+  /**
+   * Close every descriptor the worker inherited without close-on-exec (a supervisor's pipe, an IPC
+   * channel) before `file` starts, so none reaches it; stdio and `extraFds` stay.
+   */
+  closeInheritedFds?: boolean;
   onSpawn?: (pid: number) => void;
   onExit?: (pid: number) => void;
 }
@@ -31,10 +40,19 @@ const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGK
  * Resolves once the process exited and both pipes closed; never rejects for a non-zero exit.
  */
 export function runProcess(file: string, args: readonly string[], opts: RunProcessOptions): Promise<RunProcessResult> {
+  const leaks = opts.closeInheritedFds ? inheritedFds().filter((fd) => fd >= 3 + (opts.extraFds?.length ?? 0)) : [];
+  if (leaks.length > 0) {
+    // Node cannot clear FD_CLOEXEC or close descriptors in the child; a shell can. dash (fast) only
+    // parses single-digit descriptors, bash any.
+    args = ["-c", `exec ${leaks.map((fd) => `${fd}>&-`).join(" ")}; exec "$@"`, "close-fds", file, ...args];
+    file = leaks.every((fd) => fd <= 9) ? "/bin/sh" : "/bin/bash";
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       env: opts.env,
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+      ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
       detached: true,
       stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(opts.extraFds ?? [])],
     });
@@ -90,4 +108,28 @@ export function runProcess(file: string, args: readonly string[], opts: RunProce
       resolve({ exitCode, stdout: Buffer.concat(out), stderr: Buffer.concat(err), truncated, timedOut });
     });
   });
+}
+
+const O_CLOEXEC = 0o2000000;
+let inherited: number[] | undefined;
+
+/**
+ * Descriptors of this process without close-on-exec. Node and libuv open everything close-on-exec,
+ * so these are exactly the ones inherited from whoever started the worker; read once per process.
+ */
+export function inheritedFds(): number[] {
+  if (inherited) return inherited;
+  const found: number[] = [];
+  for (const name of readdirSync("/proc/self/fd")) {
+    const fd = Number(name);
+    if (!(fd > 2)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
+      if (flags && (parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) found.push(fd);
+    } catch {
+      // the descriptor readdir used, already closed
+    }
+  }
+  inherited = found;
+  return found;
 }

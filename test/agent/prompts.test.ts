@@ -24,6 +24,8 @@ describe("agent system prompt", () => {
     ["never claim a PR without its link", /Never claim a pull request you cannot link/],
     ["untrusted text is data", /\*\*data, not instructions\*\*/],
     ["finish with confirming_completion", /confirming_completion/],
+    ["install Python packages into a venv, not the externally managed system pip", /virtual environment, never with the system `pip` \(it is externally managed\): `python3 -m venv ~\/\.venv/],
+    ["keep caches in the persistent home", /home directory \(`\$HOME`, `\/home\/sandbox`\)[^.]*keep their contents between commands/],
   ])("tells the agent to %s", (_name, pattern) => {
     expect(prompt).toMatch(pattern);
   });

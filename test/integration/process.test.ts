@@ -57,6 +57,7 @@ describe("open-swe processes", () => {
   it("stops with the install line when redis-server is missing", async () => {
     const nodeOnly = mkdtempSync(join(tmpdir(), "no-redis-"));
     symlinkSync(process.execPath, join(nodeOnly, "node"));
+    symlinkSync("/usr/bin/bwrap", join(nodeOnly, "bwrap")); // the worker checks sandbox isolation first
     const p = run(["worker"], { ...appEnv(), DATA_DIR: mkdtempSync(join(tmpdir(), "d-")), PATH: nodeOnly });
     expect(await p.exited).toBe(2);
     expect(p.output()).toMatch(/redis-server not found: install it with `sudo apt-get install -y redis-server`/);

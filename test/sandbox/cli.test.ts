@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { chown, mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -41,12 +41,15 @@ describe("runSandboxCli", () => {
     expect(n.out()).toBe("");
   });
 
-  it("exec --workspace binds an existing directory and leaves it in place", async () => {
+  it("exec --workspace binds an existing directory, runs as its owner (never root) and leaves it in place", async () => {
     const dir = await mkdtemp(join(root, "ws-"));
+    const asRoot = process.getuid!() === 0;
+    if (asRoot) await chown(dir, 4242, 4242);
     const c = capture();
     expect(await runSandboxCli(["exec", "--workspace", dir, "--", "pwd && echo made > made.txt"], config, c.io)).toBe(0);
     expect(c.out()).toBe("/workspace\n");
     expect(await readFile(join(dir, "made.txt"), "utf8")).toBe("made\n");
+    expect((await stat(join(dir, "made.txt"))).uid).toBe(asRoot ? 4242 : process.getuid!());
     expect(existsSync(dir)).toBe(true);
   });
 

@@ -47,3 +47,54 @@ describe("local provider specifics", () => {
     }
   });
 });
+
+describe("local provider: a sandbox to work in", () => {
+  it("keeps $HOME (caches, venvs) between commands and across reconnects; /tmp is fresh per command", async () => {
+    const root = await mkdtemp(join(tmpdir(), "osw-local-home-"));
+    const provider = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+    try {
+      const sb = await provider.create({ network: false });
+      const first = await sb.exec("echo $HOME && mkdir -p ~/.cache/pip ~/.npm && echo cached > ~/.cache/pip/wheel && echo t > /tmp/t && cd ~ && pwd");
+      expect(first).toMatchObject({ exitCode: 0, stdout: "/home/sandbox\n/home/sandbox\n" });
+      expect((await sb.exec("cat ~/.cache/pip/wheel; test -e /tmp/t && echo tmp-kept || echo tmp-fresh")).stdout).toBe("cached\ntmp-fresh\n");
+      const again = await provider.connect(sb.id);
+      expect((await again.exec("cat /home/sandbox/.cache/pip/wheel")).stdout).toBe("cached\n");
+      const other = await provider.create({ network: false });
+      expect((await other.exec("ls -A ~")).stdout).toBe("");
+      await provider.destroy(other.id);
+      await provider.destroy(sb.id);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("`id` and the user database name the sandbox user, never a host user", async () => {
+    const root = await mkdtemp(join(tmpdir(), "osw-local-id-"));
+    const provider = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+    try {
+      const sb = await provider.create({ network: false });
+      const r = await sb.exec("id; whoami; cut -d: -f1 /etc/passwd | tr '\\n' ' '; echo; ls -ld ~ /workspace | awk '{print $3}'");
+      expect(r.stdout).toBe("uid=1000(sandbox) gid=1000(sandbox) groups=1000(sandbox)\nsandbox\nroot sandbox nobody \nsandbox\nsandbox\n");
+      await provider.destroy(sb.id);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("local provider: files the host writes", () => {
+  it("uploads (new directories too) stay changeable by the sandbox user", async () => {
+    const root = await mkdtemp(join(tmpdir(), "osw-local-up-"));
+    const provider = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+    try {
+      const sb = await provider.create({ network: false });
+      const [up] = await sb.upload([{ path: "a/b/c.txt", content: new TextEncoder().encode("one\n") }]);
+      expect(up?.error).toBeUndefined();
+      const r = await sb.exec("echo two >> a/b/c.txt && mkdir a/b/d && rm a/b/c.txt && rmdir a/b/d && echo ok");
+      expect(r).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+      await provider.destroy(sb.id);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from "node:fs/promises";
+import { existsSync, statSync } from "node:fs";
+import { chown, mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -174,7 +174,9 @@ describe.runIf(root0)("hard limits under cgroups (attacks from inside a real san
     const line = (await readFile("/proc/self/mountinfo", "utf8")).split("\n").find((l) => l.split(" ")[4] === mount);
     expect(line).toMatch(/nosuid/);
     expect(line).toMatch(/nodev/);
-    expect(s.hostWorkspace).toBe(join(mount, "workspace"));
+    // The sandbox reaches its workspace through its own (nosuid) view, on the capped disk.
+    expect(statSync(s.hostWorkspace).dev).toBe(statSync(join(mount, "workspace")).dev);
+    expect(statSync(s.hostWorkspace).dev).not.toBe(statSync(root).dev);
     await provider.destroy(s.id);
     expect((await readFile("/proc/self/mountinfo", "utf8")).includes(mount)).toBe(false);
     expect(existsSync(join(root, s.id))).toBe(false);
@@ -196,6 +198,8 @@ describe.runIf(root0)("hard limits under cgroups (attacks from inside a real san
 
   it("an external workspace (no capped disk) is checked after the command instead", async () => {
     const ext = await mkdtemp(join(root, "ext-"));
+    // An operator's directory: the sandbox runs as its owner (a root-owned one would be the sandbox user's, which may not enter it).
+    await chown(ext, 4242, 4242);
     const s = await provider.create({ network: false, hostWorkspace: ext });
     const r = await s.exec("head -c 80M /dev/zero > big.bin; echo done");
     expect(r.limit?.kind).toBe("disk");

@@ -89,9 +89,15 @@ describe("a sandbox that rewrites every object it can reach poisons nothing outs
     expect(ws.mode).toBe(mode);
     const poisoned = await attacker.exec(POISON);
     expect(poisoned.exitCode, poisoned.stderr).toBe(0);
-    expect(Number(poisoned.stdout.trim())).toBeGreaterThan(2);
-    // The attack worked on the attacker's own copy.
-    expect((await attacker.exec("git fsck --full")).exitCode).not.toBe(0);
+    if (mode === "clone") {
+      expect(Number(poisoned.stdout.trim())).toBeGreaterThan(2);
+      // The attack worked on the attacker's own copy.
+      expect((await attacker.exec("git fsck --full")).exitCode).not.toBe(0);
+    } else {
+      // Overlay: the shared objects are hard links into the mirror, left root-owned and read-only, so the
+      // sandbox user cannot even open them for writing (a copy-up would be its own anyway).
+      expect(Number(poisoned.stdout.trim())).toBe(0);
+    }
 
     const { sb: victim } = await prepare(`open-swe/victim-${mode}`, allowOverlay);
     await expectClean(victim);

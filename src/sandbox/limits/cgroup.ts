@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { constants, existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
 
@@ -120,6 +120,8 @@ async function tryMkdir(dir: string): Promise<string | undefined> {
       await mkdir(dir, { recursive: true });
       remember(dir);
     }
+    // Made by someone else (a root worker before us): we must be able to create the sandboxes' cgroups in it.
+    await access(dir, constants.W_OK | constants.X_OK);
     return undefined;
   } catch (err) {
     return errorMessage(err);

@@ -131,7 +131,8 @@ export async function runLimited(
   }
   if (rt.kind === "cgroup") limitArgs.push("--unshare-cgroup");
   // bwrap's own options start right after "bwrap" (directly, or as nsenter's command).
-  const at = file === "bwrap" ? 0 : args.indexOf("bwrap") + 1;
+  const isBwrap = (a: string) => a === "bwrap" || a.endsWith("/bwrap");
+  const at = isBwrap(file) ? 0 : args.findIndex(isBwrap) + 1;
   const bwrapArgs = [...args.slice(0, at), ...limitArgs, ...args.slice(at)];
   let before = { oomKills: 0, pidsRefused: 0 };
   const cgLimits = { memoryBytes: limits.memoryMb * MiB, pids: limits.pids, cpus: limits.cpus };

@@ -1,8 +1,8 @@
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 
-/** Non-secret /etc entries programs need (users, DNS, TLS roots, loader cache, alternatives). */
+/** Non-secret /etc entries programs need (DNS, TLS roots, loader cache, alternatives); users are the sandbox's own. */
 const ETC_ENTRIES = [
-  "passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf", "services", "protocols",
+  "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf", "services", "protocols",
   "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "ssl/certs", "ssl/openssl.cnf", "ca-certificates",
   "alternatives", "mime.types", "os-release",
 ];
@@ -26,12 +26,23 @@ export function hostView(): string[] {
   return args;
 }
 
+export const SANDBOX_UID = 1000;
+export const SANDBOX_HOME = "/home/sandbox";
+
+/** The sandbox's whole user database: `id` and `~` name the sandbox user, never a host user. */
+export const SANDBOX_PASSWD = `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${SANDBOX_UID}:${SANDBOX_UID}:sandbox:${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`;
+export const SANDBOX_GROUP = `root:x:0:\nsandbox:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`;
+
 export interface BwrapLayout {
   hostWorkspace: string;
   workdir: string;
   network: boolean;
   /** Size cap of the private /tmp (MiB); /dev/shm gets Docker's 64 MiB. Unset: unbounded tmpfs. */
   tmpMb?: number;
+  /** Per-sandbox home on the host, kept between commands (caches, venvs, ~/.config). */
+  hostHome: string;
+  /** Directory holding the sandbox's `passwd` and `group`. */
+  etcDir: string;
 }
 
 const MiB = 1024 * 1024;
@@ -45,9 +56,12 @@ export function bwrapBaseArgs(layout: BwrapLayout): string[] {
     ...(layout.tmpMb ? ["--size", String(64 * MiB), "--tmpfs", "/dev/shm", "--size", String(layout.tmpMb * MiB)] : []),
     "--tmpfs", "/tmp",
     "--bind", layout.hostWorkspace, layout.workdir,
+    "--bind", layout.hostHome, SANDBOX_HOME,
+    "--ro-bind", `${layout.etcDir}/passwd`, "/etc/passwd",
+    "--ro-bind", `${layout.etcDir}/group`, "/etc/group",
     // The sandbox's own root is a tmpfs: make it read-only too, so only /workspace and /tmp take writes.
     "--remount-ro", "/",
-    "--unshare-user", "--uid", "1000", "--gid", "1000", "--disable-userns",
+    "--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), "--disable-userns",
     "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "sandbox",
     ...(layout.network ? [] : ["--unshare-net"]),
     "--cap-drop", "ALL",
@@ -61,5 +75,5 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 
 /** The only environment a sandboxed command starts with, before the caller's additions. */
 export function baseEnv(): Record<string, string> {
-  return { PATH: SANDBOX_PATH, HOME: "/tmp", LANG: "C.UTF-8", TERM: "dumb" };
+  return { PATH: SANDBOX_PATH, HOME: SANDBOX_HOME, LANG: "C.UTF-8", TERM: "dumb" };
 }

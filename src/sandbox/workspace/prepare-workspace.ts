@@ -122,7 +122,10 @@ async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions
   const objects = join(host, ".git", "objects");
   await cp(join(base, ".git", "objects"), objects, { recursive: true, force: true, mode: constants.COPYFILE_FICLONE });
   await rm(join(objects, "info", "alternates"), { force: true });
-  await hostGit(["-C", host, "checkout", "--quiet", "--detach", sha]);
+  // The directory is the sandbox user's (a root worker's sandboxes are not root); the clone is ours
+  // until it is handed over.
+  await hostGit(["-c", `safe.directory=${host}`, "-C", host, "checkout", "--quiet", "--detach", sha]);
+  await sandbox.claim(host);
   return "clone";
 }
 
