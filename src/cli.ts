@@ -25,7 +25,7 @@ const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {
-  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(config, log);
+  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(role, config, log);
   let signals = 0;
   const onSignal = (sig: string) => {
     signals += 1;

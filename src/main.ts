@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { run as runProbot } from "probot";
 import { createApp } from "./app.js";
-import type { AppConfig } from "./config/env.js";
+import { ConfigError, type AppConfig } from "./config/env.js";
 import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
+import { startSetupServer } from "./setup/setup-server.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
@@ -100,12 +100,11 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   };
 }
 
-/** No APP_ID/key yet: Probot's manifest flow (reads app.yml) registers the app and writes .env. */
-export async function startSetupMode(config: AppConfig, log: Logger): Promise<{ stop(): Promise<void> }> {
-  const server = await runProbot(() => {}, {
-    env: { PORT: String(config.env.PORT), HOST: config.env.HOST, LOG_LEVEL: config.env.LOG_LEVEL === "silent" ? "fatal" : config.env.LOG_LEVEL },
-    log,
-  });
-  log.info(`No GitHub App credentials yet: open http://localhost:${server.port} to register the app from app.yml, then restart.`);
-  return { stop: () => server.stop() };
+export const NO_CREDENTIALS =
+  "no GitHub App credentials (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): run `npm start` on a workstation to register the app with the setup flow (it writes them and APP_SLUG to .env), then pass those variables to this process";
+
+/** No APP_ID/key yet: the manifest setup flow registers the app and writes `.env`. Only `all`/`web`, never in production. */
+export async function startSetupMode(role: Role, config: AppConfig, log: Logger): Promise<{ stop(): Promise<void> }> {
+  if (role === "worker" || config.env.NODE_ENV === "production") throw new ConfigError(NO_CREDENTIALS);
+  return startSetupServer({ config, log, cwd: process.cwd() });
 }

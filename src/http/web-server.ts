@@ -34,7 +34,7 @@ export async function startWebServer(opts: {
   const probot = new Probot({
     githubToken: "the-webhook-path-makes-no-github-api-calls",
     secret: opts.github.webhookSecret,
-    log: opts.log.child({ name: "probot" }),
+    log: opts.log.child({ component: "probot" }),
     ...(opts.github.baseUrl ? { baseUrl: opts.github.baseUrl } : {}),
   });
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
@@ -61,7 +61,7 @@ export async function startWebServer(opts: {
   const port = typeof address === "object" && address ? address.port : 0;
   opts.log.info({ port, path: WEBHOOK_PATH }, "web server listening");
   const proxy = opts.config.env.WEBHOOK_PROXY_URL
-    ? startWebhookProxy(opts.config.env.WEBHOOK_PROXY_URL, `http://127.0.0.1:${port}${WEBHOOK_PATH}`, opts.log.child({ name: "webhook-proxy" }))
+    ? startWebhookProxy(opts.config.env.WEBHOOK_PROXY_URL, `http://127.0.0.1:${port}${WEBHOOK_PATH}`, opts.log.child({ component: "webhook-proxy" }))
     : null;
   return {
     server,

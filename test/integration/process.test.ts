@@ -12,7 +12,8 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function run(args: string[], env: Record<string, string>, cwd = ROOT) {
+// A fresh working directory per process: the checkout's own .env and .data are the operator's, never the tests'.
+function run(args: string[], env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), "open-swe-cwd-"))) {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
     env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), ...env },
@@ -68,17 +69,30 @@ describe("open-swe processes", () => {
     expect(p.output().trim()).toBe('open-swe: invalid PORT: Invalid input: expected number, received NaN (got "http")');
   });
 
-  it("with no app credentials, starts Probot's manifest setup flow from app.yml", async () => {
-    const p = run(["all"], { PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true", LOG_FORMAT: "json" });
-    await p.waitFor(/Listening on http:\/\/[^:]+:\d+/);
-    const port = Number(/Listening on http:\/\/[^:]+:(\d+)/.exec(p.output())![1]);
+  it("with no app credentials, `all` serves the manifest setup flow from app.yml and /health", async () => {
+    const p = run(["all"], { PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true" });
+    await p.waitFor(/setup mode: no GitHub App credentials yet; open http:\/\/localhost:\d+/);
+    const port = Number(/"port":(\d+)/.exec(p.output())![1]);
     const page = await fetch(`http://127.0.0.1:${port}/probot`);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("Open SWE");
     expect(html).toMatch(/pull_request_review_comment/);
+    expect(html).toContain(`http://127.0.0.1:${port}/api/github/webhooks`);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     p.child.kill("SIGTERM");
-    await p.exited;
+    expect(await p.exited).toBe(0);
+  });
+
+  it.each([
+    ["web", { NODE_ENV: "production" }],
+    ["worker", {}],
+  ])("`%s` without credentials %j stops with one line saying to run the setup flow elsewhere", async (role, env) => {
+    const p = run([role], { PORT: "0", HOST: "127.0.0.1", ...env });
+    expect(await p.exited).toBe(2);
+    expect(p.output().trim()).toBe(
+      "open-swe: no GitHub App credentials (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): run `npm start` on a workstation to register the app with the setup flow (it writes them and APP_SLUG to .env), then pass those variables to this process",
+    );
   });
 
   it("the settings CLI reads and writes through the same Redis", async () => {
