@@ -25,7 +25,7 @@ describe("open-swe run (local, replayed model)", () => {
       ]),
     );
     const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "add a CONTRIBUTING.md"], {
-      cwd: ROOT,
+      cwd: mkdtempSync(join(tmpdir(), "cwd-")),
       env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: mkdtempSync(join(tmpdir(), "d-")), OPEN_SWE_MODEL: `replay:${script}` },
       encoding: "utf8",
       timeout: 60_000,
@@ -41,7 +41,7 @@ describe("open-swe run (local, replayed model)", () => {
   });
 
   it("refuses a bad invocation with the usage line", () => {
-    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo"], { cwd: ROOT, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmpdir() } });
+    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo"], { cwd: mkdtempSync(join(tmpdir(), "cwd-")), encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmpdir() } });
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(/usage: open-swe run --repo/);
   });
