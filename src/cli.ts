@@ -33,6 +33,11 @@ async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> 
       log.warn({ sig }, "second signal: exiting now");
       process.exit(1);
     }
+    // A backstop: stop() bounds every step, but a process must never outlive grace + 5 s on SIGTERM.
+    setTimeout(() => {
+      log.error({ sig }, "shutdown did not finish within SHUTDOWN_GRACE_SECONDS + 5 s: exiting");
+      process.exit(1);
+    }, (config.env.SHUTDOWN_GRACE_SECONDS + 5) * 1000).unref();
     running.stop().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -24,3 +24,23 @@ export function createLogger(level: string = "info", name = "open-swe", destinat
   }
   return destination ? pino(options, destination) : pino(options);
 }
+
+/**
+ * One line for a burst of the same failure: the first at once, then at most one per `intervalMs`
+ * carrying how many were held back. A Redis outage makes every connection and queue report an error
+ * per reconnect attempt; this keeps that to a handful of JSON lines a minute.
+ */
+export function rateLimitedLog(log: Logger, msg: string, intervalMs = 30_000, level: "warn" | "error" = "warn") {
+  let last = -Infinity;
+  let suppressed = 0;
+  return (fields: Record<string, unknown> = {}): void => {
+    const now = Date.now();
+    if (now - last < intervalMs) {
+      suppressed += 1;
+      return;
+    }
+    last = now;
+    log[level]({ ...fields, ...(suppressed > 0 ? { suppressed } : {}) }, msg);
+    suppressed = 0;
+  };
+}

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { createApp } from "./app.js";
 import { ConfigError, type AppConfig } from "./config/env.js";
 import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
+import { rateLimitedLog } from "./logger.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import { QueueSet } from "./queue/queues.js";
@@ -36,6 +37,11 @@ export interface StartOptions {
   stalledInterval?: number;
 }
 
+const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)))]).finally(() => clearTimeout(timer));
+};
+
 /** Starts the web role, the worker role, or both, on one Redis connection; `stop` is the graceful path. */
 export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
   const { config, log, role } = opts;
@@ -43,9 +49,11 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   let embedded: EmbeddedRedis | null = null;
   const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
   const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });
-  redis.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
+  const redisError = rateLimitedLog(log, "redis connection error");
+  redis.on("error", (err) => redisError({ err: err.message }));
   const prefix = config.env.QUEUE_PREFIX;
-  const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS });
+  const queueError = rateLimitedLog(log, "queue error");
+  const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
 
   let web: WebServer | null = null;
@@ -90,11 +98,12 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     stop: () =>
       (stopping ??= (async () => {
         log.info({ role }, "shutting down");
-        await web?.close();
+        // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
+        await within(web?.close() ?? Promise.resolve(), 2_000);
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
-        await queues.close();
-        await redis.quit().catch(() => redis.disconnect());
-        if (embedded?.owned) await embedded.stop();
+        await within(queues.close(), 1_000);
+        if ((await within(redis.quit().catch(() => "failed" as const), 500)) !== "OK") redis.disconnect();
+        if (embedded?.owned) await within(embedded.stop(), 2_000);
         log.info({ role }, "stopped");
       })()),
   };

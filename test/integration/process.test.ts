@@ -107,3 +107,34 @@ describe("open-swe processes", () => {
     expect(bad.output()).toMatch(/autofix takes on or off, not "maybe"/);
   });
 });
+
+describe("npm start", () => {
+  it("SIGTERM to the npm process reaches node: the app stops listening and exits", async () => {
+    const checkout = mkdtempSync(join(tmpdir(), "osw-npm-"));
+    for (const entry of ["package.json", "bin", "node_modules", "app.yml"]) symlinkSync(join(ROOT, entry), join(checkout, entry));
+    const npm = spawn("npm", ["start", "--silent"], {
+      cwd: checkout,
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(npm);
+    let out = "";
+    npm.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    npm.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    for (let i = 0; !/"port":(\d+)/.test(out); i++) {
+      if (i > 400 || npm.exitCode !== null) throw new Error(`npm start did not come up: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const port = Number(/"port":(\d+)/.exec(out)![1]);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    const exited = new Promise((r) => npm.once("exit", r));
+    npm.kill("SIGTERM");
+    await exited;
+    let listening = true;
+    for (let i = 0; listening && i < 100; i++) {
+      listening = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+      if (listening) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(listening).toBe(false);
+  });
+});
