@@ -6,6 +6,7 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v git >/dev/null 2>&1 || missing+=(git)
+command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test dependencies: ${missing[*]}" >&2

@@ -102,7 +102,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(["settings", "run", "sandbox", "analyze"].includes(command) ? "warn" : config.env.LOG_LEVEL);
+  const log = createLogger(["settings", "run", "sandbox", "analyze"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
     switch (command) {
       case "web":

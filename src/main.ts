@@ -4,6 +4,7 @@ import { createApp } from "./app.js";
 import { ConfigError, type AppConfig } from "./config/env.js";
 import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { rateLimitedLog } from "./logger.js";
+import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import { QueueSet } from "./queue/queues.js";
@@ -46,6 +47,10 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
 export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
   const { config, log, role } = opts;
   if (!config.github) throw new Error("startProcess needs GitHub App credentials; without them run the setup flow");
+  if (role !== "web") {
+    const missing = missingSandboxKeys(config.sandbox).filter((m) => m.required).map((m) => m.key);
+    if (missing.length > 0) throw new ConfigError(`missing ${missing.join(", ")}: SANDBOX_TYPE=${config.sandbox.type} needs it for every run (or set SANDBOX_TYPE=local)`);
+  }
   let embedded: EmbeddedRedis | null = null;
   const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
   const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });
@@ -89,6 +94,9 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
   }
+  const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null });
+  for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
+  for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
   let stopping: Promise<void> | null = null;
   return {
     role,

@@ -39,6 +39,8 @@ export const EnvSchema = z.object({
     .default("open-swe"),
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  /** `pretty` (pino-pretty) applies only when stdout is a TTY; piped output is always JSON lines. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
   APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe").default("open-swe"),
   /** Unset: derived from APP_SLUG (`my-bot` → `my-bot,mybot`), so the name GitHub gave the app works. */
   MENTION_HANDLES: csv("").optional(),

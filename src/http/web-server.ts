@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import { healthHandler } from "./health.js";
+import { probotLogger } from "./probot-logger.js";
 import { sendJson } from "./raw-body.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";
@@ -34,7 +35,7 @@ export async function startWebServer(opts: {
   const probot = new Probot({
     githubToken: "the-webhook-path-makes-no-github-api-calls",
     secret: opts.github.webhookSecret,
-    log: opts.log.child({ component: "probot" }),
+    log: probotLogger(opts.log),
     ...(opts.github.baseUrl ? { baseUrl: opts.github.baseUrl } : {}),
   });
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });

@@ -49,6 +49,14 @@ describe("open-swe processes", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok", role: "all", redis: "up" });
     expect(existsSync(join(data, "redis", "appendonlydir"))).toBe(true);
+    await p.waitFor(/worker role started.*\n.*ANTHROPIC_API_KEY is not set/);
+    const logged = p.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => /role started$/.test(String(l.msg))).map((l) => [l.role, l.redis, l.sandbox])).toEqual([
+      ["web", "embedded", undefined],
+      ["worker", "embedded", "local"],
+    ]);
+    expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["ANTHROPIC_API_KEY"]);
+    expect(logged.every((l) => Object.keys(l).filter((k) => k === "name").length === 1)).toBe(true);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
     expect(p.output()).toMatch(/"msg":"stopped"/);
@@ -61,6 +69,12 @@ describe("open-swe processes", () => {
     const p = run(["worker"], { ...appEnv(), DATA_DIR: mkdtempSync(join(tmpdir(), "d-")), PATH: nodeOnly });
     expect(await p.exited).toBe(2);
     expect(p.output()).toMatch(/redis-server not found: install it with `sudo apt-get install -y redis-server`/);
+  });
+
+  it("a worker whose sandbox provider's key is missing refuses to start, in one line", async () => {
+    const p = run(["worker"], { ...appEnv(), SANDBOX_TYPE: "e2b", QUEUE_REDIS_URL: "unix:/nonexistent.sock" });
+    expect(await p.exited).toBe(2);
+    expect(p.output().trim()).toBe("open-swe: missing E2B_API_KEY: SANDBOX_TYPE=e2b needs it for every run (or set SANDBOX_TYPE=local)");
   });
 
   it("a malformed setting stops start-up with one line naming the variable", async () => {
