@@ -5,6 +5,7 @@ import { ConfigError, type AppConfig } from "./config/env.js";
 import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { rateLimitedLog } from "./logger.js";
 import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
+import { startHealthServer } from "./http/health-server.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import { QueueSet } from "./queue/queues.js";
@@ -21,6 +22,8 @@ export type Role = "web" | "worker" | "all";
 export interface RunningProcess {
   role: Role;
   port: number | null;
+  /** Where GET /health answers: the web port, or a worker's HEALTH_PORT listener. */
+  healthPort: number | null;
   redis: Redis;
   queues: QueueSet;
   stop(): Promise<void>;
@@ -94,6 +97,17 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
   }
+  let health: { port: number; close(): Promise<void> } | null = null;
+  if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {
+    const workers = pool.workers;
+    health = await startHealthServer({
+      redis,
+      role,
+      port: config.env.HEALTH_PORT,
+      host: opts.host ?? config.env.HOST,
+      check: () => (workers.every((w) => w.isRunning()) ? null : "a queue worker has stopped"),
+    });
+  }
   const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
@@ -101,6 +115,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   return {
     role,
     port: web?.port ?? null,
+    healthPort: web?.port ?? health?.port ?? null,
     redis,
     queues,
     stop: () =>
@@ -108,6 +123,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         log.info({ role }, "shutting down");
         // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
         await within(web?.close() ?? Promise.resolve(), 2_000);
+        await within(health?.close() ?? Promise.resolve(), 1_000);
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
         await within(queues.close(), 1_000);
         if ((await within(redis.quit().catch(() => "failed" as const), 500)) !== "OK") redis.disconnect();

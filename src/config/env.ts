@@ -29,6 +29,8 @@ export const EnvSchema = z.object({
   GHE_HOST: z.string().optional(),
   PORT: int(3000, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
+  /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   QUEUE_REDIS_URL: z
     .string()
     .regex(/^(redis|rediss|unix):/, "a redis://, rediss:// or unix:/path URL")

@@ -1,4 +1,8 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../helpers/paths.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { QueueSet } from "../../src/queue/queues.js";
@@ -82,5 +86,36 @@ describe("shutdown", () => {
     await own.kill();
     await new Promise((r) => setTimeout(r, 200));
     expect(await Promise.race([proc.stop().then(() => "stopped"), new Promise((r) => setTimeout(() => r("late"), 6_000))])).toBe("stopped");
+  });
+});
+
+describe("worker health endpoint", () => {
+  it("with HEALTH_PORT, a worker answers GET /health: 200 while Redis is up, 503 once it is gone", async () => {
+    const own = await startPrivateRedis();
+    privates.push(own);
+    const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: own.url, QUEUE_PREFIX: uniquePrefix(), HEALTH_PORT: "0", SHUTDOWN_GRACE_SECONDS: "1" });
+    try {
+      expect(proc.port).toBeNull();
+      const url = `http://127.0.0.1:${proc.healthPort}/health`;
+      const up = await fetch(url);
+      expect([up.status, await up.json()]).toEqual([200, { status: "ok", role: "worker", redis: "up" }]);
+      expect((await fetch(`http://127.0.0.1:${proc.healthPort}/api/github/webhooks`, { method: "POST" })).status).toBe(404);
+      // The image's own HEALTHCHECK command, as Docker runs it in a worker container (PORT has no listener there).
+      const check = /^HEALTHCHECK .* CMD (.*)$/m.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))![1]!;
+      // Asynchronously: the worker answering it lives in this process.
+      const dockerCheck = () =>
+        new Promise<number | null>((resolve) =>
+          execFile("sh", ["-c", check], { env: { PATH: process.env.PATH, HEALTH_PORT: String(proc.healthPort), PORT: "1" }, timeout: 10_000 }, (err) =>
+            resolve(err ? (typeof err.code === "number" ? err.code : null) : 0),
+          ),
+        );
+      expect(await dockerCheck()).toBe(0);
+      await own.kill();
+      const down = await fetch(url);
+      expect(down.status).toBe(503);
+      expect(await dockerCheck()).toBe(1);
+    } finally {
+      await proc.stop();
+    }
   });
 });
