@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
 import { OpenSweError } from "./errors.js";
+import { isRepoName, repoNameError } from "./github/repo-name.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
 import { QueueSet } from "./queue/queues.js";
@@ -67,7 +68,8 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
 
 async function analyze(argv: string[], config: AppConfig, log: Logger): Promise<void> {
   const repo = argv.find((a) => !a.startsWith("--"));
-  if (!repo || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
+  if (!repo) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
+  if (!isRepoName(repo)) throw new UsageError(repoNameError(repo));
   const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
   const redis = connectRedis(config.redisUrl ?? embedded!.url);
   const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
@@ -138,7 +140,7 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`unknown command "${command}"\n${USAGE}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || (err instanceof OpenSweError && err.code === "invalid_repo")) {
       console.error(`open-swe: ${err.message}`);
       process.exit(2);
     }

@@ -18,6 +18,8 @@ import type { RunState } from "../github/tools/run-context.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
 import { commitAndPushTool } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
+import { classifyRepoArg } from "./repo-arg.js";
+import { OpenSweError } from "../errors.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 
 export interface LocalRunOptions {
@@ -34,15 +36,34 @@ export interface LocalRunOptions {
  * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff.
  */
 export async function runLocal(o: LocalRunOptions): Promise<number> {
-  const isPath = existsSync(o.repo);
-  const source = isPath ? resolve(o.repo) : remoteUrl(o.config.gitRemoteTemplate, ...(o.repo.split("/") as [string, string]));
+  const arg = classifyRepoArg(o.repo, existsSync);
+  if (arg.kind === "error") throw new OpenSweError("invalid_repo", arg.message);
+  const isPath = arg.kind === "path";
+  const source = isPath ? resolve(arg.path) : remoteUrl(o.config.gitRemoteTemplate, ...(arg.repo.split("/") as [string, string]));
+  if (isPath) {
+    const top = await hostGit(["-C", source, "rev-parse", "--show-toplevel"]).catch(() => null);
+    if (top === null) throw new OpenSweError("invalid_repo", `${o.repo} is not a git repository (run \`git init\` and commit there, or pass owner/name)`);
+  }
   const name = isPath ? `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}` : o.repo;
   const mirror = await ensureMirror({ mirrorRoot: o.config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
   const current = isPath ? (await hostGit(["-C", source, "rev-parse", "--abbrev-ref", "HEAD"])).trim() : "HEAD";
   const ref = current === "HEAD" ? "HEAD" : `refs/heads/${current}`;
+  if (isPath && (await hostGit(["-C", source, "status", "--porcelain"])).trim() !== "") {
+    const head = (await hostGit(["-C", source, "rev-parse", "--short", "HEAD"])).trim();
+    o.out(`uncommitted changes in ${o.repo} are not seen by the agent: it works on the last commit, ${head} (${current})\n`);
+  }
   const threadId = randomUUID();
   const branch = agentBranchName(threadId, o.task);
-  const runModel = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, ...(o.model ? { thread: { modelId: o.model } } : {}) });
+  // A replay file is a deployment default (it forces the replay provider), not a chosen model.
+  const replay = o.model?.startsWith("replay:") ? o.model : undefined;
+  const runModel = await resolveRunModel({
+    role: "agent",
+    profile: { autoFixCi: false, autoReview: true },
+    team: {},
+    repoConfig: parseRepoConfig({}),
+    config: replay ? { ...o.config.model, model: replay } : o.config.model,
+    ...(o.model && !replay ? { thread: { modelId: o.model } } : {}),
+  });
   const provider = createSandboxProvider({ ...o.config.sandbox, type: "local" });
   const sandbox = await provider.create({ network: true, labels: { run: "local", repo: name } });
   try {

@@ -119,7 +119,13 @@ describe("open-swe processes", () => {
     const bad = run(["settings", "autofix", "set", "octo/hello#1", "maybe"], { DATA_DIR: data });
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toMatch(/autofix takes on or off, not "maybe"/);
-  });
+    const path = run(["settings", "repos", "enable", "../etc"], { DATA_DIR: data });
+    expect(await path.exited).toBe(2);
+    expect(path.output().trim()).toBe('open-swe: "../etc" is not a repository name: expected owner/name (the owner: letters, digits and -, the name: letters, digits and _ . -)');
+    const model = run(["settings", "team-model", "set", "agent", "claude-sonet-4-5"], { DATA_DIR: data });
+    expect(await model.exited).toBe(2);
+    expect(model.output()).toMatch(/^open-swe: unknown model "claude-sonet-4-5": one of claude-[^\n]*, or openai:<name> for an OpenAI-compatible endpoint$/m);
+  }, 90_000);
 });
 
 describe("npm start", () => {
