@@ -15,7 +15,7 @@ describe("repository names and model ids an operator types", () => {
     ["octo", false],
   ])("isRepoName(%s) = %s", (s, ok) => expect(isRepoName(s)).toBe(ok));
 
-  it.each([
+  it.each<[string, string[], unknown]>([
     ["/home/me/app", ["/home/me/app"], { kind: "path", path: "/home/me/app" }],
     ["/home/me/gone", [], { kind: "error", message: "no such directory: /home/me/gone" }],
     ["./app", [], { kind: "error", message: "no such directory: ./app" }],
