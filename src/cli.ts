@@ -14,6 +14,8 @@ const USAGE = `usage: open-swe <command>
   web | worker | all        run the webhook server, the job workers, or both (default: all)
   settings …                read and change settings (open-swe settings help)
   analyze <owner/repo> [--continual]   queue the review-style analyzer for a repo (bootstrap by default)
+  runs ls|show …            recent agent/review runs and one run's record (open-swe runs help)
+  jobs ls|retry …           a queue's jobs; retry a failed one (open-swe jobs help)
   run --repo <path|owner/name> [--model ID] "<task>"   run the agent locally and print the branch and diff
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent>  run a benchmark
@@ -66,6 +68,25 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
   }
 }
 
+async function operator(argv: string[], config: AppConfig, log: Logger): Promise<void> {
+  const { runOperatorCli, OPERATOR_USAGE } = await import("./store/operator-cli.js");
+  if (argv.length < 2 || argv[1] === "help") {
+    console.log(OPERATOR_USAGE);
+    return;
+  }
+  const { RunRecords } = await import("./store/run-records.js");
+  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+  try {
+    await runOperatorCli(argv, { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, (l) => console.log(l));
+  } finally {
+    await queues.close();
+    await redis.quit();
+    if (embedded?.owned) await embedded.stop();
+  }
+}
+
 async function analyze(argv: string[], config: AppConfig, log: Logger): Promise<void> {
   const repo = argv.find((a) => !a.startsWith("--"));
   if (!repo) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
@@ -104,7 +125,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(["settings", "run", "sandbox", "analyze"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
+  const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
     switch (command) {
       case "web":
@@ -115,6 +136,9 @@ export async function main(argv: string[]): Promise<void> {
         return await settings(rest, config, log);
       case "analyze":
         return await analyze(rest, config, log);
+      case "runs":
+      case "jobs":
+        return await operator([command, ...rest], config, log);
       case "run": {
         const repoAt = rest.indexOf("--repo");
         const modelAt = rest.indexOf("--model");
