@@ -1,5 +1,7 @@
 import { ChatAnthropic } from "@langchain/anthropic";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT } from "../../helpers/paths.js";
 import { createRunModel } from "../../../src/agent/model/create-run-model.js";
 import { ReplayChatModel } from "../../../src/agent/model/replay-chat-model.js";
 
@@ -25,7 +27,7 @@ describe("createRunModel", () => {
   });
 
   it("replays when OPEN_SWE_MODEL says replay, whatever the profile says, with no fallback", async () => {
-    const run = await createRunModel({ profile: { modelId: "claude-opus-4-7" } }, { model: "replay:test/agent/model/fixtures/two-turns.json" });
+    const run = await createRunModel({ profile: { modelId: "claude-opus-4-7" } }, { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` });
     expect(run.settings.source).toBe("replay");
     expect(run.model).toBeInstanceOf(ReplayChatModel);
     expect(run.fallback).toBeUndefined();
