@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
@@ -28,8 +29,15 @@ export interface LocalRunOptions {
   repo: string;
   task: string;
   model?: string;
+  /** Print each tool's full output instead of its first line. */
+  verbose?: boolean;
   out: (text: string) => void;
 }
+
+const oneLine = (s: string, max: number) => {
+  const line = s.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
 
 /**
  * `open-swe run`: the same agent outside GitHub — a local sandbox over the repo's committed state; the
@@ -88,6 +96,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       createFetchUrlTool(),
     ] as StructuredToolInterface[];
     const startedAt = new Date();
+    let calls = 0;
     const message = new HumanMessage(
       [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n"),
     );
@@ -109,7 +118,15 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       message,
       execTimeoutMs: o.config.sandbox.execTimeoutMs,
       signal: AbortSignal.timeout(o.config.env.AGENT_TIMEOUT_MINUTES * 60_000),
+      onProgress: (e) => {
+        if (e.kind === "model") o.out(`· model call ${(calls += 1)}\n`);
+        else if (e.kind === "tool") o.out(`· ${e.name} ${oneLine(e.input, 120)}\n`);
+        else o.out(o.verbose ? `  ↳ ${e.output.replace(/\n/g, "\n    ")}\n` : `  ↳ ${oneLine(e.output, 120)}\n`);
+      },
     });
+    const transcript = join(o.config.dataDir, "transcripts", `${threadId}.json`);
+    await mkdir(dirname(transcript), { recursive: true });
+    await writeFile(transcript, JSON.stringify(result.messages.map((m) => ({ type: m.getType(), content: m.content, ...("tool_calls" in m && m.tool_calls ? { tool_calls: m.tool_calls } : {}) })), null, 2), { mode: 0o600 });
     const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
     const pushed = state.pushedSha ?? "";
     if (pushed) {
@@ -118,7 +135,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     } else {
       o.out("no changes were committed\n");
     }
-    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\n`);
+    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n`);
     return record.outcome === "failed" ? 1 : 0;
   } finally {
     await provider.destroy(sandbox.id);

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -25,9 +25,10 @@ describe("open-swe run (local, replayed model)", () => {
         { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
       ]),
     );
+    const data = mkdtempSync(join(tmpdir(), "d-"));
     const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "--model", `replay:${script}`, "add a CONTRIBUTING.md"], {
       cwd: mkdtempSync(join(tmpdir(), "cwd-")),
-      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: mkdtempSync(join(tmpdir(), "d-")) },
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: data },
       encoding: "utf8",
       timeout: 60_000,
     });
@@ -39,6 +40,13 @@ describe("open-swe run (local, replayed model)", () => {
     const head = git(repo, "rev-parse", "--short", "main").trim();
     expect(res.stdout).toContain(`uncommitted changes in ${repo} are not seen by the agent: it works on the last commit, ${head} (main)\n`);
     expect(res.stdout).toMatch(/replayed run \(no model was called\)/);
+    // One progress line per step: the model call, the tool with its arguments, a short result.
+    expect(res.stdout).toMatch(/^· model call 1\n· write_file \{"file_path":"\/workspace\/CONTRIBUTING.md".*\n  ↳ .+\n· model call 2\n· commit_and_push \{"message":"Add CONTRIBUTING.md"\}\n  ↳ .+\n/m);
+    const transcriptPath = /^transcript: (.+)$/m.exec(res.stdout)![1]!;
+    expect(transcriptPath.startsWith(join(data, "transcripts"))).toBe(true);
+    const transcript = JSON.parse(readFileSync(transcriptPath, "utf8")) as Array<{ type: string; tool_calls?: Array<{ name: string }> }>;
+    expect(transcript[0]!.type).toBe("human");
+    expect(transcript.flatMap((m) => m.tool_calls ?? []).map((c) => c.name)).toEqual(["write_file", "commit_and_push", "reply_to_user", "confirming_completion"]);
     expect(git(repo, "show", `${branch}:CONTRIBUTING.md`)).toBe("# Contributing\n");
     expect(git(repo, "status", "--porcelain")).toBe("?? notes.txt\n");
   });
