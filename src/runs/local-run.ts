@@ -20,6 +20,7 @@ import { agentBranchName, remoteUrl } from "./branch-name.js";
 import { commitAndPushTool } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { classifyRepoArg } from "./repo-arg.js";
+import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
 import { OpenSweError } from "../errors.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 
@@ -31,6 +32,8 @@ export interface LocalRunOptions {
   model?: string;
   /** Print each tool's full output instead of its first line. */
   verbose?: boolean;
+  /** Write the run's model turns here as a replay script (`--model replay:<file>` plays it back). */
+  record?: string;
   out: (text: string) => void;
 }
 
@@ -134,6 +137,10 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       o.out(await hostGit(["-C", mirror, "diff", "--stat", "--patch", ws.sha, pushed]));
     } else {
       o.out("no changes were committed\n");
+    }
+    if (o.record) {
+      await writeFile(o.record, `${JSON.stringify(replayScriptFromMessages(result.messages), null, 2)}\n`);
+      o.out(`recorded: ${o.record} (play it back with --model replay:${o.record})\n`);
     }
     o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n`);
     return record.outcome === "failed" ? 1 : 0;

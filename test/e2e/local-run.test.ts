@@ -26,7 +26,8 @@ describe("open-swe run (local, replayed model)", () => {
       ]),
     );
     const data = mkdtempSync(join(tmpdir(), "d-"));
-    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "--model", `replay:${script}`, "add a CONTRIBUTING.md"], {
+    const recorded = join(data, "recorded.json");
+    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "--model", `replay:${script}`, "--record", recorded, "add a CONTRIBUTING.md"], {
       cwd: mkdtempSync(join(tmpdir(), "cwd-")),
       env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: data },
       encoding: "utf8",
@@ -42,6 +43,11 @@ describe("open-swe run (local, replayed model)", () => {
     expect(res.stdout).toMatch(/replayed run \(no model was called\)/);
     // One progress line per step: the model call, the tool with its arguments, a short result.
     expect(res.stdout).toMatch(/^· model call 1\n· write_file \{"file_path":"\/workspace\/CONTRIBUTING.md".*\n  ↳ .+\n· model call 2\n· commit_and_push \{"message":"Add CONTRIBUTING.md"\}\n  ↳ .+\n/m);
+    // --record writes the run back as a replay script: the same turns that drove it.
+    expect(res.stdout).toContain(`recorded: ${recorded} (play it back with --model replay:${recorded})`);
+    expect((JSON.parse(readFileSync(recorded, "utf8")) as Array<{ tool_calls?: Array<{ name: string; args: unknown }> }>).map((t) => t.tool_calls?.map((c) => [c.name, c.args]))).toEqual(
+      (JSON.parse(readFileSync(script, "utf8")) as Array<{ tool_calls: Array<{ name: string; args: unknown }> }>).map((t) => t.tool_calls.map((c) => [c.name, c.args])),
+    );
     const transcriptPath = /^transcript: (.+)$/m.exec(res.stdout)![1]!;
     expect(transcriptPath.startsWith(join(data, "transcripts"))).toBe(true);
     const transcript = JSON.parse(readFileSync(transcriptPath, "utf8")) as Array<{ type: string; tool_calls?: Array<{ name: string }> }>;
