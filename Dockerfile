@@ -16,7 +16,9 @@ FROM node:20.20-bookworm-slim AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+# HEALTH_PORT: the worker role serves GET /health there (the web role serves it on PORT), so one
+# HEALTHCHECK fits both roles.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 HEALTH_PORT=3000 DATA_DIR=/data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json app.yml ./
@@ -27,6 +29,6 @@ RUN install -d -o node -g node -m 0700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+HEALTHCHECK --interval=30s --timeout=3s CMD node -e "const e=process.env,ports=[...new Set([e.HEALTH_PORT,e.PORT||3000].filter(Boolean))];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/health').then(r=>{if(!r.ok)throw 0}))).then(()=>process.exit(0),()=>process.exit(1))"
 ENTRYPOINT ["node", "bin/open-swe.mjs"]
 CMD ["web"]

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
 import { OpenSweError } from "./errors.js";
+import { isRepoName, repoNameError } from "./github/repo-name.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
 import { QueueSet } from "./queue/queues.js";
@@ -13,7 +14,9 @@ const USAGE = `usage: open-swe <command>
   web | worker | all        run the webhook server, the job workers, or both (default: all)
   settings …                read and change settings (open-swe settings help)
   analyze <owner/repo> [--continual]   queue the review-style analyzer for a repo (bootstrap by default)
-  run --repo <path|owner/name> [--model ID] "<task>"   run the agent locally and print the branch and diff
+  runs ls|show …            recent agent/review runs and one run's record (open-swe runs help)
+  jobs ls|retry …           a queue's jobs; retry a failed one (open-swe jobs help)
+  run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] "<task>"   run the agent locally: progress, branch, diff, transcript
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent>  run a benchmark
 `;
@@ -25,7 +28,7 @@ const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {
-  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(config, log);
+  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(role, config, log);
   let signals = 0;
   const onSignal = (sig: string) => {
     signals += 1;
@@ -33,6 +36,11 @@ async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> 
       log.warn({ sig }, "second signal: exiting now");
       process.exit(1);
     }
+    // A backstop: stop() bounds every step, but a process must never outlive grace + 5 s on SIGTERM.
+    setTimeout(() => {
+      log.error({ sig }, "shutdown did not finish within SHUTDOWN_GRACE_SECONDS + 5 s: exiting");
+      process.exit(1);
+    }, (config.env.SHUTDOWN_GRACE_SECONDS + 5) * 1000).unref();
     running.stop().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -60,9 +68,29 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
   }
 }
 
+async function operator(argv: string[], config: AppConfig, log: Logger): Promise<void> {
+  const { runOperatorCli, OPERATOR_USAGE } = await import("./store/operator-cli.js");
+  if (argv.length < 2 || argv[1] === "help") {
+    console.log(OPERATOR_USAGE);
+    return;
+  }
+  const { RunRecords } = await import("./store/run-records.js");
+  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+  try {
+    await runOperatorCli(argv, { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, (l) => console.log(l));
+  } finally {
+    await queues.close();
+    await redis.quit();
+    if (embedded?.owned) await embedded.stop();
+  }
+}
+
 async function analyze(argv: string[], config: AppConfig, log: Logger): Promise<void> {
   const repo = argv.find((a) => !a.startsWith("--"));
-  if (!repo || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
+  if (!repo) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
+  if (!isRepoName(repo)) throw new UsageError(repoNameError(repo));
   const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
   const redis = connectRedis(config.redisUrl ?? embedded!.url);
   const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
@@ -97,7 +125,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(["settings", "run", "sandbox", "analyze"].includes(command) ? "warn" : config.env.LOG_LEVEL);
+  const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
     switch (command) {
       case "web":
@@ -108,15 +136,22 @@ export async function main(argv: string[]): Promise<void> {
         return await settings(rest, config, log);
       case "analyze":
         return await analyze(rest, config, log);
+      case "runs":
+      case "jobs":
+        return await operator([command, ...rest], config, log);
       case "run": {
-        const repoAt = rest.indexOf("--repo");
-        const modelAt = rest.indexOf("--model");
-        const repo = repoAt >= 0 ? rest[repoAt + 1] : undefined;
-        const model = modelAt >= 0 ? rest[modelAt + 1] : undefined;
-        const task = rest.filter((_, i) => ![repoAt, repoAt + 1, modelAt, modelAt + 1].includes(i)).join(" ").trim();
-        if (!repo || !task) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] "<task>"');
+        const verbose = rest.includes("--verbose");
+        const args = rest.filter((a) => a !== "--verbose");
+        const repoAt = args.indexOf("--repo");
+        const modelAt = args.indexOf("--model");
+        const recordAt = args.indexOf("--record");
+        const repo = repoAt >= 0 ? args[repoAt + 1] : undefined;
+        const model = modelAt >= 0 ? args[modelAt + 1] : undefined;
+        const record = recordAt >= 0 ? args[recordAt + 1] : undefined;
+        const task = args.filter((_, i) => ![repoAt, repoAt + 1, modelAt, modelAt + 1, recordAt, recordAt + 1].includes(i)).join(" ").trim();
+        if (!repo || !task || (recordAt >= 0 && !record)) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] "<task>"');
         const { runLocal } = await import("./runs/local-run.js");
-        process.exitCode = await runLocal({ config, repo, task, ...(model ? { model } : {}), out: (t) => process.stdout.write(t) });
+        process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), out: (t) => process.stdout.write(t) });
         return;
       }
       case "sandbox": {
@@ -133,7 +168,7 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`unknown command "${command}"\n${USAGE}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || (err instanceof OpenSweError && err.code === "invalid_repo")) {
       console.error(`open-swe: ${err.message}`);
       process.exit(2);
     }

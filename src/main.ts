@@ -1,11 +1,14 @@
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { run as runProbot } from "probot";
 import { createApp } from "./app.js";
 import { ConfigError, type AppConfig } from "./config/env.js";
 import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
+import { rateLimitedLog } from "./logger.js";
+import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
+import { startHealthServer } from "./http/health-server.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
+import { startSetupServer } from "./setup/setup-server.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
@@ -23,6 +26,8 @@ export type Role = "web" | "worker" | "all";
 export interface RunningProcess {
   role: Role;
   port: number | null;
+  /** Where GET /health answers: the web port, or a worker's HEALTH_PORT listener. */
+  healthPort: number | null;
   redis: Redis;
   queues: QueueSet;
   stop(): Promise<void>;
@@ -40,23 +45,33 @@ export interface StartOptions {
   stalledInterval?: number;
 }
 
+const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)))]).finally(() => clearTimeout(timer));
+};
+
 /** Starts the web role, the worker role, or both, on one Redis connection; `stop` is the graceful path. */
 export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
   const { config, log, role } = opts;
   if (!config.github) throw new Error("startProcess needs GitHub App credentials; without them run the setup flow");
   await privateDirs([config.dataDir, join(config.dataDir, "redis"), config.sandbox.mirrorRoot, config.sandbox.root]);
+  let sandboxIsolation: { ok: boolean; detail?: string; reason?: string } | undefined;
   if (role !== "web") {
+    const missing = missingSandboxKeys(config.sandbox).filter((m) => m.required).map((m) => m.key);
+    if (missing.length > 0) throw new ConfigError(`missing ${missing.join(", ")}: SANDBOX_TYPE=${config.sandbox.type} needs it for every run (or set SANDBOX_TYPE=local)`);
     // Never run a sandbox command with less isolation than configured: refuse to start instead.
     const isolation = await checkSandboxIsolation(config.sandbox);
     if (!isolation.ok) throw new ConfigError(`cannot isolate sandboxes: ${isolation.reason}`);
-    log.info({ isolation: isolation.detail }, "sandbox isolation checked");
+    sandboxIsolation = isolation;
   }
   let embedded: EmbeddedRedis | null = null;
   const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
   const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });
-  redis.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
+  const redisError = rateLimitedLog(log, "redis connection error");
+  redis.on("error", (err) => redisError({ err: err.message }));
   const prefix = config.env.QUEUE_PREFIX;
-  const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS });
+  const queueError = rateLimitedLog(log, "queue error");
+  const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
 
@@ -94,31 +109,47 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
   }
+  let health: { port: number; close(): Promise<void> } | null = null;
+  if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {
+    const workers = pool.workers;
+    health = await startHealthServer({
+      redis,
+      role,
+      port: config.env.HEALTH_PORT,
+      host: opts.host ?? config.env.HOST,
+      check: () => (workers.every((w) => w.isRunning()) ? null : "a queue worker has stopped"),
+    });
+  }
+  const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, ...(sandboxIsolation ? { sandboxIsolation } : {}) });
+  for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
+  for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
   let stopping: Promise<void> | null = null;
   return {
     role,
     port: web?.port ?? null,
+    healthPort: web?.port ?? health?.port ?? null,
     redis,
     queues,
     stop: () =>
       (stopping ??= (async () => {
         log.info({ role }, "shutting down");
-        await web?.close();
+        // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
+        await within(web?.close() ?? Promise.resolve(), 2_000);
+        await within(health?.close() ?? Promise.resolve(), 1_000);
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
-        await queues.close();
-        await redis.quit().catch(() => redis.disconnect());
-        if (embedded?.owned) await embedded.stop();
+        await within(queues.close(), 1_000);
+        if ((await within(redis.quit().catch(() => "failed" as const), 500)) !== "OK") redis.disconnect();
+        if (embedded?.owned) await within(embedded.stop(), 2_000);
         log.info({ role }, "stopped");
       })()),
   };
 }
 
-/** No APP_ID/key yet: Probot's manifest flow (reads app.yml) registers the app and writes .env. */
-export async function startSetupMode(config: AppConfig, log: Logger): Promise<{ stop(): Promise<void> }> {
-  const server = await runProbot(() => {}, {
-    env: { PORT: String(config.env.PORT), HOST: config.env.HOST, LOG_LEVEL: config.env.LOG_LEVEL === "silent" ? "fatal" : config.env.LOG_LEVEL },
-    log,
-  });
-  log.info(`No GitHub App credentials yet: open http://localhost:${server.port} to register the app from app.yml, then restart.`);
-  return { stop: () => server.stop() };
+export const NO_CREDENTIALS =
+  "no GitHub App credentials (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): run `npm start` on a workstation to register the app with the setup flow (it writes them and APP_SLUG to .env), then pass those variables to this process";
+
+/** No APP_ID/key yet: the manifest setup flow registers the app and writes `.env`. Only `all`/`web`, never in production. */
+export async function startSetupMode(role: Role, config: AppConfig, log: Logger): Promise<{ stop(): Promise<void> }> {
+  if (role === "worker" || config.env.NODE_ENV === "production") throw new ConfigError(NO_CREDENTIALS);
+  return startSetupServer({ config, log, cwd: process.cwd() });
 }

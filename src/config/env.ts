@@ -29,6 +29,8 @@ export const EnvSchema = z.object({
   GHE_HOST: z.string().optional(),
   PORT: int(3000, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
+  /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   QUEUE_REDIS_URL: z
     .string()
     .regex(/^(redis|rediss|unix):/, "a redis://, rediss:// or unix:/path URL")
@@ -39,8 +41,11 @@ export const EnvSchema = z.object({
     .default("open-swe"),
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  /** `pretty` (pino-pretty) applies only when stdout is a TTY; piped output is always JSON lines. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
   APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe").default("open-swe"),
-  MENTION_HANDLES: csv("open-swe,openswe"),
+  /** Unset: derived from APP_SLUG (`my-bot` → `my-bot,mybot`), so the name GitHub gave the app works. */
+  MENTION_HANDLES: csv("").optional(),
   BOT_LOGINS: csv(""),
   /** Models a thread may pick with `--model`; empty: every model in the table. */
   THREAD_MODELS: csv(""),
@@ -61,6 +66,9 @@ export const EnvSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
   WEBHOOK_PROXY_URL: z.url("a URL, e.g. https://smee.io/abc123").optional(),
+  /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
+  APP_URL: z.url("a URL, e.g. https://open-swe.example.com").optional(),
+  NO_SMEE_SETUP: bool(false),
   GIT_REMOTE_TEMPLATE: z
     .string()
     .regex(/\{owner\}.*\{repo\}/, "a URL with {owner} and {repo}, e.g. https://github.com/{owner}/{repo}.git")
@@ -69,9 +77,15 @@ export const EnvSchema = z.object({
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
   CI: bool(false),
+  NODE_ENV: z.string().optional(),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
+export type Env = Omit<z.infer<typeof EnvSchema>, "MENTION_HANDLES"> & { MENTION_HANDLES: string[] };
+
+/** `open-swe` → `["open-swe", "openswe"]`: the slug, and the slug without dashes. */
+export function defaultMentionHandles(slug: string): string[] {
+  return [...new Set([slug, slug.replace(/-/g, "")])];
+}
 
 export interface AppConfig {
   env: Env;
@@ -102,7 +116,10 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     const name = issue?.path.join(".") ?? "environment";
     throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (got "${String(cleaned[name] ?? "")}")`);
   }
-  const e = parsed.data;
+  const e: Env = {
+    ...parsed.data,
+    MENTION_HANDLES: parsed.data.MENTION_HANDLES?.length ? parsed.data.MENTION_HANDLES : defaultMentionHandles(parsed.data.APP_SLUG),
+  };
   let privateKey = e.PRIVATE_KEY?.replace(/\\n/g, "\n");
   if (!privateKey && e.PRIVATE_KEY_PATH) {
     try {

@@ -2,8 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
 import { sendJson } from "./raw-body.js";
 
-/** GET /health: 200 when Redis answers a PING within a second, 503 otherwise. */
-export function healthHandler(redis: Redis, role: string) {
+/**
+ * GET /health: 200 when Redis answers a PING within a second (and `check`, if given, reports no
+ * problem), 503 otherwise.
+ */
+export function healthHandler(redis: Redis, role: string, check?: () => string | null) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;
     let redisOk = false;
@@ -13,6 +16,8 @@ export function healthHandler(redis: Redis, role: string) {
     } catch {
       redisOk = false;
     }
-    return sendJson(res, redisOk ? 200 : 503, { status: redisOk ? "ok" : "degraded", role, redis: redisOk ? "up" : "down" });
+    const problem = check?.() ?? null;
+    const ok = redisOk && problem === null;
+    return sendJson(res, ok ? 200 : 503, { status: ok ? "ok" : "degraded", role, redis: redisOk ? "up" : "down", ...(problem ? { problem } : {}) });
   };
 }

@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import { healthHandler } from "./health.js";
+import { probotLogger } from "./probot-logger.js";
 import { sendJson } from "./raw-body.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";
@@ -34,7 +35,7 @@ export async function startWebServer(opts: {
   const probot = new Probot({
     githubToken: "the-webhook-path-makes-no-github-api-calls",
     secret: opts.github.webhookSecret,
-    log: opts.log.child({ name: "probot" }),
+    log: probotLogger(opts.log),
     ...(opts.github.baseUrl ? { baseUrl: opts.github.baseUrl } : {}),
   });
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
@@ -61,7 +62,7 @@ export async function startWebServer(opts: {
   const port = typeof address === "object" && address ? address.port : 0;
   opts.log.info({ port, path: WEBHOOK_PATH }, "web server listening");
   const proxy = opts.config.env.WEBHOOK_PROXY_URL
-    ? startWebhookProxy(opts.config.env.WEBHOOK_PROXY_URL, `http://127.0.0.1:${port}${WEBHOOK_PATH}`, opts.log.child({ name: "webhook-proxy" }))
+    ? startWebhookProxy(opts.config.env.WEBHOOK_PROXY_URL, `http://127.0.0.1:${port}${WEBHOOK_PATH}`, opts.log.child({ component: "webhook-proxy" }))
     : null;
   return {
     server,

@@ -59,3 +59,16 @@ export function startWebhookProxy(source: string, target: string, log: Logger): 
   void connect();
   return { close: () => controller.abort() };
 }
+
+export const SMEE_NEW_CHANNEL_URL = "https://smee.io/new";
+
+/**
+ * Creates a smee.io channel the way smee-client does: `HEAD /new` answers with a redirect whose
+ * `location` is the new channel. Throws with the reason when the service cannot be reached.
+ */
+export async function createWebhookChannel(newChannelUrl = SMEE_NEW_CHANNEL_URL): Promise<string> {
+  const res = await fetch(newChannelUrl, { method: "HEAD", redirect: "manual", signal: AbortSignal.timeout(10_000) });
+  const location = res.headers.get("location");
+  if (!location || !/^https?:\/\//.test(location)) throw new Error(`${newChannelUrl} answered ${res.status} without a channel URL`);
+  return location;
+}

@@ -7,6 +7,8 @@ export interface QueueSetOptions {
   connection: Redis;
   prefix: string;
   attempts: number;
+  /** Queue-level errors (a lost connection, mostly); without a listener BullMQ prints each to stderr. */
+  onError?: (err: Error, queue: QueueName) => void;
 }
 
 /** One BullMQ queue per job kind, sharing a connection; `add` validates the payload at the boundary. */
@@ -29,6 +31,7 @@ export class QueueSet {
         }),
       ]),
     ) as Record<QueueName, Queue>;
+    for (const [name, q] of Object.entries(this.queues)) q.on("error", (err) => opts.onError?.(err, name as QueueName));
   }
 
   /** A redelivered webhook maps onto an existing job id, which BullMQ keeps as the one job. */

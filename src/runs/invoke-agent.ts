@@ -1,6 +1,7 @@
 import type { BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
@@ -22,6 +23,8 @@ export interface InvokeAgentOptions {
   signal: AbortSignal;
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
+  /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
+  onProgress?: (event: { kind: "model" } | { kind: "tool"; name: string; input: string } | { kind: "tool_result"; name: string; output: string }) => void;
 }
 
 export interface InvokeAgentResult {
@@ -58,7 +61,25 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
   const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
   // "sync": each step's checkpoint is written before the next step starts, so a killed worker's
   // successor resumes exactly after the last completed step.
-  const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const };
+  const progress = o.onProgress;
+  const names = new Map<string, string>();
+  const callbacks = progress
+    ? [
+        BaseCallbackHandler.fromMethods({
+          handleChatModelStart: () => progress({ kind: "model" }),
+          handleToolStart: (tool, input, runId, _parent, _tags, _meta, runName) => {
+            const name = runName ?? tool.name ?? "tool";
+            names.set(runId, name);
+            progress({ kind: "tool", name, input: typeof input === "string" ? input : JSON.stringify(input) });
+          },
+          handleToolEnd: (output, runId) => {
+            const content = (output as { content?: unknown } | undefined)?.content ?? output;
+            progress({ kind: "tool_result", name: names.get(runId) ?? "tool", output: typeof content === "string" ? content : JSON.stringify(content) });
+          },
+        }),
+      ]
+    : undefined;
+  const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const, ...(callbacks ? { callbacks } : {}) };
   const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
   try {
     const result = await agent.invoke(resumed ? null : { messages: [o.message] }, config);

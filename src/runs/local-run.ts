@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
@@ -18,6 +19,9 @@ import type { RunState } from "../github/tools/run-context.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
+import { classifyRepoArg } from "./repo-arg.js";
+import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
+import { OpenSweError } from "../errors.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 
 export interface LocalRunOptions {
@@ -26,23 +30,51 @@ export interface LocalRunOptions {
   repo: string;
   task: string;
   model?: string;
+  /** Print each tool's full output instead of its first line. */
+  verbose?: boolean;
+  /** Write the run's model turns here as a replay script (`--model replay:<file>` plays it back). */
+  record?: string;
   out: (text: string) => void;
 }
+
+const oneLine = (s: string, max: number) => {
+  const line = s.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
 
 /**
  * `open-swe run`: the same agent outside GitHub — a local sandbox over the repo's committed state; the
  * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff.
  */
 export async function runLocal(o: LocalRunOptions): Promise<number> {
-  const isPath = existsSync(o.repo);
-  const source = isPath ? resolve(o.repo) : remoteUrl(o.config.gitRemoteTemplate, ...(o.repo.split("/") as [string, string]));
+  const arg = classifyRepoArg(o.repo, existsSync);
+  if (arg.kind === "error") throw new OpenSweError("invalid_repo", arg.message);
+  const isPath = arg.kind === "path";
+  const source = isPath ? resolve(arg.path) : remoteUrl(o.config.gitRemoteTemplate, ...(arg.repo.split("/") as [string, string]));
+  if (isPath) {
+    const top = await hostGit(["-C", source, "rev-parse", "--show-toplevel"]).catch(() => null);
+    if (top === null) throw new OpenSweError("invalid_repo", `${o.repo} is not a git repository (run \`git init\` and commit there, or pass owner/name)`);
+  }
   const name = isPath ? `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}` : o.repo;
   const mirror = await ensureMirror({ mirrorRoot: o.config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
   const current = isPath ? (await hostGit(["-C", source, "rev-parse", "--abbrev-ref", "HEAD"])).trim() : "HEAD";
   const ref = current === "HEAD" ? "HEAD" : `refs/heads/${current}`;
+  if (isPath && (await hostGit(["-C", source, "status", "--porcelain"])).trim() !== "") {
+    const head = (await hostGit(["-C", source, "rev-parse", "--short", "HEAD"])).trim();
+    o.out(`uncommitted changes in ${o.repo} are not seen by the agent: it works on the last commit, ${head} (${current})\n`);
+  }
   const threadId = randomUUID();
   const branch = agentBranchName(threadId, o.task);
-  const runModel = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, ...(o.model ? { thread: { modelId: o.model } } : {}) });
+  // A replay file is a deployment default (it forces the replay provider), not a chosen model.
+  const replay = o.model?.startsWith("replay:") ? o.model : undefined;
+  const runModel = await resolveRunModel({
+    role: "agent",
+    profile: { autoFixCi: false, autoReview: true },
+    team: {},
+    repoConfig: parseRepoConfig({}),
+    config: replay ? { ...o.config.model, model: replay } : o.config.model,
+    ...(o.model && !replay ? { thread: { modelId: o.model } } : {}),
+  });
   const provider = createSandboxProvider({ ...o.config.sandbox, type: "local" });
   const sandbox = await provider.create({ network: true, labels: { run: "local", repo: name } });
   try {
@@ -67,6 +99,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       createFetchUrlTool(),
     ] as StructuredToolInterface[];
     const startedAt = new Date();
+    let calls = 0;
     const message = new HumanMessage(
       [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n"),
     );
@@ -88,7 +121,15 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       message,
       execTimeoutMs: o.config.sandbox.execTimeoutMs,
       signal: AbortSignal.timeout(o.config.env.AGENT_TIMEOUT_MINUTES * 60_000),
+      onProgress: (e) => {
+        if (e.kind === "model") o.out(`· model call ${(calls += 1)}\n`);
+        else if (e.kind === "tool") o.out(`· ${e.name} ${oneLine(e.input, 120)}\n`);
+        else o.out(o.verbose ? `  ↳ ${e.output.replace(/\n/g, "\n    ")}\n` : `  ↳ ${oneLine(e.output, 120)}\n`);
+      },
     });
+    const transcript = join(o.config.dataDir, "transcripts", `${threadId}.json`);
+    await mkdir(dirname(transcript), { recursive: true });
+    await writeFile(transcript, JSON.stringify(result.messages.map((m) => ({ type: m.getType(), content: m.content, ...("tool_calls" in m && m.tool_calls ? { tool_calls: m.tool_calls } : {}) })), null, 2), { mode: 0o600 });
     const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, subagent: result.meter, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
     const pushed = state.pushedSha ?? "";
     if (pushed) {
@@ -97,7 +138,11 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     } else {
       o.out("no changes were committed\n");
     }
-    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\n`);
+    if (o.record) {
+      await writeFile(o.record, `${JSON.stringify(replayScriptFromMessages(result.messages), null, 2)}\n`);
+      o.out(`recorded: ${o.record} (play it back with --model replay:${o.record})\n`);
+    }
+    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n`);
     return record.outcome === "failed" ? 1 : 0;
   } finally {
     await provider.destroy(sandbox.id);

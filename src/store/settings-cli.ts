@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkModelId } from "../agent/model/check-model-id.js";
 import { ProfilePatch, type SettingsStore } from "./settings-store.js";
 
 export const SETTINGS_USAGE = `usage:
@@ -22,7 +23,8 @@ function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> 
   const parsed = ProfilePatch.safeParse(raw);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
-    throw new UsageError(`invalid profile ${i?.path.join(".") || "key"}: ${i?.message ?? "invalid"}`);
+    const field = i?.path.join(".") || "key";
+    throw new UsageError(`invalid profile ${field}: ${i?.message ?? "invalid"}${field in raw ? ` (got "${String(raw[field])}")` : ""}`);
   }
   return parsed.data;
 }
@@ -53,7 +55,10 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
       case "profile set": {
         need(2);
         const [login, ...pairs] = rest;
-        return print(await store.setProfile(login!, parseProfileAssignments(pairs)));
+        const patch = parseProfileAssignments(pairs);
+        const refusal = patch.model ? checkModelId(patch.model) : null;
+        if (refusal) throw new UsageError(refusal);
+        return print(await store.setProfile(login!, patch));
       }
       case "team-model get":
         return print(await store.getTeamModels());
@@ -61,6 +66,8 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         need(2);
         const role = rest[0];
         if (role !== "agent" && role !== "reviewer") throw new UsageError(`role must be agent or reviewer, not "${role}"`);
+        const refusal = rest[1] === "none" ? null : checkModelId(rest[1]!);
+        if (refusal) throw new UsageError(refusal);
         return print(await store.setTeamModel(role, rest[1] === "none" ? null : rest[1]!));
       }
       case "autofix get":
@@ -79,7 +86,7 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         throw new UsageError(`unknown settings command "${key}"\n${SETTINGS_USAGE}`);
     }
   } catch (err) {
-    if (err instanceof z.ZodError) throw new UsageError(`invalid value: ${err.issues[0]?.message ?? "invalid"} (expected ${err.issues[0]?.path.join(".") || "a valid value"})`);
+    if (err instanceof z.ZodError) throw new UsageError(err.issues[0]?.message ?? "invalid value");
     throw err;
   }
 }

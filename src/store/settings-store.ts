@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { isRepoName, repoNameError } from "../github/repo-name.js";
 import { keyer } from "./keys.js";
 
 const ProfileFields = {
@@ -38,7 +39,7 @@ export type InstalledRepo = z.infer<typeof InstalledRepo>;
 
 const RepoName = z
   .string()
-  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "owner/repo")
+  .refine(isRepoName, { error: (iss) => repoNameError(String(iss.input)) })
   .transform((s) => s.toLowerCase());
 const PrRef = z
   .string()

@@ -1,5 +1,6 @@
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
+import { rateLimitedLog } from "../logger.js";
 import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
@@ -8,9 +9,24 @@ import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
 
 export interface WorkerPool {
   workers: Worker[];
-  /** Stop taking jobs; wait up to `graceMs` for running ones, then hand them back to the queue. */
+  /**
+   * Stop taking jobs; wait up to `graceMs` for running ones, then abort them through their AbortSignal
+   * (each goes back to the queue, attempt not spent) and return within a few seconds, Redis up or not.
+   */
   close(graceMs: number): Promise<void>;
 }
+
+/** The abort reason a job sees when the worker shuts down under it. */
+export const SHUTDOWN_REASON = "worker shutting down";
+
+/** After the grace: time for aborted jobs to unwind and go back to the queue; then for the connections. */
+const ABORT_SETTLE_MS = 2_500;
+const FORCE_CLOSE_MS = 1_000;
+
+const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)))]).finally(() => clearTimeout(timer));
+};
 
 export interface StartWorkersOptions {
   services: WorkerServices;
@@ -25,7 +41,7 @@ export interface StartWorkersOptions {
 }
 
 function processorFor(name: QueueName, opts: StartWorkersOptions) {
-  return async (job: Job, _token?: string, signal?: AbortSignal): Promise<JobOutcome> => {
+  return async (job: Job, token?: string, signal?: AbortSignal): Promise<JobOutcome> => {
     const log = opts.log.child({ queue: name, jobId: job.id, attempt: job.attemptsMade + 1 });
     const parsed = JOB_SCHEMAS[name].safeParse(job.data);
     if (!parsed.success) {
@@ -41,7 +57,20 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
     };
     const started = Date.now();
     const processor = opts.processors?.[name] ?? (PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>);
-    const result = await processor(parsed.data, ctx);
+    let result: JobOutcome;
+    try {
+      result = await processor(parsed.data, ctx);
+    } catch (err) {
+      if (!(signal?.aborted && signal.reason === SHUTDOWN_REASON)) throw err;
+      result = { outcome: "aborted" };
+    }
+    if (signal?.aborted && signal.reason === SHUTDOWN_REASON) {
+      // Back to the waiting list for another worker, without spending an attempt; if Redis is down this
+      // throws, and the job's lock expiring hands it on instead.
+      await job.moveToWait(token);
+      log.warn({ ms: Date.now() - started }, "job aborted by shutdown: returned to the queue");
+      throw new WaitingError();
+    }
     log.info({ ...result, ms: Date.now() - started }, "job done");
     return result;
   };
@@ -52,6 +81,7 @@ export const CI_MONITOR_SCHEDULER = "ci-monitor-sweep";
 export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPool> {
   const { services } = opts;
   const names = opts.queues ?? QUEUE_NAMES;
+  const workerError = rateLimitedLog(opts.log, "worker error", 30_000, "error");
   const workers = names.map((name) => {
     const worker = new Worker(name, processorFor(name, opts), {
       connection: services.redis,
@@ -60,7 +90,7 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
       ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
-    worker.on("error", (err) => opts.log.error({ err, queue: name }, "worker error"));
+    worker.on("error", (err) => workerError({ err: err.message, queue: name }));
     worker.on("failed", (job, err) => {
       opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, "job failed");
       if (name === "agent" && job) {
@@ -76,13 +106,15 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
   return {
     workers,
     async close(graceMs) {
-      let timer: NodeJS.Timeout | undefined;
       const graceful = Promise.all(workers.map((w) => w.close())).then(() => "closed" as const);
-      const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), graceMs)));
-      const result = await Promise.race([graceful, timeout]);
-      clearTimeout(timer);
-      // Forced close leaves running jobs' locks to expire: another worker picks them up as stalled.
-      if (result === "timeout") await Promise.all(workers.map((w) => w.close(true)));
+      if ((await within(graceful, graceMs)) === "closed") return;
+      opts.log.warn({ graceMs }, "shutdown grace over: aborting running jobs, which go back to the queue");
+      for (const w of workers) w.cancelAllJobs(SHUTDOWN_REASON);
+      if ((await within(graceful, ABORT_SETTLE_MS)) === "closed") return;
+      // A processor that ignores its signal, or a Redis that does not answer: stop waiting. Unfinished
+      // jobs keep their lock until it expires, then another worker takes them as stalled.
+      await within(Promise.all(workers.map((w) => w.disconnect())), FORCE_CLOSE_MS);
+      opts.log.warn("workers did not close in time; leaving unfinished jobs to stalled-job recovery");
     },
   };
 }

@@ -1,7 +1,9 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "langchain";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/paths.js";
 import { z } from "zod";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { createOpenSweAgent } from "../../src/agent/create-agent.js";
@@ -60,7 +62,7 @@ describe("createOpenSweAgent", () => {
   });
 
   it("runs a recorded script offline through the replay provider and records the run as replayed", async () => {
-    const run = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: { model: "replay:test/agent/model/fixtures/two-turns.json" } });
+    const run = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` } });
     const systemPrompt = renderPrompt("agent", { repo: "o/r", workspace_root: "/", default_branch: "main" });
     const agent = createOpenSweAgent({ model: run.model, systemPrompt, tools: [githubComment], middleware: stack([]) });
     const startedAt = new Date();

@@ -15,6 +15,7 @@ import { testPrivateKey } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { ROOT, TSX_LOADER } from "../helpers/paths.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/12";
 const children: ChildProcess[] = [];
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/agent-worker.ts", JSON.stringify(env)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify(env)], { stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { dropOperatorEnv } from "./operator-env.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,6 +16,7 @@ let dir: string | undefined;
 
 /** One real redis-server for the whole run, on a unix socket in a temp dir; tests isolate by key prefix. */
 export async function setup(project: TestProject): Promise<void> {
+  dropOperatorEnv(process.env);
   dir = mkdtempSync(join(tmpdir(), "open-swe-test-redis-"));
   const socket = join(dir, "redis.sock");
   child = spawn(

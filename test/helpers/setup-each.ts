@@ -1,5 +1,14 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll } from "vitest";
+import { dropOperatorEnv } from "./operator-env.js";
+
+// Never the operator's data: each test file runs in a fresh working directory (so `.env` and the default
+// DATA_DIR `.data` are not the checkout's) without the variables that point at an installation.
+process.chdir(mkdtempSync(join(tmpdir(), "open-swe-test-cwd-")));
+dropOperatorEnv(process.env);
 
 beforeAll(() => {
   nock.disableNetConnect();

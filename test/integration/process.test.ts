@@ -12,7 +12,8 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function run(args: string[], env: Record<string, string>, cwd = ROOT) {
+// A fresh working directory per process: the checkout's own .env and .data are the operator's, never the tests'.
+function run(args: string[], env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), "open-swe-cwd-"))) {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
     env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), ...env },
@@ -48,6 +49,14 @@ describe("open-swe processes", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok", role: "all", redis: "up" });
     expect(existsSync(join(data, "redis", "appendonlydir"))).toBe(true);
+    await p.waitFor(/worker role started.*\n.*ANTHROPIC_API_KEY is not set/);
+    const logged = p.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => /role started$/.test(String(l.msg))).map((l) => [l.role, l.redis, l.sandbox])).toEqual([
+      ["web", "embedded", undefined],
+      ["worker", "embedded", "local"],
+    ]);
+    expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["ANTHROPIC_API_KEY"]);
+    expect(logged.every((l) => Object.keys(l).filter((k) => k === "name").length === 1)).toBe(true);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
     expect(p.output()).toMatch(/"msg":"stopped"/);
@@ -63,23 +72,42 @@ describe("open-swe processes", () => {
     expect(p.output()).toMatch(/redis-server not found: install it with `sudo apt-get install -y redis-server`/);
   });
 
+  it("a worker whose sandbox provider's key is missing refuses to start, in one line", async () => {
+    const p = run(["worker"], { ...appEnv(), SANDBOX_TYPE: "e2b", QUEUE_REDIS_URL: "unix:/nonexistent.sock" });
+    expect(await p.exited).toBe(2);
+    expect(p.output().trim()).toBe("open-swe: missing E2B_API_KEY: SANDBOX_TYPE=e2b needs it for every run (or set SANDBOX_TYPE=local)");
+  });
+
   it("a malformed setting stops start-up with one line naming the variable", async () => {
     const p = run(["all"], { ...appEnv(), PORT: "http" });
     expect(await p.exited).toBe(2);
     expect(p.output().trim()).toBe('open-swe: invalid PORT: Invalid input: expected number, received NaN (got "http")');
   });
 
-  it("with no app credentials, starts Probot's manifest setup flow from app.yml", async () => {
-    const p = run(["all"], { PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true", LOG_FORMAT: "json" });
-    await p.waitFor(/Listening on http:\/\/[^:]+:\d+/);
-    const port = Number(/Listening on http:\/\/[^:]+:(\d+)/.exec(p.output())![1]);
+  it("with no app credentials, `all` serves the manifest setup flow from app.yml and /health", async () => {
+    const p = run(["all"], { PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true" });
+    await p.waitFor(/setup mode: no GitHub App credentials yet; open http:\/\/localhost:\d+/);
+    const port = Number(/"port":(\d+)/.exec(p.output())![1]);
     const page = await fetch(`http://127.0.0.1:${port}/probot`);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("Open SWE");
     expect(html).toMatch(/pull_request_review_comment/);
+    expect(html).toContain(`http://127.0.0.1:${port}/api/github/webhooks`);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     p.child.kill("SIGTERM");
-    await p.exited;
+    expect(await p.exited).toBe(0);
+  });
+
+  it.each([
+    ["web", { NODE_ENV: "production" }],
+    ["worker", {}],
+  ])("`%s` without credentials %j stops with one line saying to run the setup flow elsewhere", async (role, env) => {
+    const p = run([role], { PORT: "0", HOST: "127.0.0.1", ...env });
+    expect(await p.exited).toBe(2);
+    expect(p.output().trim()).toBe(
+      "open-swe: no GitHub App credentials (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): run `npm start` on a workstation to register the app with the setup flow (it writes them and APP_SLUG to .env), then pass those variables to this process",
+    );
   });
 
   it("the settings CLI reads and writes through the same Redis", async () => {
@@ -92,5 +120,42 @@ describe("open-swe processes", () => {
     const bad = run(["settings", "autofix", "set", "octo/hello#1", "maybe"], { DATA_DIR: data });
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toMatch(/autofix takes on or off, not "maybe"/);
+    const path = run(["settings", "repos", "enable", "../etc"], { DATA_DIR: data });
+    expect(await path.exited).toBe(2);
+    expect(path.output().trim()).toBe('open-swe: "../etc" is not a repository name: expected owner/name (the owner: letters, digits and -, the name: letters, digits and _ . -)');
+    const model = run(["settings", "team-model", "set", "agent", "claude-sonet-4-5"], { DATA_DIR: data });
+    expect(await model.exited).toBe(2);
+    expect(model.output()).toMatch(/^open-swe: unknown model "claude-sonet-4-5": one of claude-[^\n]*, or openai:<name> for an OpenAI-compatible endpoint$/m);
+  }, 90_000);
+});
+
+describe("npm start", () => {
+  it("SIGTERM to the npm process reaches node: the app stops listening and exits", async () => {
+    const checkout = mkdtempSync(join(tmpdir(), "osw-npm-"));
+    for (const entry of ["package.json", "bin", "node_modules", "app.yml"]) symlinkSync(join(ROOT, entry), join(checkout, entry));
+    const npm = spawn("npm", ["start", "--silent"], {
+      cwd: checkout,
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(npm);
+    let out = "";
+    npm.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    npm.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    for (let i = 0; !/"port":(\d+)/.test(out); i++) {
+      if (i > 400 || npm.exitCode !== null) throw new Error(`npm start did not come up: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const port = Number(/"port":(\d+)/.exec(out)![1]);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    const exited = new Promise((r) => npm.once("exit", r));
+    npm.kill("SIGTERM");
+    await exited;
+    let listening = true;
+    for (let i = 0; listening && i < 100; i++) {
+      listening = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+      if (listening) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(listening).toBe(false);
   });
 });

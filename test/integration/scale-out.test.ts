@@ -1,9 +1,11 @@
+import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { ROOT, TSX_LOADER } from "../helpers/paths.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -11,7 +13,7 @@ afterEach(() => {
 });
 
 function startWorker(prefix: string, name: string, delayMs: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/scale-worker.ts", redisUrl(), prefix, name, String(delayMs)], {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/scale-worker.ts"), redisUrl(), prefix, name, String(delayMs)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);

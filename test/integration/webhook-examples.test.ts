@@ -3,7 +3,7 @@ import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { QUEUE_NAMES } from "../../src/queue/names.js";
-import { deliveryJobId, reviewJobId } from "../../src/queue/job-ids.js";
+import { deliveryJobId, jobId, reviewJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { sendWebhook } from "../helpers/github-app.js";

@@ -48,9 +48,9 @@ describe("open-swe settings CLI", () => {
   it("reads and changes settings", async () => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     expect(await run(store, "repos", "enable", "octo/hello")).toEqual(["octo/hello"]);
-    expect(await run(store, "profile", "set", "alice", "autoFixCi=true", "model=claude-x")).toMatchObject({ autoFixCi: true, model: "claude-x" });
+    expect(await run(store, "profile", "set", "alice", "autoFixCi=true", "model=claude-sonnet-4-5")).toMatchObject({ autoFixCi: true, model: "claude-sonnet-4-5" });
     expect(await run(store, "autofix", "set", "octo/hello#1", "on")).toEqual({ pr: "octo/hello#1", autofix: true });
-    expect(await run(store, "team-model", "set", "reviewer", "claude-y")).toEqual({ reviewer: "claude-y" });
+    expect(await run(store, "team-model", "set", "reviewer", "claude-opus-4-6")).toEqual({ reviewer: "claude-opus-4-6" });
   });
 
   it("a profile set changes only the keys it names", async () => {
@@ -65,7 +65,8 @@ describe("open-swe settings CLI", () => {
   it.each([
     [["nope"], /unknown settings command/],
     [["repos", "enable"], /missing argument/],
-    [["repos", "enable", "not-a-repo"], /owner\/repo/],
+    [["repos", "enable", "not-a-repo"], /^"not-a-repo" is not a repository name: expected owner\/name/],
+    [["profile", "set", "alice", "model=claude-x"], /^unknown model "claude-x": one of claude-/],
     [["profile", "set", "alice", "autoFixCi"], /key=value/],
     [["profile", "set", "alice", "colour=blue"], /invalid profile/],
     [["autofix", "set", "o/r#1", "maybe"], /on or off/],

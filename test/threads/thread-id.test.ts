@@ -1,5 +1,8 @@
 import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { ROOT, TSX_LOADER } from "../helpers/paths.js";
 import { prRef, threadId, threadKey, type ThreadKey } from "../../src/threads/thread-id.js";
 
 describe("thread ids", () => {
@@ -23,7 +26,7 @@ describe("thread ids", () => {
   it("is the same in another process", () => {
     const other = execFileSync(
       process.execPath,
-      ["--import", "tsx", "-e", `import("./src/threads/thread-id.ts").then(m => process.stdout.write(m.threadId({kind:"pr",owner:"o",repo:"r",number:3})))`],
+      ["--import", TSX_LOADER, "-e", `import(${JSON.stringify(pathToFileURL(join(ROOT, "src/threads/thread-id.ts")).href)}).then(m => process.stdout.write(m.threadId({kind:"pr",owner:"o",repo:"r",number:3})))`],
       { encoding: "utf8" },
     );
     expect(other).toBe(threadId({ kind: "pr", owner: "o", repo: "r", number: 3 }));

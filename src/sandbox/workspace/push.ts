@@ -8,10 +8,13 @@ import { SandboxError, type Sandbox } from "../types.js";
 import { changedPaths, commitRefusal, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
 import { hostGit } from "./host-git.js";
 
-export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "not_the_task" | "remote_rejected";
+export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "workflow_permission" | "not_the_task" | "remote_rejected";
 
 /** `SANDBOX_MAX_BUNDLE_MB`'s default. */
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
+
+/** GitHub's refusal when an app without the `workflows` permission pushes a change under .github/workflows. */
+const NO_WORKFLOWS_PERMISSION = /without [`'"]?workflows?[`'"]? permission/i;
 
 export class PushRejectedError extends OpenSweError<"push_rejected"> {
   constructor(
@@ -144,6 +147,14 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
       // No force: the remote itself refuses anything but a fast-forward of what it has.
       await hostGit(["-C", opts.mirror, "push", "--quiet", opts.remoteUrl, `${newSha}:${want}`], opts.token ? { token: opts.token } : {});
     } catch (err) {
+      if (NO_WORKFLOWS_PERMISSION.test((err as Error).message)) {
+        throw new PushRejectedError(
+          "workflow_permission",
+          "GitHub refused the push: the app lacks the `workflows` permission needed to change .github/workflows. " +
+            "An admin can grant it in the app's settings (Permissions → Workflows: Read and write) and accept it on the installation; until then, leave .github/workflows unchanged.",
+          { cause: err },
+        );
+      }
       throw new PushRejectedError("remote_rejected", `the remote refused the push of ${want}`, { cause: err });
     }
     return { newSha, commits, changedFiles };

@@ -1,0 +1,97 @@
+import type { AppConfig } from "./config/env.js";
+import { BUILTIN_DEFAULT_MODEL } from "./agent/model/model-table.js";
+
+export type ProcessRole = "web" | "worker" | "all";
+
+export interface StartupSummaryInput {
+  role: ProcessRole;
+  config: Pick<AppConfig, "env" | "sandbox" | "model" | "webSearch">;
+  redis: "embedded" | "embedded (shared)" | "external";
+  /** The web listener's port, when this process serves HTTP. */
+  port: number | null;
+  /** The sandbox provider's isolation check at worker start; absent when it was not run. */
+  sandboxIsolation?: { ok: boolean; detail?: string; reason?: string };
+}
+
+export interface StartupSummary {
+  /** One line per role this process plays. */
+  lines: Array<{ role: "web" | "worker"; fields: Record<string, unknown> }>;
+  /** One per missing key or failed check, naming the variable. */
+  warnings: Array<{ key: string; message: string }>;
+}
+
+/**
+ * The provider's credentials that are not set. `required`: a worker refuses to start without it;
+ * Modal's SDK can also read a `~/.modal.toml` profile, so its tokens only warn.
+ */
+export function missingSandboxKeys(sandbox: AppConfig["sandbox"]): Array<{ key: string; required: boolean }> {
+  switch (sandbox.type) {
+    case "e2b":
+      return sandbox.e2b.apiKey ? [] : [{ key: "E2B_API_KEY", required: true }];
+    case "modal":
+      return [
+        ...(sandbox.modal.tokenId ? [] : [{ key: "MODAL_TOKEN_ID", required: false }]),
+        ...(sandbox.modal.tokenSecret ? [] : [{ key: "MODAL_TOKEN_SECRET", required: false }]),
+      ];
+    case "daytona":
+      return sandbox.daytona.apiKey ? [] : [{ key: "DAYTONA_API_KEY", required: true }];
+    default:
+      return [];
+  }
+}
+
+/** The key the deployment's default model needs, and whether it is set (`null`: none needed, e.g. replay). */
+export function modelKey(model: AppConfig["model"]): { id: string; key: string | null; present: boolean } {
+  const id = model.model ?? BUILTIN_DEFAULT_MODEL;
+  if (id.startsWith("replay:")) return { id, key: null, present: true };
+  if (id.startsWith("openai:")) return { id, key: "OPENAI_API_KEY", present: Boolean(model.openaiApiKey) };
+  return { id, key: "ANTHROPIC_API_KEY", present: Boolean(model.anthropicApiKey) };
+}
+
+/** What the process is about to do, from its config alone (pure: start-up logs it). */
+export function startupSummary(input: StartupSummaryInput): StartupSummary {
+  const { config, role } = input;
+  const env = config.env;
+  const lines: StartupSummary["lines"] = [];
+  const warnings: StartupSummary["warnings"] = [];
+  if (role === "web" || role === "all") {
+    const publicUrl = env.WEBHOOK_PROXY_URL ?? env.APP_URL ?? null;
+    lines.push({
+      role: "web",
+      fields: {
+        redis: input.redis,
+        port: input.port,
+        publicUrl,
+        webhookPath: "/api/github/webhooks",
+        sources: ["github"],
+        mentions: env.MENTION_HANDLES.map((h) => `@${h}`),
+      },
+    });
+  }
+  if (role === "worker" || role === "all") {
+    const model = modelKey(config.model);
+    const iso = input.sandboxIsolation;
+    const webSearch = config.webSearch.tavilyApiKey ? "tavily" : config.webSearch.braveApiKey ? "brave" : null;
+    lines.push({
+      role: "worker",
+      fields: {
+        redis: input.redis,
+        sandbox: config.sandbox.type,
+        sandboxIsolation: iso ? (iso.ok ? `passed${iso.detail ? `: ${iso.detail}` : ""}` : `failed: ${iso.reason ?? "unknown"}`) : "not checked",
+        model: model.id,
+        modelKey: model.key === null ? "not needed" : model.present ? "present" : "missing",
+        webSearch,
+        concurrency: env.WORKER_CONCURRENCY,
+      },
+    });
+    if (!model.present && model.key) {
+      warnings.push({ key: model.key, message: `${model.key} is not set: every agent run and review on ${model.id} will fail until it is` });
+    }
+    for (const { key, required } of missingSandboxKeys(config.sandbox)) {
+      const without = required ? "cannot create sandboxes without it" : "needs it unless a ~/.modal.toml profile holds the token";
+      warnings.push({ key, message: `${key} is not set: SANDBOX_TYPE=${config.sandbox.type} ${without}` });
+    }
+    if (iso && !iso.ok) warnings.push({ key: "SANDBOX_TYPE", message: `the ${config.sandbox.type} sandbox failed its isolation check: ${iso.reason ?? "unknown"}` });
+  }
+  return { lines, warnings };
+}

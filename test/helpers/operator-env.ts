@@ -1,0 +1,24 @@
+import { EnvSchema } from "../../src/config/env.js";
+
+/**
+ * Variables that point the app at an operator's installation: its Redis, data, GitHub App, model keys.
+ * The test run drops them from its environment, so a shell with them exported (or a loaded .env) cannot
+ * lead a test to the operator's data. CI/NODE_ENV describe the machine, not an installation.
+ */
+export const OPERATOR_ENV_KEYS: readonly string[] = [
+  ...Object.keys(EnvSchema.shape).filter((k) => k !== "CI" && k !== "NODE_ENV"),
+  "REDIS_URL",
+  "SANDBOX_TYPE",
+  "SANDBOX_ROOT",
+  "SANDBOX_MIRROR_ROOT",
+  "OPEN_SWE_MODEL",
+  "OPEN_SWE_FALLBACK_MODEL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+];
+
+export function dropOperatorEnv(env: NodeJS.ProcessEnv): void {
+  for (const k of OPERATOR_ENV_KEYS) delete env[k];
+}
