@@ -62,6 +62,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     // Never run a sandbox command with less isolation than configured: refuse to start instead.
     const isolation = await checkSandboxIsolation(config.sandbox);
     if (!isolation.ok) throw new ConfigError(`cannot isolate sandboxes: ${isolation.reason}`);
+    log.info({ isolation: isolation.detail }, "sandbox isolation checked");
     sandboxIsolation = isolation;
   }
   let embedded: EmbeddedRedis | null = null;

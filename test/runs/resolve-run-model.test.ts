@@ -1,5 +1,7 @@
 import { ChatAnthropic } from "@langchain/anthropic";
 import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { ROOT } from "../helpers/paths.js";
 import { ReplayChatModel } from "../../src/agent/model/replay-chat-model.js";
 import type { ModelConfig } from "../../src/agent/model/read-model-config.js";
 import { parseRepoConfig } from "../../src/config/repo-config.js";
@@ -58,7 +60,7 @@ describe("resolveRunModel: the precedence every run uses", () => {
   });
 
   it("replays when OPEN_SWE_MODEL says replay, whatever the profile says, with no fallback", async () => {
-    const run = await resolve({ profile: { model: "claude-opus-4-7" }, config: { model: "replay:test/agent/model/fixtures/two-turns.json" } });
+    const run = await resolve({ profile: { model: "claude-opus-4-7" }, config: { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` } });
     expect(run.settings.source).toBe("replay");
     expect(run.model).toBeInstanceOf(ReplayChatModel);
     expect(run.fallback).toBeUndefined();

@@ -22,7 +22,8 @@ interface Ran {
 
 function run(file: string, args: string[]): Promise<Ran> {
   return new Promise((done) => {
-    const p = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    // cwd "/": the test file's own working directory is private to root, and the test uid inherits it.
+    const p = spawn(file, args, { cwd: "/", stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
