@@ -17,8 +17,10 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { OpenSweError } from "../../errors.js";
+import { joinLists, splitLists, type LoadList, type StoreList } from "./split-lists.js";
 
 export interface RedisSaverOptions {
   redis: Redis;
@@ -27,6 +29,12 @@ export interface RedisSaverOptions {
   serde?: SerializerProtocol;
   /** When set, every key of a thread expires this long after the thread's last write. */
   ttlSeconds?: number;
+  /**
+   * When set, a put that leaves more than twice this many checkpoints in a thread's namespace prunes it
+   * to the latest `keepCheckpoints` (with their writes, and the channel values and items they reference).
+   * Resume needs only the latest checkpoint and its writes; unset keeps the whole history (time travel).
+   */
+  keepCheckpoints?: number;
 }
 
 interface StoredWrite {
@@ -36,14 +44,18 @@ interface StoredWrite {
   type: string;
   value: string; // base64 of the serde bytes
   taskPath: string;
+  items?: string[]; // item hashes the value refers to (see StoredBlob)
 }
 
 interface StoredBlob {
   type: string;
-  value: string; // base64 of the serde bytes
+  value: string; // base64 of the serde bytes; "" for EMPTY
+  /** Item hashes the value refers to: each split list in `value` is a `[start, count]` slice of these. */
+  items?: string[];
 }
 
 const EMPTY = "__empty__";
+const SEP = 0;
 
 /**
  * A LangGraph checkpoint saver on plain Redis 7 commands (hashes, sets, a lex-ordered sorted set):
@@ -55,18 +67,36 @@ const EMPTY = "__empty__";
  * - `p:{t}:cp:n:id` hash: checkpoint without channel_values, metadata (serde bytes + type), parent id
  * - `p:{t}:blob:n` hash of channel values, field `channel\0version`: only channels in `newVersions` are
  *   written on put, so an unchanged message list is not stored again on every step
+ * - `p:{t}:item:n` hash of list elements by content (sha256/128 of type + serde bytes → `type\0bytes`): a list
+ *   of objects (the message history) in a channel value or a write is stored as the hashes of its elements
+ *   (`split-lists.ts`), so a step that appends two messages writes those two and a list of hashes, not the
+ *   whole history again — nor in the writes, where langchain's agent puts the whole state at every tool step
  * - `p:{t}:w:n:id` hash of pending writes, field `taskId\0idx`
+ *
+ * With `ttlSeconds`, every put refreshes the TTL of the thread's keys it touches (the latest checkpoint,
+ * the blob, item, id and namespace keys), so a thread lives `ttlSeconds` past its last write; a running or
+ * paused run writes at every step, which is enough while the TTL (days) dwarfs a run (minutes).
  */
 export class RedisSaver extends BaseCheckpointSaver {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #ttlSeconds: number | undefined;
+  readonly #keep: number | undefined;
+  /**
+   * Item hashes this process wrote per item key since the thread's last getTuple (which starts every run):
+   * only these are skipped on put. Bounded; a forgotten key only costs writing its items once more.
+   */
+  readonly #known = new Map<string, Set<string>>();
 
   constructor(options: RedisSaverOptions) {
     super(options.serde);
     this.#redis = options.redis;
     this.#prefix = options.prefix;
     this.#ttlSeconds = options.ttlSeconds;
+    this.#keep = options.keepCheckpoints;
+    if (this.#keep !== undefined && !(Number.isInteger(this.#keep) && this.#keep >= 1)) {
+      throw new OpenSweError("checkpoint_invalid", `keepCheckpoints must be a positive integer, got ${this.#keep}`);
+    }
   }
 
   // The thread id is the hash tag, so one thread's keys share a cluster slot and MULTI stays legal on Redis Cluster.
@@ -91,11 +121,15 @@ export class RedisSaver extends BaseCheckpointSaver {
   #blobsKey(thread: string, ns: string): string {
     return this.#key("blob", thread, ns);
   }
+  #itemsKey(thread: string, ns: string): string {
+    return this.#key("item", thread, ns);
+  }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const thread = config.configurable?.["thread_id"] as string | undefined;
     if (thread === undefined) return undefined;
     const ns = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
+    this.#known.delete(this.#itemsKey(thread, ns));
     let id: string | undefined = getCheckpointId(config) || undefined;
     if (!id) {
       const latest = await this.#redis.zrevrangebylex(this.#idsKey(thread, ns), "+", "-", "LIMIT", 0, 1);
@@ -146,14 +180,13 @@ export class RedisSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped({ ...rest, channel_values: {} }),
       this.serde.dumpsTyped(metadata),
     ]);
+    const itemsKey = this.#itemsKey(thread, ns);
+    const newItems: Record<string, Buffer> = {};
     const blobs: Record<string, string> = {};
     for (const [channel, version] of Object.entries(newVersions)) {
-      const blob: StoredBlob = { type: EMPTY, value: "" };
-      if (Object.prototype.hasOwnProperty.call(values, channel)) {
-        const [type, bytes] = await this.serde.dumpsTyped((values as Record<string, unknown>)[channel]);
-        blob.type = type;
-        blob.value = Buffer.from(bytes).toString("base64");
-      }
+      const blob: StoredBlob = Object.prototype.hasOwnProperty.call(values, channel)
+        ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems)
+        : { type: EMPTY, value: "" };
       blobs[`${channel}\u0000${version}`] = JSON.stringify(blob);
     }
     const fields: Record<string, string | Buffer> = {
@@ -165,10 +198,15 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (parent) fields["parent"] = parent;
     const cpKey = this.#cpKey(thread, ns, checkpoint.id);
     const multi = this.#redis.multi();
+    if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
     if (Object.keys(blobs).length > 0) multi.hset(this.#blobsKey(thread, ns), blobs);
     multi.sadd(this.#nsKey(thread), ns).zadd(this.#idsKey(thread, ns), 0, checkpoint.id).del(cpKey).hset(cpKey, fields);
-    this.#expire(multi, this.#nsKey(thread), this.#idsKey(thread, ns), this.#blobsKey(thread, ns), cpKey);
-    await multi.exec();
+    this.#expire(multi, this.#nsKey(thread), this.#idsKey(thread, ns), this.#blobsKey(thread, ns), itemsKey, cpKey);
+    multi.zcard(this.#idsKey(thread, ns));
+    const results = await multi.exec();
+    this.#remember(itemsKey, newItems);
+    const count = Number(results?.at(-1)?.[1] ?? 0);
+    if (this.#keep !== undefined && count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
     // The index of all threads lives outside the thread's slot; it only serves list() without a thread id.
     await this.#redis.sadd(this.#threadsKey(), thread);
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
@@ -182,18 +220,23 @@ export class RedisSaver extends BaseCheckpointSaver {
       throw new OpenSweError("checkpoint_invalid", "cannot put writes without configurable.thread_id and checkpoint_id");
     }
     const key = this.#writesKey(thread, ns, id);
-    const multi = this.#redis.multi();
+    const itemsKey = this.#itemsKey(thread, ns);
+    const newItems: Record<string, Buffer> = {};
+    const stored: [string, number, StoredWrite][] = [];
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = WRITES_IDX_MAP[channel] ?? i;
-      const [type, bytes] = await this.serde.dumpsTyped(value);
-      const stored: StoredWrite = { taskId, idx, channel, type, value: Buffer.from(bytes).toString("base64"), taskPath: taskPath ?? "" };
-      const field = `${taskId}\u0000${idx}`;
-      // Regular writes are first-writer-wins (a retried task must not change history); special ones (errors, interrupts) overwrite.
-      if (idx >= 0) multi.hsetnx(key, field, JSON.stringify(stored));
-      else multi.hset(key, field, JSON.stringify(stored));
+      stored.push([`${taskId}\u0000${idx}`, idx, { taskId, idx, channel, ...(await this.#dump(itemsKey, value, newItems)), taskPath: taskPath ?? "" }]);
     }
-    this.#expire(multi, key);
+    const multi = this.#redis.multi();
+    if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
+    for (const [field, idx, write] of stored) {
+      // Regular writes are first-writer-wins (a retried task must not change history); special ones (errors, interrupts) overwrite.
+      if (idx >= 0) multi.hsetnx(key, field, JSON.stringify(write));
+      else multi.hset(key, field, JSON.stringify(write));
+    }
+    this.#expire(multi, key, itemsKey);
     await multi.exec();
+    this.#remember(itemsKey, newItems);
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -201,13 +244,105 @@ export class RedisSaver extends BaseCheckpointSaver {
     const keys: string[] = [this.#nsKey(threadId)];
     for (const ns of namespaces) {
       const ids = await this.#redis.zrange(this.#idsKey(threadId, ns), "0", "-1");
-      keys.push(this.#idsKey(threadId, ns), this.#blobsKey(threadId, ns));
+      keys.push(this.#idsKey(threadId, ns), this.#blobsKey(threadId, ns), this.#itemsKey(threadId, ns));
+      this.#known.delete(this.#itemsKey(threadId, ns));
       for (const id of ids) keys.push(this.#cpKey(threadId, ns, id), this.#writesKey(threadId, ns, id));
     }
     const multi = this.#redis.multi();
     for (let i = 0; i < keys.length; i += 500) multi.del(...keys.slice(i, i + 500));
     await multi.exec();
     await this.#redis.srem(this.#threadsKey(), threadId);
+  }
+
+  /** Serialises a value with its object lists split into items; new items land in `newItems`. */
+  async #dump(itemsKey: string, value: unknown, newItems: Record<string, Buffer>): Promise<StoredBlob> {
+    const known = this.#knownItems(itemsKey);
+    const items: string[] = [];
+    const store: StoreList = async (list, depth) => {
+      const hashes: string[] = [];
+      for (const element of list) {
+        const [type, bytes] = await this.serde.dumpsTyped(depth > 0 ? await splitLists(element, store, depth - 1) : element);
+        const stored = Buffer.concat([Buffer.from(type), Buffer.from([SEP]), Buffer.from(bytes)]);
+        // 96 bits: a collision within one thread's few thousand items is not a concern.
+        const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
+        hashes.push(hash);
+        if (!known.has(hash)) newItems[hash] = stored;
+      }
+      const start = items.length;
+      items.push(...hashes);
+      return [start, hashes.length];
+    };
+    const split = await splitLists(value, store);
+    const [type, bytes] = await this.serde.dumpsTyped(split);
+    return { type, value: Buffer.from(bytes).toString("base64"), ...(items.length > 0 ? { items } : {}) };
+  }
+
+  async #load(thread: string, ns: string, stored: StoredBlob): Promise<unknown> {
+    const value = await this.serde.loadsTyped(stored.type, Buffer.from(stored.value, "base64"));
+    const items = stored.items;
+    if (!items) return value;
+    const load: LoadList = async (ref, depth) => {
+      const [start, count] = Array.isArray(ref) ? (ref as unknown[]) : [];
+      if (typeof start !== "number" || typeof count !== "number" || start < 0 || start + count > items.length) {
+        throw new OpenSweError("checkpoint_invalid", `checkpoint of thread ${thread} has a malformed list reference`);
+      }
+      const elements = await this.#loadItems(thread, ns, items.slice(start, start + count));
+      return depth > 0 ? Promise.all(elements.map((e) => joinLists(e, load, depth - 1))) : elements;
+    };
+    return joinLists(value, load);
+  }
+
+  #remember(itemsKey: string, newItems: Record<string, Buffer>): void {
+    const known = this.#knownItems(itemsKey);
+    for (const hash of Object.keys(newItems)) known.add(hash);
+  }
+
+  #knownItems(itemsKey: string): Set<string> {
+    let known = this.#known.get(itemsKey);
+    if (known) {
+      this.#known.delete(itemsKey); // re-insert: the map's order is least recently used first
+    } else {
+      known = new Set();
+      if (this.#known.size >= 256) this.#known.delete(this.#known.keys().next().value!);
+    }
+    this.#known.set(itemsKey, known);
+    return known;
+  }
+
+  /** Drops all but the latest `keep` checkpoints of a namespace, then the values and items nothing kept references. */
+  async #prune(thread: string, ns: string, keep: number): Promise<void> {
+    const idsKey = this.#idsKey(thread, ns);
+    const ids = await this.#redis.zrange(idsKey, "0", "-1");
+    const dropped = ids.slice(0, Math.max(0, ids.length - keep));
+    if (dropped.length === 0) return;
+    const kept = ids.slice(dropped.length);
+    const referenced = new Set<string>();
+    for (const id of kept) {
+      const raw = await this.#redis.hmgetBuffer(this.#cpKey(thread, ns, id), "checkpoint", "checkpointType");
+      if (!raw[0] || !raw[1]) continue;
+      const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
+      for (const [channel, version] of Object.entries(cp.channel_versions)) referenced.add(`${channel}\u0000${version}`);
+    }
+    const blobsKey = this.#blobsKey(thread, ns);
+    const itemsKey = this.#itemsKey(thread, ns);
+    const fields = await this.#redis.hkeys(blobsKey);
+    const stale = fields.filter((f) => !referenced.has(f));
+    const live = fields.filter((f) => referenced.has(f));
+    const usedItems = new Set<string>();
+    const liveRaw = live.length > 0 ? await this.#redis.hmget(blobsKey, ...live) : [];
+    for (const stored of liveRaw) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) usedItems.add(h);
+    for (const id of kept) for (const w of await this.#storedWrites(thread, ns, id)) for (const h of w.items ?? []) usedItems.add(h);
+    const staleItems = (await this.#redis.hkeys(itemsKey)).filter((h) => !usedItems.has(h));
+    const multi = this.#redis.multi();
+    multi.zrem(idsKey, ...dropped);
+    for (let i = 0; i < dropped.length; i += 250) {
+      multi.del(...dropped.slice(i, i + 250).flatMap((id) => [this.#cpKey(thread, ns, id), this.#writesKey(thread, ns, id)]));
+    }
+    if (stale.length > 0) multi.hdel(blobsKey, ...stale);
+    if (staleItems.length > 0) multi.hdel(itemsKey, ...staleItems);
+    await multi.exec();
+    const known = this.#known.get(itemsKey);
+    for (const h of staleItems) known?.delete(h);
   }
 
   #expire(multi: ReturnType<Redis["multi"]>, ...keys: string[]): void {
@@ -245,9 +380,21 @@ export class RedisSaver extends BaseCheckpointSaver {
       if (!stored) continue;
       const blob = JSON.parse(stored) as StoredBlob;
       if (blob.type === EMPTY) continue;
-      values[channel] = await this.serde.loadsTyped(blob.type, Buffer.from(blob.value, "base64"));
+      values[channel] = await this.#load(thread, ns, blob);
     }
     return values;
+  }
+
+  async #loadItems(thread: string, ns: string, hashes: string[]): Promise<unknown[]> {
+    if (hashes.length === 0) return [];
+    const raw = await this.#redis.hmgetBuffer(this.#itemsKey(thread, ns), ...hashes);
+    return Promise.all(
+      raw.map(async (stored, i) => {
+        const at = stored?.indexOf(SEP) ?? -1;
+        if (!stored || at < 0) throw new OpenSweError("checkpoint_invalid", `checkpoint of thread ${thread} references a missing list item ${hashes[i]}`);
+        return this.serde.loadsTyped(stored.subarray(0, at).toString(), stored.subarray(at + 1));
+      }),
+    );
   }
 
   async #storedWrites(thread: string, ns: string, id: string): Promise<StoredWrite[]> {
@@ -260,14 +407,14 @@ export class RedisSaver extends BaseCheckpointSaver {
   async #loadWrites(thread: string, ns: string, id: string): Promise<CheckpointPendingWrite[]> {
     const writes = await this.#storedWrites(thread, ns, id);
     return Promise.all(
-      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, Buffer.from(w.value, "base64"))]),
+      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#load(thread, ns, w)]),
     );
   }
 
   /** Checkpoints older than format v4 kept pending sends as writes on the parent; lift them into channel_values. */
   async #migratePendingSends(checkpoint: Checkpoint, thread: string, ns: string, parent: string): Promise<void> {
     const sends = (await this.#storedWrites(thread, ns, parent)).filter((w) => w.channel === TASKS);
-    const values = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, Buffer.from(w.value, "base64"))));
+    const values = await Promise.all(sends.map((w) => this.#load(thread, ns, w)));
     const mutable = checkpoint as { channel_values: Record<string, unknown>; channel_versions: Record<string, string | number> };
     mutable.channel_values ??= {};
     mutable.channel_values[TASKS] = values;
@@ -276,3 +423,4 @@ export class RedisSaver extends BaseCheckpointSaver {
     mutable.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
 }
+
