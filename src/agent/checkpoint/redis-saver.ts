@@ -62,7 +62,8 @@ const SEP = 0;
  * no RedisJSON or RediSearch needed.
  *
  * Keys, with `t` = thread id and `n` = namespace (both URI-encoded; `{t}` is the cluster hash tag):
- * - `p:threads` set of thread ids; `p:{t}:ns` set of namespaces of a thread
+ * - `p:threads:by-time` sorted set of thread ids by last put (ms), trimmed past the TTL; `p:{t}:ns` set of
+ *   namespaces of a thread
  * - `p:{t}:ids:n` sorted set (all scores 0) of checkpoint ids — uuid6 ids sort by time lexically
  * - `p:{t}:cp:n:id` hash: checkpoint without channel_values, metadata (serde bytes + type), parent id
  * - `p:{t}:blob:n` hash of channel values, field `channel\0version`: only channels in `newVersions` are
@@ -104,7 +105,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     return [this.#prefix, `{${encodeURIComponent(thread)}}`, kind, ...rest.map((p) => encodeURIComponent(p))].join(":");
   }
   #threadsKey(): string {
-    return `${this.#prefix}:threads`;
+    return `${this.#prefix}:threads:by-time`;
   }
   #nsKey(thread: string): string {
     return this.#key("ns", thread);
@@ -146,7 +147,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     const wantNs = config.configurable?.["checkpoint_ns"] as string | undefined;
     const wantId = config.configurable?.["checkpoint_id"] as string | undefined;
     const beforeId = before?.configurable?.["checkpoint_id"] as string | undefined;
-    const threads = wantThread !== undefined ? [wantThread] : (await this.#redis.smembers(this.#threadsKey())).sort();
+    const threads = wantThread !== undefined ? [wantThread] : (await this.#redis.zrange(this.#threadsKey(), "0", "-1")).sort();
     for (const thread of threads) {
       const namespaces = wantNs !== undefined ? [wantNs] : (await this.#redis.smembers(this.#nsKey(thread))).sort();
       for (const ns of namespaces) {
@@ -208,7 +209,10 @@ export class RedisSaver extends BaseCheckpointSaver {
     const count = Number(results?.at(-1)?.[1] ?? 0);
     if (this.#keep !== undefined && count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
     // The index of all threads lives outside the thread's slot; it only serves list() without a thread id.
-    await this.#redis.sadd(this.#threadsKey(), thread);
+    const now = Date.now();
+    const index = this.#redis.multi().zadd(this.#threadsKey(), now, thread);
+    if (this.#ttlSeconds !== undefined) index.zremrangebyscore(this.#threadsKey(), "-inf", `(${now - this.#ttlSeconds * 1000}`);
+    await index.exec();
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -251,7 +255,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     const multi = this.#redis.multi();
     for (let i = 0; i < keys.length; i += 500) multi.del(...keys.slice(i, i + 500));
     await multi.exec();
-    await this.#redis.srem(this.#threadsKey(), threadId);
+    await this.#redis.zrem(this.#threadsKey(), threadId);
   }
 
   /** Serialises a value with its object lists split into items; new items land in `newItems`. */

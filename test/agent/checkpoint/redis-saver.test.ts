@@ -64,14 +64,18 @@ describe("RedisSaver specifics", () => {
     const saver = new RedisSaver({ redis, prefix, ttlSeconds: 600 });
     const stored = await saver.put({ configurable: { thread_id: "gh:o/r#4", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [new HumanMessage("m")] }, channel_versions: { messages: 1 } }, { source: "loop", step: 0, parents: {} }, { messages: 1 });
     await saver.putWrites(stored, [["messages", ["n"]]], "task");
-    const keys = (await redis.keys(`${prefix}:*`)).filter((k) => k !== `${prefix}:threads`);
+    const keys = (await redis.keys(`${prefix}:*`)).filter((k) => k !== `${prefix}:threads:by-time`);
     expect(keys.some((k) => k.includes(":item:"))).toBe(true);
     expect(keys.length).toBe(6);
     for (const key of keys) {
       expect(key.startsWith(`${prefix}:{gh%3Ao%2Fr%234}:`)).toBe(true);
       expect(await redis.ttl(key)).toBeGreaterThan(590);
     }
-    expect(await redis.ttl(`${prefix}:threads`)).toBe(-1);
+    expect(await redis.ttl(`${prefix}:threads:by-time`)).toBe(-1);
+    // The index of all threads forgets a thread once its keys have expired.
+    await redis.zadd(`${prefix}:threads:by-time`, Date.now() - 601_000, "expired-thread");
+    await saver.put({ configurable: { thread_id: "other", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step: 0, parents: {} }, {});
+    expect((await redis.zrange(`${prefix}:threads:by-time`, "0", "-1")).sort()).toEqual(["gh:o/r#4", "other"]);
   });
 });
 
