@@ -88,6 +88,13 @@ export class RedisSaver extends BaseCheckpointSaver {
    * only these are skipped on put. Bounded; a forgotten key only costs writing its items once more.
    */
   readonly #known = new Map<string, Set<string>>();
+  /**
+   * The stored form of list elements that are class instances (messages), by identity: the history is
+   * the same message objects at every step, and serialising all of them again at every put made a step's
+   * cost grow with the run. An entry is used only while the element's shape (its own values, two levels
+   * down, by identity) is unchanged, so replacing a message's content or blocks is seen.
+   */
+  readonly #encoded = new WeakMap<object, { shape: unknown[]; stored: Buffer; hash: string }>();
 
   constructor(options: RedisSaverOptions) {
     super(options.serde);
@@ -265,10 +272,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     const store: StoreList = async (list, depth) => {
       const hashes: string[] = [];
       for (const element of list) {
-        const [type, bytes] = await this.serde.dumpsTyped(depth > 0 ? await splitLists(element, store, depth - 1) : element);
-        const stored = Buffer.concat([Buffer.from(type), Buffer.from([SEP]), Buffer.from(bytes)]);
-        // 96 bits: a collision within one thread's few thousand items is not a concern.
-        const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
+        const { stored, hash } = await this.#encode(element, depth > 0 ? (e) => splitLists(e, store, depth - 1) : async (e) => e);
         hashes.push(hash);
         if (!known.has(hash)) newItems[hash] = stored;
       }
@@ -279,6 +283,20 @@ export class RedisSaver extends BaseCheckpointSaver {
     const split = await splitLists(value, store);
     const [type, bytes] = await this.serde.dumpsTyped(split);
     return { type, value: Buffer.from(bytes).toString("base64"), ...(items.length > 0 ? { items } : {}) };
+  }
+
+  async #encode(element: object, split: (e: object) => Promise<unknown>): Promise<{ stored: Buffer; hash: string }> {
+    // Plain objects may hold lists to split (a Send's state); class instances (messages) never do.
+    const cacheable = Object.getPrototypeOf(element) !== Object.prototype && !Array.isArray(element);
+    const shape = cacheable ? shapeOf(element) : [];
+    const cached = cacheable ? this.#encoded.get(element) : undefined;
+    if (cached && sameShape(cached.shape, shape)) return cached;
+    const [type, bytes] = await this.serde.dumpsTyped(await split(element));
+    const stored = Buffer.concat([Buffer.from(type), Buffer.from([SEP]), Buffer.from(bytes)]);
+    // 96 bits: a collision within one thread's few thousand items is not a concern.
+    const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
+    if (cacheable) this.#encoded.set(element, { shape, stored, hash });
+    return { stored, hash };
   }
 
   async #load(thread: string, ns: string, stored: StoredBlob): Promise<unknown> {
@@ -428,3 +446,26 @@ export class RedisSaver extends BaseCheckpointSaver {
   }
 }
 
+
+/** An object's own values and those of its object-valued properties (and of their elements), by identity. */
+function shapeOf(value: object): unknown[] {
+  const out: unknown[] = [];
+  for (const v of Object.values(value)) {
+    out.push(v);
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      out.push(v.length);
+      for (const e of v) {
+        out.push(e);
+        if (typeof e === "object" && e !== null) out.push(...Object.values(e));
+      }
+    } else {
+      out.push(...Object.values(v));
+    }
+  }
+  return out;
+}
+
+function sameShape(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}

@@ -159,6 +159,22 @@ describe("RedisSaver storage grows with what a run does", () => {
     expect((tuple?.checkpoint.channel_values["messages"] as BaseMessage[]).map((m) => m.id)).toEqual(summary.map((m) => m.id));
   });
 
+  it("stores a message again when it was changed in place after an earlier put", async () => {
+    const saver = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
+    const text = new AIMessage({ content: "first", id: "a" });
+    const blocks = new AIMessage({ content: [{ type: "text", text: "one" }], id: "b" });
+    let config = { configurable: { thread_id: "t", checkpoint_ns: "" } } as { configurable: Record<string, string> };
+    const put = async (version: number) => {
+      const checkpoint = { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [text, blocks] }, channel_versions: { messages: version } };
+      config = (await saver.put(config, checkpoint, { source: "loop", step: version, parents: {} }, { messages: version })) as typeof config;
+      return (await saver.getTuple(config))?.checkpoint.channel_values["messages"] as BaseMessage[];
+    };
+    expect((await put(1)).map((m) => m.content)).toEqual(["first", [{ type: "text", text: "one" }]]);
+    text.content = "second";
+    (blocks.content as { type: string; text: string }[])[0]!.text = "two";
+    expect((await put(2)).map((m) => m.content)).toEqual(["second", [{ type: "text", text: "two" }]]);
+  });
+
   it("refuses a keepCheckpoints that is not a positive integer", () => {
     expect(() => new RedisSaver({ redis: testRedis(), prefix: uniquePrefix(), keepCheckpoints: 0 })).toThrow(/keepCheckpoints/);
   });
