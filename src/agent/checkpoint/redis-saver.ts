@@ -338,23 +338,23 @@ export class RedisSaver extends BaseCheckpointSaver {
     const dropped = ids.slice(0, Math.max(0, ids.length - keep));
     if (dropped.length === 0) return;
     const kept = ids.slice(dropped.length);
-    const referenced = new Set<string>();
-    for (const id of kept) {
-      const raw = await this.#redis.hmgetBuffer(this.#cpKey(thread, ns, id), "checkpoint", "checkpointType");
-      if (!raw[0] || !raw[1]) continue;
-      const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
-      for (const [channel, version] of Object.entries(cp.channel_versions)) referenced.add(`${channel}\u0000${version}`);
-    }
+    // Only what a dropped checkpoint referenced and no kept one does goes: a write racing this prune
+    // (it belongs to a kept checkpoint) never loses its items.
+    const keptFields = await this.#versionFields(thread, ns, kept);
+    const stale = [...(await this.#versionFields(thread, ns, dropped))].filter((f) => !keptFields.has(f));
     const blobsKey = this.#blobsKey(thread, ns);
     const itemsKey = this.#itemsKey(thread, ns);
-    const fields = await this.#redis.hkeys(blobsKey);
-    const stale = fields.filter((f) => !referenced.has(f));
-    const live = fields.filter((f) => referenced.has(f));
-    const usedItems = new Set<string>();
-    const liveRaw = live.length > 0 ? await this.#redis.hmget(blobsKey, ...live) : [];
-    for (const stored of liveRaw) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) usedItems.add(h);
-    for (const id of kept) for (const w of await this.#storedWrites(thread, ns, id)) for (const h of w.items ?? []) usedItems.add(h);
-    const staleItems = (await this.#redis.hkeys(itemsKey)).filter((h) => !usedItems.has(h));
+    const itemsOf = async (fields: string[], ids: string[]): Promise<Set<string>> => {
+      const out = new Set<string>();
+      const blobs = fields.length > 0 ? await this.#redis.hmget(blobsKey, ...fields) : [];
+      for (const stored of blobs) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) out.add(h);
+      for (const id of ids) for (const w of await this.#storedWrites(thread, ns, id)) for (const h of w.items ?? []) out.add(h);
+      return out;
+    };
+    const live = await itemsOf([...keptFields], kept);
+    const staleItems = [...(await itemsOf(stale, dropped))].filter((h) => !live.has(h));
+    const known = this.#known.get(itemsKey);
+    for (const h of staleItems) known?.delete(h);
     const multi = this.#redis.multi();
     multi.zrem(idsKey, ...dropped);
     for (let i = 0; i < dropped.length; i += 250) {
@@ -363,8 +363,18 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (stale.length > 0) multi.hdel(blobsKey, ...stale);
     if (staleItems.length > 0) multi.hdel(itemsKey, ...staleItems);
     await multi.exec();
-    const known = this.#known.get(itemsKey);
-    for (const h of staleItems) known?.delete(h);
+  }
+
+  /** The blob fields (`channel\0version`) the given checkpoints refer to. */
+  async #versionFields(thread: string, ns: string, ids: string[]): Promise<Set<string>> {
+    const fields = new Set<string>();
+    for (const id of ids) {
+      const raw = await this.#redis.hmgetBuffer(this.#cpKey(thread, ns, id), "checkpoint", "checkpointType");
+      if (!raw[0] || !raw[1]) continue;
+      const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
+      for (const [channel, version] of Object.entries(cp.channel_versions)) fields.add(`${channel}\u0000${version}`);
+    }
+    return fields;
   }
 
   #expire(multi: ReturnType<Redis["multi"]>, ...keys: string[]): void {

@@ -175,6 +175,17 @@ describe("RedisSaver storage grows with what a run does", () => {
     expect((await put(2)).map((m) => m.content)).toEqual(["second", [{ type: "text", text: "two" }]]);
   });
 
+  it("prunes only what pruned checkpoints referenced: items of a write landing mid-prune survive", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const saver = new RedisSaver({ redis, prefix, keepCheckpoints: 2 });
+    await growThread(saver, "t", 3);
+    // As a concurrent putWrites leaves it between the prune's reads: an item no record it read refers to.
+    await redis.hset(`${prefix}:{t}:item:`, "racing-item", "json\u0000{}");
+    await growThread(saver, "t", 6);
+    expect(await redis.hexists(`${prefix}:{t}:item:`, "racing-item")).toBe(1);
+  });
+
   it("refuses a keepCheckpoints that is not a positive integer", () => {
     expect(() => new RedisSaver({ redis: testRedis(), prefix: uniquePrefix(), keepCheckpoints: 0 })).toThrow(/keepCheckpoints/);
   });
