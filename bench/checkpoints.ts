@@ -44,11 +44,13 @@ interface RunFigures {
   messages: BaseMessage[];
 }
 
-/** Mean gap between model calls in a window of 10 steps ending at `end`. */
+/** Median gap between model calls over the 10 steps ending at `end`: robust to a GC pause or a busy neighbour. */
 function window(calls: number[], end: number): number {
   const hi = Math.min(end, calls.length - 1);
-  const lo = Math.max(0, hi - 10);
-  return (calls[hi]! - calls[lo]!) / (hi - lo);
+  const gaps: number[] = [];
+  for (let i = Math.max(1, hi - 9); i <= hi; i++) gaps.push(calls[i]! - calls[i - 1]!);
+  gaps.sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length / 2)]!;
 }
 
 async function run(checkpointer: BaseCheckpointSaver, steps: number): Promise<RunFigures> {
