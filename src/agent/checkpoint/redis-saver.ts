@@ -272,7 +272,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     const store: StoreList = async (list, depth) => {
       const hashes: string[] = [];
       for (const element of list) {
-        const { stored, hash } = await this.#encode(element, depth > 0 ? (e) => splitLists(e, store, depth - 1) : async (e) => e);
+        const { stored, hash } = this.#cached(element) ?? (await this.#encode(element, depth > 0 ? (e) => splitLists(e, store, depth - 1) : async (e) => e));
         hashes.push(hash);
         if (!known.has(hash)) newItems[hash] = stored;
       }
@@ -285,17 +285,19 @@ export class RedisSaver extends BaseCheckpointSaver {
     return { type, value: Buffer.from(bytes).toString("base64"), ...(items.length > 0 ? { items } : {}) };
   }
 
+  /** The stored form of an unchanged class instance (a message) encoded before; synchronous, as most elements hit. */
+  #cached(element: object): { stored: Buffer; hash: string } | undefined {
+    const cached = this.#encoded.get(element);
+    return cached && sameShape(cached.shape, shapeOf(element)) ? cached : undefined;
+  }
+
   async #encode(element: object, split: (e: object) => Promise<unknown>): Promise<{ stored: Buffer; hash: string }> {
-    // Plain objects may hold lists to split (a Send's state); class instances (messages) never do.
-    const cacheable = Object.getPrototypeOf(element) !== Object.prototype && !Array.isArray(element);
-    const shape = cacheable ? shapeOf(element) : [];
-    const cached = cacheable ? this.#encoded.get(element) : undefined;
-    if (cached && sameShape(cached.shape, shape)) return cached;
     const [type, bytes] = await this.serde.dumpsTyped(await split(element));
     const stored = Buffer.concat([Buffer.from(type), Buffer.from([SEP]), Buffer.from(bytes)]);
     // 96 bits: a collision within one thread's few thousand items is not a concern.
     const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
-    if (cacheable) this.#encoded.set(element, { shape, stored, hash });
+    // Plain objects may hold lists to split (a Send's state) and are rebuilt every step; class instances (messages) are not.
+    if (Object.getPrototypeOf(element) !== Object.prototype && !Array.isArray(element)) this.#encoded.set(element, { shape: shapeOf(element), stored, hash });
     return { stored, hash };
   }
 
