@@ -25,6 +25,7 @@ const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void
   intake: () => import("../bench/intake.js"),
   agent: () => import("../bench/agent.js"),
   sandbox: () => import("../bench/sandbox.js"),
+  checkpoints: () => import("../bench/checkpoints.js"),
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {

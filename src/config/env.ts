@@ -61,6 +61,8 @@ export const EnvSchema = z.object({
   JOB_ATTEMPTS: int(3, 1, 20),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
+  /** A thread's checkpoints live this long after its last write (every step writes), then all of them go. */
+  CHECKPOINT_TTL_DAYS: int(30, 1, 3650),
   OPEN_SWE_SECRET_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")

@@ -6,6 +6,9 @@ import { createSandboxProvider } from "../sandbox/registry.js";
 import type { SandboxProvider } from "../sandbox/types.js";
 import { SideEffectLedger } from "../store/side-effects.js";
 
+/** Checkpoints kept per thread namespace: resume needs the latest and its writes; a few more cost little. */
+export const KEEP_CHECKPOINTS = 5;
+
 /** What agent and review runs share within one worker process: built once, at worker start. */
 export interface AgentRuntime {
   sandboxProvider: SandboxProvider;
@@ -18,7 +21,12 @@ export function createAgentRuntime(config: AppConfig, redis: Redis, prefix: stri
   return {
     sandboxProvider: createSandboxProvider(config.sandbox),
     sandboxCache: new Map(),
-    checkpointer: new RedisSaver({ redis, prefix: `${prefix}:ckpt` }),
+    checkpointer: new RedisSaver({
+      redis,
+      prefix: `${prefix}:ckpt`,
+      ttlSeconds: config.env.CHECKPOINT_TTL_DAYS * 86400,
+      keepCheckpoints: KEEP_CHECKPOINTS,
+    }),
     effects: new SideEffectLedger(redis, prefix),
   };
 }

@@ -17,8 +17,10 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { OpenSweError } from "../../errors.js";
+import { joinLists, splitLists, type LoadList, type StoreList } from "./split-lists.js";
 
 export interface RedisSaverOptions {
   redis: Redis;
@@ -27,6 +29,12 @@ export interface RedisSaverOptions {
   serde?: SerializerProtocol;
   /** When set, every key of a thread expires this long after the thread's last write. */
   ttlSeconds?: number;
+  /**
+   * When set, a put that leaves more than twice this many checkpoints in a thread's namespace prunes it
+   * to the latest `keepCheckpoints` (with their writes, and the channel values and items they reference).
+   * Resume needs only the latest checkpoint and its writes; unset keeps the whole history (time travel).
+   */
+  keepCheckpoints?: number;
 }
 
 interface StoredWrite {
@@ -36,37 +44,67 @@ interface StoredWrite {
   type: string;
   value: string; // base64 of the serde bytes
   taskPath: string;
+  items?: string[]; // item hashes the value refers to (see StoredBlob)
 }
 
 interface StoredBlob {
   type: string;
-  value: string; // base64 of the serde bytes
+  value: string; // base64 of the serde bytes; "" for EMPTY
+  /** Item hashes the value refers to: each split list in `value` is a `[start, count]` slice of these. */
+  items?: string[];
 }
 
 const EMPTY = "__empty__";
+const SEP = 0;
 
 /**
  * A LangGraph checkpoint saver on plain Redis 7 commands (hashes, sets, a lex-ordered sorted set):
  * no RedisJSON or RediSearch needed.
  *
  * Keys, with `t` = thread id and `n` = namespace (both URI-encoded; `{t}` is the cluster hash tag):
- * - `p:threads` set of thread ids; `p:{t}:ns` set of namespaces of a thread
+ * - `p:threads:by-time` sorted set of thread ids by last put (ms), trimmed past the TTL; `p:{t}:ns` set of
+ *   namespaces of a thread
  * - `p:{t}:ids:n` sorted set (all scores 0) of checkpoint ids — uuid6 ids sort by time lexically
  * - `p:{t}:cp:n:id` hash: checkpoint without channel_values, metadata (serde bytes + type), parent id
  * - `p:{t}:blob:n` hash of channel values, field `channel\0version`: only channels in `newVersions` are
  *   written on put, so an unchanged message list is not stored again on every step
+ * - `p:{t}:item:n` hash of list elements by content (sha256/128 of type + serde bytes → `type\0bytes`): a list
+ *   of objects (the message history) in a channel value or a write is stored as the hashes of its elements
+ *   (`split-lists.ts`), so a step that appends two messages writes those two and a list of hashes, not the
+ *   whole history again — nor in the writes, where langchain's agent puts the whole state at every tool step
  * - `p:{t}:w:n:id` hash of pending writes, field `taskId\0idx`
+ *
+ * With `ttlSeconds`, every put refreshes the TTL of the thread's keys it touches (the latest checkpoint,
+ * the blob, item, id and namespace keys), so a thread lives `ttlSeconds` past its last write; a running or
+ * paused run writes at every step, which is enough while the TTL (days) dwarfs a run (minutes).
  */
 export class RedisSaver extends BaseCheckpointSaver {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #ttlSeconds: number | undefined;
+  readonly #keep: number | undefined;
+  /**
+   * Item hashes this process wrote per item key since the thread's last getTuple (which starts every run):
+   * only these are skipped on put. Bounded; a forgotten key only costs writing its items once more.
+   */
+  readonly #known = new Map<string, Set<string>>();
+  /**
+   * The stored form of list elements that are class instances (messages), by identity: the history is
+   * the same message objects at every step, and serialising all of them again at every put made a step's
+   * cost grow with the run. An entry is used only while the element's shape (its own values, two levels
+   * down, by identity) is unchanged, so replacing a message's content or blocks is seen.
+   */
+  readonly #encoded = new WeakMap<object, { shape: unknown[]; stored: Buffer; hash: string }>();
 
   constructor(options: RedisSaverOptions) {
     super(options.serde);
     this.#redis = options.redis;
     this.#prefix = options.prefix;
     this.#ttlSeconds = options.ttlSeconds;
+    this.#keep = options.keepCheckpoints;
+    if (this.#keep !== undefined && !(Number.isInteger(this.#keep) && this.#keep >= 1)) {
+      throw new OpenSweError("checkpoint_invalid", `keepCheckpoints must be a positive integer, got ${this.#keep}`);
+    }
   }
 
   // The thread id is the hash tag, so one thread's keys share a cluster slot and MULTI stays legal on Redis Cluster.
@@ -74,7 +112,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     return [this.#prefix, `{${encodeURIComponent(thread)}}`, kind, ...rest.map((p) => encodeURIComponent(p))].join(":");
   }
   #threadsKey(): string {
-    return `${this.#prefix}:threads`;
+    return `${this.#prefix}:threads:by-time`;
   }
   #nsKey(thread: string): string {
     return this.#key("ns", thread);
@@ -91,11 +129,15 @@ export class RedisSaver extends BaseCheckpointSaver {
   #blobsKey(thread: string, ns: string): string {
     return this.#key("blob", thread, ns);
   }
+  #itemsKey(thread: string, ns: string): string {
+    return this.#key("item", thread, ns);
+  }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const thread = config.configurable?.["thread_id"] as string | undefined;
     if (thread === undefined) return undefined;
     const ns = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
+    this.#known.delete(this.#itemsKey(thread, ns));
     let id: string | undefined = getCheckpointId(config) || undefined;
     if (!id) {
       const latest = await this.#redis.zrevrangebylex(this.#idsKey(thread, ns), "+", "-", "LIMIT", 0, 1);
@@ -112,7 +154,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     const wantNs = config.configurable?.["checkpoint_ns"] as string | undefined;
     const wantId = config.configurable?.["checkpoint_id"] as string | undefined;
     const beforeId = before?.configurable?.["checkpoint_id"] as string | undefined;
-    const threads = wantThread !== undefined ? [wantThread] : (await this.#redis.smembers(this.#threadsKey())).sort();
+    const threads = wantThread !== undefined ? [wantThread] : (await this.#redis.zrange(this.#threadsKey(), "0", "-1")).sort();
     for (const thread of threads) {
       const namespaces = wantNs !== undefined ? [wantNs] : (await this.#redis.smembers(this.#nsKey(thread))).sort();
       for (const ns of namespaces) {
@@ -146,14 +188,13 @@ export class RedisSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped({ ...rest, channel_values: {} }),
       this.serde.dumpsTyped(metadata),
     ]);
+    const itemsKey = this.#itemsKey(thread, ns);
+    const newItems: Record<string, Buffer> = {};
     const blobs: Record<string, string> = {};
     for (const [channel, version] of Object.entries(newVersions)) {
-      const blob: StoredBlob = { type: EMPTY, value: "" };
-      if (Object.prototype.hasOwnProperty.call(values, channel)) {
-        const [type, bytes] = await this.serde.dumpsTyped((values as Record<string, unknown>)[channel]);
-        blob.type = type;
-        blob.value = Buffer.from(bytes).toString("base64");
-      }
+      const blob: StoredBlob = Object.prototype.hasOwnProperty.call(values, channel)
+        ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems)
+        : { type: EMPTY, value: "" };
       blobs[`${channel}\u0000${version}`] = JSON.stringify(blob);
     }
     const fields: Record<string, string | Buffer> = {
@@ -165,12 +206,20 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (parent) fields["parent"] = parent;
     const cpKey = this.#cpKey(thread, ns, checkpoint.id);
     const multi = this.#redis.multi();
+    if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
     if (Object.keys(blobs).length > 0) multi.hset(this.#blobsKey(thread, ns), blobs);
     multi.sadd(this.#nsKey(thread), ns).zadd(this.#idsKey(thread, ns), 0, checkpoint.id).del(cpKey).hset(cpKey, fields);
-    this.#expire(multi, this.#nsKey(thread), this.#idsKey(thread, ns), this.#blobsKey(thread, ns), cpKey);
-    await multi.exec();
+    this.#expire(multi, this.#nsKey(thread), this.#idsKey(thread, ns), this.#blobsKey(thread, ns), itemsKey, cpKey);
+    multi.zcard(this.#idsKey(thread, ns));
+    const results = await multi.exec();
+    this.#remember(itemsKey, newItems);
+    const count = Number(results?.at(-1)?.[1] ?? 0);
+    if (this.#keep !== undefined && count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
     // The index of all threads lives outside the thread's slot; it only serves list() without a thread id.
-    await this.#redis.sadd(this.#threadsKey(), thread);
+    const now = Date.now();
+    const index = this.#redis.multi().zadd(this.#threadsKey(), now, thread);
+    if (this.#ttlSeconds !== undefined) index.zremrangebyscore(this.#threadsKey(), "-inf", `(${now - this.#ttlSeconds * 1000}`);
+    await index.exec();
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -182,18 +231,23 @@ export class RedisSaver extends BaseCheckpointSaver {
       throw new OpenSweError("checkpoint_invalid", "cannot put writes without configurable.thread_id and checkpoint_id");
     }
     const key = this.#writesKey(thread, ns, id);
-    const multi = this.#redis.multi();
+    const itemsKey = this.#itemsKey(thread, ns);
+    const newItems: Record<string, Buffer> = {};
+    const stored: [string, number, StoredWrite][] = [];
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = WRITES_IDX_MAP[channel] ?? i;
-      const [type, bytes] = await this.serde.dumpsTyped(value);
-      const stored: StoredWrite = { taskId, idx, channel, type, value: Buffer.from(bytes).toString("base64"), taskPath: taskPath ?? "" };
-      const field = `${taskId}\u0000${idx}`;
-      // Regular writes are first-writer-wins (a retried task must not change history); special ones (errors, interrupts) overwrite.
-      if (idx >= 0) multi.hsetnx(key, field, JSON.stringify(stored));
-      else multi.hset(key, field, JSON.stringify(stored));
+      stored.push([`${taskId}\u0000${idx}`, idx, { taskId, idx, channel, ...(await this.#dump(itemsKey, value, newItems)), taskPath: taskPath ?? "" }]);
     }
-    this.#expire(multi, key);
+    const multi = this.#redis.multi();
+    if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
+    for (const [field, idx, write] of stored) {
+      // Regular writes are first-writer-wins (a retried task must not change history); special ones (errors, interrupts) overwrite.
+      if (idx >= 0) multi.hsetnx(key, field, JSON.stringify(write));
+      else multi.hset(key, field, JSON.stringify(write));
+    }
+    this.#expire(multi, key, itemsKey);
     await multi.exec();
+    this.#remember(itemsKey, newItems);
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -201,13 +255,128 @@ export class RedisSaver extends BaseCheckpointSaver {
     const keys: string[] = [this.#nsKey(threadId)];
     for (const ns of namespaces) {
       const ids = await this.#redis.zrange(this.#idsKey(threadId, ns), "0", "-1");
-      keys.push(this.#idsKey(threadId, ns), this.#blobsKey(threadId, ns));
+      keys.push(this.#idsKey(threadId, ns), this.#blobsKey(threadId, ns), this.#itemsKey(threadId, ns));
+      this.#known.delete(this.#itemsKey(threadId, ns));
       for (const id of ids) keys.push(this.#cpKey(threadId, ns, id), this.#writesKey(threadId, ns, id));
     }
     const multi = this.#redis.multi();
     for (let i = 0; i < keys.length; i += 500) multi.del(...keys.slice(i, i + 500));
     await multi.exec();
-    await this.#redis.srem(this.#threadsKey(), threadId);
+    await this.#redis.zrem(this.#threadsKey(), threadId);
+  }
+
+  /** Serialises a value with its object lists split into items; new items land in `newItems`. */
+  async #dump(itemsKey: string, value: unknown, newItems: Record<string, Buffer>): Promise<StoredBlob> {
+    const known = this.#knownItems(itemsKey);
+    const items: string[] = [];
+    const store: StoreList = async (list, depth) => {
+      const hashes: string[] = [];
+      for (const element of list) {
+        const { stored, hash } = this.#cached(element) ?? (await this.#encode(element, depth > 0 ? (e) => splitLists(e, store, depth - 1) : async (e) => e));
+        hashes.push(hash);
+        if (!known.has(hash)) newItems[hash] = stored;
+      }
+      const start = items.length;
+      items.push(...hashes);
+      return [start, hashes.length];
+    };
+    const split = await splitLists(value, store);
+    const [type, bytes] = await this.serde.dumpsTyped(split);
+    return { type, value: Buffer.from(bytes).toString("base64"), ...(items.length > 0 ? { items } : {}) };
+  }
+
+  /** The stored form of an unchanged class instance (a message) encoded before; synchronous, as most elements hit. */
+  #cached(element: object): { stored: Buffer; hash: string } | undefined {
+    const cached = this.#encoded.get(element);
+    return cached && sameShape(cached.shape, shapeOf(element)) ? cached : undefined;
+  }
+
+  async #encode(element: object, split: (e: object) => Promise<unknown>): Promise<{ stored: Buffer; hash: string }> {
+    const [type, bytes] = await this.serde.dumpsTyped(await split(element));
+    const stored = Buffer.concat([Buffer.from(type), Buffer.from([SEP]), Buffer.from(bytes)]);
+    // 96 bits: a collision within one thread's few thousand items is not a concern.
+    const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
+    // Plain objects may hold lists to split (a Send's state) and are rebuilt every step; class instances (messages) are not.
+    if (Object.getPrototypeOf(element) !== Object.prototype && !Array.isArray(element)) this.#encoded.set(element, { shape: shapeOf(element), stored, hash });
+    return { stored, hash };
+  }
+
+  async #load(thread: string, ns: string, stored: StoredBlob): Promise<unknown> {
+    const value = await this.serde.loadsTyped(stored.type, Buffer.from(stored.value, "base64"));
+    const items = stored.items;
+    if (!items) return value;
+    const load: LoadList = async (ref, depth) => {
+      const [start, count] = Array.isArray(ref) ? (ref as unknown[]) : [];
+      if (typeof start !== "number" || typeof count !== "number" || start < 0 || start + count > items.length) {
+        throw new OpenSweError("checkpoint_invalid", `checkpoint of thread ${thread} has a malformed list reference`);
+      }
+      const elements = await this.#loadItems(thread, ns, items.slice(start, start + count));
+      return depth > 0 ? Promise.all(elements.map((e) => joinLists(e, load, depth - 1))) : elements;
+    };
+    return joinLists(value, load);
+  }
+
+  #remember(itemsKey: string, newItems: Record<string, Buffer>): void {
+    const known = this.#knownItems(itemsKey);
+    for (const hash of Object.keys(newItems)) known.add(hash);
+  }
+
+  #knownItems(itemsKey: string): Set<string> {
+    let known = this.#known.get(itemsKey);
+    if (known) {
+      this.#known.delete(itemsKey); // re-insert: the map's order is least recently used first
+    } else {
+      known = new Set();
+      if (this.#known.size >= 256) this.#known.delete(this.#known.keys().next().value!);
+    }
+    this.#known.set(itemsKey, known);
+    return known;
+  }
+
+  /** Drops all but the latest `keep` checkpoints of a namespace, then the values and items nothing kept references. */
+  async #prune(thread: string, ns: string, keep: number): Promise<void> {
+    const idsKey = this.#idsKey(thread, ns);
+    const ids = await this.#redis.zrange(idsKey, "0", "-1");
+    const dropped = ids.slice(0, Math.max(0, ids.length - keep));
+    if (dropped.length === 0) return;
+    const kept = ids.slice(dropped.length);
+    // Only what a dropped checkpoint referenced and no kept one does goes: a write racing this prune
+    // (it belongs to a kept checkpoint) never loses its items.
+    const keptFields = await this.#versionFields(thread, ns, kept);
+    const stale = [...(await this.#versionFields(thread, ns, dropped))].filter((f) => !keptFields.has(f));
+    const blobsKey = this.#blobsKey(thread, ns);
+    const itemsKey = this.#itemsKey(thread, ns);
+    const itemsOf = async (fields: string[], ids: string[]): Promise<Set<string>> => {
+      const out = new Set<string>();
+      const blobs = fields.length > 0 ? await this.#redis.hmget(blobsKey, ...fields) : [];
+      for (const stored of blobs) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) out.add(h);
+      for (const id of ids) for (const w of await this.#storedWrites(thread, ns, id)) for (const h of w.items ?? []) out.add(h);
+      return out;
+    };
+    const live = await itemsOf([...keptFields], kept);
+    const staleItems = [...(await itemsOf(stale, dropped))].filter((h) => !live.has(h));
+    const known = this.#known.get(itemsKey);
+    for (const h of staleItems) known?.delete(h);
+    const multi = this.#redis.multi();
+    multi.zrem(idsKey, ...dropped);
+    for (let i = 0; i < dropped.length; i += 250) {
+      multi.del(...dropped.slice(i, i + 250).flatMap((id) => [this.#cpKey(thread, ns, id), this.#writesKey(thread, ns, id)]));
+    }
+    if (stale.length > 0) multi.hdel(blobsKey, ...stale);
+    if (staleItems.length > 0) multi.hdel(itemsKey, ...staleItems);
+    await multi.exec();
+  }
+
+  /** The blob fields (`channel\0version`) the given checkpoints refer to. */
+  async #versionFields(thread: string, ns: string, ids: string[]): Promise<Set<string>> {
+    const fields = new Set<string>();
+    for (const id of ids) {
+      const raw = await this.#redis.hmgetBuffer(this.#cpKey(thread, ns, id), "checkpoint", "checkpointType");
+      if (!raw[0] || !raw[1]) continue;
+      const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
+      for (const [channel, version] of Object.entries(cp.channel_versions)) fields.add(`${channel}\u0000${version}`);
+    }
+    return fields;
   }
 
   #expire(multi: ReturnType<Redis["multi"]>, ...keys: string[]): void {
@@ -245,9 +414,21 @@ export class RedisSaver extends BaseCheckpointSaver {
       if (!stored) continue;
       const blob = JSON.parse(stored) as StoredBlob;
       if (blob.type === EMPTY) continue;
-      values[channel] = await this.serde.loadsTyped(blob.type, Buffer.from(blob.value, "base64"));
+      values[channel] = await this.#load(thread, ns, blob);
     }
     return values;
+  }
+
+  async #loadItems(thread: string, ns: string, hashes: string[]): Promise<unknown[]> {
+    if (hashes.length === 0) return [];
+    const raw = await this.#redis.hmgetBuffer(this.#itemsKey(thread, ns), ...hashes);
+    return Promise.all(
+      raw.map(async (stored, i) => {
+        const at = stored?.indexOf(SEP) ?? -1;
+        if (!stored || at < 0) throw new OpenSweError("checkpoint_invalid", `checkpoint of thread ${thread} references a missing list item ${hashes[i]}`);
+        return this.serde.loadsTyped(stored.subarray(0, at).toString(), stored.subarray(at + 1));
+      }),
+    );
   }
 
   async #storedWrites(thread: string, ns: string, id: string): Promise<StoredWrite[]> {
@@ -260,14 +441,14 @@ export class RedisSaver extends BaseCheckpointSaver {
   async #loadWrites(thread: string, ns: string, id: string): Promise<CheckpointPendingWrite[]> {
     const writes = await this.#storedWrites(thread, ns, id);
     return Promise.all(
-      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, Buffer.from(w.value, "base64"))]),
+      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#load(thread, ns, w)]),
     );
   }
 
   /** Checkpoints older than format v4 kept pending sends as writes on the parent; lift them into channel_values. */
   async #migratePendingSends(checkpoint: Checkpoint, thread: string, ns: string, parent: string): Promise<void> {
     const sends = (await this.#storedWrites(thread, ns, parent)).filter((w) => w.channel === TASKS);
-    const values = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, Buffer.from(w.value, "base64"))));
+    const values = await Promise.all(sends.map((w) => this.#load(thread, ns, w)));
     const mutable = checkpoint as { channel_values: Record<string, unknown>; channel_versions: Record<string, string | number> };
     mutable.channel_values ??= {};
     mutable.channel_values[TASKS] = values;
@@ -275,4 +456,28 @@ export class RedisSaver extends BaseCheckpointSaver {
     const versions = Object.values(mutable.channel_versions);
     mutable.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
+}
+
+
+/** An object's own values and those of its object-valued properties (and of their elements), by identity. */
+function shapeOf(value: object): unknown[] {
+  const out: unknown[] = [];
+  for (const v of Object.values(value)) {
+    out.push(v);
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      out.push(v.length);
+      for (const e of v) {
+        out.push(e);
+        if (typeof e === "object" && e !== null) out.push(...Object.values(e));
+      }
+    } else {
+      out.push(...Object.values(v));
+    }
+  }
+  return out;
+}
+
+function sameShape(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

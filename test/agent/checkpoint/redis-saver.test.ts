@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Send } from "@langchain/langgraph";
+import { emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { validate, deltaChannelHistoryTests, type CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
 import { RedisSaver } from "../../../src/agent/checkpoint/redis-saver.js";
 import { redisSocket, testRedis, uniquePrefix } from "../../helpers/redis.js";
@@ -60,14 +62,131 @@ describe("RedisSaver specifics", () => {
     const redis = testRedis();
     const prefix = uniquePrefix();
     const saver = new RedisSaver({ redis, prefix, ttlSeconds: 600 });
-    const stored = await saver.put({ configurable: { thread_id: "gh:o/r#4", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: ["m"] }, channel_versions: { messages: 1 } }, { source: "loop", step: 0, parents: {} }, { messages: 1 });
+    const stored = await saver.put({ configurable: { thread_id: "gh:o/r#4", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [new HumanMessage("m")] }, channel_versions: { messages: 1 } }, { source: "loop", step: 0, parents: {} }, { messages: 1 });
     await saver.putWrites(stored, [["messages", ["n"]]], "task");
-    const keys = (await redis.keys(`${prefix}:*`)).filter((k) => k !== `${prefix}:threads`);
-    expect(keys.length).toBe(5);
+    const keys = (await redis.keys(`${prefix}:*`)).filter((k) => k !== `${prefix}:threads:by-time`);
+    expect(keys.some((k) => k.includes(":item:"))).toBe(true);
+    expect(keys.length).toBe(6);
     for (const key of keys) {
       expect(key.startsWith(`${prefix}:{gh%3Ao%2Fr%234}:`)).toBe(true);
       expect(await redis.ttl(key)).toBeGreaterThan(590);
     }
-    expect(await redis.ttl(`${prefix}:threads`)).toBe(-1);
+    expect(await redis.ttl(`${prefix}:threads:by-time`)).toBe(-1);
+    // The index of all threads forgets a thread once its keys have expired.
+    await redis.zadd(`${prefix}:threads:by-time`, Date.now() - 601_000, "expired-thread");
+    await saver.put({ configurable: { thread_id: "other", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step: 0, parents: {} }, {});
+    expect((await redis.zrange(`${prefix}:threads:by-time`, "0", "-1")).sort()).toEqual(["gh:o/r#4", "other"]);
+  });
+});
+
+/** A run's shape: each step appends an AI message and its tool result, and writes the new ones. */
+async function growThread(saver: RedisSaver, thread: string, steps: number) {
+  let config = { configurable: { thread_id: thread, checkpoint_ns: "" } } as { configurable: Record<string, string> };
+  const messages: BaseMessage[] = [new HumanMessage({ content: "go", id: "h0" })];
+  let checkpoint: Checkpoint = { ...emptyCheckpoint(), id: uuid6(1) };
+  for (let step = 1; step <= steps; step++) {
+    const ai = new AIMessage({ content: `step ${step}`, id: `a${step}`, tool_calls: [{ name: "work", args: { step }, id: `c${step}`, type: "tool_call" }] });
+    const result = new ToolMessage({ content: `result ${step} ${"x".repeat(300)}`, tool_call_id: `c${step}`, id: `t${step}` });
+    messages.push(ai, result);
+    checkpoint = { ...checkpoint, id: uuid6(1), channel_values: { messages: [...messages] }, channel_versions: { messages: step } };
+    config = (await saver.put(config, checkpoint, { source: "loop", step, parents: {} }, { messages: step })) as typeof config;
+    // What langchain's agent writes at a tool step: the whole state in a Send packet, and the new messages.
+    await saver.putWrites(config, [["__pregel_tasks", new Send("tools", { messages: [...messages], lg_tool_call: { id: `c${step}` } })], ["messages", [result]]], `task${step}`);
+  }
+  return { config, messages };
+}
+
+async function bytesUnder(redis: Redis, prefix: string): Promise<number> {
+  let total = 0;
+  for (const key of await redis.keys(`${prefix}:*`)) total += Number(await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0"));
+  return total;
+}
+
+describe("RedisSaver storage grows with what a run does", () => {
+  it("stores each message once however often the growing history is checkpointed and written, and reads it all back", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const saver = new RedisSaver({ redis, prefix });
+    const { config, messages } = await growThread(saver, "t", 60);
+
+    expect(await redis.hlen(`${prefix}:{t}:item:`)).toBe(messages.length);
+
+    const tuple = await saver.getTuple(config);
+    const got = tuple?.checkpoint.channel_values["messages"] as BaseMessage[];
+    expect(got.map((m) => [m.constructor.name, m.id, m.content])).toEqual(messages.map((m) => [m.constructor.name, m.id, m.content]));
+    const send = tuple?.pendingWrites?.find((w) => w[1] === "__pregel_tasks")?.[2] as { node: string; args: { messages: BaseMessage[]; lg_tool_call: unknown } };
+    expect(send.node).toBe("tools");
+    expect(send.args.lg_tool_call).toEqual({ id: "c60" });
+    expect(send.args.messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+    expect(ToolMessage.isInstance(send.args.messages.at(-1))).toBe(true);
+
+    // An older checkpoint reads back its own, shorter history.
+    const older = saver.list({ configurable: { thread_id: "t" } }, { limit: 30 });
+    let last: BaseMessage[] = [];
+    for await (const t of older) last = t.checkpoint.channel_values["messages"] as BaseMessage[];
+    expect(last).toHaveLength(messages.length - 2 * 29);
+  });
+
+  it("keeps a pruned thread's bytes within a small multiple of its messages' bytes", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const { messages } = await growThread(new RedisSaver({ redis, prefix, keepCheckpoints: 5 }), "t", 100);
+    const messageBytes = messages.reduce((n, m) => n + JSON.stringify(m).length, 0);
+    expect(await bytesUnder(redis, prefix)).toBeLessThan(3 * messageBytes);
+  });
+
+  it("prunes to the latest checkpoints and drops what only the pruned ones referenced, leaving resume intact", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const saver = new RedisSaver({ redis, prefix, keepCheckpoints: 3 });
+    const { config, messages } = await growThread(saver, "t", 40);
+    const ids = await redis.zrange(`${prefix}:{t}:ids:`, "0", "-1");
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(ids.length).toBeLessThanOrEqual(6);
+    const cpKeys = await redis.keys(`${prefix}:{t}:cp:*`);
+    expect(cpKeys).toHaveLength(ids.length);
+    expect((await redis.keys(`${prefix}:{t}:w:*`)).length).toBeLessThanOrEqual(ids.length);
+    expect(await redis.hlen(`${prefix}:{t}:blob:`)).toBe(ids.length);
+
+    // A checkpoint that drops messages (a summarisation) leaves the old ones referenced by nothing once pruned.
+    let cfg = config;
+    const summary = [new HumanMessage({ content: "summary", id: "s" }), ...messages.slice(-2)];
+    for (let i = 0; i < 8; i++) {
+      cfg = (await saver.put(cfg, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: summary }, channel_versions: { messages: 100 + i } }, { source: "loop", step: 100 + i, parents: {} }, { messages: 100 + i })) as typeof cfg;
+    }
+    expect(await redis.hlen(`${prefix}:{t}:item:`)).toBe(summary.length);
+    const tuple = await saver.getTuple(cfg);
+    expect((tuple?.checkpoint.channel_values["messages"] as BaseMessage[]).map((m) => m.id)).toEqual(summary.map((m) => m.id));
+  });
+
+  it("stores a message again when it was changed in place after an earlier put", async () => {
+    const saver = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
+    const text = new AIMessage({ content: "first", id: "a" });
+    const blocks = new AIMessage({ content: [{ type: "text", text: "one" }], id: "b" });
+    let config = { configurable: { thread_id: "t", checkpoint_ns: "" } } as { configurable: Record<string, string> };
+    const put = async (version: number) => {
+      const checkpoint = { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [text, blocks] }, channel_versions: { messages: version } };
+      config = (await saver.put(config, checkpoint, { source: "loop", step: version, parents: {} }, { messages: version })) as typeof config;
+      return (await saver.getTuple(config))?.checkpoint.channel_values["messages"] as BaseMessage[];
+    };
+    expect((await put(1)).map((m) => m.content)).toEqual(["first", [{ type: "text", text: "one" }]]);
+    text.content = "second";
+    (blocks.content as { type: string; text: string }[])[0]!.text = "two";
+    expect((await put(2)).map((m) => m.content)).toEqual(["second", [{ type: "text", text: "two" }]]);
+  });
+
+  it("prunes only what pruned checkpoints referenced: items of a write landing mid-prune survive", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const saver = new RedisSaver({ redis, prefix, keepCheckpoints: 2 });
+    await growThread(saver, "t", 3);
+    // As a concurrent putWrites leaves it between the prune's reads: an item no record it read refers to.
+    await redis.hset(`${prefix}:{t}:item:`, "racing-item", "json\u0000{}");
+    await growThread(saver, "t", 6);
+    expect(await redis.hexists(`${prefix}:{t}:item:`, "racing-item")).toBe(1);
+  });
+
+  it("refuses a keepCheckpoints that is not a positive integer", () => {
+    expect(() => new RedisSaver({ redis: testRedis(), prefix: uniquePrefix(), keepCheckpoints: 0 })).toThrow(/keepCheckpoints/);
   });
 });
