@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
-import { ensureSandboxForThread, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
+import { SANDBOX_SWEEP_SCHEDULER } from "../../jobs/cleanup.js";
+import { ensureSandboxForThread, sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
@@ -16,7 +17,7 @@ import { testRedis } from "../helpers/redis.js";
 describe("e2e: closing a PR tears its threads down", () => {
   let app: E2eApp;
   beforeAll(async () => {
-    app = await startE2eApp(makeBareRemote("octo", "hello").template, "cleanup");
+    app = await startE2eApp(makeBareRemote("octo", "hello").template, "cleanup", { SANDBOX_IDLE_TTL_MINUTES: "60" });
   });
   afterAll(async () => app?.stop());
 
@@ -85,5 +86,23 @@ describe("e2e: closing a PR tears its threads down", () => {
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "cleaned", threads: 1, droppedFollowUps: 1, destroyed: [sandbox.id] } });
     expect((await provider.list()).map((s) => s.id)).not.toContain(sandbox.id);
     expect(await redis.get(threadSandboxKey(app.prefix, issueThread))).toBeNull();
+  });
+
+  it("the worker schedules the lifecycle sweep; a sweep destroys a sandbox idle past SANDBOX_IDLE_TTL_MINUTES", async () => {
+    const cleanup = app.proc.queues.queues.cleanup;
+    expect(await cleanup.getJobScheduler(SANDBOX_SWEEP_SCHEDULER)).toMatchObject({ every: 5 * 60_000, template: { data: { kind: "sweep" } } });
+    const redis = testRedis();
+    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
+    const [idle, active] = [threadId({ kind: "issue", issueId: 8001 }), threadId({ kind: "issue", issueId: 8002 })];
+    const made = [];
+    for (const t of [idle, active]) made.push((await ensureSandboxForThread({ redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() })).sandbox.id);
+    await redis.zadd(sandboxActivityKey(app.prefix), Date.now() - 61 * 60_000, idle);
+
+    await app.proc.queues.add("cleanup", { kind: "sweep" }, "sweep-now");
+    const done = await waitForJob(cleanup, "sweep-now");
+    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "swept", idle: [made[0]], orphans: [] } });
+    const left = (await provider.list()).map((s) => s.id);
+    expect(left).not.toContain(made[0]);
+    expect(left).toContain(made[1]);
   });
 });
