@@ -33,9 +33,11 @@ export function sandboxActivityKey(keyPrefix: string): string {
   return `${keyPrefix}:sandbox:lastrun`;
 }
 
-/** Marks the thread's sandbox as used now; the idle sweep measures from here. */
+const TOUCH = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2]) end return 0`;
+
+/** Marks the thread's sandbox (if it has one) as used now; the idle sweep measures from here. */
 export async function touchThreadSandbox(redis: Redis, keyPrefix: string, threadId: string): Promise<void> {
-  await redis.zadd(sandboxActivityKey(keyPrefix), await redisNowMs(redis), threadId);
+  await redis.eval(TOUCH, 2, threadSandboxKey(keyPrefix, threadId), sandboxActivityKey(keyPrefix), String(await redisNowMs(redis)), threadId);
 }
 
 export function threadSandboxKey(keyPrefix: string, threadId: string): string {
