@@ -27,6 +27,19 @@ export interface EnsureSandboxResult {
 }
 
 const SENTINEL = "__creating__";
+/** What the idle sweep leaves in place of a sandbox it destroyed: the next run is told the workspace went. */
+const EXPIRED = "__expired__";
+const EXPIRED_TTL_SECONDS = 90 * 86400;
+
+/** The id of the sandbox the idle sweep destroyed, or undefined when the value is not such a marker. */
+export function parseExpired(v: string): string | undefined {
+  return v.startsWith(`${EXPIRED}:`) ? v.slice(EXPIRED.length + 1) : undefined;
+}
+
+/** A live sandbox id (not a creation sentinel, not an expiry marker). */
+export function isSandboxId(v: string): boolean {
+  return parseSentinel(v) === undefined && parseExpired(v) === undefined;
+}
 
 /** A sorted set: thread id → when a run last held (or was seen holding) its sandbox, Redis time in ms. */
 export function sandboxActivityKey(keyPrefix: string): string {
@@ -117,6 +130,15 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
       }
       continue;
     }
+    const expired = parseExpired(value);
+    if (expired !== undefined) {
+      const mine = await sentinel(redis);
+      if (await cas(redis, key, value, mine)) {
+        const made = await createAndPersist(mine, expired);
+        if (made) return made;
+      }
+      continue;
+    }
     const startedAt = parseSentinel(value);
     if (startedAt !== undefined) {
       if ((await redisNowMs(redis)) - startedAt > creationTimeoutMs) {
@@ -188,7 +210,7 @@ export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sa
   await cached?.close();
   const value = await opts.redis.get(key);
   if (value === null) return { sandboxId: null };
-  const isId = parseSentinel(value) === undefined;
+  const isId = isSandboxId(value);
   if (isId) await opts.provider.destroy(value);
   // Deleting a creation sentinel makes the creating worker discard what it made.
   await cas(opts.redis, key, value, null);
@@ -197,12 +219,12 @@ export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sa
 }
 
 // KEYS: the thread's sandbox key, its run lock, the activity set. ARGV: the sandbox id seen, thread id,
-// the cutoff (ms). One script, so a run cannot take the lock between the check and the forgetting.
+// the cutoff (ms), the expiry marker and its lifetime (s). One script, so a run cannot take the lock between the check and the forgetting.
 const REAP_IDLE = `if redis.call('EXISTS', KEYS[2]) == 1 then return 'busy' end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'changed' end
 local seen = redis.call('ZSCORE', KEYS[3], ARGV[2])
 if seen and tonumber(seen) > tonumber(ARGV[3]) then return 'recent' end
-redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[4], 'EX', ARGV[5])
 redis.call('ZREM', KEYS[3], ARGV[2])
 return 'reaped'`;
 
@@ -210,9 +232,11 @@ export type ReapOutcome = "busy" | "changed" | "recent" | "reaped";
 
 /**
  * Forgets the thread's sandbox `sandboxId` if no run holds the thread's lock and none used it after
- * `cutoffMs`; the caller then destroys it. A run that starts afterwards makes a fresh one.
+ * `cutoffMs`; the caller then destroys it. A run that starts afterwards makes a fresh one and reports
+ * the workspace lost (an expiry marker stands in the key meanwhile).
  */
 export async function forgetIdleSandbox(redis: Redis, keyPrefix: string, threadId: string, sandboxId: string, cutoffMs: number): Promise<ReapOutcome> {
   const keys = [threadSandboxKey(keyPrefix, threadId), runLockKey(keyPrefix, threadId), sandboxActivityKey(keyPrefix)];
-  return (await redis.eval(REAP_IDLE, keys.length, ...keys, sandboxId, threadId, String(cutoffMs))) as ReapOutcome;
+  const marker = `${EXPIRED}:${sandboxId}`;
+  return (await redis.eval(REAP_IDLE, keys.length, ...keys, sandboxId, threadId, String(cutoffMs), marker, String(EXPIRED_TTL_SECONDS))) as ReapOutcome;
 }

@@ -2,7 +2,7 @@ import { readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { forgetIdleSandbox, parseSentinel, redisNowMs, sandboxActivityKey, touchThreadSandbox, type SandboxCache } from "./lifecycle.js";
+import { forgetIdleSandbox, isSandboxId, redisNowMs, sandboxActivityKey, threadSandboxKey, touchThreadSandbox, type SandboxCache } from "./lifecycle.js";
 import { LocalSandboxProvider } from "./providers/local.js";
 import { idleCutoff, isOrphanSandbox, isUnusedBase } from "./sweep-decisions.js";
 import type { SandboxProvider } from "./types.js";
@@ -46,7 +46,7 @@ export async function sweepSandboxes(opts: SweepOptions): Promise<SweepResult> {
     for (const key of keys) {
       const threadId = key.startsWith(head) && key.endsWith(tail) ? key.slice(head.length, -tail.length) : "";
       const id = threadId ? await redis.get(key) : null;
-      if (!threadId || id === null || parseSentinel(id) !== undefined) continue;
+      if (!threadId || id === null || !isSandboxId(id)) continue;
       recorded.add(id);
       // A sandbox from before activity was recorded: its idle time starts now.
       if ((await redis.zscore(activity, threadId)) === null) await redis.zadd(activity, "NX", now, threadId);
@@ -71,7 +71,7 @@ export async function sweepSandboxes(opts: SweepOptions): Promise<SweepResult> {
   for (const info of await provider.list()) {
     if (!isOrphanSandbox(info, { prefix: keyPrefix, recorded, nowMs: Date.now(), graceMs: opts.orphanGraceMs })) continue;
     // Recorded since the scan (its creator was only slow)?
-    if ((await redis.get(`${keyPrefix}:thread:${info.labels.thread}:sandbox`)) === info.id) continue;
+    if ((await redis.get(threadSandboxKey(keyPrefix, info.labels.thread ?? ""))) === info.id) continue;
     try {
       await provider.destroy(info.id);
       result.orphans.push(info.id);

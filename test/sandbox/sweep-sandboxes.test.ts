@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import { ensureSandboxForThread, sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
+import { ensureSandboxForThread, sandboxActivityKey, teardownThreadSandbox, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { LocalSandbox, LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { sweepSandboxes, type SweepOptions } from "../../src/sandbox/sweep-sandboxes.js";
 import { ensureBaseCheckout } from "../../src/sandbox/workspace/base-checkout.js";
@@ -51,14 +51,15 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
     const result = await sweep();
     expect(result.idle).toEqual([sandboxes.idle.id]);
     expect(await ids()).toEqual([sandboxes.locked.id, sandboxes.recent.id].sort());
-    expect(await redis.get(threadSandboxKey(keyPrefix, idle))).toBeNull();
+    expect(await redis.get(threadSandboxKey(keyPrefix, idle))).toBe(`__expired__:${sandboxes.idle.id}`);
     expect(await redis.get(threadSandboxKey(keyPrefix, locked))).toBe(sandboxes.locked.id);
     // The held lock counts as activity: the locked thread's idle time starts again.
     expect(Number(await redis.zscore(sandboxActivityKey(keyPrefix), locked))).toBeGreaterThan(longAgo);
 
-    // The next run on the idle thread gets a fresh sandbox.
+    // The next run on the idle thread gets a fresh sandbox and is told the old workspace went.
     const again = await ensureSandboxForThread({ redis, keyPrefix, threadId: idle, provider, creationTimeoutMs: 10_000, cache: new Map() });
-    expect(again.outcome).toBe("created");
+    expect(again).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: sandboxes.idle.id });
+    expect(await redis.get(threadSandboxKey(keyPrefix, idle))).toBe(again.sandbox.id);
   });
 
   it("an idle TTL of 0 keeps idle sandboxes", async () => {
@@ -112,5 +113,16 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
     expect((await stat(base)).mtimeMs).toBeGreaterThan(Date.now() - HOUR);
     expect((await sweep()).bases).toEqual([]);
     await rm(remote.root, { recursive: true, force: true });
+  });
+
+  it("closing the thread of an expired sandbox only forgets the marker", async () => {
+    const t = randomUUID();
+    const sb = await ensure(t);
+    await redis.zadd(sandboxActivityKey(keyPrefix), Date.now() - 2 * HOUR, t);
+    expect((await sweep()).idle).toEqual([sb.id]);
+    expect(await teardownThreadSandbox({ redis, keyPrefix, threadId: t, provider })).toEqual({ sandboxId: null });
+    expect(await redis.get(threadSandboxKey(keyPrefix, t))).toBeNull();
+    // A second sweep finds nothing of it.
+    expect(await sweep({ orphanGraceMs: 0 })).toEqual({ idle: [], orphans: [], bases: [] });
   });
 });
