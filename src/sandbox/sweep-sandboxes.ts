@@ -1,4 +1,4 @@
-import { readdir, rm, stat } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -93,7 +93,8 @@ async function sweepBaseCheckouts(provider: LocalSandboxProvider, opts: SweepOpt
     const repoDir = join(root, repo);
     for (const name of await readdir(repoDir).catch(() => [] as string[])) {
       const path = resolve(repoDir, name);
-      const info = await stat(path).catch(() => undefined);
+      // lstat: a link in place of a checkout is never followed (and never a directory).
+      const info = await lstat(path).catch(() => undefined);
       if (!info?.isDirectory() || !isUnusedBase({ path, mtimeMs: info.mtimeMs }, { inUse, nowMs: Date.now(), graceMs: opts.orphanGraceMs })) continue;
       await rm(path, { recursive: true, force: true });
       removed.push(path);
