@@ -5,7 +5,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
-import { holdSandbox } from "../../src/sandbox/keep-alive.js";
+import { KEEP_ALIVE_EVERY_MS, holdSandbox } from "../../src/sandbox/keep-alive.js";
 import { DaytonaSandboxProvider } from "../../src/sandbox/providers/daytona.js";
 import { E2B_LEASE_MS, E2bSandboxProvider } from "../../src/sandbox/providers/e2b.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
@@ -65,6 +65,10 @@ describe("vendor sandboxes: auto-stop set at create, kept alive while a run hold
     const keep = new ModalSandboxProvider(readSandboxConfig({ SANDBOX_TYPE: "modal", SANDBOX_IDLE_TTL_MINUTES: "0" }), api);
     await keep.destroy((await keep.create()).id);
     expect(api.created[1]).toEqual({ timeoutMs: MODAL_LIFETIME_MS });
+    // A TTL shorter than three keep-alive periods would let Modal stop a sandbox mid-run.
+    const short = new ModalSandboxProvider(readSandboxConfig({ SANDBOX_TYPE: "modal", SANDBOX_IDLE_TTL_MINUTES: "1" }), api);
+    await short.destroy((await short.create()).id);
+    expect(api.created[2]).toEqual({ timeoutMs: MODAL_LIFETIME_MS, idleTimeoutMs: 3 * KEEP_ALIVE_EVERY_MS });
   });
 
   it("daytona: created with auto-stop, keep-alive refreshes activity, and a sandbox Daytona stopped is started again with its files", async () => {

@@ -1,5 +1,6 @@
 import type { SandboxConfig } from "../config.js";
 import { shellQuote } from "../shell-quote.js";
+import { KEEP_ALIVE_EVERY_MS } from "../keep-alive.js";
 import { SandboxError, type CreateSandboxOptions, type FileErrorCode, type SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";
 import { VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
@@ -135,8 +136,10 @@ export class ModalSandboxProvider extends VendorSandboxProvider<ModalHandle, Mod
   }
 
   protected createHandle(options: CreateSandboxOptions): Promise<ModalHandle> {
-    // The idle TTL is Modal's idle timeout too: an idle sandbox stops even when no sweep runs.
-    const idle = this.config.idleTtlMs > 0 ? Math.min(this.config.idleTtlMs, MODAL_LIFETIME_MS) : 0;
+    // The idle TTL is Modal's idle timeout too (an idle sandbox stops even when no sweep runs), never
+    // so short that a run's keep-alives could miss it.
+    const ttl = this.config.idleTtlMs;
+    const idle = ttl > 0 ? Math.min(Math.max(ttl, 3 * KEEP_ALIVE_EVERY_MS), MODAL_LIFETIME_MS) : 0;
     return this.api.create({ image: this.config.modal.image, timeoutMs: MODAL_LIFETIME_MS, ...(idle ? { idleTimeoutMs: idle } : {}), workdir: WORKDIR, env: options.env ?? {}, blockNetwork: !(options.network ?? true), tags: options.labels ?? {} });
   }
 
