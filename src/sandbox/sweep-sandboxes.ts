@@ -81,7 +81,16 @@ export async function sweepSandboxes(opts: SweepOptions): Promise<SweepResult> {
     }
   }
 
-  if (provider instanceof LocalSandboxProvider) result.bases = await sweepBaseCheckouts(provider, opts);
+  if (provider instanceof LocalSandboxProvider) {
+    for (const dir of await provider.unlisted()) {
+      if (Date.now() - dir.mtimeMs <= opts.orphanGraceMs || recorded.has(dir.id)) continue;
+      await provider.destroy(dir.id).then(
+        () => result.orphans.push(dir.id),
+        (err: unknown) => log.warn({ sandbox: dir.id, err: String(err) }, "could not remove a half-made sandbox directory"),
+      );
+    }
+    result.bases = await sweepBaseCheckouts(provider, opts);
+  }
   return result;
 }
 

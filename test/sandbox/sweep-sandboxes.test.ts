@@ -83,6 +83,19 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
     expect(await ids()).toEqual([recorded.id, otherDeployment.id, notAThread.id].sort());
   });
 
+  it("removes a sandbox directory its creator left without metadata, once past the grace", async () => {
+    const kept = await ensure(randomUUID());
+    const halfMade = join(root, "sandboxes", "local-00000000000000ab");
+    await mkdir(join(halfMade, "workspace"), { recursive: true });
+    expect((await sweep()).orphans).toEqual([]);
+    expect(existsSync(halfMade)).toBe(true);
+    const past = new Date(Date.now() - 2 * HOUR);
+    await utimes(halfMade, past, past);
+    expect((await sweep()).orphans).toEqual(["local-00000000000000ab"]);
+    expect(existsSync(halfMade)).toBe(false);
+    expect(await ids()).toEqual([kept.id]);
+  });
+
   it("removes shared checkouts no sandbox mounts and none used within the grace", async () => {
     const bases = join(mirrorRoot, "bases", "app");
     const [mounted, old, fresh] = ["a".repeat(40), "b".repeat(40), "c".repeat(40)].map((sha) => join(bases, sha));

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
@@ -363,6 +363,22 @@ export class LocalSandboxProvider implements SandboxProvider {
     for (const name of names.filter((n) => ID_RE.test(n)).sort()) {
       const meta = await this.readMeta(join(this.opts.root, name));
       if (meta) out.push({ id: meta.id, provider: "local", createdAt: meta.createdAt, labels: meta.labels });
+    }
+    return out;
+  }
+
+  /**
+   * Sandbox directories without readable metadata (their creator died before writing it), with their
+   * age: `list()` cannot show them, so the sweep removes them through this.
+   */
+  async unlisted(): Promise<Array<{ id: string; mtimeMs: number }>> {
+    const names = await readdir(this.opts.root).catch(() => [] as string[]);
+    const out: Array<{ id: string; mtimeMs: number }> = [];
+    for (const name of names.filter((n) => ID_RE.test(n))) {
+      const dir = join(this.opts.root, name);
+      if (await this.readMeta(dir)) continue;
+      const info = await lstat(dir).catch(() => undefined);
+      if (info?.isDirectory()) out.push({ id: name, mtimeMs: info.mtimeMs });
     }
     return out;
   }
