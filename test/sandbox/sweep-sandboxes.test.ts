@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { createLogger } from "../../src/logger.js";
 import { ensureSandboxForThread, sandboxActivityKey, teardownThreadSandbox, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { LocalSandbox, LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { sweepSandboxes, type SweepOptions } from "../../src/sandbox/sweep-sandboxes.js";
+import { trySandboxDisk } from "../../src/sandbox/limits/workspace-disk.js";
 import { ensureBaseCheckout } from "../../src/sandbox/workspace/base-checkout.js";
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
@@ -86,13 +87,18 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
   it("removes a sandbox directory its creator left without metadata, once past the grace", async () => {
     const kept = await ensure(randomUUID());
     const halfMade = join(root, "sandboxes", "local-00000000000000ab");
-    await mkdir(join(halfMade, "workspace"), { recursive: true });
+    await mkdir(halfMade, { recursive: true });
+    // It died after mounting its capped disk (root worker), before writing meta.json.
+    const disk = await trySandboxDisk(halfMade, 64);
+    expect(disk).toBeDefined();
+    await mkdir(join(disk!, "workspace"), { recursive: true });
     expect((await sweep()).orphans).toEqual([]);
     expect(existsSync(halfMade)).toBe(true);
     const past = new Date(Date.now() - 2 * HOUR);
     await utimes(halfMade, past, past);
     expect((await sweep()).orphans).toEqual(["local-00000000000000ab"]);
     expect(existsSync(halfMade)).toBe(false);
+    expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(halfMade);
     expect(await ids()).toEqual([kept.id]);
   });
 

@@ -353,7 +353,8 @@ export class LocalSandboxProvider implements SandboxProvider {
       await unmount(live);
       await rmdir(live).catch(() => undefined);
     }
-    if (meta?.disk) await removeSandboxDisk(dir);
+    // No metadata: a creation that died may have mounted the disk already.
+    if (meta?.disk !== false) await removeSandboxDisk(dir);
     await rm(dir, { recursive: true, force: true });
   }
 
