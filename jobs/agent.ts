@@ -1,5 +1,7 @@
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
+import { holdSandbox } from "../src/sandbox/keep-alive.js";
+import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
@@ -38,6 +40,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     return { outcome: "nothing_pending" };
   }
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
+  const release = holdSandbox(ctx.runtime.sandboxCache, data.threadId, ctx.log);
   let ran = false;
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
@@ -45,6 +48,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
   } finally {
     clearInterval(renew);
+    release();
+    // The idle TTL counts from the end of the run, not its start.
+    await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     await ctx.locks.release(data.threadId, ctx.jobId);
     // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
     // (said so to the user) must not start a chain of continuations failing the same way.

@@ -17,6 +17,7 @@ import { FollowUpQueue } from "./threads/follow-ups.js";
 import { PrThreads } from "./threads/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
+import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { privateDirs } from "./sandbox/host-identity.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
@@ -109,6 +110,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
+    await scheduleSandboxSweep(queues, config.sandbox);
   }
   let health: { port: number; close(): Promise<void> } | null = null;
   if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {

@@ -58,13 +58,19 @@ export const CiEventJob = z.object({
   deliveryId: z.string().min(1),
 });
 
-export const CleanupJob = z.object({
+/** A PR or an issue closed: its threads are torn down. */
+export const ThreadCleanupJob = z.object({
   ...Repo,
   number: z.number().int().positive(),
   threadIds: z.array(z.string().uuid()),
   merged: z.boolean(),
   deliveryId: z.string().min(1),
 });
+
+/** The scheduled lifecycle sweep: idle and orphaned sandboxes, unused shared checkouts. */
+export const SweepCleanupJob = z.object({ kind: z.literal("sweep") });
+
+export const CleanupJob = z.union([SweepCleanupJob, ThreadCleanupJob]);
 
 export const CommandJob = z.discriminatedUnion("command", [
   z.object({
@@ -108,5 +114,6 @@ export type AgentJob = z.infer<typeof AgentJob>;
 export type ReviewJob = z.infer<typeof ReviewJob>;
 export type CiEventJob = z.infer<typeof CiEventJob>;
 export type CleanupJob = z.infer<typeof CleanupJob>;
+export type ThreadCleanupJob = z.infer<typeof ThreadCleanupJob>;
 export type CommandJob = z.infer<typeof CommandJob>;
 export type AnalyzeJob = z.infer<typeof AnalyzeJob>;

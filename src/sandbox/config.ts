@@ -18,6 +18,10 @@ export const SandboxEnv = z.object({
   SANDBOX_MIRROR_ROOT: optionalString,
   SANDBOX_EXEC_TIMEOUT_MS: positiveInt(10 * 60_000),
   SANDBOX_CREATE_TIMEOUT_MS: positiveInt(120_000),
+  // Lifecycle: a thread's sandbox with no run for this long is destroyed (0 = kept until its PR/issue closes).
+  SANDBOX_IDLE_TTL_MINUTES: z.coerce.number().int().min(0).default(1440),
+  // Sandboxes made for a thread but never recorded, and unused shared checkouts, older than this are removed.
+  SANDBOX_ORPHAN_GRACE_MINUTES: positiveInt(30),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
   // Host git (room hostgit): the largest push bundle a sandbox may hand the host.
@@ -56,6 +60,9 @@ export interface SandboxConfig {
   mirrorRoot: string;
   execTimeoutMs: number;
   createTimeoutMs: number;
+  /** 0: never (teardown only when the PR or issue closes). */
+  idleTtlMs: number;
+  orphanGraceMs: number;
   maxOutputBytes: number;
   /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
   localEgress: "proxy" | "host";
@@ -93,6 +100,9 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     mirrorRoot: e.SANDBOX_MIRROR_ROOT ?? join(cwd, ".data", "mirrors"),
     execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_MS,
     createTimeoutMs: e.SANDBOX_CREATE_TIMEOUT_MS,
+    idleTtlMs: e.SANDBOX_IDLE_TTL_MINUTES * 60_000,
+    // Never shorter than a creation may take: a sandbox still being made is not an orphan yet.
+    orphanGraceMs: Math.max(e.SANDBOX_ORPHAN_GRACE_MINUTES * 60_000, 2 * e.SANDBOX_CREATE_TIMEOUT_MS),
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
     maxBundleBytes: e.SANDBOX_MAX_BUNDLE_MB * 1024 * 1024,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import { runLockKey } from "../threads/run-lock.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
 
 /** Per-process handles by thread id; a cache only: Redis holds the truth. */
@@ -26,6 +27,31 @@ export interface EnsureSandboxResult {
 }
 
 const SENTINEL = "__creating__";
+/** What the idle sweep leaves in place of a sandbox it destroyed: the next run is told the workspace went. */
+const EXPIRED = "__expired__";
+const EXPIRED_TTL_SECONDS = 90 * 86400;
+
+/** The id of the sandbox the idle sweep destroyed, or undefined when the value is not such a marker. */
+export function parseExpired(v: string): string | undefined {
+  return v.startsWith(`${EXPIRED}:`) ? v.slice(EXPIRED.length + 1) : undefined;
+}
+
+/** A live sandbox id (not a creation sentinel, not an expiry marker). */
+export function isSandboxId(v: string): boolean {
+  return parseSentinel(v) === undefined && parseExpired(v) === undefined;
+}
+
+/** A sorted set: thread id → when a run last held (or was seen holding) its sandbox, Redis time in ms. */
+export function sandboxActivityKey(keyPrefix: string): string {
+  return `${keyPrefix}:sandbox:lastrun`;
+}
+
+const TOUCH = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2]) end return 0`;
+
+/** Marks the thread's sandbox (if it has one) as used now; the idle sweep measures from here. */
+export async function touchThreadSandbox(redis: Redis, keyPrefix: string, threadId: string): Promise<void> {
+  await redis.eval(TOUCH, 2, threadSandboxKey(keyPrefix, threadId), sandboxActivityKey(keyPrefix), String(await redisNowMs(redis)), threadId);
+}
 
 export function threadSandboxKey(keyPrefix: string, threadId: string): string {
   return `${keyPrefix}:thread:${threadId}:sandbox`;
@@ -43,12 +69,13 @@ async function cas(redis: Redis, key: string, expected: string, next: string | n
 }
 
 /** Redis's clock, so workers on machines with skewed clocks agree on a sentinel's age. */
-async function redisNowMs(redis: Redis): Promise<number> {
+export async function redisNowMs(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
 
-function parseSentinel(v: string): number | undefined {
+/** The creation time in a creation sentinel, or undefined for a sandbox id. */
+export function parseSentinel(v: string): number | undefined {
   if (!v.startsWith(`${SENTINEL}:`)) return undefined;
   const ts = Number(v.split(":")[1]);
   return Number.isFinite(ts) ? ts : 0;
@@ -61,6 +88,12 @@ function parseSentinel(v: string): number | undefined {
  * sentinel on failure); (4) an id but no cache → reconnect, or recreate and report the lost workspace.
  */
 export async function ensureSandboxForThread(opts: EnsureSandboxOptions): Promise<EnsureSandboxResult> {
+  const result = await ensureSandbox(opts);
+  await touchThreadSandbox(opts.redis, opts.keyPrefix, opts.threadId);
+  return result;
+}
+
+async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxResult> {
   const { redis, threadId, provider, cache, creationTimeoutMs } = opts;
   const key = threadSandboxKey(opts.keyPrefix, threadId);
   const poll = opts.pollIntervalMs ?? 100;
@@ -93,6 +126,15 @@ export async function ensureSandboxForThread(opts: EnsureSandboxOptions): Promis
       const mine = await sentinel(redis);
       if ((await redis.set(key, mine, "NX")) === "OK") {
         const made = await createAndPersist(mine, lost);
+        if (made) return made;
+      }
+      continue;
+    }
+    const expired = parseExpired(value);
+    if (expired !== undefined) {
+      const mine = await sentinel(redis);
+      if (await cas(redis, key, value, mine)) {
+        const made = await createAndPersist(mine, expired);
         if (made) return made;
       }
       continue;
@@ -133,7 +175,8 @@ export async function ensureSandboxForThread(opts: EnsureSandboxOptions): Promis
   async function createAndPersist(mine: string, lostId: string | undefined): Promise<EnsureSandboxResult | undefined> {
     let sandbox: Sandbox;
     try {
-      sandbox = await provider.create({ ...opts.createOptions, labels: { ...opts.createOptions?.labels, thread: threadId } });
+      // `prefix` tells the orphan sweep which deployment made it (several may share a vendor account).
+      sandbox = await provider.create({ ...opts.createOptions, labels: { ...opts.createOptions?.labels, thread: threadId, prefix: opts.keyPrefix } });
     } catch (err) {
       // Put back what we replaced, so the next attempt still reports the lost workspace.
       await cas(redis, key, mine, lostId ?? null);
@@ -167,9 +210,33 @@ export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sa
   await cached?.close();
   const value = await opts.redis.get(key);
   if (value === null) return { sandboxId: null };
-  const isId = parseSentinel(value) === undefined;
+  const isId = isSandboxId(value);
   if (isId) await opts.provider.destroy(value);
   // Deleting a creation sentinel makes the creating worker discard what it made.
   await cas(opts.redis, key, value, null);
+  await opts.redis.zrem(sandboxActivityKey(opts.keyPrefix), opts.threadId);
   return { sandboxId: isId ? value : null };
+}
+
+// KEYS: the thread's sandbox key, its run lock, the activity set. ARGV: the sandbox id seen, thread id,
+// the cutoff (ms), the expiry marker and its lifetime (s). One script, so a run cannot take the lock between the check and the forgetting.
+const REAP_IDLE = `if redis.call('EXISTS', KEYS[2]) == 1 then return 'busy' end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'changed' end
+local seen = redis.call('ZSCORE', KEYS[3], ARGV[2])
+if seen and tonumber(seen) > tonumber(ARGV[3]) then return 'recent' end
+redis.call('SET', KEYS[1], ARGV[4], 'EX', ARGV[5])
+redis.call('ZREM', KEYS[3], ARGV[2])
+return 'reaped'`;
+
+export type ReapOutcome = "busy" | "changed" | "recent" | "reaped";
+
+/**
+ * Forgets the thread's sandbox `sandboxId` if no run holds the thread's lock and none used it after
+ * `cutoffMs`; the caller then destroys it. A run that starts afterwards makes a fresh one and reports
+ * the workspace lost (an expiry marker stands in the key meanwhile).
+ */
+export async function forgetIdleSandbox(redis: Redis, keyPrefix: string, threadId: string, sandboxId: string, cutoffMs: number): Promise<ReapOutcome> {
+  const keys = [threadSandboxKey(keyPrefix, threadId), runLockKey(keyPrefix, threadId), sandboxActivityKey(keyPrefix)];
+  const marker = `${EXPIRED}:${sandboxId}`;
+  return (await redis.eval(REAP_IDLE, keys.length, ...keys, sandboxId, threadId, String(cutoffMs), marker, String(EXPIRED_TTL_SECONDS))) as ReapOutcome;
 }

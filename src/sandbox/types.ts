@@ -57,6 +57,11 @@ export interface Sandbox {
   download(paths: string[]): Promise<DownloadResult[]>;
   /** true when the sandbox answers; never throws. */
   ping(): Promise<boolean>;
+  /**
+   * Vendor sandboxes: pushes back the vendor's own stop/kill deadline while a run holds the sandbox
+   * (E2B's timeout, Daytona's auto-stop, Modal's idle timeout). false when the vendor refused; never throws.
+   */
+  keepAlive?(): Promise<boolean>;
   close(): Promise<void>;
 }
 

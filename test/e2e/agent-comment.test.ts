@@ -8,6 +8,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
+import { sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
@@ -60,7 +61,10 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
       .post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/.test(b.head) && b.body.startsWith("Adds a short contributor guide."))
       .reply(201, { number: 12, html_url: PR_URL });
     const ack = nock(API).post("/repos/octo/hello/issues/comments/901/reactions", { content: "eyes" }).reply(201, {});
-    const reply = nock(API).post("/repos/octo/hello/issues/8/comments", { body: `Added a contributor guide: ${PR_URL}` }).reply(201, { id: 555 });
+    let repliedAt = 0;
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/8/comments", { body: `Added a contributor guide: ${PR_URL}` })
+      .reply(201, () => ((repliedAt = Date.now()), { id: 555 }));
     const summary = nock(API)
       .patch("/repos/octo/hello/issues/comments/555", (b) => b.body.startsWith(`Added a contributor guide: ${PR_URL}`) && /replayed/i.test(b.body) && /Open SWE · replayed run/.test(b.body))
       .reply(200, { id: 555 });
@@ -73,6 +77,10 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
+    // The idle TTL counts from the run's end (after its last reply), not from when it got its sandbox.
+    const thread = threadId({ kind: "issue", issueId: 8008 });
+    expect(await testRedis().get(threadSandboxKey(prefix, thread))).toMatch(/^local-/);
+    expect(Number(await testRedis().zscore(sandboxActivityKey(prefix), thread))).toBeGreaterThanOrEqual(repliedAt);
     expect(pr.isDone() && reply.isDone() && summary.isDone() && ack.isDone()).toBe(true);
 
     const branches = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");

@@ -44,6 +44,7 @@ function expected(event: string, p: Payload): { queue: string; id: (delivery: st
     case "pull_request_review_comment":
       return action === "created" && !isBot(p.sender) && mentions(p.comment.body) ? byDelivery("agent") : null;
     case "issues": {
+      if (action === "closed") return byDelivery("cleanup");
       if (isBot(p.sender)) return null;
       // One job per issue and content: `opened` + `labeled` of one new labelled issue are one run.
       const text = `${p.issue.title}\n\n${p.issue.body ?? ""}`.trim();

@@ -21,6 +21,14 @@ describe("readSandboxConfig", () => {
     expect(c.e2b.apiKey).toBeUndefined();
   });
 
+  it("lifecycle: a day's idle TTL (0 = off), an orphan grace never shorter than two creation limits", () => {
+    expect(readSandboxConfig({})).toMatchObject({ idleTtlMs: 1440 * 60_000, orphanGraceMs: 30 * 60_000 });
+    expect(readSandboxConfig({ SANDBOX_IDLE_TTL_MINUTES: "0" }).idleTtlMs).toBe(0);
+    expect(readSandboxConfig({ SANDBOX_ORPHAN_GRACE_MINUTES: "1", SANDBOX_CREATE_TIMEOUT_MS: "120000" }).orphanGraceMs).toBe(240_000);
+    expect(() => readSandboxConfig({ SANDBOX_IDLE_TTL_MINUTES: "soon" })).toThrow(/SANDBOX_IDLE_TTL_MINUTES/);
+    expect(() => readSandboxConfig({ SANDBOX_ORPHAN_GRACE_MINUTES: "0" })).toThrow(/SANDBOX_ORPHAN_GRACE_MINUTES/);
+  });
+
   it("rejects an unknown provider and bad numbers with a readable message", () => {
     expect(() => readSandboxConfig({ SANDBOX_TYPE: "docker" })).toThrow(/SANDBOX_TYPE/);
     expect(() => readSandboxConfig({ SANDBOX_EXEC_TIMEOUT_MS: "-1" })).toThrow(/SANDBOX_EXEC_TIMEOUT_MS/);

@@ -3,7 +3,7 @@ import { hasMention } from "../command.js";
 import { isBotSender } from "../is-bot.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
 import { createHash } from "node:crypto";
-import { jobId } from "../../queue/job-ids.js";
+import { deliveryJobId, jobId } from "../../queue/job-ids.js";
 import { threadId } from "../../threads/thread-id.js";
 
 /**
@@ -47,5 +47,19 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
       issueJobId(issue.id, text),
     );
     log.info({ queue: "agent", jobId: id }, "issue enqueued");
+  });
+
+  // Closing the issue ends its thread: the sandbox goes, pending follow-ups are dropped. (A PR the
+  // agent opened from the issue belongs to this thread, so closing that PR alone leaves it standing.)
+  app.on("issues.closed", async (ctx) => {
+    const { issue } = ctx.payload;
+    const coords = repoCoords(ctx.payload);
+    if (!coords) return;
+    const id = await deps.queues.add(
+      "cleanup",
+      { ...coords, number: issue.number, threadIds: [threadId({ kind: "issue", issueId: issue.id })], merged: false, deliveryId: ctx.id },
+      deliveryJobId(ctx.id),
+    );
+    deps.log.child({ deliveryId: ctx.id, number: issue.number }).info({ queue: "cleanup", jobId: id }, "issue closed: cleanup enqueued");
   });
 }

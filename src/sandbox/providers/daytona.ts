@@ -7,7 +7,7 @@ import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /** The slice of `@daytonaio/sdk` this provider uses (axios under the hood: tests mock its HTTP with nock). */
 export interface DaytonaApi {
-  create(opts: { image?: string; snapshot?: string; envVars: Record<string, string>; labels: Record<string, string>; networkBlockAll: boolean }): Promise<DaytonaHandle>;
+  create(opts: { image?: string; snapshot?: string; envVars: Record<string, string>; labels: Record<string, string>; networkBlockAll: boolean; autoStopInterval: number }): Promise<DaytonaHandle>;
   get(id: string): Promise<DaytonaHandle>;
   list(): Promise<Array<{ id: string; labels: Record<string, string>; createdAt?: string }>>;
   delete(id: string): Promise<void>;
@@ -20,9 +20,18 @@ export interface DaytonaHandle {
   uploadFile(content: Buffer, path: string): Promise<void>;
   downloadFile(path: string): Promise<Buffer>;
   state(): Promise<string | undefined>;
+  /** Starts a stopped sandbox (its filesystem was kept). */
+  start(): Promise<void>;
+  /** Resets the auto-stop clock. */
+  refreshActivity(): Promise<void>;
 }
 
 const WORKDIR = "/home/daytona/workspace";
+/**
+ * Minutes without activity after which Daytona stops a sandbox. Stopping keeps the filesystem and the
+ * next use starts it again, so this is short; a run's keep-alive (every few minutes) holds it up.
+ */
+export const DAYTONA_AUTO_STOP_MINUTES = 15;
 
 export function daytonaSdkClient(config: SandboxConfig["daytona"]): DaytonaApi {
   type Sdk = typeof import("@daytonaio/sdk");
@@ -40,11 +49,13 @@ export function daytonaSdkClient(config: SandboxConfig["daytona"]): DaytonaApi {
       await sb.refreshData();
       return sb.state;
     },
+    start: () => sb.start(),
+    refreshActivity: () => sb.refreshActivity(),
   });
   return {
     async create(o) {
       const d = await get();
-      const base = { envVars: o.envVars, labels: o.labels, networkBlockAll: o.networkBlockAll, autoStopInterval: 0 };
+      const base = { envVars: o.envVars, labels: o.labels, networkBlockAll: o.networkBlockAll, autoStopInterval: o.autoStopInterval };
       const sb = o.image ? await d.create({ ...base, image: o.image }) : await d.create({ ...base, ...(o.snapshot ? { snapshot: o.snapshot } : {}) });
       return wrap(sb);
     },
@@ -101,8 +112,15 @@ class DaytonaSandbox extends VendorSandbox {
     }
   }
 
+  /** A sandbox Daytona auto-stopped still has its workspace: start it rather than call it dead. */
   protected async alive(): Promise<boolean> {
-    return (await this.handle.state()) === "started";
+    const state = await this.handle.state();
+    if (state === "stopped") await this.handle.start();
+    return state === "started" || state === "stopped";
+  }
+
+  protected extend(): Promise<void> {
+    return this.handle.refreshActivity();
   }
 }
 
@@ -121,11 +139,15 @@ export class DaytonaSandboxProvider extends VendorSandboxProvider<DaytonaHandle,
 
   protected createHandle(options: CreateSandboxOptions): Promise<DaytonaHandle> {
     const { image, snapshot } = this.config.daytona;
-    return this.api.create({ ...(image ? { image } : {}), ...(snapshot ? { snapshot } : {}), envVars: options.env ?? {}, labels: options.labels ?? {}, networkBlockAll: !(options.network ?? true) });
+    return this.api.create({ ...(image ? { image } : {}), ...(snapshot ? { snapshot } : {}), envVars: options.env ?? {}, labels: options.labels ?? {}, networkBlockAll: !(options.network ?? true),
+      autoStopInterval: DAYTONA_AUTO_STOP_MINUTES,
+    });
   }
 
-  protected connectHandle(id: string): Promise<DaytonaHandle> {
-    return this.api.get(id);
+  protected async connectHandle(id: string): Promise<DaytonaHandle> {
+    const handle = await this.api.get(id);
+    if ((await handle.state()) === "stopped") await handle.start();
+    return handle;
   }
 
   protected destroyHandle(id: string): Promise<void> {

@@ -23,10 +23,13 @@ export interface E2bHandle {
   read(path: string): Promise<Uint8Array>;
   write(path: string, data: Uint8Array): Promise<void>;
   isRunning(): Promise<boolean>;
+  /** Sets the sandbox's remaining life to `ms` from now (E2B kills it then). */
+  setTimeout(ms: number): Promise<void>;
 }
 
 const WORKDIR = "/home/user/workspace";
-const LIFETIME_MS = 60 * 60_000;
+/** E2B kills a sandbox this long after creation or the last keep-alive (the Hobby plan's maximum). */
+export const E2B_LEASE_MS = 60 * 60_000;
 
 /** The real SDK behind the seam; loaded lazily so other providers never pay for it. */
 export function e2bSdkClient(config: SandboxConfig["e2b"]): E2bClient {
@@ -40,6 +43,7 @@ export function e2bSdkClient(config: SandboxConfig["e2b"]): E2bClient {
       await sb.files.write(path, data.slice().buffer);
     },
     isRunning: () => sb.isRunning(),
+    setTimeout: (ms) => sb.setTimeout(ms),
   });
   return {
     async create(o) {
@@ -102,6 +106,10 @@ class E2bSandbox extends VendorSandbox {
   protected alive(): Promise<boolean> {
     return this.handle.isRunning();
   }
+
+  protected extend(): Promise<void> {
+    return this.handle.setTimeout(E2B_LEASE_MS);
+  }
 }
 
 type E2bListItem = Awaited<ReturnType<E2bClient["list"]>>[number];
@@ -119,7 +127,7 @@ export class E2bSandboxProvider extends VendorSandboxProvider<E2bHandle, E2bList
 
   protected createHandle(options: CreateSandboxOptions): Promise<E2bHandle> {
     // Sandbox-level envs apply to every command, reconnects included.
-    return this.client.create({ template: this.config.e2b.template, timeoutMs: LIFETIME_MS, envs: options.env ?? {}, metadata: options.labels ?? {}, allowInternetAccess: options.network ?? true });
+    return this.client.create({ template: this.config.e2b.template, timeoutMs: E2B_LEASE_MS, envs: options.env ?? {}, metadata: options.labels ?? {}, allowInternetAccess: options.network ?? true });
   }
 
   protected connectHandle(id: string): Promise<E2bHandle> {

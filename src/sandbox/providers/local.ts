@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { DEFAULT_SANDBOX_LIMITS, releaseSandboxLimits, runLimited, type LimitedResult, type SandboxLimits } from "../limits/sandbox-limits.js";
@@ -353,7 +353,8 @@ export class LocalSandboxProvider implements SandboxProvider {
       await unmount(live);
       await rmdir(live).catch(() => undefined);
     }
-    if (meta?.disk) await removeSandboxDisk(dir);
+    // No metadata: a creation that died may have mounted the disk already.
+    if (meta?.disk !== false) await removeSandboxDisk(dir);
     await rm(dir, { recursive: true, force: true });
   }
 
@@ -363,6 +364,33 @@ export class LocalSandboxProvider implements SandboxProvider {
     for (const name of names.filter((n) => ID_RE.test(n)).sort()) {
       const meta = await this.readMeta(join(this.opts.root, name));
       if (meta) out.push({ id: meta.id, provider: "local", createdAt: meta.createdAt, labels: meta.labels });
+    }
+    return out;
+  }
+
+  /**
+   * Sandbox directories without readable metadata (their creator died before writing it), with their
+   * age: `list()` cannot show them, so the sweep removes them through this.
+   */
+  async unlisted(): Promise<Array<{ id: string; mtimeMs: number }>> {
+    const names = await readdir(this.opts.root).catch(() => [] as string[]);
+    const out: Array<{ id: string; mtimeMs: number }> = [];
+    for (const name of names.filter((n) => ID_RE.test(n))) {
+      const dir = join(this.opts.root, name);
+      if (await this.readMeta(dir)) continue;
+      const info = await lstat(dir).catch(() => undefined);
+      if (info?.isDirectory()) out.push({ id: name, mtimeMs: info.mtimeMs });
+    }
+    return out;
+  }
+
+  /** The shared checkouts this root's sandboxes mount as their overlay's lower layer (resolved paths). */
+  async overlayBases(): Promise<Set<string>> {
+    const names = await readdir(this.opts.root).catch(() => [] as string[]);
+    const out = new Set<string>();
+    for (const name of names.filter((n) => ID_RE.test(n))) {
+      const lower = (await this.readMeta(join(this.opts.root, name)))?.overlay?.lower;
+      if (lower) out.add(resolve(lower));
     }
     return out;
   }

@@ -1,5 +1,6 @@
 import type { SandboxConfig } from "../config.js";
 import { shellQuote } from "../shell-quote.js";
+import { KEEP_ALIVE_EVERY_MS } from "../keep-alive.js";
 import { SandboxError, type CreateSandboxOptions, type FileErrorCode, type SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";
 import { VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
@@ -10,7 +11,7 @@ import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
  * mock, so tests inject a fake at this seam; `modalSdkClient` is the real one.
  */
 export interface ModalApi {
-  create(opts: { image: string; timeoutMs: number; workdir: string; env: Record<string, string>; blockNetwork: boolean; tags: Record<string, string> }): Promise<ModalHandle>;
+  create(opts: { image: string; timeoutMs: number; idleTimeoutMs?: number; workdir: string; env: Record<string, string>; blockNetwork: boolean; tags: Record<string, string> }): Promise<ModalHandle>;
   fromId(id: string): Promise<ModalHandle>;
   list(): Promise<Array<{ sandboxId: string; tags: Record<string, string> }>>;
 }
@@ -24,7 +25,8 @@ export interface ModalHandle {
 }
 
 const WORKDIR = "/workspace";
-const LIFETIME_MS = 60 * 60_000;
+/** Modal's maximum sandbox lifetime: it cannot be extended, so a sandbox gets all of it. */
+export const MODAL_LIFETIME_MS = 24 * 60 * 60_000;
 
 export function modalSdkClient(config: SandboxConfig["modal"]): ModalApi {
   let client: Promise<import("modal").ModalClient> | undefined;
@@ -48,7 +50,7 @@ export function modalSdkClient(config: SandboxConfig["modal"]): ModalApi {
     async create(o) {
       const c = await get();
       const app = await c.apps.fromName(config.appName, { createIfMissing: true });
-      const sb = await c.sandboxes.create(app, c.images.fromRegistry(o.image), { timeoutMs: o.timeoutMs, workdir: o.workdir, env: o.env, blockNetwork: o.blockNetwork, tags: o.tags });
+      const sb = await c.sandboxes.create(app, c.images.fromRegistry(o.image), { timeoutMs: o.timeoutMs, ...(o.idleTimeoutMs ? { idleTimeoutMs: o.idleTimeoutMs } : {}), workdir: o.workdir, env: o.env, blockNetwork: o.blockNetwork, tags: o.tags });
       return wrap(sb);
     },
     async fromId(id) {
@@ -95,6 +97,12 @@ class ModalSandbox extends VendorSandbox {
     return (await this.handle.poll()) === null;
   }
 
+  /** Modal's idle clock restarts with each command: a no-op is the keep-alive. */
+  protected async extend(): Promise<void> {
+    const r = await this.raw(["true"], { timeoutMs: 30_000 });
+    if (r.exitCode !== 0) throw new SandboxError("exec_failed", `modal keep-alive exited ${r.exitCode}`);
+  }
+
   private async raw(argv: string[], o: { workdir?: string; env?: Record<string, string>; timeoutMs?: number; stdin?: Uint8Array }) {
     try {
       return await this.handle.exec(argv, {
@@ -128,7 +136,11 @@ export class ModalSandboxProvider extends VendorSandboxProvider<ModalHandle, Mod
   }
 
   protected createHandle(options: CreateSandboxOptions): Promise<ModalHandle> {
-    return this.api.create({ image: this.config.modal.image, timeoutMs: LIFETIME_MS, workdir: WORKDIR, env: options.env ?? {}, blockNetwork: !(options.network ?? true), tags: options.labels ?? {} });
+    // The idle TTL is Modal's idle timeout too (an idle sandbox stops even when no sweep runs), never
+    // so short that a run's keep-alives could miss it.
+    const ttl = this.config.idleTtlMs;
+    const idle = ttl > 0 ? Math.min(Math.max(ttl, 3 * KEEP_ALIVE_EVERY_MS), MODAL_LIFETIME_MS) : 0;
+    return this.api.create({ image: this.config.modal.image, timeoutMs: MODAL_LIFETIME_MS, ...(idle ? { idleTimeoutMs: idle } : {}), workdir: WORKDIR, env: options.env ?? {}, blockNetwork: !(options.network ?? true), tags: options.labels ?? {} });
   }
 
   protected async connectHandle(id: string): Promise<ModalHandle> {

@@ -50,6 +50,8 @@ export abstract class VendorSandbox implements Sandbox {
   protected abstract readFile(path: string): Promise<Uint8Array | FileErrorCode>;
   /** Whether the vendor reports the sandbox running (may throw: that counts as no). */
   protected abstract alive(): Promise<boolean>;
+  /** Pushes back the vendor's stop/kill deadline (may throw). */
+  protected abstract extend(): Promise<void>;
 
   /** A failed `run`: some SDKs throw for what is a result (a non-zero exit, their own timeout). */
   protected execFailed(err: unknown): RawExec {
@@ -112,6 +114,14 @@ export abstract class VendorSandbox implements Sandbox {
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     return this.alive().catch(() => false);
+  }
+
+  async keepAlive(): Promise<boolean> {
+    if (this.closed) return false;
+    return this.extend().then(
+      () => true,
+      () => false,
+    );
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { lutimes, mkdir, realpath } from "node:fs/promises";
+import { lutimes, mkdir, realpath, utimes } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { buildAtomically } from "./build-atomically.js";
 import { hostGit } from "./host-git.js";
@@ -7,7 +7,8 @@ import { BOT_IDENTITY } from "./identity.js";
 /**
  * A read-only checkout of one commit, shared by every workspace at that commit (overlay lower layer).
  * Objects are hard links into the mirror (`clone --local`), so the checkout is self-contained inside
- * a sandbox; its origin points at the public URL, which carries no credential.
+ * a sandbox; its origin points at the public URL, which carries no credential. Each use touches its
+ * mtime: the sandbox sweep removes checkouts no sandbox mounts and none asked for within the grace.
  */
 export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; sha: string; publicUrl: string }): Promise<string> {
   const dir = join(opts.mirrorRoot, "bases", basename(opts.mirror, ".git"), opts.sha);
@@ -19,7 +20,13 @@ export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; s
     await hostGit(["-C", tmp, "config", "user.name", BOT_IDENTITY.name]);
     await hostGit(["-C", tmp, "config", "user.email", BOT_IDENTITY.email]);
     await settleIndex(tmp);
-  });
+  }, () => markUsed(dir));
+}
+
+/** The sandbox sweep removes a shared checkout only when no sandbox mounts it and its mtime is old. */
+async function markUsed(dir: string): Promise<void> {
+  const now = new Date();
+  await utimes(dir, now, now);
 }
 
 /**

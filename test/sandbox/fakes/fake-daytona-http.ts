@@ -44,10 +44,12 @@ function rawBody(body: unknown): Buffer {
  * Daytona's REST + toolbox API, mocked with nock and answered by a local bubblewrap sandbox, so the
  * real `@daytonaio/sdk` (axios) runs end to end. Interceptors are optional: not every test uses each route.
  */
-export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string[] } {
+export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string[]; stop(id: string): void } {
   const requests: string[] = [];
+  /** Sandboxes Daytona has auto-stopped (the test says when). */
+  const stopped = new Set<string>();
   const dto = (id: string, labels: Record<string, string>) => ({
-    id, name: id, state: "started", labels, toolboxProxyUrl: PROXY, createdAt: new Date().toISOString(),
+    id, name: id, state: stopped.has(id) ? "stopped" : "started", labels, toolboxProxyUrl: PROXY, createdAt: new Date().toISOString(),
     env: {}, public: false, target: "us", cpu: 1, gpu: 0, memory: 1, disk: 3, user: "daytona", organizationId: "org",
   });
   const notFound = (what: string) => [404, { message: `${what} not found`, statusCode: 404 }] as const;
@@ -55,8 +57,8 @@ export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string
 
   const api = nock(DAYTONA_API).persist();
   api.post("/sandbox").optionally().reply(async (_uri, body) => {
-    const b = body as { env?: Record<string, string>; labels?: Record<string, string>; networkBlockAll?: boolean };
-    requests.push(`POST /sandbox net=${!b.networkBlockAll}`);
+    const b = body as { env?: Record<string, string>; labels?: Record<string, string>; networkBlockAll?: boolean; autoStopInterval?: number };
+    requests.push(`POST /sandbox net=${!b.networkBlockAll} autoStop=${b.autoStopInterval}`);
     const sb = await local.create({ network: !b.networkBlockAll, env: b.env ?? {}, labels: b.labels ?? {} });
     return [200, dto(sb.id, b.labels ?? {})];
   });
@@ -71,6 +73,17 @@ export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string
       if (isSandboxError(err, "not_found")) return notFound("Sandbox");
       throw err;
     }
+  });
+  api.post(/\/sandbox\/[^/?]+\/start$/).optionally().reply(async (uri) => {
+    const id = idOf(uri);
+    requests.push(`start ${id}`);
+    stopped.delete(id);
+    const info = (await local.list()).find((s) => s.id === id);
+    return info ? [200, dto(id, info.labels)] : notFound("Sandbox");
+  });
+  api.post(/\/sandbox\/[^/?]+\/last-activity$/).optionally().reply((uri) => {
+    requests.push(`last-activity ${idOf(uri)}`);
+    return [200, {}];
   });
   api.delete(/\/sandbox\/[^/?]+/).optionally().reply(async (uri) => {
     requests.push(`DELETE /sandbox/${idOf(uri)}`);
@@ -88,6 +101,7 @@ export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string
   toolbox.post(/\/process\/execute$/).optionally().reply(async (uri, body) => {
     const b = body as { command: string; cwd?: string; envs?: Record<string, string>; timeout?: number };
     requests.push(`execute ${b.command.slice(0, 40)}`);
+    if (stopped.has(idOf(uri))) return [400, { message: "Sandbox is not running", statusCode: 400 }];
     const sb = await local.connect(idOf(uri));
     const r = await sb.exec(b.command, { ...(b.cwd ? { cwd: b.cwd } : {}), env: b.envs ?? {}, ...(b.timeout ? { timeoutMs: b.timeout * 1000 } : {}) });
     return [200, { exitCode: r.exitCode, result: r.stdout + r.stderr }];
@@ -119,5 +133,5 @@ export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string
     const res = await sb.upload(files);
     return res.some((r) => r.error) ? [400, { message: "upload failed", statusCode: 400 }] : [200, {}];
   });
-  return { requests };
+  return { requests, stop: (id) => void stopped.add(id) };
 }

@@ -28,6 +28,10 @@ export function fakeE2bClient(local: LocalSandboxProvider): E2bClient & { reques
       if (u?.error) throw namedError("SandboxError", u.error);
     },
     isRunning: () => sb.ping(),
+    async setTimeout(ms) {
+      requests.push(`setTimeout ${sb.id} ${ms}`);
+      if (!(await sb.ping())) throw namedError("SandboxNotFoundError", "sandbox not found", { statusCode: 404 });
+    },
   });
   const notFound = (err: unknown) => {
     throw isSandboxError(err, "not_found") ? namedError("SandboxNotFoundError", "sandbox not found", { statusCode: 404 }) : err;
@@ -35,7 +39,7 @@ export function fakeE2bClient(local: LocalSandboxProvider): E2bClient & { reques
   return {
     requests,
     async create(o) {
-      requests.push(`create ${o.template} net=${o.allowInternetAccess}`);
+      requests.push(`create ${o.template} net=${o.allowInternetAccess} timeout=${o.timeoutMs}`);
       return wrap(await local.create({ network: o.allowInternetAccess, env: o.envs, labels: o.metadata }));
     },
     async connect(id) {

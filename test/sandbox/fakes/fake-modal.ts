@@ -8,12 +8,15 @@ import { namedError } from "./named-error.js";
  * A Modal stand-in at the provider's client seam (the SDK is gRPC over HTTP/2, out of nock's reach):
  * argv exec with binary stdio, poll() → null while running, NotFoundError for unknown ids.
  */
-export function fakeModalApi(local: LocalSandboxProvider): ModalApi & { terminated: Set<string> } {
+export function fakeModalApi(local: LocalSandboxProvider): ModalApi & { terminated: Set<string>; created: Array<{ timeoutMs: number; idleTimeoutMs?: number }>; execs: string[][] } {
   const terminated = new Set<string>();
+  const created: Array<{ timeoutMs: number; idleTimeoutMs?: number }> = [];
+  const execs: string[][] = [];
   const wrap = (sb: Sandbox): ModalHandle => ({
     sandboxId: sb.id,
     async exec(argv, o) {
       if (terminated.has(sb.id)) throw namedError("NotFoundError", "Sandbox has terminated");
+      execs.push(argv);
       // stdio is binary in the SDK: stdin is staged as a file (removed by the same command) and stdout
       // travels base64-encoded, so bytes survive the string-typed local exec untouched.
       const inFile = `${sb.workdir}/.modal-in-${Math.random().toString(36).slice(2)}`;
@@ -32,7 +35,10 @@ export function fakeModalApi(local: LocalSandboxProvider): ModalApi & { terminat
   });
   return {
     terminated,
+    created,
+    execs,
     async create(o) {
+      created.push({ timeoutMs: o.timeoutMs, ...(o.idleTimeoutMs ? { idleTimeoutMs: o.idleTimeoutMs } : {}) });
       return wrap(await local.create({ network: !o.blockNetwork, env: o.env, labels: o.tags }));
     },
     async fromId(id) {
