@@ -1,4 +1,5 @@
 import type { CommandJob } from "../src/queue/schemas.js";
+import { autofixToggleReply } from "../src/autofix/toggle-reply.js";
 import { replyTo } from "../src/github/reply.js";
 import { helpText } from "../src/github/help-text.js";
 import { prRef } from "../src/threads/thread-id.js";
@@ -13,12 +14,9 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
     case "autofix": {
       const ref = prRef(data.owner, data.repo, data.number);
       await ctx.settings.setAutofix(ref, data.enabled);
-      await replyTo(
-        octokit,
-        target,
-        // Honest until CI autofix exists: the choice is kept, nothing acts on it yet.
-        `Saved: CI autofix ${data.enabled ? "**on**" : "**off**"} for this pull request. CI autofix is not available yet in this version of Open SWE, so nothing will happen when its checks fail.`,
-      );
+      // Only the PR number is looked up: a PR our run opened is recorded by number when it is opened.
+      const origin = await ctx.prThreads.origin({ owner: data.owner, repo: data.repo, number: data.number, body: null, authorLogin: null }, `${ctx.config.env.APP_SLUG}[bot]`);
+      await replyTo(octokit, target, autofixToggleReply(data.enabled, origin !== null));
       return { outcome: "autofix", pr: ref, enabled: data.enabled };
     }
     case "help":

@@ -1,0 +1,168 @@
+import { UnrecoverableError } from "bullmq";
+import type { Octokit } from "../github/app-auth.js";
+import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
+import { errorMessage } from "../errors.js";
+import { jobId } from "../queue/job-ids.js";
+import type { CiEventJob } from "../queue/schemas.js";
+import { prRef } from "../threads/thread-id.js";
+import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import { AutofixLedger } from "./autofix-ledger.js";
+import { readCiState, type CiState } from "./ci-state.js";
+import { ciFingerprint, decideAutofix, type AutofixDecision, type AutofixInput } from "./decide.js";
+import { ciFixMessage } from "./fix-message.js";
+
+const RECHECK_MS = 120_000;
+
+interface OpenPr {
+  number: number;
+  state: string;
+  body: string | null;
+  user: { login: string } | null;
+  head: { sha: string; ref: string };
+  base: { sha: string };
+}
+
+/** The PR a red check is about: the event names it, or the head commit's open PR in this repo. */
+async function resolvePr(octokit: Octokit, data: CiEventJob): Promise<OpenPr | null> {
+  const repo = { owner: data.owner, repo: data.repo };
+  const number = data.prNumbers[0];
+  if (number !== undefined) return (await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repo, pull_number: number })).data as OpenPr;
+  const { data: prs } = await octokit.request("GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", { ...repo, commit_sha: data.headSha });
+  return (prs.find((p) => p.state === "open" && p.head.sha === data.headSha) as OpenPr | undefined) ?? null;
+}
+
+/** Nothing else known: the first rule that applies decides, so later facts need not be fetched. */
+const UNKNOWN: Omit<AutofixInput, "repoEnabled"> = {
+  trigger: "ci",
+  pr: null,
+  prToggle: null,
+  repoDefault: false,
+  thread: null,
+  requesterAutoFixCi: false,
+  attempts: { total: 0, onHead: 0 },
+  maxAttempts: 1,
+  failing: null,
+  pending: [],
+  failingOnBase: [],
+  fingerprint: "",
+  handled: [],
+  botLogins: [],
+};
+
+/**
+ * A red check on a PR the agent opened becomes a fix run on the thread that opened it, when every gate
+ * of `decideAutofix` says so; every decision is one log line and a record on the PR.
+ */
+export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<JobOutcome> {
+  const log = ctx.log.child({ kind: data.kind, check: data.name, sha: data.headSha });
+  const ledger = new AutofixLedger(ctx.redis, ctx.prefix);
+  const repoName = `${data.owner}/${data.repo}`;
+  const done = async (decision: AutofixDecision, facts: { pr?: string; fingerprint?: string; attempt?: number; [k: string]: unknown } = {}): Promise<JobOutcome> => {
+    log.info({ ...decision, ...facts }, `CI autofix: ${decision.action} (${decision.reason})`);
+    if (facts.pr) await ledger.record(facts.pr, { ...decision, at: Date.now(), trigger: "ci", fingerprint: facts.fingerprint ?? "", headSha: data.headSha, attempt: facts.attempt ?? 0 });
+    return { outcome: decision.action, reason: decision.reason, ...facts };
+  };
+
+  const repoEnabled = await ctx.settings.isRepoEnabled(repoName);
+  if (!repoEnabled) return done(decideAutofix({ ...UNKNOWN, repoEnabled }));
+
+  const octokit = await ctx.github.installation(data.installationId);
+  const repo = { owner: data.owner, repo: data.repo };
+  const found = await resolvePr(octokit, data);
+  const ref = found ? prRef(data.owner, data.repo, found.number) : undefined;
+  const prToggle = ref ? await ctx.settings.getAutofix(ref) : null;
+  const threadId = found
+    ? await ctx.prThreads.origin({ ...repo, number: found.number, body: found.body, authorLogin: found.user?.login, headRef: found.head.ref }, `${ctx.config.env.APP_SLUG}[bot]`)
+    : null;
+  const requester = threadId ? await ctx.prThreads.requester(threadId) : null;
+  if (threadId && !requester) log.warn({ threadId }, "CI autofix: the PR's thread has no recorded requester; treated as no agent thread");
+  const thread = threadId && requester ? { id: threadId, requester: requester.login, active: (await ctx.locks.holder(threadId)) !== null } : null;
+  const pr = found ? { open: found.state === "open", headSha: found.head.sha, baseSha: found.base.sha, headCommitAuthor: null as string | null } : null;
+  const early = decideAutofix({ ...UNKNOWN, repoEnabled, pr, prToggle, thread, requesterAutoFixCi: true, repoDefault: true });
+  if (early.action === "skip" && ["no_open_pr", "pr_disabled", "no_agent_thread"].includes(early.reason)) return done(early, { ...(ref ? { pr: ref } : {}) });
+  // From here `pr`, `thread` and `ref` are set (the rules above stop otherwise).
+
+  let config;
+  try {
+    config = await loadRepoConfig(octokit, data.owner, data.repo);
+  } catch (err) {
+    if (err instanceof RepoConfigError) throw new UnrecoverableError(`CI autofix: ${err.message}\n${err.details}`);
+    throw err;
+  }
+  const headSha = pr!.headSha;
+  let head: CiState | null = null;
+  try {
+    head = await readCiState(octokit, repo, headSha, ctx.config.env.APP_SLUG);
+  } catch (err) {
+    log.warn({ err: errorMessage(err) }, "CI autofix: could not read the head's checks");
+  }
+  let failingOnBase: string[] = [];
+  if (head && head.failing.length > 0) {
+    failingOnBase = await readCiState(octokit, repo, pr!.baseSha, ctx.config.env.APP_SLUG)
+      .then((s) => s.failing.map((f) => f.name))
+      .catch((err: unknown) => (log.warn({ err: errorMessage(err) }, "CI autofix: could not read the base's checks; counted as green"), []));
+  }
+  const commit = await octokit.request("GET /repos/{owner}/{repo}/commits/{ref}", { ...repo, ref: headSha });
+  pr!.headCommitAuthor = commit.data.author?.login ?? null;
+
+  let pending = head?.pending ?? [];
+  if (pending.length > 0) {
+    const since = await ledger.firstPendingAt(ref!, headSha, Date.now());
+    if (Date.now() - since >= ctx.config.env.AUTOFIX_SETTLE_MINUTES * 60_000) pending = [];
+  }
+  const failingNames = head ? [...new Set(head.failing.map((f) => f.name))] : null;
+  const fingerprint = ciFingerprint(headSha, failingNames ?? []);
+  const profile = await ctx.settings.getProfile(thread!.requester);
+  const input: AutofixInput = {
+    trigger: "ci",
+    repoEnabled,
+    pr,
+    prToggle,
+    repoDefault: config.autofix.default,
+    thread,
+    requesterAutoFixCi: profile.autoFixCi,
+    attempts: await ledger.attempts(ref!, headSha),
+    maxAttempts: config.autofix.max_attempts,
+    failing: failingNames,
+    pending,
+    failingOnBase,
+    fingerprint,
+    handled: await ledger.handled(ref!),
+    botLogins: ctx.config.botLogins,
+  };
+  let decision = decideAutofix(input);
+  const facts = { pr: ref!, fingerprint, threadId: thread!.id };
+
+  if (decision.action === "wait") {
+    const recheck = jobId("autofix-recheck", ref!.replace(/[/#]/g, "_"), headSha, Math.floor(Date.now() / RECHECK_MS));
+    await ctx.queues.add("ci-event", { ...data, deliveryId: recheck }, recheck, { delay: RECHECK_MS });
+    return done(decision, { ...facts, attempt: input.attempts.total });
+  }
+  if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
+
+  // Dispatch or batch: claimed atomically, so a redelivery or a second red check on the head racing us does nothing.
+  const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: true, counts: decision.action === "dispatch" });
+  if (claim !== "ok") decision = { action: "skip", reason: claim };
+  if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
+
+  const attempt = input.attempts.total + (decision.action === "dispatch" ? 1 : 0);
+  const text = await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing);
+  const agentJob = jobId("autofix", thread!.id, headSha, attempt, decision.action);
+  // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
+  await ctx.queues.add(
+    "agent",
+    {
+      installationId: data.installationId,
+      ...repo,
+      number: found!.number,
+      isPullRequest: true,
+      threadId: thread!.id,
+      trigger: "ci_fix",
+      requester: requester!,
+      text,
+      deliveryId: agentJob,
+    },
+    agentJob,
+  );
+  return done(decision, { ...facts, attempt, agentJob });
+}

@@ -1,0 +1,162 @@
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AutofixLedger } from "../../src/autofix/autofix-ledger.js";
+import type { RunningProcess } from "../../src/main.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { SettingsStore } from "../../src/store/settings-store.js";
+import { PrThreads } from "../../src/threads/pr-threads.js";
+import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
+
+const API = "https://api.github.com";
+const THREAD = "6f1c2f0e-8a55-4c1b-9d7e-3b2a1c0d9e8f";
+const BASE = "b".repeat(40);
+let installation = 700;
+let seq = 0;
+
+/** A red `check_run.completed` from GitHub Actions on a PR's head. */
+function checkRunEvent(number: number, headSha: string) {
+  installation += 1;
+  return {
+    installationId: installation,
+    payload: {
+      action: "completed",
+      installation: { id: installation },
+      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+      sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+      check_run: {
+        id: 55,
+        name: "lint",
+        status: "completed",
+        conclusion: "failure",
+        head_sha: headSha,
+        html_url: "https://github.com/octo/hello/runs/55",
+        details_url: "https://github.com/octo/hello/actions/runs/9/job/55",
+        app: { slug: "github-actions", name: "GitHub Actions" },
+        check_suite: { head_branch: `open-swe/${number}` },
+        pull_requests: [{ number }],
+      },
+    },
+  };
+}
+
+const head = () => (++seq).toString(16).padStart(40, "c");
+const pull = (number: number, headSha: string, author = "open-swe[bot]") =>
+  nock(API)
+    .get(`/repos/octo/hello/pulls/${number}`)
+    .reply(200, { number, state: "open", body: "Fixes it.", user: { login: author }, head: { sha: headSha, ref: `open-swe/${number}` }, base: { sha: BASE } });
+
+/** Everything the job reads after the PR when it gets as far as the CI facts. */
+function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean } = {}) {
+  nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+  nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+  nock(API)
+    .get(`/repos/octo/hello/commits/${headSha}/check-runs`)
+    .query(true)
+    .reply(200, {
+      total_count: 3,
+      check_runs: [
+        { id: 55, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/55", app: { slug: "github-actions" } },
+        { id: 56, name: "test", status: "completed", conclusion: "success", html_url: "x", app: { slug: "github-actions" } },
+        { id: 57, name: "Open SWE Review", status: "in_progress", conclusion: null, html_url: "x", app: { slug: "open-swe" } },
+      ],
+    });
+  nock(API).get(`/repos/octo/hello/commits/${headSha}/status`).query(true).reply(200, { state: "success", statuses: [] });
+  nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+  nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+  nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
+  if (o.logs !== false) {
+    nock(API).get("/repos/octo/hello/check-runs/55").reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API).get("/repos/octo/hello/actions/jobs/55/logs").reply(200, "step 1\nsrc/a.ts:3:1 error no-unused-vars\n");
+  }
+}
+
+describe("CI autofix: a red check on our PR becomes a fix run on the thread that opened it", () => {
+  let proc: RunningProcess;
+  let prefix: string;
+  const settings = () => new SettingsStore(testRedis(), prefix);
+  beforeAll(async () => {
+    prefix = uniquePrefix();
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1" });
+    // The fix run itself is not under test here: its job stays queued, so the test reads what was enqueued.
+    await proc.queues.queues.agent.pause();
+    await settings().enableRepo("octo/hello");
+    await settings().setProfile("alice", { autoFixCi: true });
+  });
+  afterAll(async () => proc?.stop());
+
+  const ourPr = (number: number) => new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number, branch: `open-swe/${number}` }, THREAD, { login: "alice", id: 11 });
+  async function deliver(number: number, headSha: string) {
+    const { payload, installationId } = checkRunEvent(number, headSha);
+    mockInstallationToken(installationId);
+    const res = await sendWebhook(proc.port!, { event: "check_run", payload });
+    expect(res.status).toBe(200);
+    return waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId));
+  }
+
+  it("dispatches one ci_fix agent job on the originating thread naming the check and its log tail; a redelivery does not dispatch again", async () => {
+    await ourPr(12);
+    const sha = head();
+    pull(12, sha);
+    ciFacts(sha);
+    const done = await deliver(12, sha);
+    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", reason: "dispatched", attempt: 1, threadId: THREAD } });
+    const agentJob = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+    expect(agentJob?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 12, isPullRequest: true, requester: { login: "alice", id: 11 } });
+    expect(agentJob?.data.text).toContain("- lint (https://github.com/octo/hello/runs/55)");
+    expect(agentJob?.data.text).toContain("error no-unused-vars");
+    expect(agentJob?.data.text).not.toContain("Open SWE Review");
+
+    pull(12, sha);
+    ciFacts(sha, { logs: false });
+    expect(await deliver(12, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "max_attempts" } });
+    expect(await proc.queues.queues.agent.count()).toBe(1);
+    const decisions = await new AutofixLedger(testRedis(), prefix).decisions("octo/hello#12");
+    expect(decisions.map((d) => d.reason)).toEqual(["max_attempts", "dispatched"]);
+  });
+
+  it("the per-PR toggle off stops it before any CI read", async () => {
+    await ourPr(13);
+    await settings().setAutofix("octo/hello#13", false);
+    const sha = head();
+    pull(13, sha);
+    expect(await deliver(13, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "pr_disabled" } });
+  });
+
+  it("a PR no agent thread opened is skipped with no_agent_thread", async () => {
+    const sha = head();
+    pull(14, sha, "bob");
+    expect(await deliver(14, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "no_agent_thread" } });
+  });
+
+  it("at the cap (autofix.max_attempts, default 3) nothing is dispatched", async () => {
+    await ourPr(15);
+    const ledger = new AutofixLedger(testRedis(), prefix);
+    for (const h of ["1", "2", "3"]) expect(await ledger.claim("octo/hello#15", { fingerprint: h, headSha: h, maxAttempts: 3, ci: true, counts: true })).toBe("ok");
+    const sha = head();
+    pull(15, sha);
+    ciFacts(sha, { logs: false });
+    expect(await deliver(15, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "max_attempts", attempt: 3 } });
+  });
+
+  it("a person's commit on the head stops the loop", async () => {
+    await ourPr(16);
+    const sha = head();
+    pull(16, sha);
+    ciFacts(sha, { commitAuthor: "carol", logs: false });
+    expect(await deliver(16, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "human_commit" } });
+  });
+
+  it("a repo that is not enabled costs no GitHub call", async () => {
+    await settings().disableRepo("octo/hello");
+    try {
+      const { payload } = checkRunEvent(12, head());
+      const res = await sendWebhook(proc.port!, { event: "check_run", payload });
+      expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "skip", reason: "repo_not_enabled" } });
+    } finally {
+      await settings().enableRepo("octo/hello");
+    }
+  });
+});
