@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { UnrecoverableError } from "bullmq";
 import type { Octokit } from "../github/app-auth.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
@@ -147,7 +148,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
 
   const attempt = input.attempts.total + (decision.action === "dispatch" ? 1 : 0);
   const text = await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing);
-  const agentJob = jobId("autofix", thread!.id, headSha, attempt, decision.action);
+  const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action);
   // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
   await ctx.queues.add(
     "agent",

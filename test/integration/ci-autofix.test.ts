@@ -5,6 +5,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
+import { RunLocks } from "../../src/threads/run-lock.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -49,7 +50,7 @@ const pull = (number: number, headSha: string, author = "open-swe[bot]") =>
     .reply(200, { number, state: "open", body: "Fixes it.", user: { login: author }, head: { sha: headSha, ref: `open-swe/${number}` }, base: { sha: BASE } });
 
 /** Everything the job reads after the PR when it gets as far as the CI facts. */
-function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean } = {}) {
+function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pending?: boolean } = {}) {
   nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API)
@@ -61,11 +62,12 @@ function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean } =
         { id: 55, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/55", app: { slug: "github-actions" } },
         { id: 56, name: "test", status: "completed", conclusion: "success", html_url: "x", app: { slug: "github-actions" } },
         { id: 57, name: "Open SWE Review", status: "in_progress", conclusion: null, html_url: "x", app: { slug: "open-swe" } },
+        ...(o.pending ? [{ id: 58, name: "e2e", status: "in_progress", conclusion: null, html_url: "x", app: { slug: "github-actions" } }] : []),
       ],
     });
   nock(API).get(`/repos/octo/hello/commits/${headSha}/status`).query(true).reply(200, { state: "success", statuses: [] });
-  nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
-  nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+  if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+  if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
   nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
   if (o.logs !== false) {
     nock(API).get("/repos/octo/hello/check-runs/55").reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
@@ -158,5 +160,58 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     } finally {
       await settings().enableRepo("octo/hello");
     }
+  });
+
+  it("a thread whose run is active gets the failure as a follow-up job, spending no attempt", async () => {
+    await ourPr(17);
+    await proc.queues.queues.agent.add("agent", {}, { jobId: "busy-run", delay: 3600_000 });
+    await new RunLocks(testRedis(), prefix, 60_000).acquire(THREAD, "busy-run");
+    try {
+      const sha = head();
+      pull(17, sha);
+      ciFacts(sha);
+      const done = await deliver(17, sha);
+      expect(done).toMatchObject({ returnvalue: { outcome: "batch", reason: "batched", attempt: 0 } });
+      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 17 });
+      expect(await new AutofixLedger(testRedis(), prefix).attempts("octo/hello#17", sha)).toEqual({ total: 0, onHead: 0 });
+    } finally {
+      await new RunLocks(testRedis(), prefix, 60_000).release(THREAD, "busy-run");
+    }
+  });
+
+  it("checks still running on the head: waits, with one delayed re-check queued", async () => {
+    await ourPr(18);
+    const sha = head();
+    pull(18, sha);
+    ciFacts(sha, { pending: true, logs: false });
+    const before = await proc.queues.queues["ci-event"].getDelayedCount();
+    expect(await deliver(18, sha)).toMatchObject({ returnvalue: { outcome: "wait", reason: "checks_pending" } });
+    expect(await proc.queues.queues["ci-event"].getDelayedCount()).toBe(before + 1);
+  });
+
+  it("a failing commit status (no PR in the event) finds its PR through the commit", async () => {
+    await ourPr(19);
+    const sha = head();
+    installation += 1;
+    mockInstallationToken(installation);
+    nock(API)
+      .get(`/repos/octo/hello/commits/${sha}/pulls`)
+      .reply(200, [{ number: 19, state: "open", body: "", user: { login: "open-swe[bot]" }, head: { sha, ref: "open-swe/19" }, base: { sha: BASE } }]);
+    ciFacts(sha, { commitAuthor: "carol", logs: false });
+    const payload = {
+      installation: { id: installation },
+      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+      sender: { login: "ci-bot", id: 3, type: "Bot" },
+      sha,
+      state: "failure",
+      context: "ci/jenkins",
+      target_url: "https://ci.example/1",
+      branches: [{ name: "open-swe/19" }],
+    };
+    const res = await sendWebhook(proc.port!, { event: "status", payload });
+    expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({
+      returnvalue: { outcome: "skip", reason: "human_commit", pr: "octo/hello#19" },
+    });
   });
 });
