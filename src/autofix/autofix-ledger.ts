@@ -82,6 +82,11 @@ export class AutofixLedger {
     return (await this.redis.lrange(this.key("decisions", pr), 0, -1)).map((s) => JSON.parse(s) as AutofixRecord);
   }
 
+  /** True the first time a notice is due (a check per head and reason, the cap's comment per PR). */
+  async once(pr: string, tag: string): Promise<boolean> {
+    return (await this.redis.set(this.key("notice", pr, tag), "1", "EX", TTL_SECONDS, "NX")) === "OK";
+  }
+
   /** First time a head was seen with checks still running: the settle clock for `checks_pending`. */
   async firstPendingAt(pr: string, headSha: string, now: number): Promise<number> {
     const k = this.key("pending-since", pr, headSha);

@@ -11,6 +11,7 @@ import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState, type CiState } from "./ci-state.js";
 import { ciFingerprint, decideAutofix, type AutofixDecision, type AutofixInput } from "./decide.js";
 import { ciFixMessage } from "./fix-message.js";
+import { AUTOFIX_CHECK_NAME, CAP_COMMENT, skipNotice, type SkipFacts } from "./skip-notice.js";
 
 const RECHECK_MS = 120_000;
 
@@ -50,6 +51,27 @@ const UNKNOWN: Omit<AutofixInput, "repoEnabled"> = {
   botLogins: [],
 };
 
+/** A skip a person can change is shown on the head as a neutral check (once per head and reason); the cap also gets one comment. */
+async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: string; repo: string; number: number; ref: string; headSha: string }, reason: AutofixDecision["reason"], facts: SkipFacts): Promise<void> {
+  const notice = skipNotice(reason, facts);
+  if (!notice) return;
+  if (await ledger.once(at.ref, `check:${at.headSha}:${reason}`)) {
+    await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+      owner: at.owner,
+      repo: at.repo,
+      name: AUTOFIX_CHECK_NAME,
+      head_sha: at.headSha,
+      status: "completed",
+      conclusion: "neutral",
+      completed_at: new Date().toISOString(),
+      output: { title: notice.title, summary: notice.summary },
+    });
+  }
+  if (notice.capReached && (await ledger.once(at.ref, "cap-comment"))) {
+    await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: at.owner, repo: at.repo, issue_number: at.number, body: CAP_COMMENT(facts.attempts.total) });
+  }
+}
+
 /**
  * A red check on a PR the agent opened becomes a fix run on the thread that opened it, when every gate
  * of `decideAutofix` says so; every decision is one log line and a record on the PR.
@@ -68,6 +90,11 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
   if (!repoEnabled) return done(decideAutofix({ ...UNKNOWN, repoEnabled }));
 
   const octokit = await ctx.github.installation(data.installationId);
+  const show = (number: number, ref: string, headSha: string, decision: AutofixDecision, facts: SkipFacts) =>
+    showSkip(octokit, ledger, { owner: data.owner, repo: data.repo, number, ref, headSha }, decision.reason, facts).catch((err: unknown) =>
+      log.warn({ err: errorMessage(err), reason: decision.reason }, "CI autofix: could not show the skip on the pull request"),
+    );
+
   const repo = { owner: data.owner, repo: data.repo };
   const found = await resolvePr(octokit, data);
   const ref = found ? prRef(data.owner, data.repo, found.number) : undefined;
@@ -80,7 +107,10 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
   const thread = threadId && requester ? { id: threadId, requester: requester.login, active: (await ctx.locks.holder(threadId)) !== null } : null;
   const pr = found ? { open: found.state === "open", headSha: found.head.sha, baseSha: found.base.sha, headCommitAuthor: null as string | null } : null;
   const early = decideAutofix({ ...UNKNOWN, repoEnabled, pr, prToggle, thread, requesterAutoFixCi: true, repoDefault: true });
-  if (early.action === "skip" && ["no_open_pr", "pr_disabled", "no_agent_thread"].includes(early.reason)) return done(early, { ...(ref ? { pr: ref } : {}) });
+  if (early.action === "skip" && ["no_open_pr", "pr_disabled", "no_agent_thread"].includes(early.reason)) {
+    if (found && ref) await show(found.number, ref, found.head.sha, early, { attempts: { total: 0, onHead: 0 }, maxAttempts: 0, headCommitAuthor: null, failing: [] });
+    return done(early, { ...(ref ? { pr: ref } : {}) });
+  }
   // From here `pr`, `thread` and `ref` are set (the rules above stop otherwise).
 
   let config;
@@ -139,7 +169,10 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
     await ctx.queues.add("ci-event", { ...data, deliveryId: recheck }, recheck, { delay: RECHECK_MS });
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
-  if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
+  if (decision.action === "skip") {
+    await show(found!.number, ref!, headSha, decision, { attempts: input.attempts, maxAttempts: input.maxAttempts, headCommitAuthor: pr!.headCommitAuthor, failing: failingNames ?? [] });
+    return done(decision, { ...facts, attempt: input.attempts.total });
+  }
 
   // Dispatch or batch: claimed atomically, so a redelivery or a second red check on the head racing us does nothing.
   const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: true, counts: decision.action === "dispatch" });

@@ -43,6 +43,14 @@ function checkRunEvent(number: number, headSha: string) {
   };
 }
 
+/** The neutral "Open SWE Autofix" check a person-changeable skip leaves on the head. */
+const neutralCheck = (headSha: string, title: string) =>
+  nock(API)
+    .post("/repos/octo/hello/check-runs", (b: { name: string; head_sha: string; conclusion: string; output: { title: string } }) =>
+      b.name === "Open SWE Autofix" && b.head_sha === headSha && b.conclusion === "neutral" && b.output.title === title,
+    )
+    .reply(201, { id: 1 });
+
 const head = () => (++seq).toString(16).padStart(40, "c");
 const pull = (number: number, headSha: string, author = "open-swe[bot]") =>
   nock(API)
@@ -124,7 +132,9 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     await settings().setAutofix("octo/hello#13", false);
     const sha = head();
     pull(13, sha);
+    const check = neutralCheck(sha, "Autofix is off");
     expect(await deliver(13, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "pr_disabled" } });
+    expect(check.isDone()).toBe(true);
   });
 
   it("a PR no agent thread opened is skipped with no_agent_thread", async () => {
@@ -133,14 +143,28 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     expect(await deliver(14, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "no_agent_thread" } });
   });
 
-  it("at the cap (autofix.max_attempts, default 3) nothing is dispatched", async () => {
+  it("at the cap (autofix.max_attempts, default 3) nothing is dispatched: a neutral check per head, one comment asking for a human", async () => {
     await ourPr(15);
     const ledger = new AutofixLedger(testRedis(), prefix);
     for (const h of ["1", "2", "3"]) expect(await ledger.claim("octo/hello#15", { fingerprint: h, headSha: h, maxAttempts: 3, ci: true, counts: true })).toBe("ok");
     const sha = head();
     pull(15, sha);
     ciFacts(sha, { logs: false });
+    neutralCheck(sha, "Autofix limit reached");
+    const comment = nock(API).post("/repos/octo/hello/issues/15/comments", (b: { body: string }) => /^CI autofix limit reached — a human is needed\. I made 3 fix runs/.test(b.body)).reply(201, { id: 2 });
     expect(await deliver(15, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "max_attempts", attempt: 3 } });
+    expect(comment.isDone()).toBe(true);
+    // A later push still red: its head gets the check; the comment is never repeated.
+    const next = head();
+    pull(15, next);
+    ciFacts(next, { logs: false });
+    const check = neutralCheck(next, "Autofix limit reached");
+    const repeat = nock(API).post("/repos/octo/hello/issues/15/comments");
+    repeat.reply(201, { id: 3 });
+    expect(await deliver(15, next)).toMatchObject({ returnvalue: { outcome: "skip", reason: "max_attempts" } });
+    expect(check.isDone()).toBe(true);
+    expect(nock.pendingMocks()).toContain("POST https://api.github.com:443/repos/octo/hello/issues/15/comments");
+    nock.removeInterceptor(repeat);
   });
 
   it("a person's commit on the head stops the loop", async () => {
@@ -148,6 +172,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     const sha = head();
     pull(16, sha);
     ciFacts(sha, { commitAuthor: "carol", logs: false });
+    neutralCheck(sha, "Autofix stands back");
     expect(await deliver(16, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "human_commit" } });
   });
 
@@ -199,6 +224,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
       .get(`/repos/octo/hello/commits/${sha}/pulls`)
       .reply(200, [{ number: 19, state: "open", body: "", user: { login: "open-swe[bot]" }, head: { sha, ref: "open-swe/19" }, base: { sha: BASE } }]);
     ciFacts(sha, { commitAuthor: "carol", logs: false });
+    neutralCheck(sha, "Autofix stands back");
     const payload = {
       installation: { id: installation },
       repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
