@@ -1,4 +1,7 @@
 import type { CommandJob } from "../src/queue/schemas.js";
+import type { AutofixReason } from "../src/autofix/decide.js";
+import { fixCiReply } from "../src/autofix/fix-ci-reply.js";
+import { handleCiEvent, manualCiEvent } from "../src/autofix/handle-ci-event.js";
 import { autofixToggleReply } from "../src/autofix/toggle-reply.js";
 import { replyTo } from "../src/github/reply.js";
 import { helpText } from "../src/github/help-text.js";
@@ -18,6 +21,12 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
       const origin = await ctx.prThreads.origin({ owner: data.owner, repo: data.repo, number: data.number, body: null, authorLogin: null }, `${ctx.config.env.APP_SLUG}[bot]`);
       await replyTo(octokit, target, autofixToggleReply(data.enabled, origin !== null));
       return { outcome: "autofix", pr: ref, enabled: data.enabled };
+    }
+    case "fix_ci": {
+      const result = await handleCiEvent(manualCiEvent(data), ctx, { requester: data.requester, comment: data.comment });
+      const reply = fixCiReply(result.reason as AutofixReason, { pending: result.pending });
+      if (reply) await replyTo(octokit, target, reply);
+      return { ...result, outcome: `fix_ci_${result.outcome}` };
     }
     case "help":
       await replyTo(octokit, target, helpText(ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", data.reason));

@@ -4,8 +4,8 @@ import type { Octokit } from "../github/app-auth.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { errorMessage } from "../errors.js";
 import { jobId } from "../queue/job-ids.js";
-import type { CiEventJob } from "../queue/schemas.js";
-import { prRef } from "../threads/thread-id.js";
+import type { AgentJob, CiEventJob } from "../queue/schemas.js";
+import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState, type CiState } from "./ci-state.js";
@@ -25,7 +25,7 @@ interface OpenPr {
 }
 
 /** The PR a red check is about: the event names it, or the head commit's open PR in this repo. */
-async function resolvePr(octokit: Octokit, data: CiEventJob): Promise<OpenPr | null> {
+async function resolvePr(octokit: Octokit, data: Pick<CiEventJob, "owner" | "repo" | "prNumbers" | "headSha">): Promise<OpenPr | null> {
   const repo = { owner: data.owner, repo: data.repo };
   const number = data.prNumbers[0];
   if (number !== undefined) return (await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repo, pull_number: number })).data as OpenPr;
@@ -72,12 +72,23 @@ async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: st
   }
 }
 
+/** `@open-swe fix ci` from a writer: on any PR, acting for them, answering their comment. */
+export interface ManualFix {
+  requester: { login: string; id: number };
+  comment: NonNullable<AgentJob["comment"]>;
+}
+
+/** The `ci-event` payload a `fix ci` on PR #n stands for: no check named, the PR's head read from GitHub. */
+export function manualCiEvent(job: { installationId: number; owner: string; repo: string; number: number; deliveryId: string }): CiEventJob {
+  return { installationId: job.installationId, owner: job.owner, repo: job.repo, kind: "check_run", name: "fix ci", conclusion: "requested", headSha: "", headBranch: null, prNumbers: [job.number], detailsUrl: null, deliveryId: job.deliveryId };
+}
+
 /**
  * A red check on a PR the agent opened becomes a fix run on the thread that opened it, when every gate
  * of `decideAutofix` says so; every decision is one log line and a record on the PR.
  */
-export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<JobOutcome> {
-  const log = ctx.log.child({ kind: data.kind, check: data.name, sha: data.headSha });
+export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: ManualFix): Promise<JobOutcome> {
+  const log = ctx.log.child({ kind: data.kind, check: data.name, sha: data.headSha, ...(manual ? { manual: manual.requester.login } : {}) });
   const ledger = new AutofixLedger(ctx.redis, ctx.prefix);
   const repoName = `${data.owner}/${data.repo}`;
   const done = async (decision: AutofixDecision, facts: { pr?: string; fingerprint?: string; attempt?: number; [k: string]: unknown } = {}): Promise<JobOutcome> => {
@@ -102,13 +113,16 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
   const threadId = found
     ? await ctx.prThreads.origin({ ...repo, number: found.number, body: found.body, authorLogin: found.user?.login, headRef: found.head.ref }, `${ctx.config.env.APP_SLUG}[bot]`)
     : null;
-  const requester = threadId ? await ctx.prThreads.requester(threadId) : null;
-  if (threadId && !requester) log.warn({ threadId }, "CI autofix: the PR's thread has no recorded requester; treated as no agent thread");
-  const thread = threadId && requester ? { id: threadId, requester: requester.login, active: (await ctx.locks.holder(threadId)) !== null } : null;
+  let requester = threadId ? await ctx.prThreads.requester(threadId) : null;
+  if (threadId && !requester && !manual) log.warn({ threadId }, "CI autofix: the PR's thread has no recorded requester; treated as no agent thread");
+  // `fix ci` acts for the writer who asked: on our PR in the thread that opened it, on another PR in that PR's own thread.
+  const runThread = manual && found ? (threadId ?? prThreadId({ kind: "pr", owner: data.owner, repo: data.repo, number: found.number })) : threadId;
+  if (manual) requester = manual.requester;
+  const thread = runThread && requester ? { id: runThread, requester: requester.login, active: (await ctx.locks.holder(runThread)) !== null } : null;
   const pr = found ? { open: found.state === "open", headSha: found.head.sha, baseSha: found.base.sha, headCommitAuthor: null as string | null } : null;
-  const early = decideAutofix({ ...UNKNOWN, repoEnabled, pr, prToggle, thread, requesterAutoFixCi: true, repoDefault: true });
+  const early = decideAutofix({ ...UNKNOWN, repoEnabled, pr, prToggle, thread, requesterAutoFixCi: true, repoDefault: true, ...(manual ? { manual: true } : {}) });
   if (early.action === "skip" && ["no_open_pr", "pr_disabled", "no_agent_thread"].includes(early.reason)) {
-    if (found && ref) await show(found.number, ref, found.head.sha, early, { attempts: { total: 0, onHead: 0 }, maxAttempts: 0, headCommitAuthor: null, failing: [] });
+    if (found && ref && !manual) await show(found.number, ref, found.head.sha, early, { attempts: { total: 0, onHead: 0 }, maxAttempts: 0, headCommitAuthor: null, failing: [] });
     return done(early, { ...(ref ? { pr: ref } : {}) });
   }
   // From here `pr`, `thread` and `ref` are set (the rules above stop otherwise).
@@ -146,6 +160,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
   const profile = await ctx.settings.getProfile(thread!.requester);
   const input: AutofixInput = {
     trigger: "ci",
+    ...(manual ? { manual: true } : {}),
     repoEnabled,
     pr,
     prToggle,
@@ -164,13 +179,14 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
   let decision = decideAutofix(input);
   const facts = { pr: ref!, fingerprint, threadId: thread!.id };
 
-  if (decision.action === "wait") {
+  if (decision.action === "wait" && !manual) {
     const recheck = jobId("autofix-recheck", ref!.replace(/[/#]/g, "_"), headSha, Math.floor(Date.now() / RECHECK_MS));
     await ctx.queues.add("ci-event", { ...data, deliveryId: recheck }, recheck, { delay: RECHECK_MS });
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
+  if (decision.action === "wait") return done(decision, { ...facts, attempt: input.attempts.total, pending });
   if (decision.action === "skip") {
-    await show(found!.number, ref!, headSha, decision, { attempts: input.attempts, maxAttempts: input.maxAttempts, headCommitAuthor: pr!.headCommitAuthor, failing: failingNames ?? [] });
+    if (!manual) await show(found!.number, ref!, headSha, decision, { attempts: input.attempts, maxAttempts: input.maxAttempts, headCommitAuthor: pr!.headCommitAuthor, failing: failingNames ?? [] });
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
 
@@ -194,6 +210,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext): Promise<
       trigger: "ci_fix",
       requester: requester!,
       text,
+      ...(manual ? { comment: manual.comment } : {}),
       deliveryId: agentJob,
     },
     agentJob,

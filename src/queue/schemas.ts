@@ -77,6 +77,14 @@ export const CommandJob = z.discriminatedUnion("command", [
     deliveryId: z.string().min(1),
   }),
   z.object({
+    command: z.literal("fix_ci"),
+    ...Repo,
+    number: z.number().int().positive(),
+    requester: Actor,
+    comment: CommentRef,
+    deliveryId: z.string().min(1),
+  }),
+  z.object({
     command: z.literal("help"),
     reason: z.string(),
     ...Repo,

@@ -5,6 +5,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
+import { threadId } from "../../src/threads/thread-id.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
@@ -238,6 +239,63 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     const res = await sendWebhook(proc.port!, { event: "status", payload });
     expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({
       returnvalue: { outcome: "skip", reason: "human_commit", pr: "octo/hello#19" },
+    });
+  });
+
+  describe("`@open-swe fix ci` from a writer", () => {
+    function fixCi(number: number, login: string) {
+      installation += 1;
+      return {
+        installationId: installation,
+        payload: {
+          action: "created",
+          installation: { id: installation },
+          repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+          sender: { login, id: 21, type: "User" },
+          issue: { number, id: 5000 + number, user: { login: "bob" }, pull_request: { url: "x" } },
+          comment: { id: 950 + number, body: "@open-swe fix ci", user: { login, id: 21, type: "User" } },
+        },
+      };
+    }
+    const writer = (login: string) => nock(API).get(`/repos/octo/hello/collaborators/${login}/permission`).reply(200, { permission: "write", role_name: "write", user: { login } });
+
+    it("on someone else's PR: a fix run on that PR's thread, for the writer, answering the comment, despite a person's commit and nobody opting in", async () => {
+      const sha = head();
+      const { payload, installationId } = fixCi(20, "wendy");
+      mockInstallationToken(installationId);
+      writer("wendy");
+      pull(20, sha, "bob");
+      ciFacts(sha, { commitAuthor: "bob" });
+      const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+      const done = await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId));
+      expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "fix_ci_dispatch", reason: "dispatched", attempt: 1 } });
+      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      expect(job?.data).toMatchObject({
+        threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 20 }),
+        trigger: "ci_fix",
+        requester: { login: "wendy", id: 21 },
+        comment: { kind: "issue_comment", id: 970 },
+      });
+      expect(job?.data.text).toContain("error no-unused-vars");
+    });
+
+    it("with nothing failing: one reply saying so, no run", async () => {
+      const sha = head();
+      const { payload, installationId } = fixCi(21, "wanda");
+      mockInstallationToken(installationId);
+      writer("wanda");
+      pull(21, sha, "bob");
+      nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+      nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+      nock(API).get(`/repos/octo/hello/commits/${sha}/check-runs`).query(true).reply(200, { total_count: 1, check_runs: [{ id: 60, name: "lint", status: "completed", conclusion: "success", app: { slug: "github-actions" } }] });
+      nock(API).get(`/repos/octo/hello/commits/${sha}/status`).query(true).reply(200, { state: "success", statuses: [] });
+      nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: null });
+      const reply = nock(API).post("/repos/octo/hello/issues/21/comments", (b: { body: string }) => /^No check is failing/.test(b.body)).reply(201, { id: 9 });
+      const agentJobs = await proc.queues.queues.agent.count();
+      const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+      expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "fix_ci_skip", reason: "no_failing_checks" } });
+      expect(reply.isDone()).toBe(true);
+      expect(await proc.queues.queues.agent.count()).toBe(agentJobs);
     });
   });
 });
