@@ -3,14 +3,15 @@ import { UnrecoverableError } from "bullmq";
 import type { Octokit } from "../github/app-auth.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { errorMessage } from "../errors.js";
+import { GitHubUnreachableError, hasWriteAccess } from "../github/permission.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CiEventJob } from "../queue/schemas.js";
 import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState, type CiState } from "./ci-state.js";
-import { ciFingerprint, decideAutofix, type AutofixDecision, type AutofixInput } from "./decide.js";
-import { ciFixMessage } from "./fix-message.js";
+import { ciFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
+import { ciFixMessage, reviewFixMessage } from "./fix-message.js";
 import { AUTOFIX_CHECK_NAME, CAP_COMMENT, skipNotice, type SkipFacts } from "./skip-notice.js";
 
 const RECHECK_MS = 120_000;
@@ -72,6 +73,27 @@ async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: st
   }
 }
 
+/** Review feedback counts only from a writer; GitHub not answering counts as "cannot" (fail closed). */
+async function canWrite(ctx: JobContext, octokit: Octokit, data: CiEventJob, log: JobContext["log"]): Promise<boolean> {
+  if (!data.reviewer) return false;
+  try {
+    return await hasWriteAccess({
+      octokit,
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      cacheSeconds: ctx.config.env.PERMISSION_CACHE_SECONDS,
+      budgetMs: ctx.config.env.PERMISSION_CHECK_BUDGET_SECONDS * 1000,
+      owner: data.owner,
+      repo: data.repo,
+      login: data.reviewer,
+    });
+  } catch (err) {
+    if (!(err instanceof GitHubUnreachableError)) throw err;
+    log.warn({ reviewer: data.reviewer, err: err.message }, "CI autofix: reviewer's write access unknown (GitHub unreachable): not a writer");
+    return false;
+  }
+}
+
 /** `@open-swe fix ci` from a writer: on any PR, acting for them, answering their comment. */
 export interface ManualFix {
   requester: { login: string; id: number };
@@ -88,12 +110,13 @@ export function manualCiEvent(job: { installationId: number; owner: string; repo
  * of `decideAutofix` says so; every decision is one log line and a record on the PR.
  */
 export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: ManualFix): Promise<JobOutcome> {
+  const trigger: AutofixTrigger = data.kind === "review_feedback" ? "review_feedback" : "ci";
   const log = ctx.log.child({ kind: data.kind, check: data.name, sha: data.headSha, ...(manual ? { manual: manual.requester.login } : {}) });
   const ledger = new AutofixLedger(ctx.redis, ctx.prefix);
   const repoName = `${data.owner}/${data.repo}`;
   const done = async (decision: AutofixDecision, facts: { pr?: string; fingerprint?: string; attempt?: number; [k: string]: unknown } = {}): Promise<JobOutcome> => {
     log.info({ ...decision, ...facts }, `CI autofix: ${decision.action} (${decision.reason})`);
-    if (facts.pr) await ledger.record(facts.pr, { ...decision, at: Date.now(), trigger: "ci", fingerprint: facts.fingerprint ?? "", headSha: data.headSha, attempt: facts.attempt ?? 0 });
+    if (facts.pr) await ledger.record(facts.pr, { ...decision, at: Date.now(), trigger, fingerprint: facts.fingerprint ?? "", headSha: data.headSha, attempt: facts.attempt ?? 0 });
     return { outcome: decision.action, reason: decision.reason, ...facts };
   };
 
@@ -136,10 +159,12 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   }
   const headSha = pr!.headSha;
   let head: CiState | null = null;
-  try {
-    head = await readCiState(octokit, repo, headSha, ctx.config.env.APP_SLUG);
-  } catch (err) {
-    log.warn({ err: errorMessage(err) }, "CI autofix: could not read the head's checks");
+  if (trigger === "ci") {
+    try {
+      head = await readCiState(octokit, repo, headSha, ctx.config.env.APP_SLUG);
+    } catch (err) {
+      log.warn({ err: errorMessage(err) }, "CI autofix: could not read the head's checks");
+    }
   }
   let failingOnBase: string[] = [];
   if (head && head.failing.length > 0) {
@@ -156,10 +181,12 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     if (Date.now() - since >= ctx.config.env.AUTOFIX_SETTLE_MINUTES * 60_000) pending = [];
   }
   const failingNames = head ? [...new Set(head.failing.map((f) => f.name))] : null;
-  const fingerprint = ciFingerprint(headSha, failingNames ?? []);
+  const fingerprint = trigger === "ci" ? ciFingerprint(headSha, failingNames ?? []) : `review:${data.reviewId ?? data.deliveryId}`;
+  const reviewerCanWrite = trigger === "review_feedback" ? await canWrite(ctx, octokit, data, log) : undefined;
   const profile = await ctx.settings.getProfile(thread!.requester);
   const input: AutofixInput = {
-    trigger: "ci",
+    trigger,
+    ...(reviewerCanWrite !== undefined ? { reviewerCanWrite } : {}),
     ...(manual ? { manual: true } : {}),
     repoEnabled,
     pr,
@@ -191,12 +218,13 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   }
 
   // Dispatch or batch: claimed atomically, so a redelivery or a second red check on the head racing us does nothing.
-  const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: true, counts: decision.action === "dispatch" });
+  const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: trigger === "ci", counts: decision.action === "dispatch" });
   if (claim !== "ok") decision = { action: "skip", reason: claim };
   if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
 
   const attempt = input.attempts.total + (decision.action === "dispatch" ? 1 : 0);
-  const text = await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing);
+  const text =
+    trigger === "ci" ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing) : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
   const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action);
   // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
   await ctx.queues.add(

@@ -55,6 +55,9 @@ export const CiEventJob = z.object({
   headBranch: z.string().nullable(),
   prNumbers: z.array(z.number().int()),
   detailsUrl: z.string().nullable(),
+  /** review_feedback: who reviewed (write access is checked by the worker) and which review. */
+  reviewer: z.string().min(1).optional(),
+  reviewId: z.number().int().optional(),
   deliveryId: z.string().min(1),
 });
 

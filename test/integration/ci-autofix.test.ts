@@ -298,4 +298,50 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
       expect(await proc.queues.queues.agent.count()).toBe(agentJobs);
     });
   });
+
+  describe("a `changes requested` review on our PR", () => {
+    function reviewEvent(number: number, headSha: string, reviewer: string) {
+      installation += 1;
+      return {
+        installationId: installation,
+        payload: {
+          action: "submitted",
+          installation: { id: installation },
+          repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+          sender: { login: reviewer, id: 31, type: "User" },
+          review: { id: 4400 + number, state: "changes_requested", body: "Please rename foo.", user: { login: reviewer, id: 31 }, html_url: `https://github.com/octo/hello/pull/${number}#r1` },
+          pull_request: { number, head: { sha: headSha, ref: `open-swe/${number}` } },
+        },
+      };
+    }
+    async function deliverReview(number: number, sha: string, reviewer: string, permission: string) {
+      const { payload, installationId } = reviewEvent(number, sha, reviewer);
+      mockInstallationToken(installationId);
+      pull(number, sha);
+      nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+      nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+      nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: { login: "open-swe[bot]" } });
+      nock(API).get(`/repos/octo/hello/collaborators/${reviewer}/permission`).reply(200, { permission, role_name: permission, user: { login: reviewer } });
+      const res = await sendWebhook(proc.port!, { event: "pull_request_review", payload });
+      return waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId));
+    }
+
+    it("from a writer: a fix run on the thread with the review's words and line comments", async () => {
+      await ourPr(22);
+      const sha = head();
+      nock(API).get("/repos/octo/hello/pulls/22/reviews/4422").reply(200, { id: 4422, body: "Please rename foo.", user: { login: "rita" }, html_url: "https://github.com/octo/hello/pull/22#r1" });
+      nock(API).get("/repos/octo/hello/pulls/22/reviews/4422/comments").query(true).reply(200, [{ path: "src/a.ts", line: 3, body: "foo → bar" }]);
+      const done = await deliverReview(22, sha, "rita", "write");
+      expect(done).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: "review:4422" } });
+      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 22 });
+      expect(job?.data.text).toContain("Please rename foo.");
+      expect(job?.data.text).toContain("- src/a.ts:3: foo → bar");
+    });
+
+    it("from someone without write access: ignored (reviewer_no_write_permission)", async () => {
+      await ourPr(23);
+      expect(await deliverReview(23, head(), "randy", "read")).toMatchObject({ returnvalue: { outcome: "skip", reason: "reviewer_no_write_permission" } });
+    });
+  });
 });
