@@ -345,3 +345,30 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     });
   });
 });
+
+describe("CI autofix: checks that never finish do not block it past AUTOFIX_SETTLE_MINUTES", () => {
+  let proc: RunningProcess;
+  let prefix: string;
+  beforeAll(async () => {
+    prefix = uniquePrefix();
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1", AUTOFIX_SETTLE_MINUTES: "0" });
+    await proc.queues.queues.agent.pause();
+    await new SettingsStore(testRedis(), prefix).enableRepo("octo/hello");
+    await new SettingsStore(testRedis(), prefix).setProfile("alice", { autoFixCi: true });
+  });
+  afterAll(async () => proc?.stop());
+
+  it("decides with what failed by then: dispatches, no re-check queued", async () => {
+    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 30, branch: "open-swe/30" }, THREAD, { login: "alice", id: 11 });
+    const sha = head();
+    const { payload, installationId } = checkRunEvent(30, sha);
+    mockInstallationToken(installationId);
+    pull(30, sha);
+    ciFacts(sha, { pending: true });
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    const res = await sendWebhook(proc.port!, { event: "check_run", payload });
+    expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched" } });
+    expect(await proc.queues.queues["ci-event"].getDelayedCount()).toBe(0);
+  });
+});
