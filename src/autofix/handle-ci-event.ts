@@ -116,7 +116,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   const repoName = `${data.owner}/${data.repo}`;
   const done = async (decision: AutofixDecision, facts: { pr?: string; fingerprint?: string; attempt?: number; [k: string]: unknown } = {}): Promise<JobOutcome> => {
     log.info({ ...decision, ...facts }, `CI autofix: ${decision.action} (${decision.reason})`);
-    if (facts.pr) await ledger.record(facts.pr, { ...decision, at: Date.now(), trigger, fingerprint: facts.fingerprint ?? "", headSha: data.headSha, attempt: facts.attempt ?? 0 });
+    if (facts.pr) await ledger.record(facts.pr, { ...decision, at: Date.now(), trigger, fingerprint: facts.fingerprint ?? "", headSha: typeof facts.headSha === "string" ? facts.headSha : data.headSha, attempt: facts.attempt ?? 0 });
     return { outcome: decision.action, reason: decision.reason, ...facts };
   };
 
@@ -204,7 +204,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     botLogins: ctx.config.botLogins,
   };
   let decision = decideAutofix(input);
-  const facts = { pr: ref!, fingerprint, threadId: thread!.id };
+  const facts = { pr: ref!, fingerprint, threadId: thread!.id, headSha };
 
   if (decision.action === "wait" && !manual) {
     const recheck = jobId("autofix-recheck", ref!.replace(/[/#]/g, "_"), headSha, Math.floor(Date.now() / RECHECK_MS));
@@ -217,14 +217,15 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
 
+  // Built before the claim: if reading the logs or the review fails, the retry still finds the attempt unspent.
+  const text =
+    trigger === "ci" ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing) : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
   // Dispatch or batch: claimed atomically, so a redelivery or a second red check on the head racing us does nothing.
   const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: trigger === "ci", counts: decision.action === "dispatch" });
   if (claim !== "ok") decision = { action: "skip", reason: claim };
   if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
 
   const attempt = input.attempts.total + (decision.action === "dispatch" ? 1 : 0);
-  const text =
-    trigger === "ci" ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing) : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
   const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action);
   // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
   await ctx.queues.add(
