@@ -4,6 +4,7 @@ export type Command =
   | { kind: "review"; instructions: string; verdictRequested: boolean; model?: string }
   | { kind: "autofix"; enabled: boolean }
   | { kind: "fix_ci" }
+  | { kind: "autofix_status" }
   | { kind: "help"; reason: string };
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -73,7 +74,7 @@ function leadingOptions(text: string): { rest: string; model?: string; verdict: 
  *
  *   @open-swe [--model <id>] <task…>          → task (`--verdict` anywhere: its review may carry a verdict)
  *   @open-swe review [--model <id>] [--verdict] [notes…] → review (a verdict only with --verdict)
- *   @open-swe autofix on|off                  → per-PR autofix toggle
+ *   @open-swe autofix on|off                  → per-PR autofix toggle (alone: its state and why)
  *   @open-swe fix ci                          → one fix run for this PR's failing checks
  *   @open-swe / @open-swe help                → help
  */
@@ -107,6 +108,7 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
     const arg = (second ?? "").toLowerCase().replace(/[,:;.!?]+$/, "");
     if (ON.has(arg)) return { kind: "autofix", enabled: true };
     if (OFF.has(arg)) return { kind: "autofix", enabled: false };
+    if (!arg) return { kind: "autofix_status" };
     return { kind: "help", reason: `\`autofix\` takes \`on\` or \`off\`${arg ? `, not \`${arg}\`` : ""}.` };
   }
   // Exactly `fix ci` (a writer's one-off fix run); `fix ci flakiness in foo` stays a task.

@@ -9,7 +9,7 @@ export function helpText(handle: string, reason: string): string {
     `- \`${h} review [notes]\` — review this pull request (comments only)`,
     `- \`${h} review --verdict [notes]\` — review and approve or request changes`,
     `- \`${h} fix ci\` — one run to fix this pull request's failing checks`,
-    `- \`${h} autofix on|off\` — whether I try to fix failing checks on this pull request (one I opened)`,
+    `- \`${h} autofix on|off\` — whether I try to fix failing checks on this pull request (one I opened); \`${h} autofix\` alone says the current state`,
   ]
     .join("\n")
     .trim();

@@ -80,6 +80,14 @@ export const CommandJob = z.discriminatedUnion("command", [
     deliveryId: z.string().min(1),
   }),
   z.object({
+    command: z.literal("autofix_status"),
+    ...Repo,
+    number: z.number().int().positive(),
+    requester: Actor,
+    comment: CommentRef,
+    deliveryId: z.string().min(1),
+  }),
+  z.object({
     command: z.literal("fix_ci"),
     ...Repo,
     number: z.number().int().positive(),

@@ -299,6 +299,30 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     });
   });
 
+  it("a bare `@open-swe autofix` on our PR says its state, why, and the attempts used", async () => {
+    await ourPr(24);
+    await new AutofixLedger(testRedis(), prefix).claim("octo/hello#24", { fingerprint: "f", headSha: "h", maxAttempts: 3, ci: true, counts: true });
+    installation += 1;
+    mockInstallationToken(installation);
+    nock(API).get("/repos/octo/hello/collaborators/olga/permission").reply(200, { permission: "write", role_name: "write", user: { login: "olga" } });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/24/comments", (b: { body: string }) => /^CI autofix is \*\*on\*\* for this pull request: @alice's profile turns it on .* 1 of 3 fix runs/.test(b.body))
+      .reply(201, { id: 12 });
+    const payload = {
+      action: "created",
+      installation: { id: installation },
+      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+      sender: { login: "olga", id: 41, type: "User" },
+      issue: { number: 24, id: 5024, pull_request: { url: "x" } },
+      comment: { id: 990, body: "@open-swe autofix", user: { login: "olga", id: 41, type: "User" } },
+    };
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "autofix_status", attempts: 1, maxAttempts: 3 } });
+    expect(reply.isDone()).toBe(true);
+  });
+
   describe("a `changes requested` review on our PR", () => {
     function reviewEvent(number: number, headSha: string, reviewer: string) {
       installation += 1;
