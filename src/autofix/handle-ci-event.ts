@@ -240,6 +240,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
       requester: requester!,
       text,
       ...(manual ? { comment: manual.comment } : {}),
+      ...(trigger === "ci" ? { autofixHead: headSha } : {}),
       deliveryId: agentJob,
     },
     agentJob,

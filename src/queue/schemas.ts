@@ -27,6 +27,8 @@ export const AgentJob = z.object({
   verdictAuthorized: z.boolean().default(false),
   /** `--model <id>`: the thread's model from this run on (highest precedence). */
   model: ModelId.optional(),
+  /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
+  autofixHead: z.string().min(1).optional(),
   comment: CommentRef.optional(),
   deliveryId: z.string().min(1),
 });

@@ -171,6 +171,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...(error !== undefined ? { error } : {}),
   });
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
+  if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
   await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
   const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.

@@ -19,7 +19,10 @@ const ISSUE_THREAD = threadId({ kind: "issue", issueId: 8108 });
 const BASE = "b".repeat(40);
 const content = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
 
-/** The whole loop: the agent opens a PR, its CI goes red, the ci-event job dispatches a fix run on that thread, which pushes. */
+/**
+ * The whole loop: the agent opens a PR, its CI goes red, the ci-event job dispatches a fix run on that
+ * thread, which pushes; the run's "Open SWE Autofix" check goes from in progress to success.
+ */
 describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thread pushes a fix", () => {
   let app: E2eApp;
   let remote: ReturnType<typeof makeBareRemote>;
@@ -91,6 +94,12 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     repoCalls();
     nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
     const reply = nock(API).post("/repos/octo/hello/issues/12/comments", { body: "Fixed the lint failure." }).reply(201, { id: 656 });
+    const started = nock(API)
+      .post("/repos/octo/hello/check-runs", (b: { name: string; head_sha: string; status: string }) => b.name === "Open SWE Autofix" && b.head_sha === head && b.status === "in_progress")
+      .reply(201, { id: 880 });
+    const settled = nock(API)
+      .patch("/repos/octo/hello/check-runs/880", (b: { status: string; conclusion: string; output: { title: string } }) => b.status === "completed" && b.conclusion === "success" && b.output.title === "Fix pushed")
+      .reply(200, { id: 880 });
     nock(API).patch("/repos/octo/hello/issues/comments/656").reply(200, { id: 656 });
     const red = await sendWebhook(app.proc.port!, {
       event: "check_run",
@@ -108,6 +117,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(fix.failedReason).toBeUndefined();
     expect(fix.state).toBe("completed");
     expect(reply.isDone()).toBe(true);
+    expect(started.isDone() && settled.isDone()).toBe(true);
     // Pushed onto the PR's branch, on top of the red head, no second branch.
     expect(remote.git("rev-parse", `${branch}~1`).trim()).toBe(head);
     expect(remote.git("show", `${branch}:a.ts`)).toBe("export const used = 1;\n");

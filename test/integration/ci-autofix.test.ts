@@ -115,7 +115,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     const done = await deliver(12, sha);
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", reason: "dispatched", attempt: 1, threadId: THREAD } });
     const agentJob = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
-    expect(agentJob?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 12, isPullRequest: true, requester: { login: "alice", id: 11 } });
+    expect(agentJob?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 12, isPullRequest: true, requester: { login: "alice", id: 11 }, autofixHead: sha });
     expect(agentJob?.data.text).toContain("- lint (https://github.com/octo/hello/runs/55)");
     expect(agentJob?.data.text).toContain("error no-unused-vars");
     expect(agentJob?.data.text).not.toContain("Open SWE Review");
