@@ -12,6 +12,7 @@ export default defineConfig({
       "test/review/verdict-decision.test.ts",
       "test/review/budget.test.ts",
       "test/review/diff.test.ts",
+      "test/autofix/decide.test.ts",
     ],
     setupFiles: ["test/helpers/setup-each.ts"],
     pool: "forks",

@@ -1,3 +1,4 @@
+import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
@@ -39,18 +40,23 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "nothing_pending" };
   }
+  // A CI fix run shows itself on the head it fixes; a fix that became a follow-up above has no check of its own.
+  const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;
+  let fixResult: FixRunResult = "failed";
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
   const release = holdSandbox(ctx.runtime.sandboxCache, data.threadId, ctx.log);
   let ran = false;
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
+    fixResult = record.pushedSha ? "pushed" : "no_change";
     return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
   } finally {
     clearInterval(renew);
     release();
     // The idle TTL counts from the end of the run, not its start.
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
+    if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
     await ctx.locks.release(data.threadId, ctx.jobId);
     // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
     // (said so to the user) must not start a chain of continuations failing the same way.

@@ -1,4 +1,11 @@
 import type { CommandJob } from "../src/queue/schemas.js";
+import { AutofixLedger } from "../src/autofix/autofix-ledger.js";
+import type { AutofixReason } from "../src/autofix/decide.js";
+import { autofixStatusReply } from "../src/autofix/status-reply.js";
+import { loadRepoConfig, RepoConfigError } from "../src/config/repo-config.js";
+import { fixCiReply } from "../src/autofix/fix-ci-reply.js";
+import { handleCiEvent, manualCiEvent } from "../src/autofix/handle-ci-event.js";
+import { autofixToggleReply } from "../src/autofix/toggle-reply.js";
 import { replyTo } from "../src/github/reply.js";
 import { helpText } from "../src/github/help-text.js";
 import { prRef } from "../src/threads/thread-id.js";
@@ -13,13 +20,41 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
     case "autofix": {
       const ref = prRef(data.owner, data.repo, data.number);
       await ctx.settings.setAutofix(ref, data.enabled);
-      await replyTo(
-        octokit,
-        target,
-        // Honest until CI autofix exists: the choice is kept, nothing acts on it yet.
-        `Saved: CI autofix ${data.enabled ? "**on**" : "**off**"} for this pull request. CI autofix is not available yet in this version of Open SWE, so nothing will happen when its checks fail.`,
-      );
+      // Only the PR number is looked up: a PR our run opened is recorded by number when it is opened.
+      const origin = await ctx.prThreads.origin({ owner: data.owner, repo: data.repo, number: data.number, body: null, authorLogin: null }, `${ctx.config.env.APP_SLUG}[bot]`);
+      await replyTo(octokit, target, autofixToggleReply(data.enabled, origin !== null));
       return { outcome: "autofix", pr: ref, enabled: data.enabled };
+    }
+    case "autofix_status": {
+      const ref = prRef(data.owner, data.repo, data.number);
+      const origin = await ctx.prThreads.origin({ owner: data.owner, repo: data.repo, number: data.number, body: null, authorLogin: null }, `${ctx.config.env.APP_SLUG}[bot]`);
+      const requester = origin ? await ctx.prThreads.requester(origin) : null;
+      const repoEnabled = await ctx.settings.isRepoEnabled(`${data.owner}/${data.repo}`);
+      let config = null;
+      try {
+        if (repoEnabled && requester) config = await loadRepoConfig(octokit, data.owner, data.repo);
+      } catch (err) {
+        if (!(err instanceof RepoConfigError)) throw err;
+        await replyTo(octokit, target, `I could not use \`.github/open-swe.yml\`: ${err.message}.\n\n${err.details}`);
+        return { outcome: "autofix_status_config_invalid", pr: ref };
+      }
+      const facts = {
+        repoEnabled,
+        requester: requester?.login ?? null,
+        prToggle: await ctx.settings.getAutofix(ref),
+        requesterAutoFixCi: requester ? (await ctx.settings.getProfile(requester.login)).autoFixCi : false,
+        repoDefault: config?.autofix.default ?? false,
+        attempts: (await new AutofixLedger(ctx.redis, ctx.prefix).attempts(ref, "")).total,
+        maxAttempts: config?.autofix.max_attempts ?? 0,
+      };
+      await replyTo(octokit, target, autofixStatusReply(facts));
+      return { outcome: "autofix_status", pr: ref, ...facts };
+    }
+    case "fix_ci": {
+      const result = await handleCiEvent(manualCiEvent(data), ctx, { requester: data.requester, comment: data.comment });
+      const reply = fixCiReply(result.reason as AutofixReason, { pending: result.pending });
+      if (reply) await replyTo(octokit, target, reply);
+      return { ...result, outcome: `fix_ci_${result.outcome}` };
     }
     case "help":
       await replyTo(octokit, target, helpText(ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", data.reason));

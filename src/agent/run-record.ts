@@ -27,6 +27,8 @@ export const RunRecord = z.object({
   toolCounts: z.record(z.string(), z.number().int().min(1)),
   outcome: RunOutcome,
   prUrl: z.url().optional(),
+  /** The commit this run pushed last, if it pushed. */
+  pushedSha: z.string().optional(),
   error: z.string().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;

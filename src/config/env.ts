@@ -58,6 +58,8 @@ export const EnvSchema = z.object({
   AGENT_COMMIT_MAX_MB: int(20, 1, 2_000),
   FOLLOW_UP_CAP: int(20, 1, 1000),
   RUN_LOCK_SECONDS: int(3600, 10, 86400),
+  /** CI autofix waits for a head's unfinished checks at most this long, then decides with what failed by then. */
+  AUTOFIX_SETTLE_MINUTES: int(30, 0, 1440),
   JOB_ATTEMPTS: int(3, 1, 20),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),

@@ -3,6 +3,8 @@ export type Command =
   | { kind: "task"; text: string; verdictRequested?: true; model?: string }
   | { kind: "review"; instructions: string; verdictRequested: boolean; model?: string }
   | { kind: "autofix"; enabled: boolean }
+  | { kind: "fix_ci" }
+  | { kind: "autofix_status" }
   | { kind: "help"; reason: string };
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -72,7 +74,8 @@ function leadingOptions(text: string): { rest: string; model?: string; verdict: 
  *
  *   @open-swe [--model <id>] <task…>          → task (`--verdict` anywhere: its review may carry a verdict)
  *   @open-swe review [--model <id>] [--verdict] [notes…] → review (a verdict only with --verdict)
- *   @open-swe autofix on|off                  → per-PR autofix toggle
+ *   @open-swe autofix on|off                  → per-PR autofix toggle (alone: its state and why)
+ *   @open-swe fix ci                          → one fix run for this PR's failing checks
  *   @open-swe / @open-swe help                → help
  */
 export function parseCommand(body: string, handles: readonly string[]): Command | null {
@@ -90,6 +93,7 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
   const words = /^(\S*)(?:\s+(\S+))?(?:\s+(\S+))?/.exec(rest)!;
   const first = words[1] ?? "";
   const second = words[2];
+  const third = words[3];
   const word = first.toLowerCase().replace(/[,:;.!?]+$/, "");
 
   if (word === "review" || word === "re-review") {
@@ -104,8 +108,11 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
     const arg = (second ?? "").toLowerCase().replace(/[,:;.!?]+$/, "");
     if (ON.has(arg)) return { kind: "autofix", enabled: true };
     if (OFF.has(arg)) return { kind: "autofix", enabled: false };
+    if (!arg) return { kind: "autofix_status" };
     return { kind: "help", reason: `\`autofix\` takes \`on\` or \`off\`${arg ? `, not \`${arg}\`` : ""}.` };
   }
+  // Exactly `fix ci` (a writer's one-off fix run); `fix ci flakiness in foo` stays a task.
+  if (word === "fix" && second?.toLowerCase().replace(/[,:;.!?]+$/, "") === "ci" && third === undefined && !options.model) return { kind: "fix_ci" };
   if (word === "help" && second === undefined && !options.model) return { kind: "help", reason: "" };
   const task = (t: string): Command => ({
     kind: "task",

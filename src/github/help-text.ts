@@ -8,7 +8,8 @@ export function helpText(handle: string, reason: string): string {
     `- \`${h} <task>\` — work on the task and open (or update) a draft pull request`,
     `- \`${h} review [notes]\` — review this pull request (comments only)`,
     `- \`${h} review --verdict [notes]\` — review and approve or request changes`,
-    `- \`${h} autofix on|off\` — save whether I should fix failing CI on this pull request (CI autofix is not available yet)`,
+    `- \`${h} fix ci\` — one run to fix this pull request's failing checks`,
+    `- \`${h} autofix on|off\` — whether I try to fix failing checks on this pull request (one I opened); \`${h} autofix\` alone says the current state`,
   ]
     .join("\n")
     .trim();

@@ -78,6 +78,24 @@ export function planCommentJob(input: CommentInput): JobPlan {
         };
       }
       return { queue: "command", jobId, data: { ...base, command: "autofix", enabled: command.enabled, requester: author, comment } };
+    case "autofix_status":
+      if (!input.isPullRequest) {
+        return {
+          queue: "command",
+          jobId,
+          data: { ...base, command: "help", reason: "`autofix` is a per-pull-request setting; this is an issue.", requester: author, comment },
+        };
+      }
+      return { queue: "command", jobId, data: { ...base, command: "autofix_status", requester: author, comment } };
+    case "fix_ci":
+      if (!input.isPullRequest) {
+        return {
+          queue: "command",
+          jobId,
+          data: { ...base, command: "help", reason: "`fix ci` works on pull requests; this is an issue.", requester: author, comment },
+        };
+      }
+      return { queue: "command", jobId, data: { ...base, command: "fix_ci", requester: author, comment } };
     case "help":
       return { queue: "command", jobId, data: { ...base, command: "help", reason: command.reason, requester: author, comment } };
   }

@@ -27,6 +27,8 @@ export const AgentJob = z.object({
   verdictAuthorized: z.boolean().default(false),
   /** `--model <id>`: the thread's model from this run on (highest precedence). */
   model: ModelId.optional(),
+  /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
+  autofixHead: z.string().min(1).optional(),
   comment: CommentRef.optional(),
   deliveryId: z.string().min(1),
 });
@@ -55,6 +57,9 @@ export const CiEventJob = z.object({
   headBranch: z.string().nullable(),
   prNumbers: z.array(z.number().int()),
   detailsUrl: z.string().nullable(),
+  /** review_feedback: who reviewed (write access is checked by the worker) and which review. */
+  reviewer: z.string().min(1).optional(),
+  reviewId: z.number().int().optional(),
   deliveryId: z.string().min(1),
 });
 
@@ -76,6 +81,22 @@ export const CommandJob = z.discriminatedUnion("command", [
   z.object({
     command: z.literal("autofix"),
     enabled: z.boolean(),
+    ...Repo,
+    number: z.number().int().positive(),
+    requester: Actor,
+    comment: CommentRef,
+    deliveryId: z.string().min(1),
+  }),
+  z.object({
+    command: z.literal("autofix_status"),
+    ...Repo,
+    number: z.number().int().positive(),
+    requester: Actor,
+    comment: CommentRef,
+    deliveryId: z.string().min(1),
+  }),
+  z.object({
+    command: z.literal("fix_ci"),
     ...Repo,
     number: z.number().int().positive(),
     requester: Actor,

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { z } from "zod";
 import { keyer } from "../store/keys.js";
 import { prRef } from "./thread-id.js";
 
@@ -9,6 +10,9 @@ const THREAD_MARKER = /<!-- open-swe:thread=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}
 export function threadMarker(body: string | null | undefined): string | null {
   return THREAD_MARKER.exec(body ?? "")?.[1] ?? null;
 }
+
+export const ThreadRequester = z.object({ login: z.string().min(1), id: z.number().int() });
+export type ThreadRequester = z.infer<typeof ThreadRequester>;
 
 export interface PullRequestFacts {
   owner: string;
@@ -35,13 +39,22 @@ export class PrThreads {
     this.key = keyer(`${prefix}:prthread`);
   }
 
-  /** Called when a run opens or updates its PR. */
-  async record(pr: { owner: string; repo: string; number: number; branch: string }, threadId: string): Promise<void> {
-    await this.redis
+  /** Called when a run opens or updates its PR; the requester is who a CI fix run acts for. */
+  async record(pr: { owner: string; repo: string; number: number; branch: string }, threadId: string, requester?: ThreadRequester): Promise<void> {
+    const tx = this.redis
       .multi()
       .set(this.key("pr", prRef(pr.owner, pr.repo, pr.number)), threadId, "EX", TTL_SECONDS)
-      .set(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.branch), threadId, "EX", TTL_SECONDS)
-      .exec();
+      .set(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.branch), threadId, "EX", TTL_SECONDS);
+    if (requester) tx.set(this.key("requester", threadId), JSON.stringify(ThreadRequester.parse(requester)), "EX", TTL_SECONDS);
+    await tx.exec();
+  }
+
+  /** Who started the thread that opened a PR, or null when no run recorded it (a marker-only PR). */
+  async requester(threadId: string): Promise<ThreadRequester | null> {
+    const raw = await this.redis.get(this.key("requester", threadId));
+    if (!raw) return null;
+    const parsed = ThreadRequester.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
   }
 
   async origin(pr: PullRequestFacts, appLogin: string): Promise<string | null> {

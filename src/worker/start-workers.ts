@@ -100,8 +100,8 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  // CI autofix is not built yet, so no sweep is scheduled; one an older version registered is removed,
-  // or it would fail a job every 15 minutes. (The CI autofix work brings the scheduler back.)
+  // The CI-monitor sweep is not built yet (webhooks drive CI autofix), so no sweep is scheduled; one an
+  // older version registered is removed, or it would fail a job every 15 minutes.
   if (names.includes("ci-monitor")) await services.queues.queues["ci-monitor"].removeJobScheduler(CI_MONITOR_SCHEDULER);
   return {
     workers,

@@ -30,6 +30,10 @@ describe("planCommentJob", () => {
     ["review → review on the reviewer thread", { ...base, command: { kind: "review", instructions: "auth", verdictRequested: true } }, { queue: "review", data: { threadId: threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 4 }), trigger: "mention", verdictRequested: true, instructions: "auth" } }],
     ["review on an issue → help", { ...base, isPullRequest: false, command: { kind: "review", instructions: "", verdictRequested: false } }, { queue: "command", data: { command: "help" } }],
     ["autofix on a PR → command", { ...base, command: { kind: "autofix", enabled: false } }, { queue: "command", data: { command: "autofix", enabled: false } }],
+    ["bare autofix on a PR → its status", { ...base, command: { kind: "autofix_status" } }, { queue: "command", data: { command: "autofix_status" } }],
+    ["bare autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix_status" } }, { queue: "command", data: { command: "help" } }],
+    ["fix ci on a PR → command", { ...base, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "fix_ci" } }],
+    ["fix ci on an issue → help", { ...base, isPullRequest: false, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "help", reason: "`fix ci` works on pull requests; this is an issue." } }],
     ["autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix", enabled: true } }, { queue: "command", data: { command: "help" } }],
     ["help → command", { ...base, command: { kind: "help", reason: "" } }, { queue: "command", data: { command: "help" } }],
   ];

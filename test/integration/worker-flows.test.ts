@@ -4,6 +4,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
+import { PrThreads } from "../../src/threads/pr-threads.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ThreadModelStore } from "../../src/threads/thread-model-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
@@ -84,18 +85,18 @@ describe("workers: permission first, then the command", () => {
     const { payload, installationId } = commentEvent("@OpenSWE autofix OFF", "maria");
     mockInstallationToken(installationId);
     permission("maria", "write", "maintain");
-    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /^Saved: CI autofix \*\*off\*\*.*not available yet/.test(b.body)).reply(201, { id: 3 });
+    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /^CI autofix is \*\*off\*\* for this pull request: I will not try/.test(b.body)).reply(201, { id: 3 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("OCTO/Hello#5")).toBe(false);
   });
 
-  it("`autofix on` is saved but promises nothing: the reply says CI autofix is not available yet", async () => {
+  it("`autofix on` on a PR we did not open is saved but promises nothing there", async () => {
     const { payload, installationId } = commentEvent("@open-swe autofix on", "mira", { number: 8 });
     mockInstallationToken(installationId);
     permission("mira", "write", "maintain");
     const reply = nock(API)
-      .post("/repos/octo/hello/issues/8/comments", (b: { body: string }) => /^Saved: CI autofix \*\*on\*\*/.test(b.body) && /not available yet/.test(b.body) && !/I will try/.test(b.body))
+      .post("/repos/octo/hello/issues/8/comments", (b: { body: string }) => /^Saved: CI autofix \*\*on\*\*/.test(b.body) && /no record of opening this one, so nothing will happen/.test(b.body))
       .reply(201, { id: 4 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
@@ -103,7 +104,21 @@ describe("workers: permission first, then the command", () => {
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("octo/hello#8")).toBe(true);
   });
 
-  it("no CI-monitor sweep is scheduled while CI autofix does not exist", async () => {
+  it("`autofix on` on a PR our agent opened says what it now does", async () => {
+    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 9, branch: "open-swe/x" }, threadId({ kind: "issue", issueId: 9009 }), { login: "milo", id: 7 });
+    const { payload, installationId } = commentEvent("@open-swe autofix on", "milo", { number: 9 });
+    mockInstallationToken(installationId);
+    permission("milo", "write", "maintain");
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/9/comments", (b: { body: string }) => /^CI autofix is \*\*on\*\* for this pull request: when one of its checks fails, I try to fix it/.test(b.body))
+      .reply(201, { id: 6 });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
+    expect(reply.isDone()).toBe(true);
+    expect(await new SettingsStore(testRedis(), prefix).getAutofix("octo/hello#9")).toBe(true);
+  });
+
+  it("no CI-monitor sweep is scheduled while the sweep is not built", async () => {
     expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
     expect(await proc.queues.queues["ci-monitor"].count()).toBe(0);
   });

@@ -71,6 +71,8 @@ export function registerCiHandlers(app: Probot, deps: HandlerDeps): void {
       headBranch: pr.head.ref,
       prNumbers: [pr.number],
       detailsUrl: review.html_url,
+      reviewer: review.user?.login ?? sender.login,
+      reviewId: review.id,
     });
   });
 

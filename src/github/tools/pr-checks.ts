@@ -39,7 +39,7 @@ export function prChecksTool(ctx: GitHubRunContext) {
 const MAX_LOG_CHARS = 20_000;
 
 /** The tail of a failed check's log (GitHub Actions job logs), or the check's own output otherwise. */
-export async function checkLogs(ctx: GitHubRunContext, checkRunId: number): Promise<string> {
+export async function checkLogs(ctx: Pick<GitHubRunContext, "octokit" | "owner" | "repo">, checkRunId: number): Promise<string> {
   const { data: run } = await ctx.octokit.request("GET /repos/{owner}/{repo}/check-runs/{check_run_id}", { owner: ctx.owner, repo: ctx.repo, check_run_id: checkRunId });
   let text = [run.output?.title, run.output?.summary, run.output?.text].filter(Boolean).join("\n\n");
   if (run.app?.slug === "github-actions") {

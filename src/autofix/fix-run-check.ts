@@ -1,0 +1,49 @@
+import type { Octokit } from "../github/app-auth.js";
+import type { Logger } from "../logger.js";
+import { errorMessage } from "../errors.js";
+import { AUTOFIX_CHECK_NAME } from "./skip-notice.js";
+
+export type FixRunResult = "pushed" | "no_change" | "failed";
+
+const SETTLED: Record<FixRunResult, { conclusion: "success" | "neutral" | "failure"; title: string; summary: string }> = {
+  pushed: { conclusion: "success", title: "Fix pushed", summary: "Open SWE pushed a fix for the failing checks; CI runs again on the new commit." },
+  no_change: { conclusion: "neutral", title: "No change made", summary: "The fix run ended without pushing; its reply on the pull request says why." },
+  failed: { conclusion: "failure", title: "Fix run failed", summary: "The fix run failed before it could push; its reply on the pull request says why." },
+};
+
+/**
+ * The "Open SWE Autofix" check of one fix run: in progress while it runs, then success (pushed),
+ * neutral (ended without a push) or failure. A GitHub error here is logged; it never fails the run.
+ */
+export async function startFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; headSha: string }, log: Logger): Promise<number | null> {
+  try {
+    const res = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+      owner: at.owner,
+      repo: at.repo,
+      name: AUTOFIX_CHECK_NAME,
+      head_sha: at.headSha,
+      status: "in_progress",
+      started_at: new Date().toISOString(),
+      output: { title: "Fixing", summary: "Open SWE is fixing the failing checks on this commit." },
+    });
+    return Number(res.data.id);
+  } catch (err) {
+    log.warn({ err: errorMessage(err) }, "CI autofix: could not open the Autofix check");
+    return null;
+  }
+}
+
+export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; checkRunId: number }, result: FixRunResult, log: Logger): Promise<void> {
+  const s = SETTLED[result];
+  await octokit
+    .request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
+      owner: at.owner,
+      repo: at.repo,
+      check_run_id: at.checkRunId,
+      status: "completed",
+      conclusion: s.conclusion,
+      completed_at: new Date().toISOString(),
+      output: { title: s.title, summary: s.summary },
+    })
+    .catch((err: unknown) => log.warn({ err: errorMessage(err), result }, "CI autofix: could not settle the Autofix check"));
+}

@@ -1,0 +1,130 @@
+import { writeFileSync } from "node:fs";
+import type { BaseMessage } from "@langchain/core/messages";
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { SettingsStore } from "../../src/store/settings-store.js";
+import { threadId } from "../../src/threads/thread-id.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { testRedis } from "../helpers/redis.js";
+
+const API = "https://api.github.com";
+const INSTALLATION = 6161;
+const PR_URL = "https://github.com/octo/hello/pull/12";
+const ISSUE_THREAD = threadId({ kind: "issue", issueId: 8108 });
+const BASE = "b".repeat(40);
+const content = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+
+/**
+ * The whole loop: the agent opens a PR, its CI goes red, the ci-event job dispatches a fix run on that
+ * thread, which pushes; the run's "Open SWE Autofix" check goes from in progress to success.
+ */
+describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thread pushes a fix", () => {
+  let app: E2eApp;
+  let remote: ReturnType<typeof makeBareRemote>;
+  let branch = "";
+  const repoCalls = () => {
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+  };
+
+  beforeAll(async () => {
+    remote = makeBareRemote("octo", "hello");
+    app = await startE2eApp(remote.template, "ci-fix", { PERMISSION_CACHE_SECONDS: "600" });
+    await app.proc.queues.queues.review.pause();
+    const settings = new SettingsStore(testRedis(), app.prefix);
+    await settings.enableRepo("octo/hello");
+    await settings.setProfile("dana", { autoFixCi: true });
+  });
+  afterAll(async () => app?.stop());
+
+  it("opens the PR, then fixes its failing lint on the same branch", async () => {
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.ts", content: "const unused = 1;\n" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Add a.ts" } }] },
+        { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Add a.ts", body: "A file." } }] },
+        { tool_calls: [{ name: "github_comment", args: { body: `Opened ${PR_URL}` } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
+      ]),
+    );
+    mockInstallationToken(INSTALLATION, 2);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    repoCalls();
+    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    nock(API).post("/repos/octo/hello/pulls").reply(201, { number: 12, html_url: PR_URL });
+    nock(API).post("/repos/octo/hello/issues/comments/911/reactions").reply(201, {});
+    nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 655 });
+    nock(API).patch("/repos/octo/hello/issues/comments/655").reply(200, { id: 655 });
+    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 911, body: "@open-swe add a.ts", pullRequest: false }) });
+    expect(await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000)).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened" } });
+    branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const head = remote.git("rev-parse", branch).trim();
+
+    // CI goes red on the head; the fix run is scripted to remove the unused variable and push.
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.ts", content: "export const used = 1;\n" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Fix lint: no unused variable" } }] },
+        { tool_calls: [{ name: "github_comment", args: { body: "Fixed the lint failure." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "fixed" } }] },
+      ]),
+    );
+    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}/check-runs`)
+      .query(true)
+      .reply(200, { total_count: 1, check_runs: [{ id: 77, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/77", app: { slug: "github-actions" } }] });
+    nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API).get("/repos/octo/hello/check-runs/77").reply(200, { id: 77, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API).get("/repos/octo/hello/actions/jobs/77/logs").reply(200, "a.ts:1:7 error 'unused' is assigned a value but never used\n");
+    // The fix run: same thread, the PR's branch.
+    repoCalls();
+    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
+    const reply = nock(API).post("/repos/octo/hello/issues/12/comments", { body: "Fixed the lint failure." }).reply(201, { id: 656 });
+    const started = nock(API)
+      .post("/repos/octo/hello/check-runs", (b: { name: string; head_sha: string; status: string }) => b.name === "Open SWE Autofix" && b.head_sha === head && b.status === "in_progress")
+      .reply(201, { id: 880 });
+    const settled = nock(API)
+      .patch("/repos/octo/hello/check-runs/880", (b: { status: string; conclusion: string; output: { title: string } }) => b.status === "completed" && b.conclusion === "success" && b.output.title === "Fix pushed")
+      .reply(200, { id: 880 });
+    nock(API).patch("/repos/octo/hello/issues/comments/656").reply(200, { id: 656 });
+    const red = await sendWebhook(app.proc.port!, {
+      event: "check_run",
+      payload: {
+        action: "completed",
+        installation: { id: INSTALLATION },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+        check_run: { id: 77, name: "lint", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
+      },
+    });
+    const decided = await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(red.deliveryId));
+    expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", threadId: ISSUE_THREAD } });
+    const fix = await waitForJob(app.proc.queues.queues.agent, (decided.returnvalue as { agentJob: string }).agentJob, 60_000);
+    expect(fix.failedReason).toBeUndefined();
+    expect(fix.state).toBe("completed");
+    expect(reply.isDone()).toBe(true);
+    expect(started.isDone() && settled.isDone()).toBe(true);
+    // Pushed onto the PR's branch, on top of the red head, no second branch.
+    expect(remote.git("rev-parse", `${branch}~1`).trim()).toBe(head);
+    expect(remote.git("show", `${branch}:a.ts`)).toBe("export const used = 1;\n");
+    expect(remote.git("branch", "--list", "open-swe/*").trim().split("\n")).toHaveLength(1);
+    // The run saw the failure as CI output, with the log tail.
+    const saved = await new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` }).getTuple({ configurable: { thread_id: ISSUE_THREAD } });
+    const humans = ((saved?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []).filter((m) => m.getType() === "human").map(content);
+    expect(humans.at(-1)).toMatch(/<ci_failure>[\s\S]*- lint \(https:\/\/github.com\/octo\/hello\/runs\/77\)[\s\S]*never used[\s\S]*<\/ci_failure>/);
+  });
+});
