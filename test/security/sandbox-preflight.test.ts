@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { checkSandboxIsolation } from "../../src/sandbox/preflight.js";
 import { testPrivateKey, WEBHOOK_SECRET } from "../helpers/github-app.js";
+import { checkoutView } from "../helpers/checkout-view.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/open-swe.mjs");
@@ -18,11 +19,11 @@ interface Exit {
   output: string;
 }
 
-function startWorker(env: Record<string, string>, wrap: string[] = []): Promise<Exit> {
+function startWorker(env: Record<string, string>, wrap: (argv: string[]) => string[] = (a) => a, bin = BIN): Promise<Exit> {
   const dataDir = mkdtempSync(join(tmpdir(), "osw-preflight-data-"));
-  const argv = [...wrap, process.execPath, BIN, "worker"];
+  const argv = wrap([process.execPath, bin, "worker"]);
   const child = spawn(argv[0]!, argv.slice(1), {
-    cwd: ROOT,
+    cwd: bin === BIN ? ROOT : "/",
     env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -62,7 +63,13 @@ describe("a worker that cannot isolate sandboxes refuses to start", () => {
     ].join(" && ");
     const dataDir = mkdtempSync(join(tmpdir(), "osw-preflight-userns-"));
     await chmod(dataDir, 0o777);
-    const r = await startWorker({ DATA_DIR: join(dataDir, "data") }, ["bash", join(ROOT, "test/security/fixtures/in-userns.sh"), "bash", "-c", script, "in-userns"]);
+    // The checkout is bound where uid 4242 can reach it, whatever its parents' modes (a clone under /root).
+    const { view, wrap } = checkoutView();
+    const r = await startWorker(
+      { DATA_DIR: join(dataDir, "data") },
+      (argv) => wrap(["bash", join(view, "test/security/fixtures/in-userns.sh"), "bash", "-c", script, "in-userns", ...argv]),
+      join(view, "bin/open-swe.mjs"),
+    );
     expect(r.code).toBe(2);
     const lines = r.output.trim().split("\n");
     expect(lines).toHaveLength(1);

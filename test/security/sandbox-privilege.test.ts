@@ -11,6 +11,7 @@ import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/provi
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { ensureMirror } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
+import { checkoutView } from "../helpers/checkout-view.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const NOBODY = ["--reuid", "65534", "--regid", "65534", "--clear-groups"];
@@ -119,11 +120,9 @@ describe("no privilege leaves a sandbox (worker running as root)", () => {
     const dataDir = join(data, "data");
     execFileSync("install", ["-d", "-o", "4242", "-g", "4242", "-m", "0700", dataDir]);
     try {
-      const out = execFileSync(
-        "setpriv",
-        ["--reuid", "4242", "--regid", "4242", "--clear-groups", process.execPath, "--import", "tsx", join(ROOT, "test/security/fixtures/sandbox-worker.mts"), dataDir, "on", PLANT, DEVICE, WORK, "id -un; cat ~/.keep"],
-        { cwd: ROOT, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir }, encoding: "utf8" },
-      );
+      const { view, wrap } = checkoutView();
+      const argv = wrap(["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups", process.execPath, "--import", "tsx", join(view, "test/security/fixtures/sandbox-worker.mts"), dataDir, "on", PLANT, DEVICE, WORK, "id -un; cat ~/.keep"]);
+      const out = execFileSync(argv[0]!, argv.slice(1), { cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir }, encoding: "utf8" });
       const run = JSON.parse(out.trim().split("\n").at(-1)!) as { mode: string; hostWorkspace: string; results: Array<{ exitCode: number; stdout: string }> };
       expect(run.mode).toBe("clone");
       expect(run.results[0]?.stdout).toMatch(/^-rwsr-xr-x 1 1000 1000 .* \/workspace\/x$/m);
