@@ -77,40 +77,33 @@ export const SweepCleanupJob = z.object({ kind: z.literal("sweep") });
 
 export const CleanupJob = z.union([SweepCleanupJob, ThreadCleanupJob]);
 
+/** What every command job carries: the PR/issue it was said on, who said it, and where to answer. */
+const CommandOn = {
+  ...Repo,
+  number: z.number().int().positive(),
+  requester: Actor,
+  comment: CommentRef,
+  deliveryId: z.string().min(1),
+};
+
 export const CommandJob = z.discriminatedUnion("command", [
   z.object({
     command: z.literal("autofix"),
     enabled: z.boolean(),
-    ...Repo,
-    number: z.number().int().positive(),
-    requester: Actor,
-    comment: CommentRef,
-    deliveryId: z.string().min(1),
+    ...CommandOn,
   }),
   z.object({
     command: z.literal("autofix_status"),
-    ...Repo,
-    number: z.number().int().positive(),
-    requester: Actor,
-    comment: CommentRef,
-    deliveryId: z.string().min(1),
+    ...CommandOn,
   }),
   z.object({
     command: z.literal("fix_ci"),
-    ...Repo,
-    number: z.number().int().positive(),
-    requester: Actor,
-    comment: CommentRef,
-    deliveryId: z.string().min(1),
+    ...CommandOn,
   }),
   z.object({
     command: z.literal("help"),
     reason: z.string(),
-    ...Repo,
-    number: z.number().int().positive(),
-    requester: Actor,
-    comment: CommentRef,
-    deliveryId: z.string().min(1),
+    ...CommandOn,
   }),
 ]);
 
