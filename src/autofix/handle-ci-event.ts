@@ -3,7 +3,8 @@ import { UnrecoverableError } from "bullmq";
 import type { Octokit } from "../github/app-auth.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { errorMessage } from "../errors.js";
-import { GitHubUnreachableError, hasWriteAccess } from "../github/permission.js";
+import { GitHubUnreachableError } from "../github/permission.js";
+import { jobHasWriteAccess } from "../worker/authorize.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CiEventJob } from "../queue/schemas.js";
 import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
@@ -77,16 +78,7 @@ async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: st
 async function canWrite(ctx: JobContext, octokit: Octokit, data: CiEventJob, log: JobContext["log"]): Promise<boolean> {
   if (!data.reviewer) return false;
   try {
-    return await hasWriteAccess({
-      octokit,
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      cacheSeconds: ctx.config.env.PERMISSION_CACHE_SECONDS,
-      budgetMs: ctx.config.env.PERMISSION_CHECK_BUDGET_SECONDS * 1000,
-      owner: data.owner,
-      repo: data.repo,
-      login: data.reviewer,
-    });
+    return await jobHasWriteAccess(ctx, octokit, { owner: data.owner, repo: data.repo, login: data.reviewer });
   } catch (err) {
     if (!(err instanceof GitHubUnreachableError)) throw err;
     log.warn({ reviewer: data.reviewer, err: err.message }, "CI autofix: reviewer's write access unknown (GitHub unreachable): not a writer");

@@ -7,6 +7,18 @@ import type { JobContext } from "./job-context.js";
 export const GITHUB_UNREACHABLE_REPLY = (login: string) =>
   `Thanks @${login}. I could not reach GitHub to check that you can write to this repository, so I have not started anything. Please ask again in a few minutes.`;
 
+/** `hasWriteAccess` with this job's Redis cache and retry budget. */
+export function jobHasWriteAccess(ctx: JobContext, octokit: Octokit, who: { owner: string; repo: string; login: string }): Promise<boolean> {
+  return hasWriteAccess({
+    octokit,
+    redis: ctx.redis,
+    prefix: ctx.prefix,
+    cacheSeconds: ctx.config.env.PERMISSION_CACHE_SECONDS,
+    budgetMs: ctx.config.env.PERMISSION_CHECK_BUDGET_SECONDS * 1000,
+    ...who,
+  });
+}
+
 /**
  * Checks the requester's write access before any work; a refusal is answered once, politely. GitHub not
  * answering is not a refusal: the reply says so and the job fails with that cause.
@@ -14,16 +26,7 @@ export const GITHUB_UNREACHABLE_REPLY = (login: string) =>
 export async function authorizeRequester(ctx: JobContext, octokit: Octokit, target: ReplyTarget & { login: string }): Promise<boolean> {
   let allowed: boolean;
   try {
-    allowed = await hasWriteAccess({
-      octokit,
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      cacheSeconds: ctx.config.env.PERMISSION_CACHE_SECONDS,
-      budgetMs: ctx.config.env.PERMISSION_CHECK_BUDGET_SECONDS * 1000,
-      owner: target.owner,
-      repo: target.repo,
-      login: target.login,
-    });
+    allowed = await jobHasWriteAccess(ctx, octokit, target);
   } catch (err) {
     if (!(err instanceof GitHubUnreachableError)) throw err;
     ctx.log.warn({ login: target.login, attempts: err.attempts, err: err.message }, "write access unknown: GitHub unreachable");
