@@ -1,0 +1,98 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { Logger } from "pino";
+
+/**
+ * One adapter family for every channel people reach the agent from besides GitHub (Slack, Linear,
+ * Jira, Confluence, …). The web role only verifies, parses and enqueues (no API call); the worker
+ * re-reads what it must trust, maps the person to a GitHub login, resolves the repository and
+ * answers through the same adapter. `test/sources/conformance.ts` is the suite every source runs.
+ */
+export type SourceName = "slack" | "linear" | "jira" | "confluence";
+
+/** What a route sees: the bytes as received, before anything parses them. */
+export interface InboundRequest {
+  method: string;
+  /** Path and query exactly as requested (Connect's qsh signs them). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  receivedAt: Date;
+}
+
+/** `reason` is logged, never sent: a refused request gets a bare 401. */
+export type Verification = { ok: true; installKey?: string } | { ok: false; reason: string };
+
+/** A person on the source, as the payload claims; the worker re-reads it before trusting it. */
+export interface SourceUser {
+  id: string;
+  name?: string;
+  email?: string;
+}
+
+/** What a verified request asks for. */
+export type SourceEvent =
+  /** Answered on the spot (Slack's url_verification challenge, Connect's lifecycle acks). */
+  | { kind: "respond"; status: number; body: unknown }
+  /** Verified but nothing to do (our own message, an edit, an event we don't act on): 200, nothing queued. */
+  | { kind: "ignore"; reason: string }
+  /** Someone asked the agent for something: becomes one `source-event` job, deduplicated on `dedupeKey`. */
+  | {
+      kind: "mention";
+      /** Stable across redeliveries of the same event (Slack event_id, Linear-Delivery, …). */
+      dedupeKey: string;
+      /** The thread key the uuid v5 thread id is derived from (`slack:<team>:<channel>:<ts>`, `linear:<issue>`). */
+      threadKey: string;
+      /** The text as delivered; the worker re-fetches it with our credentials before acting. */
+      text: string;
+      user: SourceUser;
+      /** Where the worker answers: the source's own zod-checked reference (channel + ts, issue + comment id, …). */
+      ref: Record<string, unknown>;
+      /** Settings key for the default repository (`slack:<channel>`, `linear:<team>`, `jira:<project>`). */
+      repoDefaultKey?: string;
+    };
+
+/** One HTTP route a source owns, mounted before Probot's middleware. */
+export interface SourceRoute {
+  method: "GET" | "POST";
+  path: string;
+  /** Verify first, on the raw bytes, timing-safe. Never throws for bad input. */
+  verify(req: InboundRequest): Promise<Verification>;
+  /** Only called on a verified request. Never throws for bad input: an `ignore` says why. */
+  parse(req: InboundRequest, verification: Extract<Verification, { ok: true }>): Promise<SourceEvent> | SourceEvent;
+}
+
+/** What the worker re-read with our own credentials: the only text and author it acts on. */
+export interface TrustedMessage {
+  text: string;
+  user: SourceUser;
+  /** Earlier messages of the conversation given to the agent as context (bounded by the source). */
+  context?: string;
+  /** Images attached to the message, fetched host-side later (never by the sandbox). */
+  attachments?: { url: string; mediaType?: string }[];
+}
+
+export type RunStatus = { kind: "thinking" } | { kind: "tool"; name: string } | { kind: "done" };
+
+/** Worker-side half of a source: everything that calls the source's API. */
+export interface SourceClient {
+  /** Re-read the triggering message; `null` when it is gone (deleted) — nothing runs. */
+  fetchMessage(ref: Record<string, unknown>): Promise<TrustedMessage | null>;
+  /** 👀 or a Linear thought, at once. */
+  acknowledge(ref: Record<string, unknown>): Promise<void>;
+  /** Optional progress while the run works (Slack assistant status). */
+  status?(ref: Record<string, unknown>, status: RunStatus): Promise<void>;
+  /** A reply in the conversation (Markdown in; the source converts). */
+  reply(ref: Record<string, unknown>, markdown: string): Promise<void>;
+  /** The agent's tools for this conversation (`slack_thread_reply`, `linear_comment`, …). */
+  tools(ref: Record<string, unknown>): StructuredToolInterface[];
+}
+
+export interface Source {
+  name: SourceName;
+  /** False when its secret is unset: every request to its routes is refused (and start-up says so once). */
+  configured: boolean;
+  routes: SourceRoute[];
+  /** Built in the worker, with the source's API credentials. */
+  client(log: Logger): SourceClient;
+}
