@@ -69,6 +69,11 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
+  /** The key `OPEN_SWE_SECRET_KEY` replaced: still decrypts, never encrypts (rotation). */
+  OPEN_SWE_SECRET_KEY_PREVIOUS: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
+    .optional(),
   WEBHOOK_PROXY_URL: z.url("a URL, e.g. https://smee.io/abc123").optional(),
   /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
   APP_URL: z.url("a URL, e.g. https://open-swe.example.com").optional(),

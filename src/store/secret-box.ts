@@ -6,10 +6,16 @@ const VERSION = "v1";
 /** AES-256-GCM for secrets at rest (user tokens, install secrets): `v1.<iv>.<tag>.<ciphertext>`, base64url. */
 export class SecretBox {
   private readonly key: Buffer;
+  private readonly previous: Buffer[];
 
-  constructor(hexKey: string) {
-    if (!/^[0-9a-fA-F]{64}$/.test(hexKey)) throw new OpenSweError("config_invalid", "the secret key must be 64 hex characters");
-    this.key = Buffer.from(hexKey, "hex");
+  /** `previousHexKeys` only decrypt (key rotation: `OPEN_SWE_SECRET_KEY_PREVIOUS`); `seal` always uses `hexKey`. */
+  constructor(hexKey: string, previousHexKeys: readonly string[] = []) {
+    const parse = (hex: string): Buffer => {
+      if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new OpenSweError("config_invalid", "the secret key must be 64 hex characters");
+      return Buffer.from(hex, "hex");
+    };
+    this.key = parse(hexKey);
+    this.previous = previousHexKeys.map(parse);
   }
 
   /** `aad` binds a ciphertext to where it is stored, so it cannot be swapped into another record. */
@@ -22,15 +28,29 @@ export class SecretBox {
   }
 
   open(sealed: string, aad = ""): string {
+    return this.openWithKey(sealed, aad).plaintext;
+  }
+
+  /** True when `sealed` was made with a previous key: re-seal it so the old key can be retired. */
+  needsReseal(sealed: string, aad = ""): boolean {
+    return this.openWithKey(sealed, aad).keyIndex > 0;
+  }
+
+  private openWithKey(sealed: string, aad: string): { plaintext: string; keyIndex: number } {
     const [version, iv, tag, ct] = sealed.split(".");
     if (version !== VERSION || !iv || !tag || ct === undefined) throw new OpenSweError("secret_invalid", "not a sealed secret");
-    try {
-      const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"));
-      decipher.setAAD(Buffer.from(aad));
-      decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      return Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8");
-    } catch (err) {
-      throw new OpenSweError("secret_invalid", "the secret could not be decrypted (wrong key or tampered)", { cause: err });
+    const keys = [this.key, ...this.previous];
+    let lastError: unknown;
+    for (const [keyIndex, key] of keys.entries()) {
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+        decipher.setAAD(Buffer.from(aad));
+        decipher.setAuthTag(Buffer.from(tag, "base64url"));
+        return { plaintext: Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8"), keyIndex };
+      } catch (err) {
+        lastError = err;
+      }
     }
+    throw new OpenSweError("secret_invalid", "the secret could not be decrypted (wrong key or tampered)", { cause: lastError });
   }
 }

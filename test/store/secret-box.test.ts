@@ -23,6 +23,18 @@ describe("SecretBox", () => {
     expect(() => attempt(sealed)).toThrow(/could not be decrypted|not a sealed secret/);
   });
 
+  it("rotates: a previous key still decrypts (and says to re-seal), a new seal uses the current key only", () => {
+    const oldKey = key();
+    const sealedOld = new SecretBox(oldKey).seal("xoxb-install", "install:a");
+    const rotated = new SecretBox(key(), [oldKey]);
+    expect(rotated.open(sealedOld, "install:a")).toBe("xoxb-install");
+    expect(rotated.needsReseal(sealedOld, "install:a")).toBe(true);
+    const resealed = rotated.seal("xoxb-install", "install:a");
+    expect(rotated.needsReseal(resealed, "install:a")).toBe(false);
+    expect(() => new SecretBox(oldKey).open(resealed, "install:a")).toThrow(/could not be decrypted/);
+    expect(() => new SecretBox(key(), ["short"])).toThrow(/64 hex/);
+  });
+
   it("rejects a short key", () => {
     expect(() => new SecretBox("abcd")).toThrow(/64 hex/);
   });
