@@ -31,7 +31,7 @@ export function linearClient(settings: LinearSettings, log: Logger, apiUrl?: str
   if (!settings.credential) throw new OpenSweError("linear_not_configured", "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set: the worker cannot read or answer on Linear");
   const api = new LinearApi(settings.credential, apiUrl);
   return {
-    fetchMessage: (ref) => fetchLinearMessage(api, parseRef(ref), settings.appUserId),
+    fetchMessage: async (ref) => fetchLinearMessage(api, parseRef(ref), settings.appUserId),
     acknowledge: async (raw) => {
       const ref = parseRef(raw);
       const input = ref.commentId ? { commentId: ref.commentId, emoji: "👀" } : { issueId: ref.issueId, emoji: "👀" };
