@@ -17,6 +17,7 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
   return {
     name: "linear",
     configured: settings.webhookSecret !== null,
+    secretEnv: "LINEAR_WEBHOOK_SECRET",
     routes: [
       {
         method: "POST",

@@ -1,0 +1,116 @@
+import { writeFileSync } from "node:fs";
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sourceEventJobId } from "../../src/http/source-routes.js";
+import { sourceRunJobId } from "../../src/sources/intake.js";
+import { SettingsStore } from "../../src/store/settings-store.js";
+import { RunRecords } from "../../src/store/run-records.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
+import { mockInstallationToken } from "../helpers/github-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { testRedis } from "../helpers/redis.js";
+import { ALICE, APP_USER, commentEvent, ISSUE, SECRET, signLinear, TEAM } from "../sources/linear/linear-fixtures.js";
+import { mockLinear, type GraphqlCall } from "../sources/linear/linear-nock.js";
+
+const API = "https://api.github.com";
+const PR_URL = "https://github.com/octo/hello/pull/21";
+const DELIVERY = "7d6f1b7e-2c1a-4f7e-9a1d-0c2b3a4d5e6f";
+
+const script = [
+  { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/LOGIN.md", content: "# Login\n\nThe retry waits for the session.\n" } }], usage: { input_tokens: 1000, output_tokens: 50 } },
+  { tool_calls: [{ name: "commit_and_push", args: { message: "Document the login retry" } }], usage: { input_tokens: 1100, output_tokens: 20 } },
+  { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Document the login retry", body: "Explains the retry." } }], usage: { input_tokens: 1200, output_tokens: 30 } },
+  { tool_calls: [{ name: "linear_comment", args: { body: `Done: ${PR_URL}` } }], usage: { input_tokens: 1300, output_tokens: 20 } },
+  { tool_calls: [{ name: "confirming_completion", args: { summary: "documented" } }], usage: { input_tokens: 1400, output_tokens: 10 } },
+];
+
+describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", () => {
+  let app: E2eApp;
+  let remote: ReturnType<typeof makeBareRemote>;
+  beforeAll(async () => {
+    remote = makeBareRemote("octo", "hello");
+    app = await startE2eApp(remote.template, "linear", { LINEAR_WEBHOOK_SECRET: SECRET, LINEAR_API_KEY: "lin_api_test", LINEAR_APP_USER_ID: APP_USER });
+    writeFileSync(app.replay, JSON.stringify(script));
+    const settings = new SettingsStore(testRedis(), app.prefix);
+    await settings.setIdentity(`linear:${ALICE.id}`, "dana");
+    await settings.setSourceRepo(`linear:${TEAM}`, "octo/hello");
+  });
+  afterAll(async () => app?.stop());
+
+  it("@open-swe in a Linear thread: 👀, a draft PR, the reply threaded with the PR link attached and the cost line", async () => {
+    const linear: GraphqlCall[] = [];
+    // The intake re-reads the comment with our key (the payload's author is not trusted), then acknowledges.
+    mockLinear("OpenSweLinearComment", {
+      data: {
+        comment: {
+          id: "comment-0001",
+          body: "@open-swe please document the login retry",
+          createdAt: "2026-12-01T10:00:00.000Z",
+          user: ALICE,
+          botActor: null,
+          issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", description: "It fails one run in ten.", url: "https://linear.app/acme/issue/ENG-1", comments: { nodes: [] } },
+        },
+      },
+    }, { calls: linear });
+    mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { calls: linear });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-1" } } } }, { calls: linear });
+    mockLinear("OpenSweAttachPullRequest", { data: { attachmentLinkURL: { success: true } } }, { calls: linear });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-2" } } } }, { calls: linear });
+    mockLinear("OpenSweAttachPullRequest", { data: { attachmentLinkURL: { success: true } } }, { calls: linear });
+
+    nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
+    mockInstallationToken(5151, 2);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
+    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    const pr = nock(API).post("/repos/octo/hello/pulls", (b) => b.title === "Document the login retry" && b.draft === true).reply(201, { number: 21, html_url: PR_URL });
+
+    const raw = JSON.stringify(commentEvent({ body: "@open-swe please document the login retry" }));
+    const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", "linear-signature": signLinear(raw), "linear-delivery": DELIVERY, "linear-event": "Comment" },
+      body: raw,
+    });
+    expect(res.status).toBe(200);
+
+    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("linear", DELIVERY), 30_000);
+    expect(intake.failedReason).toBeUndefined();
+    expect(intake.returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", login: "dana" });
+    const run = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", DELIVERY), 90_000);
+    expect(run.failedReason).toBeUndefined();
+    expect(run).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
+    expect(pr.isDone()).toBe(true);
+
+    const ops = linear.map((c) => /^\s*(?:query|mutation) (\w+)/.exec(c.query)?.[1]);
+    expect(ops).toEqual(["OpenSweLinearComment", "OpenSweAcknowledge", "OpenSweCommentCreate", "OpenSweAttachPullRequest", "OpenSweCommentCreate", "OpenSweAttachPullRequest"]);
+    expect(linear[1]!.variables).toEqual({ input: { commentId: "comment-0001", emoji: "👀" } });
+    // The agent's reply and the closing message, both under the triggering comment's thread.
+    expect(linear[2]!.variables).toEqual({ input: { issueId: ISSUE, body: `Done: ${PR_URL}`, parentId: "comment-0001" } });
+    const closing = linear[4]!.variables as { input: { issueId: string; body: string; parentId: string } };
+    expect(closing.input).toMatchObject({ issueId: ISSUE, parentId: "comment-0001" });
+    expect(closing.input.body).toContain(`Pull request: ${PR_URL}`);
+    expect(closing.input.body).toMatch(/_Open SWE · replayed run.*_$/s);
+    expect(linear[3]!.variables).toEqual({ issueId: ISSUE, url: PR_URL, title: "Pull request octo/hello#21" });
+
+    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    expect(remote.git("show", `${branch}:LOGIN.md`)).toContain("The retry waits");
+    const record = await new RunRecords(testRedis(), app.prefix).get(sourceRunJobId("linear", DELIVERY));
+    expect(record).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL, replayed: true });
+    expect(record?.toolCounts).toMatchObject({ linear_comment: 1, commit_and_push: 1 });
+  });
+
+  it("the same delivery again (Linear's retry) starts nothing", async () => {
+    const raw = JSON.stringify(commentEvent({ body: "@open-swe please document the login retry" }));
+    const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": DELIVERY },
+      body: raw,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, duplicate: true });
+  });
+});
