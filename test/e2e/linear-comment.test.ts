@@ -43,6 +43,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     // The intake re-reads the comment with our key (the payload's author is not trusted), then acknowledges.
     mockLinear("OpenSweLinearComment", {
       data: {
+        viewer: { id: APP_USER },
         comment: {
           id: "comment-0001",
           body: "@open-swe please document the login retry",

@@ -22,6 +22,7 @@ const ISSUE_FIELDS = `id identifier title description url
     comments(first: ${CONTEXT_COMMENTS}, orderBy: createdAt) { nodes { id body createdAt user { name } botActor { name } } }`;
 
 const COMMENT_QUERY = `query OpenSweLinearComment($id: String!) {
+  viewer { id }
   comment(id: $id) {
     id body createdAt
     user { id name email }
@@ -31,6 +32,7 @@ const COMMENT_QUERY = `query OpenSweLinearComment($id: String!) {
 }`;
 
 const CommentAnswer = z.object({
+  viewer: z.object({ id: z.string() }).nullish(),
   comment: z.object({ id: z.string(), body: z.string(), createdAt: z.string(), user: User.nullish(), botActor: Bot, issue: IssueContext.nullish() }).nullish(),
 });
 
@@ -108,7 +110,8 @@ export async function fetchLinearMessage(api: LinearApi, ref: LinearRef, appUser
     if (!ref.commentId) throw new LinearApiError("linear_rejected", "a comment trigger without a comment id");
     const answer = await orNull(api.request(COMMENT_QUERY, { id: ref.commentId }, CommentAnswer));
     const c = answer?.comment;
-    if (!c || !c.user || c.botActor) return null;
+    // Our own comment (the key's user) never asks us anything, LINEAR_APP_USER_ID set or not.
+    if (!c || !c.user || c.botActor || c.user.id === answer?.viewer?.id) return null;
     return { text: c.body, user: toUser(c.user), ...(c.issue ? { context: issueContext(c.issue, c.createdAt, c.id) } : {}) };
   }
   const answer = await orNull(api.request(ISSUE_QUERY, { id: ref.issueId }, IssueAnswer));

@@ -16,13 +16,15 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
   const settings = linearSettings(env);
   return {
     name: "linear",
-    configured: settings.webhookSecret !== null,
-    secretEnv: "LINEAR_WEBHOOK_SECRET",
+    // A request the worker could never answer (no API credential) is refused at the door, not dropped later.
+    configured: settings.webhookSecret !== null && settings.credential !== null,
+    secretEnv: settings.webhookSecret === null ? "LINEAR_WEBHOOK_SECRET" : "LINEAR_API_KEY",
     routes: [
       {
         method: "POST",
         path: "/webhooks/linear",
-        verify: async (req) => verifyLinearRequest(settings.webhookSecret, req),
+        verify: async (req) =>
+          settings.credential ? verifyLinearRequest(settings.webhookSecret, req) : { ok: false, reason: "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set" },
         parse: (req) => {
           let body: unknown;
           try {

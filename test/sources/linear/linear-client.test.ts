@@ -26,7 +26,7 @@ const issueContext = {
 describe("Linear client: fetchMessage", () => {
   it("re-reads the comment: its text, its author with email, and the issue with the comments before it", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweLinearComment", { data: { comment: { id: "c-2", body: "@open-swe fix it (edited)", createdAt: "2026-12-01T10:00:00.000Z", user: ALICE, botActor: null, issue: issueContext } } }, { calls });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "c-2", body: "@open-swe fix it (edited)", createdAt: "2026-12-01T10:00:00.000Z", user: ALICE, botActor: null, issue: issueContext } } }, { calls });
     const message = await client().fetchMessage(commentRef);
     expect(calls[0]!.variables).toEqual({ id: "c-2" });
     expect(message).toMatchObject({ text: "@open-swe fix it (edited)", user: ALICE });
@@ -42,8 +42,14 @@ describe("Linear client: fetchMessage", () => {
   });
 
   it("a comment that turns out to be a bot's → null", async () => {
-    mockLinear("OpenSweLinearComment", { data: { comment: { id: "c-2", body: "@open-swe", createdAt: "2026-12-01T10:00:00.000Z", user: null, botActor: { id: "b", name: "Zapier" }, issue: null } } });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "c-2", body: "@open-swe", createdAt: "2026-12-01T10:00:00.000Z", user: null, botActor: { id: "b", name: "Zapier" }, issue: null } } });
     expect(await client().fetchMessage(commentRef)).toBeNull();
+  });
+
+  it("our own comment (the API key's user) → null, even without LINEAR_APP_USER_ID", async () => {
+    const source = linearSource(linearEnv({ LINEAR_APP_USER_ID: "" }));
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: "user-bot" }, comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE" }, botActor: null, issue: null } } });
+    expect(await source.client(log).fetchMessage(commentRef)).toBeNull();
   });
 
   it("Linear failing is an upstream error the job can retry, not a missing message", async () => {
@@ -55,7 +61,7 @@ describe("Linear client: fetchMessage", () => {
   });
 
   it("an answer in an unexpected shape is an upstream error", async () => {
-    mockLinear("OpenSweLinearComment", { data: { comment: { id: 7 } } });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: 7 } } });
     await expect(client().fetchMessage(commentRef)).rejects.toMatchObject({ code: "linear_upstream" });
   });
 

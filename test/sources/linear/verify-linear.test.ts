@@ -40,9 +40,16 @@ describe("Linear webhook verification", () => {
 
   it("refuses everything when LINEAR_WEBHOOK_SECRET is unset, and says the source is not configured", async () => {
     const source = linearSource(linearEnv({ LINEAR_WEBHOOK_SECRET: "" }));
-    expect(source.configured).toBe(false);
+    expect(source).toMatchObject({ configured: false, secretEnv: "LINEAR_WEBHOOK_SECRET" });
     const v = await source.routes[0]!.verify(linearRequest(commentEvent()));
     expect(v).toEqual({ ok: false, reason: "LINEAR_WEBHOOK_SECRET is not set" });
+  });
+
+  it("no API credential: refused at the door (the worker could never answer), and start-up names LINEAR_API_KEY", async () => {
+    const source = linearSource(linearEnv({ LINEAR_API_KEY: "" }));
+    expect(source).toMatchObject({ configured: false, secretEnv: "LINEAR_API_KEY" });
+    expect(await source.routes[0]!.verify(linearRequest(commentEvent()))).toEqual({ ok: false, reason: "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set" });
+    expect(linearSource(linearEnv({ LINEAR_API_KEY: "", LINEAR_ACCESS_TOKEN: "lin_oauth_x" })).configured).toBe(true);
   });
 
   it("never throws for garbage", async () => {
