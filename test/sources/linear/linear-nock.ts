@@ -14,12 +14,13 @@ export interface GraphqlCall {
 export function mockLinear(
   operation: string,
   answer: unknown,
-  opts: { status?: number; auth?: string; calls?: GraphqlCall[]; headers?: Record<string, string> } = {},
+  opts: { status?: number; auth?: string; calls?: GraphqlCall[]; headers?: Record<string, string>; when?: (variables: Record<string, unknown>) => boolean } = {},
 ): nock.Scope {
   const op = new RegExp(`^\\s*(query|mutation) ${operation}\\b`);
   return nock("https://api.linear.app", { reqheaders: { authorization: opts.auth ?? "lin_api_test" } })
     .post("/graphql", (body: GraphqlCall) => {
       if (typeof body?.query !== "string" || !op.test(body.query)) return false;
+      if (opts.when && !opts.when(body.variables ?? {})) return false;
       opts.calls?.push(body);
       return true;
     })
