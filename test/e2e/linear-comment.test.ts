@@ -10,7 +10,7 @@ import { mockInstallationToken } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
-import { ALICE, APP_USER, commentEvent, ISSUE, SECRET, signLinear, TEAM } from "../sources/linear/linear-fixtures.js";
+import { ALICE, APP_USER, commentEvent, ISSUE, issueEvent, SECRET, signLinear, TEAM } from "../sources/linear/linear-fixtures.js";
 import { mockLinear, type GraphqlCall } from "../sources/linear/linear-nock.js";
 
 const API = "https://api.github.com";
@@ -113,5 +113,50 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true, duplicate: true });
+  });
+
+  it("an issue assigned to the app: its history names who asked; the answers go on the issue itself", async () => {
+    writeFileSync(app.replay, JSON.stringify([
+      { tool_calls: [{ name: "linear_comment", args: { body: "The retry is already documented in LOGIN.md; nothing to change." } }] },
+      { tool_calls: [{ name: "confirming_completion", args: { summary: "nothing to change" } }] },
+    ]));
+    const delivery = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d";
+    const issueId = "issue-0002";
+    const linear: GraphqlCall[] = [];
+    mockLinear("OpenSweLinearIssueTrigger", {
+      data: {
+        issue: {
+          id: issueId, identifier: "ENG-2", title: "Document the login retry", description: "See ENG-1.", url: "https://linear.app/acme/issue/ENG-2",
+          comments: { nodes: [] }, trashed: false, archivedAt: null, creator: { id: "user-bob", name: "Bob", email: "bob@example.com" },
+          assignee: { id: APP_USER }, delegate: null, labels: { nodes: [] },
+          history: { nodes: [{ createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }] },
+        },
+      },
+    }, { calls: linear });
+    mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { calls: linear });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-3" } } } }, { calls: linear, when: (v) => /already documented/.test(String((v["input"] as { body: string }).body)) });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-4" } } } }, { calls: linear });
+    nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
+    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+
+    const raw = JSON.stringify(issueEvent({ id: issueId, identifier: "ENG-2", title: "Document the login retry", description: "See ENG-1." }));
+    const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": delivery, "linear-event": "Issue" },
+      body: raw,
+    });
+    expect(res.status).toBe(200);
+    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("linear", delivery), 30_000);
+    expect(intake.returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", login: "dana" });
+    const run = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", delivery), 90_000);
+    expect(run.failedReason).toBeUndefined();
+    expect(run.state).toBe("completed");
+    expect(linear[1]!.variables).toEqual({ input: { issueId, emoji: "👀" } });
+    expect(linear[2]!.variables).toEqual({ input: { issueId, body: "The retry is already documented in LOGIN.md; nothing to change." } });
+    expect((linear[3]!.variables as { input: { body: string; parentId?: string } }).input).toMatchObject({ issueId, body: expect.stringMatching(/_Open SWE · replayed run.*_$/s) });
+    expect((linear[3]!.variables as { input: { parentId?: string } }).input.parentId).toBeUndefined();
   });
 });
