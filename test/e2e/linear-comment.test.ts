@@ -1,7 +1,10 @@
 import { writeFileSync } from "node:fs";
+import type { BaseMessage } from "@langchain/core/messages";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
+import { threadId } from "../../src/threads/thread-id.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunRecords } from "../../src/store/run-records.js";
@@ -158,5 +161,58 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     expect(linear[2]!.variables).toEqual({ input: { issueId, body: "The retry is already documented in LOGIN.md; nothing to change." } });
     expect((linear[3]!.variables as { input: { body: string; parentId?: string } }).input).toMatchObject({ issueId, body: expect.stringMatching(/_Open SWE · replayed run.*_$/s) });
     expect((linear[3]!.variables as { input: { parentId?: string } }).input.parentId).toBeUndefined();
+  });
+
+  it("a comment sent mid-run on the same issue reaches the running agent as a follow-up, not a second run", async () => {
+    writeFileSync(app.replay, JSON.stringify([
+      { tool_calls: [{ name: "execute", args: { command: "sleep 1.5; echo slept" } }] },
+      { tool_calls: [{ name: "linear_comment", args: { body: "Checked both." } }] },
+      { tool_calls: [{ name: "confirming_completion", args: { summary: "answered" } }] },
+    ]));
+    const issueId = "issue-0003";
+    const comment = (id: string, body: string) => ({
+      data: {
+        viewer: { id: APP_USER },
+        comment: { id, body, createdAt: "2026-12-01T11:00:00.000Z", user: ALICE, botActor: null, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: null, comments: { nodes: [] } } },
+      },
+    });
+    const send = async (id: string, body: string, delivery: string) => {
+      const raw = JSON.stringify(commentEvent({ id, body, issueId, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", teamId: TEAM, url: "u" } }));
+      const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, { method: "POST", headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": delivery }, body: raw });
+      expect(res.status).toBe(200);
+    };
+    for (const [id, text] of [["c-31", "@open-swe investigate the flaky test"], ["c-32", "@open-swe also check the retry logic"]] as const) {
+      mockLinear("OpenSweLinearComment", comment(id, text), { when: (v) => v["id"] === id });
+      mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { when: (v) => (v["input"] as { commentId?: string }).commentId === id });
+      nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
+      nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
+    }
+    const posted: GraphqlCall[] = [];
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-33" } } } }, { calls: posted });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-34" } } } }, { calls: posted });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+
+    const first = "8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
+    const second = "9d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a";
+    await send("c-31", "@open-swe investigate the flaky test", first);
+    const thread = threadId({ kind: "raw", key: `linear:${issueId}` });
+    const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
+    const messagesNow = async () => ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+    for (let i = 0; !(await messagesNow()).some((m) => m.getType() === "ai"); i++) {
+      if (i > 1500) throw new Error("the first run never reached the model");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await send("c-32", "@open-swe also check the retry logic", second);
+    expect(await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", second), 30_000)).toMatchObject({ returnvalue: { outcome: "follow_up" } });
+    const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", first), 90_000);
+    expect(done.failedReason).toBeUndefined();
+    const kinds = (await messagesNow()).map((m) => `${m.getType()}:${typeof m.content === "string" ? m.content : ""}`);
+    const followUp = kinds.findIndex((k) => k.startsWith("human:Follow-up from @dana (linear): @open-swe also check the retry logic"));
+    const slept = kinds.findIndex((k) => k.startsWith("tool:") && k.includes("slept"));
+    expect(slept).toBeGreaterThan(0);
+    expect(followUp).toBeGreaterThan(slept);
+    expect(posted.map((c) => (c.variables["input"] as { parentId: string }).parentId)).toEqual(["c-31", "c-31"]);
   });
 });
