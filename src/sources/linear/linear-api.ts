@@ -33,16 +33,19 @@ export function toLinearApiError(err: unknown): LinearApiError {
 
 /** One GraphQL call over the SDK's client (auth, error typing), its answer checked by a zod schema. */
 export class LinearApi {
-  private readonly client: LinearClient;
-
-  constructor(credential: { apiKey: string } | { accessToken: string }, apiUrl?: string) {
-    this.client = new LinearClient({ ...credential, ...(apiUrl ? { apiUrl } : {}) });
-  }
+  constructor(
+    private readonly credential: { apiKey: string } | { accessToken: string },
+    private readonly apiUrl?: string,
+    /** A call that takes longer is abandoned as an upstream error: a hung Linear must not hang a job or a tool. */
+    private readonly timeoutMs = 30_000,
+  ) {}
 
   async request<S extends z.ZodType>(query: string, variables: Record<string, unknown>, schema: S): Promise<z.infer<S>> {
+    // A client per call: its options (and so the abort signal) go to every fetch it makes.
+    const client = new LinearClient({ ...this.credential, ...(this.apiUrl ? { apiUrl: this.apiUrl } : {}), signal: AbortSignal.timeout(this.timeoutMs) });
     let data: unknown;
     try {
-      data = (await this.client.client.rawRequest(query, variables)).data;
+      data = (await client.client.rawRequest(query, variables)).data;
     } catch (err) {
       throw toLinearApiError(err);
     }

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { z } from "zod";
 import { OpenSweError } from "../../errors.js";
 import type { SourceClient } from "../source.js";
 import { attachPullRequests } from "./attach-pull-requests.js";
@@ -8,7 +9,6 @@ import { LinearRef } from "./linear-ref.js";
 import type { LinearSettings } from "./linear-settings.js";
 import { postLinearComment } from "./post-linear-comment.js";
 import { linearTools } from "./tools/index.js";
-import { z } from "zod";
 
 const REACTION_CREATE = `mutation OpenSweAcknowledge($input: ReactionCreateInput!) {
   reactionCreate(input: $input) { success }

@@ -5,37 +5,36 @@ import type { LinearRef } from "./linear-ref.js";
 import type { LinearSettings } from "./linear-settings.js";
 
 const Actor = z.object({ id: z.string().min(1), name: z.string().optional(), email: z.string().optional(), type: z.string().optional() });
-const nullish = <T extends z.ZodType>(t: T) => t.nullish();
 
 const CommentData = z.object({
   id: z.string().min(1),
   body: z.string(),
-  userId: nullish(z.string()),
-  user: nullish(z.object({ id: z.string(), name: z.string().optional(), email: z.string().optional() })),
+  userId: z.string().nullish(),
+  user: z.object({ id: z.string(), name: z.string().optional(), email: z.string().optional() }).nullish(),
   botActor: z.unknown().optional(),
-  issueId: nullish(z.string()),
-  issue: nullish(z.object({ id: z.string(), teamId: z.string().optional(), team: z.object({ id: z.string() }).optional() })),
-  parentId: nullish(z.string()),
+  issueId: z.string().nullish(),
+  issue: z.object({ id: z.string(), teamId: z.string().optional(), team: z.object({ id: z.string() }).optional() }).nullish(),
+  parentId: z.string().nullish(),
 });
 
 const IssueData = z.object({
   id: z.string().min(1),
-  teamId: nullish(z.string()),
+  teamId: z.string().nullish(),
   title: z.string(),
-  description: nullish(z.string()),
-  assigneeId: nullish(z.string()),
-  delegateId: nullish(z.string()),
-  labels: nullish(z.array(z.object({ id: z.string(), name: z.string() }))),
-  trashed: nullish(z.boolean()),
-  archivedAt: nullish(z.string()),
+  description: z.string().nullish(),
+  assigneeId: z.string().nullish(),
+  delegateId: z.string().nullish(),
+  labels: z.array(z.object({ id: z.string(), name: z.string() })).nullish(),
+  trashed: z.boolean().nullish(),
+  archivedAt: z.string().nullish(),
 });
 
 const Envelope = z.object({
   type: z.string(),
   action: z.string(),
-  actor: nullish(Actor),
+  actor: Actor.nullish(),
   data: z.unknown(),
-  updatedFrom: nullish(z.record(z.string(), z.unknown())),
+  updatedFrom: z.record(z.string(), z.unknown()).nullish(),
 });
 
 const DELIVERY = /^[\w-]{1,128}$/;

@@ -14,17 +14,16 @@ export interface GraphqlCall {
 export function mockLinear(
   operation: string,
   answer: unknown,
-  opts: { status?: number; auth?: string; calls?: GraphqlCall[]; headers?: Record<string, string>; when?: (variables: Record<string, unknown>) => boolean } = {},
+  opts: { status?: number; auth?: string; calls?: GraphqlCall[]; headers?: Record<string, string>; when?: (variables: Record<string, unknown>) => boolean; delayMs?: number } = {},
 ): nock.Scope {
   const op = new RegExp(`^\\s*(query|mutation) ${operation}\\b`);
-  return nock("https://api.linear.app", { reqheaders: { authorization: opts.auth ?? "lin_api_test" } })
-    .post("/graphql", (body: GraphqlCall) => {
-      if (typeof body?.query !== "string" || !op.test(body.query)) return false;
-      if (opts.when && !opts.when(body.variables ?? {})) return false;
-      opts.calls?.push(body);
-      return true;
-    })
-    .reply(opts.status ?? 200, typeof answer === "string" ? answer : JSON.stringify(answer), { "content-type": "application/json", ...opts.headers });
+  const interceptor = nock("https://api.linear.app", { reqheaders: { authorization: opts.auth ?? "lin_api_test" } }).post("/graphql", (body: GraphqlCall) => {
+    if (typeof body?.query !== "string" || !op.test(body.query)) return false;
+    if (opts.when && !opts.when(body.variables ?? {})) return false;
+    opts.calls?.push(body);
+    return true;
+  });
+  return (opts.delayMs ? interceptor.delay(opts.delayMs) : interceptor).reply(opts.status ?? 200, typeof answer === "string" ? answer : JSON.stringify(answer), { "content-type": "application/json", ...opts.headers });
 }
 
 /** Linear's answer for an id that does not exist (a GraphQL error, HTTP 200). */

@@ -1,5 +1,7 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { LinearApi } from "../../../src/sources/linear/linear-api.js";
 import { toolErrorText } from "../../../src/agent/middleware/tool-errors.js";
 import { linearSource } from "../../../src/sources/linear/index.js";
 import { LINEAR_SIDE_EFFECT_TOOLS } from "../../../src/sources/linear/tools/index.js";
@@ -133,5 +135,15 @@ describe("Linear tools", () => {
     const err = await tool("linear_delete_issue").invoke({ issueId: "ENG-404" }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "linear_not_found" });
     expect(toolErrorText("linear_delete_issue", err)).toMatch(/Linear rejected the request: Could not find referenced Issue\./);
+  });
+});
+
+describe("LinearApi", () => {
+  it("a call Linear does not answer in time is abandoned as an upstream error", async () => {
+    mockLinear("OpenSweListTeams", { data: { teams: { nodes: [] } } }, { delayMs: 2_000 });
+    const api = new LinearApi({ apiKey: "lin_api_test" }, undefined, 100);
+    const err = await api.request("query OpenSweListTeams { teams { nodes { id } } }", {}, z.unknown()).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "linear_upstream" });
+    expect((err as Error).message).toMatch(/upstream/);
   });
 });
