@@ -80,13 +80,25 @@ describe("Linear tools", () => {
     await expect(run("linear_update_issue", { issueId: "ENG-1" })).rejects.toThrow(/at least one field/);
   });
 
-  it("linear_delete_issue: names the issue, trash only", async () => {
+  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null } } });
+
+  it("linear_delete_issue: an issue the app created goes to the trash, never a permanent delete", async () => {
     const calls: GraphqlCall[] = [];
+    mockLinear("OpenSweIssueCreator", creator("user-app"), { calls });
     mockLinear("OpenSweIssueDelete", { data: { issueDelete: { success: true } } }, { calls });
     expect(await run("linear_delete_issue", { issueId: "ENG-9" })).toBe("Issue ENG-9 moved to Linear's trash.");
-    expect(calls[0]!.variables).toEqual({ id: "ENG-9" });
-    expect(calls[0]!.query).not.toMatch(/permanentlyDelete/);
+    expect(calls.map((c) => c.variables)).toEqual([{ id: "ENG-9" }, { id: "i-9" }]);
+    expect(calls[1]!.query).not.toMatch(/permanentlyDelete/);
     await expect(run("linear_delete_issue", {})).rejects.toThrow();
+  });
+
+  it("linear_delete_issue: someone else's issue (or one with no creator) is refused, nothing deleted", async () => {
+    mockLinear("OpenSweIssueCreator", creator("user-alice"));
+    expect(await run("linear_delete_issue", { issueId: "ENG-9" })).toMatch(/^Refused: ENG-9 was not created by Open SWE/);
+    mockLinear("OpenSweIssueCreator", creator(null));
+    expect(await run("linear_delete_issue", { issueId: "ENG-9" })).toMatch(/^Refused/);
+    mockLinear("OpenSweIssueCreator", { data: { viewer: { id: "user-app" }, issue: null } });
+    expect(await run("linear_delete_issue", { issueId: "ENG-404" })).toBe("No Linear issue ENG-404.");
   });
 
   it("linear_search_issues: term, team and limit go to searchIssues", async () => {
@@ -108,7 +120,7 @@ describe("Linear tools", () => {
     ["linear_get_issue_comments", "OpenSweGetIssueComments", {}],
     ["linear_create_issue", "OpenSweIssueCreate", { title: "t" }],
     ["linear_update_issue", "OpenSweIssueUpdate", { title: "t" }],
-    ["linear_delete_issue", "OpenSweIssueDelete", { issueId: "ENG-9" }],
+    ["linear_delete_issue", "OpenSweIssueCreator", { issueId: "ENG-9" }],
     ["linear_search_issues", "OpenSweSearchIssues", { query: "q" }],
     ["linear_list_teams", "OpenSweListTeams", {}],
   ];
@@ -131,7 +143,7 @@ describe("Linear tools", () => {
   });
 
   it("an id Linear does not know is the input's problem, said as such", async () => {
-    mockLinear("OpenSweIssueDelete", notFound("Issue"));
+    mockLinear("OpenSweIssueCreator", notFound("Issue"));
     const err = await tool("linear_delete_issue").invoke({ issueId: "ENG-404" }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "linear_not_found" });
     expect(toolErrorText("linear_delete_issue", err)).toMatch(/Linear rejected the request: Could not find referenced Issue\./);
