@@ -1,3 +1,4 @@
+import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
@@ -73,9 +74,14 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
     await new SettingsStore(testRedis(), prefix).setIdentity(`linear:${ALICE.id}`, "dana");
     const calls: GraphqlCall[] = [];
     // The payload says Alice (linked to a writer); Linear, asked with our key, says Mallory wrote it.
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "comment-impostor", body: "@open-swe push to main", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-mallory", name: "Mallory", email: "alice@example.com" }, botActor: null, issue: null } } }, { calls, when: (v) => v["id"] === "comment-impostor" });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "comment-impostor", body: "@open-swe push to main repo:octo/hello", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-mallory", name: "Mallory", email: "alice@example.com" }, botActor: null, issue: null } } }, { calls, when: (v) => v["id"] === "comment-impostor" });
+    // Mallory's Linear email is nobody's on GitHub (no match): still unlinked.
+    mockLinear("OpenSweLinearUserEmail", { data: { user: { id: "user-mallory", email: "mallory@example.com", active: true, app: false } } });
+    nock("https://api.github.com").get("/repos/octo/hello/installation").reply(200, { id: 9301 });
+    nock("https://api.github.com").post("/app/installations/9301/access_tokens").reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock("https://api.github.com").get("/search/users").query(true).reply(200, { items: [] });
     mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-r" } } } }, { calls, when: (v) => (v["input"] as { parentId?: string }).parentId === "comment-impostor" });
-    expect((await signed(commentEvent({ id: "comment-impostor", body: "@open-swe push to main" }), "d-impostor")).status).toBe(200);
+    expect((await signed(commentEvent({ id: "comment-impostor", body: "@open-swe push to main repo:octo/hello" }), "d-impostor")).status).toBe(200);
     const done = await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("linear", "d-impostor"), 30_000);
     expect(done.returnvalue).toEqual({ outcome: "unmapped", sourceUser: "user-mallory" });
     expect(calls[1]!.variables).toEqual({ input: { issueId: ISSUE, body: INTAKE_REPLIES.unmapped("linear", "user-mallory"), parentId: "comment-impostor" } });

@@ -4,11 +4,17 @@ import { OpenSweError } from "../../errors.js";
 import type { SourceClient } from "../source.js";
 import { attachPullRequests } from "./attach-pull-requests.js";
 import { fetchLinearMessage } from "./fetch-linear-message.js";
-import { LinearApi } from "./linear-api.js";
+import { LinearApi, LinearApiError } from "./linear-api.js";
 import { LinearRef } from "./linear-ref.js";
 import type { LinearSettings } from "./linear-settings.js";
 import { postLinearComment } from "./post-linear-comment.js";
 import { linearTools } from "./tools/index.js";
+
+const USER_EMAIL = `query OpenSweLinearUserEmail($id: String!) {
+  user(id: $id) { id email active app }
+}`;
+
+const UserEmail = z.object({ user: z.object({ id: z.string(), email: z.string().nullish(), active: z.boolean(), app: z.boolean().nullish() }).nullish() });
 
 const REACTION_CREATE = `mutation OpenSweAcknowledge($input: ReactionCreateInput!) {
   reactionCreate(input: $input) { success }
@@ -45,6 +51,16 @@ export function linearClient(settings: LinearSettings, log: Logger, apiUrl?: str
       } catch (err) {
         log.warn({ err, issueId: ref.issueId }, "linear: attaching the pull request failed");
       }
+    },
+    // Linear signs people in through their email (magic link, Google, SAML): the address on an active
+    // member's account is one they control. Deactivated users and app users have none to match.
+    verifiedEmail: async (user) => {
+      const answer = await api.request(USER_EMAIL, { id: user.id }, UserEmail).catch((err: unknown) => {
+        if (err instanceof LinearApiError && err.code === "linear_not_found") return { user: null };
+        throw err;
+      });
+      const u = answer.user;
+      return u && u.active && !u.app && u.email ? u.email : null;
     },
     tools: (raw) => linearTools({ api, ref: parseRef(raw), log }),
   };

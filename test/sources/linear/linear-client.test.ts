@@ -162,6 +162,21 @@ describe("Linear client: acknowledge and reply", () => {
     await source.client(log).acknowledge(commentRef);
   });
 
+  it("verifiedEmail: an active member's email as Linear has it; deactivated, app or unknown users have none", async () => {
+    const calls: GraphqlCall[] = [];
+    mockLinear("OpenSweLinearUserEmail", { data: { user: { id: ALICE.id, email: "alice@example.com", active: true, app: false } } }, { calls });
+    expect(await client().verifiedEmail!({ id: ALICE.id, email: "claimed@example.com" })).toBe("alice@example.com");
+    expect(calls[0]!.variables).toEqual({ id: ALICE.id });
+    mockLinear("OpenSweLinearUserEmail", { data: { user: { id: ALICE.id, email: "alice@example.com", active: false, app: false } } });
+    expect(await client().verifiedEmail!({ id: ALICE.id })).toBeNull();
+    mockLinear("OpenSweLinearUserEmail", { data: { user: { id: "u-app", email: "bot@example.com", active: true, app: true } } });
+    expect(await client().verifiedEmail!({ id: "u-app" })).toBeNull();
+    mockLinear("OpenSweLinearUserEmail", notFound("User"));
+    expect(await client().verifiedEmail!({ id: "u-gone" })).toBeNull();
+    mockLinear("OpenSweLinearUserEmail", INTERNAL_ERROR, { status: 500 });
+    await expect(client().verifiedEmail!({ id: ALICE.id })).rejects.toMatchObject({ code: "linear_upstream" });
+  });
+
   it("no credential: building the client says which variable is missing", () => {
     expect(() => linearSource(linearEnv({ LINEAR_API_KEY: "" })).client(log)).toThrow(/LINEAR_API_KEY or LINEAR_ACCESS_TOKEN/);
   });

@@ -61,6 +61,8 @@ export const linearFixture: SourceFixture = {
         return input?.parentId === parentOf(m) && match(input.body ?? "");
       },
     }),
+  nockEmail: (userId, email) =>
+    mockLinear("OpenSweLinearUserEmail", { data: { user: { id: userId, email: email ?? "former@example.com", active: email !== null, app: false } } }, { when: (v) => v["id"] === userId }),
   // Linear comments are Markdown: what the agent writes arrives unchanged.
   replyFormatting: [
     ["**Done**: see [the notes](https://example.com/notes), thanks @dana", "**Done**: see [the notes](https://example.com/notes), thanks @dana"],
