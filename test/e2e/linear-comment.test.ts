@@ -132,7 +132,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
           id: issueId, identifier: "ENG-2", title: "Document the login retry", description: "See ENG-1.", url: "https://linear.app/acme/issue/ENG-2",
           comments: { nodes: [] }, trashed: false, archivedAt: null, creator: { id: "user-bob", name: "Bob", email: "bob@example.com" },
           assignee: { id: APP_USER }, delegate: null, labels: { nodes: [] },
-          history: { nodes: [{ createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }] },
+          history: { pageInfo: { hasNextPage: false }, nodes: [{ createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }] },
         },
       },
     }, { calls: linear });

@@ -36,6 +36,7 @@ const CommentAnswer = z.object({
   comment: z.object({ id: z.string(), body: z.string(), createdAt: z.string(), user: User.nullish(), botActor: Bot, issue: IssueContext.nullish() }).nullish(),
 });
 
+// Linear pages connections newest first: the first page holds the latest changes and comments.
 const ISSUE_QUERY = `query OpenSweLinearIssueTrigger($id: String!) {
   issue(id: $id) {
     ${ISSUE_FIELDS}
@@ -43,7 +44,7 @@ const ISSUE_QUERY = `query OpenSweLinearIssueTrigger($id: String!) {
     creator { id name email }
     assignee { id } delegate { id }
     labels { nodes { id } }
-    history(first: 50) { nodes { createdAt actor { id name email } botActor { id } toAssignee { id } toDelegate { id } addedLabelIds } }
+    history(first: 100) { pageInfo { hasNextPage } nodes { createdAt actor { id name email } botActor { id } toAssignee { id } toDelegate { id } addedLabelIds } }
   }
 }`;
 
@@ -56,6 +57,7 @@ const IssueAnswer = z.object({
     delegate: z.object({ id: z.string() }).nullish(),
     labels: z.object({ nodes: z.array(z.object({ id: z.string() })) }),
     history: z.object({
+      pageInfo: z.object({ hasNextPage: z.boolean() }),
       nodes: z.array(
         z.object({
           createdAt: z.string(),
@@ -126,8 +128,10 @@ export async function fetchLinearMessage(api: LinearApi, ref: LinearRef, appUser
     if (!ref.labelId || !issue.labels.nodes.some((l) => l.id === ref.labelId)) return null;
     entry = history.find((h) => h.addedLabelIds?.includes(ref.labelId!));
   }
-  // An issue created already assigned or labelled has no history entry for it: its creator asked.
-  const asker = entry ? (entry.botActor ? null : entry.actor) : issue.creator;
+  // An issue created already assigned or labelled has no history entry for it: its creator asked. Only
+  // when we saw the whole history — in a longer one the entry may be beyond the page, and the creator
+  // is not who asked.
+  const asker = entry ? (entry.botActor ? null : entry.actor) : issue.history.pageInfo.hasNextPage ? null : issue.creator;
   if (!asker) return null;
   return {
     text: `${issue.title}\n\n${issue.description ?? ""}`.trim(),

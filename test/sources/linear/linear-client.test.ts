@@ -76,7 +76,7 @@ describe("Linear client: fetchMessage", () => {
         assignee: { id: APP_USER },
         delegate: null,
         labels: { nodes: [{ id: "label-swe" }] },
-        history: { nodes },
+        history: { pageInfo: { hasNextPage: false }, nodes },
       },
     },
   });
@@ -96,6 +96,11 @@ describe("Linear client: fetchMessage", () => {
     expect(await client().fetchMessage({ issueId: ISSUE, trigger: "labelled", labelId: "label-swe" })).toMatchObject({ user: ALICE });
     mockLinear("OpenSweLinearIssueTrigger", history([]));
     expect(await client().fetchMessage({ issueId: ISSUE, trigger: "labelled", labelId: "label-swe" })).toMatchObject({ user: { id: "user-carol", email: "carol@example.com" } });
+    // A history longer than the page we read: the label's entry may be beyond it, so the creator is not assumed.
+    const long = history([]);
+    long.data.issue.history.pageInfo.hasNextPage = true;
+    mockLinear("OpenSweLinearIssueTrigger", long);
+    expect(await client().fetchMessage({ issueId: ISSUE, trigger: "labelled", labelId: "label-swe" })).toBeNull();
   });
 
   it("an assignment or label since undone, or done by a bot → null", async () => {
