@@ -56,6 +56,24 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
     expect(await jobs(`d-${name}`)).toHaveLength(0);
   });
 
+  it("the same JSON re-serialised (what a proxy that parses and re-encodes sends) → 401: the signature covers the bytes", async () => {
+    const raw = JSON.stringify(commentEvent());
+    const res = await post(JSON.stringify(JSON.parse(raw), null, 2), { "linear-signature": signLinear(raw), "linear-delivery": "d-reserialised" });
+    expect(res.status).toBe(401);
+    expect(await jobs("d-reserialised")).toHaveLength(0);
+  });
+
+  it("a second linear-signature header beside the valid one → 401, whichever comes first", async () => {
+    const raw = JSON.stringify(commentEvent());
+    for (const [d, pair] of [["d-dup-1", [signLinear(raw), "0".repeat(64)]], ["d-dup-2", ["0".repeat(64), signLinear(raw)]]] as const) {
+      const headers = new Headers({ "content-type": "application/json", "linear-delivery": d });
+      for (const sig of pair) headers.append("linear-signature", sig);
+      const res = await fetch(`http://127.0.0.1:${proc.port}/webhooks/linear`, { method: "POST", headers, body: raw });
+      expect(res.status).toBe(401);
+      expect(await jobs(d)).toHaveLength(0);
+    }
+  });
+
   it("a stale or future delivery → 401, nothing queued", async () => {
     for (const [d, skew] of [["d-stale", -61_000], ["d-future", 61_000]] as const) {
       const res = await signed(commentEvent({}, { webhookTimestamp: Date.now() + skew }), d);
