@@ -90,6 +90,18 @@ export const EnvSchema = z.object({
   /** Slack bot token (`xoxb-…`): the worker re-reads messages and answers with it. */
   SLACK_BOT_TOKEN: z.string().min(1).optional(),
   CI: bool(false),
+  /** Linear webhook signing secret; unset: every request to /webhooks/linear is refused. */
+  LINEAR_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** A Linear personal API key (`lin_api_…`), sent as is. */
+  LINEAR_API_KEY: z.string().min(1).optional(),
+  /** Or a Linear OAuth app's access token, sent as `Bearer`. */
+  LINEAR_ACCESS_TOKEN: z.string().min(1).optional(),
+  /** The Linear user the app acts as: its own comments are ignored, issues assigned/delegated to it start a run. */
+  LINEAR_APP_USER_ID: z.string().min(1).optional(),
+  /** A label (by name, any case) that starts a run when added to an issue. */
+  LINEAR_TRIGGER_LABEL: z.string().min(1).optional(),
+  /** `@handles` that mention the app in a Linear comment; unset: MENTION_HANDLES. */
+  LINEAR_MENTION_HANDLES: csv("").optional(),
   NODE_ENV: z.string().optional(),
 });
 

@@ -1,4 +1,5 @@
 import type { AppConfig } from "../config/env.js";
+import { linearSource } from "./linear/index.js";
 import { slackSource } from "./slack/index.js";
 import type { Source, SourceName } from "./source.js";
 
@@ -8,6 +9,7 @@ export type SourceFactory = (config: AppConfig) => Source;
 /** One line per source; a source not listed here has no routes and no worker client. */
 export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {
   slack: slackSource,
+  linear: (config) => linearSource(config.env),
 };
 
 export type SourceRegistry = ReadonlyMap<SourceName, Source>;

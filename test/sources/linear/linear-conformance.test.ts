@@ -1,0 +1,4 @@
+import { describeSourceConformance } from "../conformance.js";
+import { linearFixture } from "./linear-fixture.js";
+
+describeSourceConformance(linearFixture);
