@@ -84,6 +84,8 @@ export const EnvSchema = z.object({
     .optional(),
   AGENT_MODEL_CALL_LIMIT: int(150, 1, 10_000),
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
+  /** A paused run's approval request is denied automatically after this long. */
+  APPROVAL_TIMEOUT_MINUTES: int(60, 1, 7 * 24 * 60),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
   CI: bool(false),
   NODE_ENV: z.string().optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Octokit } from "../github/app-auth.js";
 import { OpenSweError } from "../errors.js";
+import { ToolPolicies } from "../agent/tool-policy/tool-policy.js";
 
 export const REPO_CONFIG_PATH = ".github/open-swe.yml";
 
@@ -31,9 +32,11 @@ export const RepoConfig = z
         model: z.string().min(1).optional(),
         network: z.boolean().default(true),
         allow_workflow_changes: z.boolean().default(false),
+        /** Per-tool policy: `{ execute: ask, "mcp__docs__*": deny }`; beats the team default. */
+        tools: ToolPolicies.default({}),
       })
       .strict()
-      .default({ network: true, allow_workflow_changes: false }),
+      .default({ network: true, allow_workflow_changes: false, tools: {} }),
     model: z.string().min(1).optional(),
   })
   .strict();

@@ -2,6 +2,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
+import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { requestApproval } from "../approvals/handle-approval.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -55,7 +57,7 @@ async function refuse(octokit: Octokit, data: AgentJob, message: string): Promis
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
-  const [loaded, profile, team, threadModel] = await Promise.all([
+  const [loaded, profile, team, threadModel, teamToolPolicies] = await Promise.all([
     loadRepoConfig(octokit, data.owner, data.repo).then(
       (repoConfig) => ({ repoConfig }),
       (error: unknown) => ({ error }),
@@ -63,6 +65,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ctx.settings.getProfile(data.requester.login),
     ctx.settings.getTeamModels(),
     new ThreadModelStore(ctx.redis, ctx.prefix).get(data.threadId),
+    ctx.settings.getToolPolicies(),
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
@@ -118,12 +121,15 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
   ] as StructuredToolInterface[];
+  const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
-  const { messages, meter, error, resumed } = await invokeAgent({
+  const { messages, meter, error, resumed, interrupt } = await invokeAgent({
     model: runModel.model,
     sandbox: ws.sandbox,
     tools,
+    toolPolicies,
+    ...(data.approval ? { decision: data.approval.decision === "approve" ? { type: "approve" as const } : { type: "reject" as const, message: data.approval.message ?? "Denied." } } : {}),
     middleware: {
       modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
       drainFollowUps: async (threadId) => {
@@ -172,6 +178,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   });
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
+  if (interrupt && error === undefined) {
+    // Paused, not finished: the run that resumes after the decision records and sums up the whole run.
+    const approval = await requestApproval(ctx, octokit, data, gh.target, interrupt);
+    return { ...record, outcome: "awaiting_approval", approvalId: approval.id } as RunRecord;
+  }
   await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
   const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { checkModelId } from "../agent/model/check-model-id.js";
+import { ToolPolicy } from "../agent/tool-policy/tool-policy.js";
 import { ProfilePatch, type SettingsStore } from "./settings-store.js";
 
 export const SETTINGS_USAGE = `usage:
@@ -7,7 +8,8 @@ export const SETTINGS_USAGE = `usage:
   open-swe settings profile get <login> | set <login> key=value…   (autoFixCi, autoReview, model, effort)
   open-swe settings team-model get | set <agent|reviewer> <model|none>
   open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
-  open-swe settings installed list`;
+  open-swe settings installed list
+  open-swe settings tool-policy get | set <tool|prefix*> <always_allow|ask|deny|none>`;
 
 export class UsageError extends Error {}
 
@@ -79,6 +81,14 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         if (v !== "on" && v !== "off") throw new UsageError(`autofix takes on or off, not "${rest[1]}"`);
         await store.setAutofix(rest[0]!, v === "on");
         return print({ pr: rest[0], autofix: v === "on" });
+      }
+      case "tool-policy get":
+        return print(await store.getToolPolicies());
+      case "tool-policy set": {
+        need(2);
+        const policy = rest[1]!;
+        if (policy !== "none" && !ToolPolicy.safeParse(policy).success) throw new UsageError(`policy must be always_allow, ask, deny or none, not "${policy}"`);
+        return print(await store.setToolPolicy(rest[0]!, policy === "none" ? null : (policy as ToolPolicy)));
       }
       case "installed list":
         return print(await store.listInstalled());

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { ToolPattern, ToolPolicies, ToolPolicy } from "../agent/tool-policy/tool-policy.js";
 import { isRepoName, repoNameError } from "../github/repo-name.js";
 import { keyer } from "./keys.js";
 
@@ -90,6 +91,17 @@ export class SettingsStore {
     const next = TeamModels.parse(model === null ? { ...current, [role]: undefined } : { ...current, [role]: model });
     await this.redis.set(this.key("team-models"), JSON.stringify(next));
     return next;
+  }
+
+  /** The team's default tool policies (repo config overrides them per repo). */
+  async getToolPolicies(): Promise<ToolPolicies> {
+    return ToolPolicies.parse(await this.redis.hgetall(this.key("tool-policies")));
+  }
+  async setToolPolicy(tool: string, policy: ToolPolicy | null): Promise<ToolPolicies> {
+    const name = ToolPattern.parse(tool);
+    if (policy === null) await this.redis.hdel(this.key("tool-policies"), name);
+    else await this.redis.hset(this.key("tool-policies"), name, ToolPolicy.parse(policy));
+    return this.getToolPolicies();
   }
 
   /** Per-PR autofix toggle: null when nobody has said `@open-swe autofix on|off` on that PR. */

@@ -75,6 +75,10 @@ describe("decideAutoReview", () => {
 });
 
 describe("repo config", () => {
+  it("reads per-tool policies under agent.tools", () => {
+    expect(parseRepoConfig({ agent: { tools: { execute: "ask", "mcp__docs__*": "deny" } } }).agent.tools).toEqual({ execute: "ask", "mcp__docs__*": "deny" });
+    expect(parseRepoConfig({}).agent.tools).toEqual({});
+  });
   it("has defaults for an empty or missing file", () => {
     expect(parseRepoConfig(null)).toMatchObject({ review: { auto: true, include_drafts: false, ignored_paths: [] }, autofix: { default: false } });
   });
@@ -83,6 +87,8 @@ describe("repo config", () => {
     [{ reveiw: {} }, /reveiw/],
     [{ review: { ignored_paths: "dist/**" } }, /review\.ignored_paths/],
     [{ autofix: { default: true, loops: 9 } }, /loops/],
+    [{ agent: { tools: { execute: "sometimes" } } }, /agent\.tools\.execute/],
+    [{ agent: { tools: { "rm -rf": "deny" } } }, /agent\.tools/],
   ])("%j is rejected with a path", (raw, re) => {
     const err = (() => {
       try {

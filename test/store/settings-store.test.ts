@@ -53,6 +53,14 @@ describe("open-swe settings CLI", () => {
     expect(await run(store, "team-model", "set", "reviewer", "claude-opus-4-6")).toEqual({ reviewer: "claude-opus-4-6" });
   });
 
+  it("team tool policies: set, list, clear", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    expect(await run(store, "tool-policy", "set", "execute", "ask")).toEqual({ execute: "ask" });
+    expect(await run(store, "tool-policy", "set", "mcp__docs__*", "deny")).toEqual({ execute: "ask", "mcp__docs__*": "deny" });
+    expect(await run(store, "tool-policy", "set", "execute", "none")).toEqual({ "mcp__docs__*": "deny" });
+    expect(await store.getToolPolicies()).toEqual({ "mcp__docs__*": "deny" });
+  });
+
   it("a profile set changes only the keys it names", async () => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     await run(store, "profile", "set", "alice", "autoFixCi=true", "autoReview=false", "model=claude-sonnet-4-6");
@@ -71,6 +79,8 @@ describe("open-swe settings CLI", () => {
     [["profile", "set", "alice", "colour=blue"], /invalid profile/],
     [["autofix", "set", "o/r#1", "maybe"], /on or off/],
     [["team-model", "set", "boss", "x"], /agent or reviewer/],
+    [["tool-policy", "set", "execute", "maybe"], /always_allow, ask, deny or none/],
+    [["tool-policy", "set", "rm -rf", "deny"], /a tool name/],
   ])("%j is refused with a reason", async (argv, message) => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     const err = await runSettingsCli(argv, store, () => {}).catch((e: unknown) => e);

@@ -1,0 +1,70 @@
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApprovalStore } from "../../src/approvals/approval-store.js";
+import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { RunRecords } from "../../src/store/run-records.js";
+import { API, pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { testRedis } from "../helpers/redis.js";
+
+describe("e2e: an `ask` tool pauses the run until a person decides", () => {
+  let app: E2eApp;
+  beforeAll(async () => {
+    app = await startE2eApp(makeBareRemote("octo", "hello").template, "approval");
+  });
+  afterAll(async () => app?.stop());
+
+  it("pauses before `execute`, posts a masked request; a writer's `approve` through a signed webhook resumes it to completion", async () => {
+    mockInstallationToken(7101, 2);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    const { id, request, thread } = await pausedRun(app, { installationId: 7101, number: 5, issueId: 5005, commentId: 101, reply: "Wrote proof.txt.", requestCommentId: 900 });
+    expect(request).toContain("`execute`");
+    expect(request).toContain(`@open-swe approve ${id}`);
+    expect(request).toContain(`@open-swe deny ${id}`);
+    expect(request).toContain("within 60 minutes");
+    expect(request).not.toContain(SECRET);
+    expect(request).toContain("GH_TOKEN=***");
+    // Nothing ran yet, and the timeout is a delayed job of APPROVAL_TIMEOUT_MINUTES.
+    expect(await toolMessages(app.prefix, thread, "execute")).toEqual([]);
+    const timeout = await app.proc.queues.queues.command.getJob(jobId("approval-timeout", id));
+    expect(await timeout?.getState()).toBe("delayed");
+    expect(timeout?.opts.delay).toBe(60 * 60_000);
+
+    // erin is not the requester but can write: her approval resumes the run.
+    nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
+    runStartMocks(101);
+    const done = nock(API).post("/repos/octo/hello/issues/5/comments", { body: "Wrote proof.txt." }).reply(201, { id: 901 });
+    nock(API).patch("/repos/octo/hello/issues/comments/901").reply(200, { id: 901 });
+    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 5, issueId: 5005, commentId: 102, login: "erin", userId: 44, body: `@open-swe approve ${id}` }) });
+    expect(res.status).toBe(200);
+    const decided = await waitForJob(app.proc.queues.queues.command, deliveryJobId(res.deliveryId));
+    expect(decided.returnvalue).toMatchObject({ outcome: "approval_approved", approvalId: id });
+    const resumed = await waitForJob(app.proc.queues.queues.agent, jobId("approval", id), 60_000);
+    expect(resumed.failedReason).toBeUndefined();
+    expect(resumed.returnvalue).toMatchObject({ outcome: "completed" });
+    expect(done.isDone()).toBe(true);
+    expect(await toolMessages(app.prefix, thread, "execute")).toEqual([expect.stringContaining("approved")]);
+    expect(await app.proc.queues.queues.command.getJob(jobId("approval-timeout", id))).toBeUndefined();
+    const record = await new RunRecords(testRedis(), app.prefix).get(jobId("approval", id));
+    expect(record).toMatchObject({ trigger: "approval", outcome: "completed", toolCounts: { execute: 1, github_comment: 1 } });
+    const resolution = await new ApprovalStore(testRedis(), app.prefix, 60_000).resolution(id);
+    expect(resolution).toMatchObject({ decision: "approve", by: "erin", how: "person" });
+    expect(resolution!.latencyMs).toBeGreaterThan(0);
+  });
+
+  it("the requester's `deny <id> <reason>` is honoured: the call never runs and the model reads why", async () => {
+    const { id, thread } = await pausedRun(app, { installationId: 7101, number: 6, issueId: 6006, commentId: 111, reply: "Skipped the proof file.", requestCommentId: 910 });
+    runStartMocks(111);
+    nock(API).post("/repos/octo/hello/issues/6/comments", { body: "Skipped the proof file." }).reply(201, { id: 911 });
+    nock(API).patch("/repos/octo/hello/issues/comments/911").reply(200, { id: 911 });
+    // dana asked for the run: no permission lookup (none is mocked) for her decision.
+    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 112, body: `@open-swe deny ${id} not on the shared runner` }) });
+    expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(res.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_denied" });
+    const resumed = await waitForJob(app.proc.queues.queues.agent, jobId("approval", id), 60_000);
+    expect(resumed.failedReason).toBeUndefined();
+    expect(await toolMessages(app.prefix, thread, "execute")).toEqual(["Denied by @dana: not on the shared runner. Continue without this call."]);
+  });
+});
