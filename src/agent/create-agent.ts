@@ -7,6 +7,7 @@ import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking
 import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
 import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
 import { toolPolicyMiddleware } from "./middleware/tool-policy.js";
+import { toolEventsMiddleware } from "./middleware/tool-events.js";
 import { verdictGuardMiddleware } from "../review/verdict-guard.js";
 
 export interface CreateOpenSweAgentOptions {
@@ -26,6 +27,8 @@ export interface CreateOpenSweAgentOptions {
   subagentMiddleware?: AgentMiddleware[];
   /** Tool policies (`resolveRunToolPolicies`): `denied` are removed, `ask` pause the run before each call. */
   toolPolicies?: { denied: readonly string[]; ask: readonly string[] };
+  /** Every tool call that ran (main agent and subagents): name, duration, result. */
+  onToolExecuted?: (name: string, durationMs: number, result: unknown) => void;
 }
 
 /**
@@ -41,8 +44,10 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
   // Policies, like the verdict guard, sit outside the run's stack: main agent and subagents alike.
   const policy = toolPolicyMiddleware(options.toolPolicies?.denied ?? []) as AgentMiddleware;
   const ask = options.toolPolicies?.ask ?? [];
+  const events = options.onToolExecuted ? [toolEventsMiddleware(options.onToolExecuted) as AgentMiddleware] : [];
   const subagentMiddleware = [
     policy,
+    ...events,
     verdictGuardMiddleware() as AgentMiddleware,
     ...(options.subagentMiddleware ?? [sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()]),
   ];
@@ -50,7 +55,7 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     model: options.model,
     systemPrompt: options.systemPrompt,
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
-    middleware: [todoListMiddleware() as AgentMiddleware, policy, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
+    middleware: [todoListMiddleware() as AgentMiddleware, policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
     subagents: [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }],
     ...(options.backend ? { backend: options.backend } : {}),
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),

@@ -9,6 +9,9 @@ import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { approvalRequestComment, denialMessage, previewToolInput } from "./approval-comment.js";
 import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./approval-store.js";
 import type { PendingToolCalls } from "../runs/invoke-agent.js";
+import { RunEvents } from "../observability/run-events.js";
+
+const runEvents = (ctx: JobContext) => new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
 
 type ApprovalCommand = Extract<CommandJob, { command: "approval" }>;
 type ApprovalTimeout = Extract<CommandJob, { command: "approval_timeout" }>;
@@ -43,6 +46,7 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
   );
   const body = approvalRequestComment({ id: approval.id, handle: ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", requester: data.requester.login, calls: pending.actionRequests, timeoutMinutes: timeoutMinutes(ctx) });
   await replyTo(octokit, target, body);
+  await runEvents(ctx).emit({ type: "approval.requested", runId: ctx.jobId, approvalId: approval.id, threadId: data.threadId, tools: approval.calls.map((c) => c.name) });
   ctx.log.info({ approvalId: approval.id, threadId: data.threadId, tools: approval.calls.map((c) => c.name) }, "run paused for approval");
   return approval;
 }
@@ -50,6 +54,7 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
 /** The paused run continues on its thread from the checkpoint, with the decision. */
 async function resume(ctx: JobContext, approval: PendingApproval, resolution: ApprovalResolution, message: string | undefined): Promise<string> {
   const id = jobId("approval", approval.id);
+  await runEvents(ctx).emit({ type: "approval.resolved", approvalId: approval.id, threadId: approval.threadId, decision: resolution.decision, how: resolution.how, by: resolution.by, latencyMs: resolution.latencyMs });
   await ctx.queues.add(
     "agent",
     { ...approval.job, trigger: "approval", approval: { id: approval.id, decision: resolution.decision, ...(message ? { message } : {}) }, deliveryId: id },

@@ -30,6 +30,7 @@ export interface InvokeAgentOptions {
   toolPolicies?: RunToolPolicies;
   /** A decision on the thread's paused tool calls (all of them): the run continues from its checkpoint with it. */
   decision?: { type: "approve" } | { type: "reject"; message: string };
+  onToolExecuted?: (name: string, durationMs: number, result: unknown) => void;
   onProgress?: (event: { kind: "model" } | { kind: "tool"; name: string; input: string } | { kind: "tool_result"; name: string; output: string }) => void;
 }
 
@@ -80,6 +81,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     subagentMiddleware: buildSubagentMiddleware(deps),
     checkpointer: o.checkpointer,
     ...(o.toolPolicies ? { toolPolicies: o.toolPolicies } : {}),
+    ...(o.onToolExecuted ? { onToolExecuted: o.onToolExecuted } : {}),
   });
   type GraphState = { next: string[]; values: { messages?: BaseMessage[] }; tasks?: Array<{ interrupts?: Array<{ value?: unknown }> }> };
   const stateOf = (agent as unknown as { getState(c: unknown): Promise<GraphState> }).getState.bind(agent);

@@ -4,6 +4,7 @@ import { UnrecoverableError } from "bullmq";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
 import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
+import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -123,12 +124,15 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   ] as StructuredToolInterface[];
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   const startedAt = new Date();
+  const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
+  await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
   const startedKey = `${ctx.jobId}:started`;
   const { messages, meter, error, resumed, interrupt } = await invokeAgent({
     model: runModel.model,
     sandbox: ws.sandbox,
     tools,
     toolPolicies,
+    onToolExecuted: (name, ms, result) => void events.emit(toolExecutedEvent(ctx.jobId, name, ms, result)),
     ...(data.approval ? { decision: data.approval.decision === "approve" ? { type: "approve" as const } : { type: "reject" as const, message: data.approval.message ?? "Denied." } } : {}),
     middleware: {
       modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
@@ -184,6 +188,21 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     return { ...record, outcome: "awaiting_approval", approvalId: approval.id } as RunRecord;
   }
   await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
+  await events.emit({
+    type: "run.completed",
+    runId: ctx.jobId,
+    threadId: data.threadId,
+    trigger: data.trigger,
+    model: record.modelId,
+    status: record.outcome,
+    inputTokens: record.inputTokens,
+    outputTokens: record.outputTokens,
+    cachedTokens: record.cachedTokens,
+    costUsd: record.costUsd ?? null,
+    durationMs: record.durationMs,
+    toolCounts: record.toolCounts,
+    subagents: record.toolCounts["task"] ?? 0,
+  });
   const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
   if (error !== undefined && !lastAttempt) throw error;

@@ -2,6 +2,7 @@ import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
+import { RunEvents } from "../../src/observability/run-events.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { API, pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
@@ -10,10 +11,17 @@ import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 
+const METRICS_TOKEN = "metrics-token-for-the-e2e-test";
+
+async function scrape(port: number, token?: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  return { status: res.status, body: await res.text() };
+}
+
 describe("e2e: an `ask` tool pauses the run until a person decides", () => {
   let app: E2eApp;
   beforeAll(async () => {
-    app = await startE2eApp(makeBareRemote("octo", "hello").template, "approval");
+    app = await startE2eApp(makeBareRemote("octo", "hello").template, "approval", { METRICS_TOKEN: METRICS_TOKEN });
   });
   afterAll(async () => app?.stop());
 
@@ -53,6 +61,28 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     const resolution = await new ApprovalStore(testRedis(), app.prefix, 60_000).resolution(id);
     expect(resolution).toMatchObject({ decision: "approve", by: "erin", how: "person" });
     expect(resolution!.latencyMs).toBeGreaterThan(0);
+
+    // The run's events are in the capped stream, in order.
+    const events = (await new RunEvents(testRedis(), app.prefix).recent(50)).reverse();
+    const types = events.map((e) => e.type);
+    expect(types.indexOf("approval.requested")).toBeGreaterThan(types.indexOf("run.started"));
+    expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ approvalId: id, decision: "approve", how: "person", by: "erin" });
+    expect(events.find((e) => e.type === "tool.executed" && e.name === "execute")).toMatchObject({ server: "", status: "success" });
+    expect(events.filter((e) => e.type === "run.completed")).toEqual([expect.objectContaining({ runId: jobId("approval", id), status: "completed", trigger: "approval", toolCounts: expect.objectContaining({ execute: 1 }) })]);
+
+    // GET /metrics: the token is required, and the run's counters are there.
+    expect((await scrape(app.proc.port!)).status).toBe(401);
+    expect((await scrape(app.proc.port!, "wrong-token-of-the-same-length!")).status).toBe(401);
+    const { status, body } = await scrape(app.proc.port!, METRICS_TOKEN);
+    expect(status).toBe(200);
+    expect(body).toMatch(/^open_swe_runs_total\{outcome="completed",trigger="approval"\} 1$/m);
+    expect(body).toMatch(/^open_swe_tokens_total\{model="[^"]+",kind="input"\} \d+$/m);
+    expect(body).toMatch(/^open_swe_tool_duration_seconds_count\{tool="execute",server="",status="success"\} 1$/m);
+    expect(body).toMatch(/^open_swe_approval_latency_seconds_count\{decision="approve",how="person"\} 1$/m);
+    expect(body).toMatch(/^open_swe_approvals_requested_total 1$/m);
+    expect(body).toMatch(/^open_swe_queue_jobs\{queue="agent",state="failed"\} 0$/m);
+    expect(body).toMatch(/^open_swe_queue_jobs\{queue="command",state="delayed"\} 0$/m);
+    expect(body).toMatch(/^open_swe_job_duration_seconds_count\{queue="agent",result="completed"\} 2$/m);
   });
 
   it("the requester's `deny <id> <reason>` is honoured: the call never runs and the model reads why", async () => {
