@@ -112,6 +112,8 @@ export interface AppConfig {
   webSearch: WebSearchConfig;
   /** Where host-side git fetches and pushes: `{owner}`/`{repo}` filled in; never carries a credential. */
   gitRemoteTemplate: string;
+  /** `MCP_SECRET_<NAME>` variables by NAME: header values of the team's MCP servers (`${NAME}`). */
+  mcpSecrets: Record<string, string>;
 }
 
 export class ConfigError extends OpenSweError<"config_invalid"> {
@@ -176,6 +178,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     webSearch: readWebSearchConfig(cleaned),
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
     redisUrl: e.QUEUE_REDIS_URL ?? null,
+    mcpSecrets: Object.fromEntries(Object.entries(cleaned).flatMap(([k, v]) => (k.startsWith("MCP_SECRET_") && v !== undefined ? [[k.slice("MCP_SECRET_".length), v]] : []))),
     dataDir,
     botLogins: [`${e.APP_SLUG}[bot]`, ...e.BOT_LOGINS],
   };

@@ -5,6 +5,8 @@ import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
 import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
 import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
+import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
+import { runMcpServers } from "../mcp/mcp-config.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -58,7 +60,7 @@ async function refuse(octokit: Octokit, data: AgentJob, message: string): Promis
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
-  const [loaded, profile, team, threadModel, teamToolPolicies] = await Promise.all([
+  const [loaded, profile, team, threadModel, teamToolPolicies, teamMcpServers] = await Promise.all([
     loadRepoConfig(octokit, data.owner, data.repo).then(
       (repoConfig) => ({ repoConfig }),
       (error: unknown) => ({ error }),
@@ -67,6 +69,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ctx.settings.getTeamModels(),
     new ThreadModelStore(ctx.redis, ctx.prefix).get(data.threadId),
     ctx.settings.getToolPolicies(),
+    ctx.settings.getMcpServers(),
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
@@ -102,6 +105,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
+  // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
+  const mcp = await connectMcpServers(runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers), {
+    sandbox: ws.sandbox,
+    secrets: ctx.config.mcpSecrets,
+    runTimeoutMs: ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000,
+    signal: ctx.signal,
+  });
+  for (const f of mcp.failures) ctx.log.warn({ server: f.name, reason: f.reason }, "MCP server left out of the run");
   const tools = [
     commitAndPushTool(gh, {
       sandbox: ws.sandbox,
@@ -121,6 +132,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     createHttpRequestTool(),
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
+    ...mcp.tools,
   ] as StructuredToolInterface[];
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   const startedAt = new Date();
@@ -168,7 +180,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
     resumeIfPending: async () => (await runtime.effects.once(startedKey, async () => startedAt.toISOString())).replayed,
-  });
+  }).finally(() => mcp.close());
   ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
   const record = buildRunRecord({
     threadId: data.threadId,
@@ -209,6 +221,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...optional(mcpFailureNote(mcp.failures) ?? undefined),
   ];
   await finishRun(gh, record, notes);
   if (error !== undefined) throw error;

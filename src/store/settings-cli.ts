@@ -9,7 +9,8 @@ export const SETTINGS_USAGE = `usage:
   open-swe settings team-model get | set <agent|reviewer> <model|none>
   open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
   open-swe settings installed list
-  open-swe settings tool-policy get | set <tool|prefix*> <always_allow|ask|deny|none>`;
+  open-swe settings tool-policy get | set <tool|prefix*> <always_allow|ask|deny|none>
+  open-swe settings mcp-server list | set <name> '<json>' | remove <name>`;
 
 export class UsageError extends Error {}
 
@@ -90,6 +91,21 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         if (policy !== "none" && !ToolPolicy.safeParse(policy).success) throw new UsageError(`policy must be always_allow, ask, deny or none, not "${policy}"`);
         return print(await store.setToolPolicy(rest[0]!, policy === "none" ? null : (policy as ToolPolicy)));
       }
+      case "mcp-server list":
+        return print(await store.getMcpServers());
+      case "mcp-server set": {
+        need(2);
+        let config: unknown;
+        try {
+          config = JSON.parse(rest.slice(1).join(" "));
+        } catch {
+          throw new UsageError(`the server must be JSON, e.g. '{"url":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer \${DOCS_TOKEN}"}}' or '{"command":"npx","args":["-y","some-mcp-server"]}'`);
+        }
+        return print(await store.setMcpServer(rest[0]!, config));
+      }
+      case "mcp-server remove":
+        need(1);
+        return print(await store.setMcpServer(rest[0]!, null));
       case "installed list":
         return print(await store.listInstalled());
       default:

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { ToolPattern, ToolPolicies, ToolPolicy } from "../agent/tool-policy/tool-policy.js";
+import { McpServerConfig, McpServerName, type McpServers } from "../mcp/mcp-config.js";
 import { isRepoName, repoNameError } from "../github/repo-name.js";
 import { keyer } from "./keys.js";
 
@@ -102,6 +103,18 @@ export class SettingsStore {
     if (policy === null) await this.redis.hdel(this.key("tool-policies"), name);
     else await this.redis.hset(this.key("tool-policies"), name, ToolPolicy.parse(policy));
     return this.getToolPolicies();
+  }
+
+  /** The team's MCP servers, offered to every run (a repository's entry of the same name replaces one). */
+  async getMcpServers(): Promise<McpServers> {
+    const raw = await this.redis.hgetall(this.key("mcp-servers"));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, McpServerConfig.parse(JSON.parse(v))]));
+  }
+  async setMcpServer(name: string, config: unknown): Promise<McpServers> {
+    const n = McpServerName.parse(name);
+    if (config === null) await this.redis.hdel(this.key("mcp-servers"), n);
+    else await this.redis.hset(this.key("mcp-servers"), n, JSON.stringify(McpServerConfig.parse(config)));
+    return this.getMcpServers();
   }
 
   /** Per-PR autofix toggle: null when nobody has said `@open-swe autofix on|off` on that PR. */

@@ -89,6 +89,7 @@ describe("repo config", () => {
     [{ autofix: { default: true, loops: 9 } }, /loops/],
     [{ agent: { tools: { execute: "sometimes" } } }, /agent\.tools\.execute/],
     [{ agent: { tools: { "rm -rf": "deny" } } }, /agent\.tools/],
+    [{ agent: { mcp_servers: { docs: { url: "https://x", colour: "blue" } } } }, /agent\.mcp_servers\.docs/],
   ])("%j is rejected with a path", (raw, re) => {
     const err = (() => {
       try {

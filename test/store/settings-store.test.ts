@@ -61,6 +61,14 @@ describe("open-swe settings CLI", () => {
     expect(await store.getToolPolicies()).toEqual({ "mcp__docs__*": "deny" });
   });
 
+  it("team MCP servers: set, list, remove; a bad one is refused", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    expect(await run(store, "mcp-server", "set", "docs", '{"url":"https://mcp.example.com/mcp"}')).toEqual({ docs: { url: "https://mcp.example.com/mcp", transport: "http", headers: {} } });
+    expect(await run(store, "mcp-server", "remove", "docs")).toEqual({});
+    await expect(runSettingsCli(["mcp-server", "set", "docs", "{nope"], store, () => {})).rejects.toThrow(/must be JSON/);
+    await expect(runSettingsCli(["mcp-server", "set", "docs", '{"url":"ftp://x"}'], store, () => {})).rejects.toThrow(UsageError);
+  });
+
   it("a profile set changes only the keys it names", async () => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     await run(store, "profile", "set", "alice", "autoFixCi=true", "autoReview=false", "model=claude-sonnet-4-6");
