@@ -1,4 +1,6 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import nock from "nock";
+import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
@@ -90,11 +92,18 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     runStartMocks(111);
     nock(API).post("/repos/octo/hello/issues/6/comments", { body: "Skipped the proof file." }).reply(201, { id: 911 });
     nock(API).patch("/repos/octo/hello/issues/comments/911").reply(200, { id: 911 });
+    // A new request on the paused thread waits as a follow-up instead of starting a second run.
+    const more = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 113, body: "@open-swe also mention it in the README" }) });
+    expect((await waitForJob(app.proc.queues.queues.agent, deliveryJobId(more.deliveryId))).returnvalue).toMatchObject({ outcome: "awaiting_approval_follow_up" });
     // dana asked for the run: no permission lookup (none is mocked) for her decision.
     const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 112, body: `@open-swe deny ${id} not on the shared runner` }) });
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(res.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_denied" });
     const resumed = await waitForJob(app.proc.queues.queues.agent, jobId("approval", id), 60_000);
     expect(resumed.failedReason).toBeUndefined();
     expect(await toolMessages(app.prefix, thread, "execute")).toEqual(["Denied by @dana: not on the shared runner. Continue without this call."]);
+    // The resumed run read the follow-up that waited.
+    const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
+    const messages = ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages: BaseMessage[] }).messages;
+    expect(messages.some((m) => m.getType() === "human" && String(m.content).includes("also mention it in the README"))).toBe(true);
   });
 });
