@@ -3,6 +3,8 @@ import { z } from "zod";
 /** A server's name becomes part of its tools' names (`mcp__<name>__<tool>`): no `__`, no surprises. */
 export const McpServerName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "lowercase letters, digits and dashes (it becomes mcp__<name>__<tool>)");
 
+export const McpSecretName = z.string().regex(/^[A-Z0-9_]{1,64}$/, "upper-case letters, digits and _");
+
 /** `${NAME}` in a header value: a named secret (`MCP_SECRET_<NAME>` in the environment). */
 export const SECRET_REF = /\$\{([A-Z0-9_]{1,64})\}/g;
 
@@ -55,7 +57,7 @@ export function resolveHeaders(entry: McpServerEntry, headers: Record<string, st
     out[k] = v.replace(SECRET_REF, (_m, name: string) => {
       if (entry.origin !== "team") throw new Error(`secrets (\${${name}}) may only be used by servers the team configured, not by .github/open-swe.yml`);
       const value = secrets[name];
-      if (value === undefined) throw new Error(`secret ${name} is not set (MCP_SECRET_${name})`);
+      if (value === undefined) throw new Error(`secret ${name} is not set (MCP_SECRET_${name}, or open-swe settings mcp-secret set ${name} …)`);
       return value;
     });
   }

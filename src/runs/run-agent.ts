@@ -7,6 +7,7 @@ import { requestApproval } from "../approvals/handle-approval.js";
 import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
 import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
 import { runMcpServers } from "../mcp/mcp-config.js";
+import { secretBoxFromEnv } from "../store/secret-box.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -60,7 +61,8 @@ async function refuse(octokit: Octokit, data: AgentJob, message: string): Promis
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
-  const [loaded, profile, team, threadModel, teamToolPolicies, teamMcpServers] = await Promise.all([
+  const secretBox = secretBoxFromEnv(ctx.config.env);
+  const [loaded, profile, team, threadModel, teamToolPolicies, teamMcpServers, teamMcpSecrets] = await Promise.all([
     loadRepoConfig(octokit, data.owner, data.repo).then(
       (repoConfig) => ({ repoConfig }),
       (error: unknown) => ({ error }),
@@ -70,6 +72,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     new ThreadModelStore(ctx.redis, ctx.prefix).get(data.threadId),
     ctx.settings.getToolPolicies(),
     ctx.settings.getMcpServers(),
+    secretBox ? ctx.settings.getMcpSecrets(secretBox) : null,
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
@@ -108,7 +111,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
   const mcp = await connectMcpServers(runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers), {
     sandbox: ws.sandbox,
-    secrets: ctx.config.mcpSecrets,
+    // The environment's `MCP_SECRET_<NAME>` win over secrets stored in settings.
+    secrets: { ...(teamMcpSecrets ?? {}), ...ctx.config.mcpSecrets },
     runTimeoutMs: ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000,
     signal: ctx.signal,
   });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkModelId } from "../agent/model/check-model-id.js";
 import { ToolPolicy } from "../agent/tool-policy/tool-policy.js";
+import type { SecretBox } from "./secret-box.js";
 import { ProfilePatch, type SettingsStore } from "./settings-store.js";
 
 export const SETTINGS_USAGE = `usage:
@@ -10,7 +11,8 @@ export const SETTINGS_USAGE = `usage:
   open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
   open-swe settings installed list
   open-swe settings tool-policy get | set <tool|prefix*> <always_allow|ask|deny|none>
-  open-swe settings mcp-server list | set <name> '<json>' | remove <name>`;
+  open-swe settings mcp-server list | set <name> '<json>' | remove <name>
+  open-swe settings mcp-secret list | set <NAME> <value> | remove <NAME>   (needs OPEN_SWE_SECRET_KEY)`;
 
 export class UsageError extends Error {}
 
@@ -33,7 +35,7 @@ function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> 
 }
 
 /** `open-swe settings …`: prints JSON results to `out`; throws UsageError with a reason for bad input. */
-export async function runSettingsCli(argv: string[], store: SettingsStore, out: (line: string) => void): Promise<void> {
+export async function runSettingsCli(argv: string[], store: SettingsStore, out: (line: string) => void, box: SecretBox | null = null): Promise<void> {
   const [area, verb, ...rest] = argv;
   const print = (v: unknown) => out(JSON.stringify(v, null, 2));
   const need = (n: number) => {
@@ -106,6 +108,14 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
       case "mcp-server remove":
         need(1);
         return print(await store.setMcpServer(rest[0]!, null));
+      case "mcp-secret list":
+        return print(await store.listMcpSecretNames());
+      case "mcp-secret set":
+      case "mcp-secret remove": {
+        need(verb === "set" ? 2 : 1);
+        if (!box) throw new UsageError("secrets are stored encrypted: set OPEN_SWE_SECRET_KEY (64 hex characters) first");
+        return print(await store.setMcpSecret(rest[0]!, verb === "set" ? rest.slice(1).join(" ") : null, box));
+      }
       case "installed list":
         return print(await store.listInstalled());
       default:

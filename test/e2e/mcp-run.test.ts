@@ -4,6 +4,7 @@ import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunEvents } from "../../src/observability/run-events.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { SecretBox } from "../../src/store/secret-box.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { toolMessages } from "../helpers/approval-run.js";
@@ -16,6 +17,7 @@ import { ROOT } from "../helpers/paths.js";
 import { testRedis } from "../helpers/redis.js";
 
 const API = "https://api.github.com";
+const KEY = "c".repeat(64);
 
 describe("e2e: the team's MCP servers join a GitHub run", () => {
   let app: E2eApp;
@@ -23,7 +25,7 @@ describe("e2e: the team's MCP servers join a GitHub run", () => {
   beforeAll(async () => {
     http = await startMcpHttpServer("team-docs-token");
     const remote = makeBareRemote("octo", "hello", { "README.md": "# hello\n", "mcp-server.cjs": readFileSync(join(ROOT, "test/fixtures/mcp/stdio-server.cjs"), "utf8") });
-    app = await startE2eApp(remote.template, "mcp", { MCP_SECRET_DOCS_TOKEN: "team-docs-token" });
+    app = await startE2eApp(remote.template, "mcp", { OPEN_SWE_SECRET_KEY: KEY });
   });
   afterAll(async () => {
     await app?.stop();
@@ -32,6 +34,8 @@ describe("e2e: the team's MCP servers join a GitHub run", () => {
 
   it("an HTTP server on loopback and a stdio server in the sandbox contribute tools the model calls; a broken one is reported and left out", async () => {
     const settings = new SettingsStore(testRedis(), app.prefix);
+    // The header's secret comes from settings, sealed with the deployment key.
+    await settings.setMcpSecret("DOCS_TOKEN", "team-docs-token", new SecretBox(KEY));
     await settings.setMcpServer("docs", { url: http.url, headers: { Authorization: "Bearer ${DOCS_TOKEN}" } });
     await settings.setMcpServer("local", { command: "node", args: ["mcp-server.cjs"] });
     await settings.setMcpServer("ghost", { command: "no-such-mcp-server" });

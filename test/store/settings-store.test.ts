@@ -1,3 +1,4 @@
+import { SecretBox } from "../../src/store/secret-box.js";
 import { describe, expect, it } from "vitest";
 import { runSettingsCli, UsageError } from "../../src/store/settings-cli.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -67,6 +68,22 @@ describe("open-swe settings CLI", () => {
     expect(await run(store, "mcp-server", "remove", "docs")).toEqual({});
     await expect(runSettingsCli(["mcp-server", "set", "docs", "{nope"], store, () => {})).rejects.toThrow(/must be JSON/);
     await expect(runSettingsCli(["mcp-server", "set", "docs", '{"url":"ftp://x"}'], store, () => {})).rejects.toThrow(UsageError);
+  });
+
+  it("MCP secrets are stored sealed, listed by name only, and need the deployment key", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    const box = new SecretBox("a".repeat(64));
+    const out: string[] = [];
+    await runSettingsCli(["mcp-secret", "set", "DOCS_TOKEN", "s3cret value"], store, (l) => out.push(l), box);
+    expect(JSON.parse(out.join("\n"))).toEqual(["DOCS_TOKEN"]);
+    expect(await run(store, "mcp-secret", "list")).toEqual(["DOCS_TOKEN"]);
+    expect(await store.getMcpSecrets(box)).toEqual({ DOCS_TOKEN: "s3cret value" });
+    const raw = Object.values(await testRedis().hgetall(`${(store as unknown as { key: (...p: string[]) => string }).key("mcp-secrets")}`));
+    expect(raw.join()).not.toContain("s3cret");
+    // Another key cannot open it: the secret is left out rather than failing the run.
+    expect(await store.getMcpSecrets(new SecretBox("b".repeat(64)))).toEqual({});
+    await expect(runSettingsCli(["mcp-secret", "set", "X", "v"], store, () => {})).rejects.toThrow(/OPEN_SWE_SECRET_KEY/);
+    await expect(runSettingsCli(["mcp-secret", "set", "lower", "v"], store, () => {}, box)).rejects.toThrow(UsageError);
   });
 
   it("a profile set changes only the keys it names", async () => {
