@@ -1,4 +1,4 @@
-import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { Command } from "@langchain/langgraph";
 import { tool } from "langchain";
@@ -100,5 +100,27 @@ describe("tool policies in the agent", () => {
     const denied = done.messages.filter((m) => ToolMessage.isInstance(m) && m.name === "github_comment").at(-1);
     expect(denied?.content).toBe("Denied by @dana: not now");
     expect(await interrupts()).toHaveLength(0);
+  });
+
+  it("the task subagent is held to the same policies: an ask tool pauses the whole run, a denied one is refused", async () => {
+    const ran: string[] = [];
+    const danger = tool(async ({ x }) => (ran.push(x), "ran"), { name: "danger", description: "d", schema: z.object({ x: z.string() }) });
+    const gone = tool(async () => (ran.push("gone"), "ran"), { name: "gone", description: "g", schema: z.object({}) });
+    const checkpointer = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
+    const model = fakeModel()
+      .respondWithTools([{ name: "task", args: { description: "do it", subagent_type: "general-purpose" } }])
+      .respondWithTools([{ name: "gone", args: {} }])
+      .respondWithTools([{ name: "danger", args: { x: "1" } }])
+      .respond(new AIMessage("sub done"))
+      .respondWithTools([{ name: "confirming_completion", args: { summary: "done" } }]);
+    const agent = createOpenSweAgent({ model, systemPrompt: "agent", tools: [], subagentTools: [danger, gone], middleware: stack(), checkpointer, toolPolicies: { denied: ["gone"], ask: ["danger"] } });
+    const config = { configurable: { thread_id: "policy-subagent" } };
+    const getState = (agent as unknown as { getState(c: unknown): Promise<{ tasks?: Array<{ interrupts?: Array<{ value?: unknown }> }> }> }).getState.bind(agent);
+    await agent.invoke({ messages: [new HumanMessage("delegate")] }, config);
+    expect(ran).toEqual([]);
+    const pending = ((await getState(config)).tasks ?? []).flatMap((t) => t.interrupts ?? []);
+    expect(pending.map((i) => i.value)).toMatchObject([{ actionRequests: [{ name: "danger", args: { x: "1" } }] }]);
+    await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    expect(ran).toEqual(["1"]);
   });
 });
