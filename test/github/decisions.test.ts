@@ -36,6 +36,8 @@ describe("planCommentJob", () => {
     ["fix ci on an issue → help", { ...base, isPullRequest: false, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "help", reason: "`fix ci` works on pull requests; this is an issue." } }],
     ["autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix", enabled: true } }, { queue: "command", data: { command: "help" } }],
     ["help → command", { ...base, command: { kind: "help", reason: "" } }, { queue: "command", data: { command: "help" } }],
+    ["approve on a PR → approval command, the commenter as decider", { ...base, command: { kind: "approval", decision: "approve", id: "1a2b3c4d" } }, { queue: "command", data: { command: "approval", decision: "approve", approvalId: "1a2b3c4d", requester: { login: "alice", id: 9 } } }],
+    ["deny with a reason on an issue → approval command", { ...base, isPullRequest: false, command: { kind: "approval", decision: "deny", id: "1a2b3c4d", reason: "no" } }, { queue: "command", data: { command: "approval", decision: "deny", reason: "no" } }],
   ];
   it.each(table)("%s", (_name, input, want) => {
     const plan = planCommentJob(input);
