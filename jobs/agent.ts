@@ -1,4 +1,5 @@
 import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
+import { ApprovalStore } from "../src/approvals/approval-store.js";
 import { approvalStore } from "../src/approvals/handle-approval.js";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
@@ -38,7 +39,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     return { outcome: "follow_up", queued: length, dropped };
   }
   // A thread paused for approval takes no other run: new requests wait as follow-ups for the resumed run.
-  if (data.trigger !== "approval" && (await approvalStore(ctx).pendingFor(data.threadId)) !== null) {
+  // (A retry of the job that paused is not a new request: it pauses again on the same approval.)
+  const paused = data.trigger === "approval" ? null : await approvalStore(ctx).pendingFor(data.threadId);
+  if (paused !== null && paused !== ApprovalStore.idFor(ctx.jobId)) {
     if (data.trigger !== "follow_up") {
       await ctx.followUps.push(data.threadId, {
         text: data.text,

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { AgentJob } from "../queue/schemas.js";
@@ -49,8 +49,13 @@ export class ApprovalStore {
     this.key = keyer(`${prefix}:approval`);
   }
 
-  static newId(): string {
-    return randomBytes(4).toString("hex");
+  /**
+   * A job pauses at most once (it ends there), so its approval's id follows from the job's: a retried
+   * job that paused again re-posts the same approval instead of leaving an orphan whose timeout would
+   * later deny the call under the new one.
+   */
+  static idFor(jobId: string): string {
+    return createHash("sha256").update(`approval:${jobId}`).digest("hex").slice(0, 8);
   }
 
   async create(a: PendingApproval): Promise<void> {

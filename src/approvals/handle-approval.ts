@@ -31,7 +31,7 @@ export const timeoutJobId = (id: string) => jobId("approval-timeout", id);
  */
 export async function requestApproval(ctx: JobContext, octokit: Octokit, data: AgentJob, target: ReplyTarget, pending: PendingToolCalls): Promise<PendingApproval> {
   const approval: PendingApproval = {
-    id: ApprovalStore.newId(),
+    id: ApprovalStore.idFor(ctx.jobId),
     threadId: data.threadId,
     job: data,
     calls: pending.actionRequests.map((c) => ({ name: c.name, preview: previewToolInput(c.args) })),

@@ -6,6 +6,8 @@ import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { RunEvents } from "../../src/observability/run-events.js";
 import { RunRecords } from "../../src/store/run-records.js";
+import { threadId } from "../../src/threads/thread-id.js";
+import { writeFileSync } from "node:fs";
 import { API, pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
@@ -23,7 +25,7 @@ async function scrape(port: number, token?: string): Promise<{ status: number; b
 describe("e2e: an `ask` tool pauses the run until a person decides", () => {
   let app: E2eApp;
   beforeAll(async () => {
-    app = await startE2eApp(makeBareRemote("octo", "hello").template, "approval", { METRICS_TOKEN: METRICS_TOKEN });
+    app = await startE2eApp(makeBareRemote("octo", "hello").template, "approval", { METRICS_TOKEN: METRICS_TOKEN, JOB_ATTEMPTS: "2" });
   });
   afterAll(async () => app?.stop());
 
@@ -105,5 +107,24 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
     const messages = ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages: BaseMessage[] }).messages;
     expect(messages.some((m) => m.getType() === "human" && String(m.content).includes("also mention it in the README"))).toBe(true);
+  });
+
+  it("a paused job retried after its request could not be posted pauses again on the same approval, not a second one", async () => {
+    writeFileSync(app.replay, JSON.stringify([{ tool_calls: [{ name: "execute", args: { command: "true" } }] }, { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] }]));
+    runStartMocks(141);
+    runStartMocks(141, { reaction: false });
+    const bodies: string[] = [];
+    nock(API).post("/repos/octo/hello/issues/11/comments").reply(502, { message: "Bad Gateway" });
+    nock(API).post("/repos/octo/hello/issues/11/comments").reply(201, (_u, b) => (bodies.push((b as { body: string }).body), { id: 941 }));
+    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 11, issueId: 1111, commentId: 141, body: "@open-swe run true" }) });
+    const paused = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
+    expect(paused).toMatchObject({ state: "completed", returnvalue: { outcome: "awaiting_approval" } });
+    const id = (paused.returnvalue as { approvalId: string }).approvalId;
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain(`approve ${id}`);
+    // One timeout, for this approval (the earlier tests' were removed by their decisions): no orphan.
+    const timeouts = (await app.proc.queues.queues.command.getDelayed()).filter((j) => j.data.command === "approval_timeout");
+    expect(timeouts.map((j) => j.id)).toEqual([jobId("approval-timeout", id)]);
+    expect(await new ApprovalStore(testRedis(), app.prefix, 60_000).pendingFor(threadId({ kind: "issue", issueId: 1111 }))).toBe(id);
   });
 });

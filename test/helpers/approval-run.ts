@@ -21,10 +21,10 @@ const script = (reply: string) => [
 ];
 
 /** The nocks of one agent run's start on issue `number` of octo/hello; the config asks before `execute`. */
-export function runStartMocks(commentId: number) {
+export function runStartMocks(commentId: number, o: { reaction?: boolean } = {}) {
   nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, CONFIG);
   nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-  nock(API).post(`/repos/octo/hello/issues/comments/${commentId}/reactions`).reply(201, {});
+  if (o.reaction !== false) nock(API).post(`/repos/octo/hello/issues/comments/${commentId}/reactions`).reply(201, {});
 }
 
 export async function toolMessages(prefix: string, thread: string, name: string): Promise<string[]> {
