@@ -1,5 +1,7 @@
 import { UnrecoverableError } from "bullmq";
 import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
+import { ApprovalStore } from "../src/approvals/approval-store.js";
+import { approvalStore } from "../src/approvals/handle-approval.js";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
@@ -44,6 +46,22 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await continueSafely();
     return { outcome: "follow_up", queued: length, dropped };
   }
+  // A thread paused for approval takes no other run: new requests wait as follow-ups for the resumed run.
+  // (A retry of the job that paused is not a new request: it pauses again on the same approval.)
+  const paused = data.trigger === "approval" ? null : await approvalStore(ctx).pendingFor(data.threadId);
+  if (paused !== null && paused !== ApprovalStore.idFor(ctx.jobId)) {
+    if (data.trigger !== "follow_up") {
+      await ctx.followUps.push(data.threadId, {
+        text: data.text,
+        author: data.requester.login,
+        source: data.source.kind,
+        at: Date.now(),
+        ...(target ? { origin: { number: target.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) } } : {}),
+      });
+    }
+    await ctx.locks.release(data.threadId, ctx.jobId);
+    return { outcome: "awaiting_approval_follow_up" };
+  }
   if (data.trigger === "follow_up" && (await ctx.followUps.length(data.threadId)) === 0) {
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "nothing_pending" };
@@ -58,7 +76,8 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
     fixResult = record.pushedSha ? "pushed" : "no_change";
-    return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
+    const approvalId = (record as { approvalId?: string }).approvalId;
+    return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs, ...(approvalId ? { approvalId } : {}) };
   } finally {
     clearInterval(renew);
     release();

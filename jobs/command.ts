@@ -1,4 +1,5 @@
 import type { CommandJob } from "../src/queue/schemas.js";
+import { handleApprovalCommand, handleApprovalTimeout } from "../src/approvals/handle-approval.js";
 import { AutofixLedger } from "../src/autofix/autofix-ledger.js";
 import type { AutofixReason } from "../src/autofix/decide.js";
 import { autofixStatusReply } from "../src/autofix/status-reply.js";
@@ -13,7 +14,10 @@ import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 export async function processCommand(data: CommandJob, ctx: JobContext): Promise<JobOutcome> {
+  if (data.command === "approval_timeout") return handleApprovalTimeout(data, ctx);
   const octokit = await ctx.github.installation(data.installationId);
+  // The requester of the paused run may decide without write access; the handler checks everyone else.
+  if (data.command === "approval") return handleApprovalCommand(data, ctx, octokit);
   const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login };
   if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
   switch (data.command) {

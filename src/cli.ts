@@ -8,6 +8,7 @@ import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
 import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./store/settings-cli.js";
+import { secretBoxFromEnv } from "./store/secret-box.js";
 import { SettingsStore } from "./store/settings-store.js";
 
 const USAGE = `usage: open-swe <command>
@@ -62,7 +63,7 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
   const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
   const redis = connectRedis(config.redisUrl ?? embedded!.url);
   try {
-    await runSettingsCli(argv, new SettingsStore(redis, config.env.QUEUE_PREFIX), (l) => console.log(l));
+    await runSettingsCli(argv, new SettingsStore(redis, config.env.QUEUE_PREFIX), (l) => console.log(l), secretBoxFromEnv(config.env));
   } finally {
     await redis.quit();
     if (embedded?.owned) await embedded.stop();

@@ -96,6 +96,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       role,
       log,
       sources: { registry: sources, queues },
+      queues: queues.queues,
       ...(opts.port !== undefined ? { port: opts.port } : {}),
       ...(opts.host !== undefined ? { host: opts.host } : {}),
     });
@@ -132,6 +133,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       port: config.env.HEALTH_PORT,
       host: opts.host ?? config.env.HOST,
       check: () => (workers.every((w) => w.isRunning()) ? null : "a queue worker has stopped"),
+      metricsToken: config.env.METRICS_TOKEN,
+      queues: queues.queues,
     });
   }
   const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });

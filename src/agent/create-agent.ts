@@ -6,6 +6,8 @@ import { todoListMiddleware, type AgentMiddleware } from "langchain";
 import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
 import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
+import { toolPolicyMiddleware } from "./middleware/tool-policy.js";
+import { toolEventsMiddleware } from "./middleware/tool-events.js";
 import { verdictGuardMiddleware } from "../review/verdict-guard.js";
 
 export interface CreateOpenSweAgentOptions {
@@ -23,6 +25,10 @@ export interface CreateOpenSweAgentOptions {
   subagentTools?: StructuredToolInterface[];
   /** `buildSubagentMiddleware(deps)`: the run's rules and accounting for the subagent. */
   subagentMiddleware?: AgentMiddleware[];
+  /** Tool policies (`resolveRunToolPolicies`): `denied` are removed, `ask` pause the run before each call. */
+  toolPolicies?: { denied: readonly string[]; ask: readonly string[] };
+  /** Every tool call that ran (main agent and subagents): name, duration, result. */
+  onToolExecuted?: (name: string, durationMs: number, result: unknown) => void;
 }
 
 /**
@@ -35,7 +41,13 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
   // The verdict guard runs in the main agent and in every subagent: `execute` never submits a review verdict.
   // It sits outside the run's stack so nothing can skip it, and sanitises the arguments itself, so it
   // judges the command the sandbox receives (test/agent/verdict-guard-wiring.test.ts cuts this).
+  // Policies, like the verdict guard, sit outside the run's stack: main agent and subagents alike.
+  const policy = toolPolicyMiddleware(options.toolPolicies?.denied ?? []) as AgentMiddleware;
+  const ask = options.toolPolicies?.ask ?? [];
+  const events = options.onToolExecuted ? [toolEventsMiddleware(options.onToolExecuted) as AgentMiddleware] : [];
   const subagentMiddleware = [
+    policy,
+    ...events,
     verdictGuardMiddleware() as AgentMiddleware,
     ...(options.subagentMiddleware ?? [sanitizeToolInputsMiddleware(), toolErrorsMiddleware(), sanitizeThinkingBlocksMiddleware()]),
   ];
@@ -43,9 +55,11 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     model: options.model,
     systemPrompt: options.systemPrompt,
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
-    middleware: [todoListMiddleware() as AgentMiddleware, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
+    middleware: [todoListMiddleware() as AgentMiddleware, policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
     subagents: [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }],
     ...(options.backend ? { backend: options.backend } : {}),
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    // Approve or reject only: an edited call would run arguments nobody but the editor saw.
+    ...(ask.length > 0 ? { interruptOn: Object.fromEntries(ask.map((t) => [t, { allowedDecisions: ["approve", "reject"] as ("approve" | "reject")[] }])) } : {}),
   });
 }

@@ -84,6 +84,10 @@ export const EnvSchema = z.object({
     .optional(),
   AGENT_MODEL_CALL_LIMIT: int(150, 1, 10_000),
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
+  /** A paused run's approval request is denied automatically after this long. */
+  APPROVAL_TIMEOUT_MINUTES: int(60, 1, 7 * 24 * 60),
+  /** Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
   /** Slack app: requests to /webhooks/slack are verified with it; unset, every one is refused. */
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
@@ -124,6 +128,8 @@ export interface AppConfig {
   webSearch: WebSearchConfig;
   /** Where host-side git fetches and pushes: `{owner}`/`{repo}` filled in; never carries a credential. */
   gitRemoteTemplate: string;
+  /** `MCP_SECRET_<NAME>` variables by NAME: header values of the team's MCP servers (`${NAME}`). */
+  mcpSecrets: Record<string, string>;
 }
 
 export class ConfigError extends OpenSweError<"config_invalid"> {
@@ -188,6 +194,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     webSearch: readWebSearchConfig(cleaned),
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
     redisUrl: e.QUEUE_REDIS_URL ?? null,
+    mcpSecrets: Object.fromEntries(Object.entries(cleaned).flatMap(([k, v]) => (k.startsWith("MCP_SECRET_") && v !== undefined ? [[k.slice("MCP_SECRET_".length), v]] : []))),
     dataDir,
     botLogins: [`${e.APP_SLUG}[bot]`, ...e.BOT_LOGINS],
   };

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { Octokit } from "../github/app-auth.js";
 import { OpenSweError } from "../errors.js";
+import { ToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { McpServers } from "../mcp/mcp-config.js";
 
 export const REPO_CONFIG_PATH = ".github/open-swe.yml";
 
@@ -31,9 +33,13 @@ export const RepoConfig = z
         model: z.string().min(1).optional(),
         network: z.boolean().default(true),
         allow_workflow_changes: z.boolean().default(false),
+        /** Per-tool policy: `{ execute: ask, "mcp__docs__*": deny }`; beats the team default. */
+        tools: ToolPolicies.default({}),
+        /** MCP servers for this repository's runs (no secrets; remote ones must be public addresses). */
+        mcp_servers: McpServers.default({}),
       })
       .strict()
-      .default({ network: true, allow_workflow_changes: false }),
+      .default({ network: true, allow_workflow_changes: false, tools: {}, mcp_servers: {} }),
     model: z.string().min(1).optional(),
   })
   .strict();

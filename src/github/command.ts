@@ -5,6 +5,7 @@ export type Command =
   | { kind: "autofix"; enabled: boolean }
   | { kind: "fix_ci" }
   | { kind: "autofix_status" }
+  | { kind: "approval"; decision: "approve" | "deny"; id: string; reason?: string }
   | { kind: "help"; reason: string };
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -76,6 +77,7 @@ function leadingOptions(text: string): { rest: string; model?: string; verdict: 
  *   @open-swe review [--model <id>] [--verdict] [notes…] → review (a verdict only with --verdict)
  *   @open-swe autofix on|off                  → per-PR autofix toggle (alone: its state and why)
  *   @open-swe fix ci                          → one fix run for this PR's failing checks
+ *   @open-swe approve <id> / deny <id> [reason] → a decision on a paused run's approval request
  *   @open-swe / @open-swe help                → help
  */
 export function parseCommand(body: string, handles: readonly string[]): Command | null {
@@ -110,6 +112,11 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
     if (OFF.has(arg)) return { kind: "autofix", enabled: false };
     if (!arg) return { kind: "autofix_status" };
     return { kind: "help", reason: `\`autofix\` takes \`on\` or \`off\`${arg ? `, not \`${arg}\`` : ""}.` };
+  }
+  // `approve <8-hex id>` only: `approve the migration plan` stays a task.
+  if ((word === "approve" || word === "deny") && second !== undefined && /^[0-9a-f]{8}$/i.test(second.replace(/[,:;.!?]+$/, "")) && !options.model) {
+    const reason = word === "deny" ? rest.slice(rest.indexOf(second) + second.length).replace(/^[\s,:;.!?-]+/, "").trim() : "";
+    return { kind: "approval", decision: word, id: second.replace(/[,:;.!?]+$/, "").toLowerCase(), ...(reason ? { reason: reason.slice(0, 1000) } : {}) };
   }
   // Exactly `fix ci` (a writer's one-off fix run); `fix ci flakiness in foo` stays a task.
   if (word === "fix" && second?.toLowerCase().replace(/[,:;.!?]+$/, "") === "ci" && third === undefined && !options.model) return { kind: "fix_ci" };

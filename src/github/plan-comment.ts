@@ -96,6 +96,12 @@ export function planCommentJob(input: CommentInput): JobPlan {
         };
       }
       return { queue: "command", jobId, data: { ...base, command: "fix_ci", requester: author, comment } };
+    case "approval":
+      return {
+        queue: "command",
+        jobId,
+        data: { ...base, command: "approval", approvalId: command.id, decision: command.decision, ...(command.reason ? { reason: command.reason } : {}), requester: author, comment },
+      };
     case "help":
       return { queue: "command", jobId, data: { ...base, command: "help", reason: command.reason, requester: author, comment } };
   }

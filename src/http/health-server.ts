@@ -1,13 +1,26 @@
 import { createServer, type Server } from "node:http";
 import type { Redis } from "ioredis";
+import type { Queue } from "bullmq";
+import { metricsHandler } from "../observability/metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "./raw-body.js";
 
-/** A worker's own health endpoint (it serves no webhooks): only GET /health, for container checks. */
-export async function startHealthServer(o: { redis: Redis; role: string; port: number; host: string; check?: () => string | null }): Promise<{ port: number; close(): Promise<void> }> {
+/** A worker's own endpoints (it serves no webhooks): GET /health for container checks, GET /metrics. */
+export async function startHealthServer(o: {
+  redis: Redis;
+  role: string;
+  port: number;
+  host: string;
+  check?: () => string | null;
+  metricsToken?: string | undefined;
+  queues?: Record<string, Queue>;
+}): Promise<{ port: number; close(): Promise<void> }> {
   const health = healthHandler(o.redis, o.role, o.check);
+  const metrics = metricsHandler({ token: o.metricsToken, ...(o.queues ? { queues: o.queues } : {}) });
   const server: Server = createServer((req, res) => {
-    void health(req, res).then((handled) => handled || sendJson(res, 404, { error: "only GET /health here" }));
+    void (async () => (await health(req, res)) || (await metrics(req, res)) || sendJson(res, 404, { error: "only GET /health and GET /metrics here" }))().catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -3,6 +3,8 @@ import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
+import type { Queue } from "bullmq";
+import { metricsHandler } from "../observability/metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { probotLogger } from "./probot-logger.js";
 import type { QueueSet } from "../queue/queues.js";
@@ -33,6 +35,8 @@ export async function startWebServer(opts: {
   sources?: { registry: SourceRegistry; queues: QueueSet };
   port?: number;
   host?: string;
+  /** For the queue depths on GET /metrics. */
+  queues?: Record<string, Queue>;
 }): Promise<WebServer> {
   // Handlers only decide and enqueue; every GitHub call happens in a worker. So the web role's Probot
   // gets a placeholder token instead of app credentials: events then share one Octokit instead of
@@ -46,6 +50,7 @@ export async function startWebServer(opts: {
   });
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
   const health = healthHandler(opts.redis, opts.role);
+  const metrics = metricsHandler({ token: opts.config.env.METRICS_TOKEN, ...(opts.queues ? { queues: opts.queues } : {}) });
   const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
   const sources = opts.sources
     ? sourceRoutes({
@@ -61,6 +66,7 @@ export async function startWebServer(opts: {
       try {
         if (await health(req, res)) return;
         if (sources && (await sources(req, res))) return;
+        if (await metrics(req, res)) return;
         if (await limit(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
       } catch (err) {

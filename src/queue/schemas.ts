@@ -8,6 +8,8 @@ const Repo = {
   repo: z.string().min(1),
 };
 const ModelId = z.string().min(1).max(120);
+/** A pending approval's id, as `@open-swe approve <id>` names it. */
+export const ApprovalId = z.string().regex(/^[0-9a-f]{8}$/, "8 hex characters");
 const Actor = z.object({ login: z.string().min(1), id: z.number().int() });
 
 /** Where the request came from, so the worker can answer in the same place. */
@@ -43,7 +45,7 @@ export const AgentJob = z.object({
   number: z.number().int().positive().optional(),
   isPullRequest: z.boolean().default(false),
   threadId: z.string().uuid(),
-  trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup", "follow_up"]),
+  trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup", "follow_up", "approval"]),
   requester: Actor,
   text: z.string(),
   /** Set only by a writer's explicit mention with `--verdict` (and inherited by its wake-ups); text never grants it. */
@@ -53,6 +55,8 @@ export const AgentJob = z.object({
   /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
   autofixHead: z.string().min(1).optional(),
   comment: CommentRef.optional(),
+  /** trigger `approval`: a person's (or the timeout's) decision on the thread's paused tool calls. */
+  approval: z.object({ id: ApprovalId, decision: z.enum(["approve", "reject"]), message: z.string().max(2000).optional() }).optional(),
   deliveryId: z.string().min(1),
 }).refine((j) => j.source.kind !== "github" || j.number !== undefined, { error: "a GitHub agent job needs the issue or PR number", path: ["number"] });
 
@@ -122,6 +126,20 @@ export const CommandJob = z.discriminatedUnion("command", [
   z.object({
     command: z.literal("fix_ci"),
     ...CommandOn,
+  }),
+  z.object({
+    command: z.literal("approval"),
+    approvalId: ApprovalId,
+    decision: z.enum(["approve", "deny"]),
+    reason: z.string().max(1000).optional(),
+    ...CommandOn,
+  }),
+  /** Delayed by APPROVAL_TIMEOUT_MINUTES: denies the approval if nobody decided it. */
+  z.object({
+    command: z.literal("approval_timeout"),
+    ...Repo,
+    approvalId: ApprovalId,
+    deliveryId: z.string().min(1),
   }),
   z.object({
     command: z.literal("help"),

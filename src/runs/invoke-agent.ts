@@ -2,11 +2,13 @@ import type { BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { Command } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import { RunMeter } from "../agent/run-meter.js";
 import { renderPrompt } from "../agent/prompts.js";
+import { toolPolicyNotice, type RunToolPolicies } from "../agent/tool-policy/tool-policy.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
 
@@ -24,6 +26,11 @@ export interface InvokeAgentOptions {
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
+  /** `deny` tools are removed (and the prompt says so); `ask` tools pause the run before each call. */
+  toolPolicies?: RunToolPolicies;
+  /** A decision on the thread's paused tool calls (all of them): the run continues from its checkpoint with it. */
+  decision?: { type: "approve" } | { type: "reject"; message: string };
+  onToolExecuted?: (name: string, durationMs: number, result: unknown) => void;
   onProgress?: (event: { kind: "model" } | { kind: "tool"; name: string; input: string } | { kind: "tool_result"; name: string; output: string }) => void;
 }
 
@@ -33,6 +40,22 @@ export interface InvokeAgentResult {
   meter: RunMeter;
   error?: unknown;
   resumed: boolean;
+  /** Set when the run paused before `ask` tool calls: what they are; the checkpoint holds the rest. */
+  interrupt?: PendingToolCalls;
+}
+
+export interface PendingToolCalls {
+  actionRequests: Array<{ name: string; args: Record<string, unknown> }>;
+}
+
+function pendingToolCalls(state: { tasks?: Array<{ interrupts?: Array<{ value?: unknown }> }> }): PendingToolCalls | undefined {
+  for (const task of state.tasks ?? []) {
+    for (const i of task.interrupts ?? []) {
+      const value = i.value as { actionRequests?: PendingToolCalls["actionRequests"] } | undefined;
+      if (Array.isArray(value?.actionRequests) && value.actionRequests.length > 0) return { actionRequests: value.actionRequests.map((a) => ({ name: a.name, args: a.args ?? {} })) };
+    }
+  }
+  return undefined;
 }
 
 /** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
@@ -51,14 +74,17 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
   const middleware = buildAgentMiddleware(deps);
   const agent = createOpenSweAgent({
     model: o.model,
-    systemPrompt: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
+    systemPrompt: [renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }), o.toolPolicies ? toolPolicyNotice(o.toolPolicies) : ""].filter(Boolean).join("\n\n"),
     backend: new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal }),
     tools: o.tools,
     middleware,
     subagentMiddleware: buildSubagentMiddleware(deps),
     checkpointer: o.checkpointer,
+    ...(o.toolPolicies ? { toolPolicies: o.toolPolicies } : {}),
+    ...(o.onToolExecuted ? { onToolExecuted: o.onToolExecuted } : {}),
   });
-  const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
+  type GraphState = { next: string[]; values: { messages?: BaseMessage[] }; tasks?: Array<{ interrupts?: Array<{ value?: unknown }> }> };
+  const stateOf = (agent as unknown as { getState(c: unknown): Promise<GraphState> }).getState.bind(agent);
   // "sync": each step's checkpoint is written before the next step starts, so a killed worker's
   // successor resumes exactly after the last completed step.
   const progress = o.onProgress;
@@ -81,9 +107,14 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     : undefined;
   const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const, ...(callbacks ? { callbacks } : {}) };
   const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
+  // A decision is sent only while the thread still waits for one (a retried resume job may find it applied).
+  const waiting = o.decision !== undefined ? pendingToolCalls(await stateOf(config)) : undefined;
+  const decide = waiting !== undefined;
   try {
-    const result = await agent.invoke(resumed ? null : { messages: [o.message] }, config);
-    return { messages: result.messages as BaseMessage[], meter, resumed };
+    const input = waiting ? new Command({ resume: { decisions: waiting.actionRequests.map(() => o.decision) } }) : resumed || o.decision !== undefined ? null : { messages: [o.message] };
+    const result = await agent.invoke(input as never, config);
+    const interrupt = pendingToolCalls(await stateOf(config));
+    return { messages: result.messages as BaseMessage[], meter, resumed: resumed || decide, ...(interrupt ? { interrupt } : {}) };
   } catch (error) {
     const messages = (await stateOf(config).catch(() => null))?.values.messages ?? [];
     return { messages, meter, error, resumed };

@@ -2,6 +2,12 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
+import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { requestApproval } from "../approvals/handle-approval.js";
+import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
+import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
+import { runMcpServers } from "../mcp/mcp-config.js";
+import { secretBoxFromEnv } from "../store/secret-box.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -81,7 +87,8 @@ async function refuse(octokit: Octokit, data: AgentJob, channel: RunSourceChanne
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
-  const [loaded, profile, team, threadModel] = await Promise.all([
+  const secretBox = secretBoxFromEnv(ctx.config.env);
+  const [loaded, profile, team, threadModel, teamToolPolicies, teamMcpServers, teamMcpSecrets] = await Promise.all([
     loadRepoConfig(octokit, data.owner, data.repo).then(
       (repoConfig) => ({ repoConfig }),
       (error: unknown) => ({ error }),
@@ -89,6 +96,9 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ctx.settings.getProfile(data.requester.login),
     ctx.settings.getTeamModels(),
     new ThreadModelStore(ctx.redis, ctx.prefix).get(data.threadId),
+    ctx.settings.getToolPolicies(),
+    ctx.settings.getMcpServers(),
+    secretBox ? ctx.settings.getMcpSecrets(secretBox) : null,
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
@@ -127,6 +137,15 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   gh.state = await loadRunState(gh);
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
+  // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
+  const mcp = await connectMcpServers(runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers), {
+    sandbox: ws.sandbox,
+    // The environment's `MCP_SECRET_<NAME>` win over secrets stored in settings.
+    secrets: { ...(teamMcpSecrets ?? {}), ...ctx.config.mcpSecrets },
+    runTimeoutMs: ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000,
+    signal: ctx.signal,
+  });
+  for (const f of mcp.failures) ctx.log.warn({ server: f.name, reason: f.reason }, "MCP server left out of the run");
   const tools = [
     commitAndPushTool(gh, {
       sandbox: ws.sandbox,
@@ -147,13 +166,20 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     createHttpRequestTool(),
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
+    ...mcp.tools,
   ] as StructuredToolInterface[];
+  const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   const startedAt = new Date();
+  const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
+  await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
   const startedKey = `${ctx.jobId}:started`;
-  const { messages, meter, error, resumed } = await invokeAgent({
+  const { messages, meter, error, resumed, interrupt } = await invokeAgent({
     model: runModel.model,
     sandbox: ws.sandbox,
     tools,
+    toolPolicies,
+    onToolExecuted: (name, ms, result) => void events.emit(toolExecutedEvent(ctx.jobId, name, ms, result)),
+    ...(data.approval ? { decision: data.approval.decision === "approve" ? { type: "approve" as const } : { type: "reject" as const, message: data.approval.message ?? "Denied." } } : {}),
     middleware: {
       modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
       drainFollowUps: async (threadId) => {
@@ -191,7 +217,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
     resumeIfPending: async () => (await runtime.effects.once(startedKey, async () => startedAt.toISOString())).replayed,
-  });
+  }).finally(() => mcp.close());
   ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
   const record = buildRunRecord({
     threadId: data.threadId,
@@ -205,13 +231,36 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   });
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
+  if (interrupt && error === undefined) {
+    // Paused, not finished: the run that resumes after the decision records and sums up the whole run.
+    const approvalChannel = gh.target ? { github: gh.target } : channel ? { post: (text: string) => channel.client.reply(channel.origin.ref, text) } : null;
+    if (!approvalChannel) throw new UnrecoverableError("a paused run has nowhere to ask for approval");
+    const approval = await requestApproval(ctx, octokit, data, approvalChannel, interrupt);
+    return { ...record, outcome: "awaiting_approval", approvalId: approval.id } as RunRecord;
+  }
   await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
+  await events.emit({
+    type: "run.completed",
+    runId: ctx.jobId,
+    threadId: data.threadId,
+    trigger: data.trigger,
+    model: record.modelId,
+    status: record.outcome,
+    inputTokens: record.inputTokens,
+    outputTokens: record.outputTokens,
+    cachedTokens: record.cachedTokens,
+    costUsd: record.costUsd ?? null,
+    durationMs: record.durationMs,
+    toolCounts: record.toolCounts,
+    subagents: record.toolCounts["task"] ?? 0,
+  });
   const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
   if (error !== undefined && !lastAttempt) throw error;
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...optional(mcpFailureNote(mcp.failures) ?? undefined),
   ];
   await finishRun(gh, record, notes);
   if (error !== undefined) throw error;

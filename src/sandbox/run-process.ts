@@ -9,6 +9,8 @@ export interface RunProcessOptions {
   /** Per stream; the rest is read and dropped so the child never blocks on a full pipe. */
   maxOutputBytes: number;
   stdin?: Uint8Array;
+  /** Keep the child's stdin open as a pipe (reached through onChild) instead of writing `stdin` and closing it. */
+  stdinStream?: boolean;
   /** Descriptors handed to the child as fd 3, 4, … ("pipe": a new pipe, reachable through onChild). */
   extraFds?: Array<number | "pipe">;
   /** Called once right after spawn (e.g. to talk to the child over its extra pipes). */
@@ -54,7 +56,7 @@ export function runProcess(file: string, args: readonly string[], opts: RunProce
       ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
       ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
       detached: true,
-      stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(opts.extraFds ?? [])],
+      stdio: [opts.stdin || opts.stdinStream ? "pipe" : "ignore", "pipe", "pipe", ...(opts.extraFds ?? [])],
     });
     const pid = child.pid;
     if (pid !== undefined) opts.onSpawn?.(pid);

@@ -43,6 +43,15 @@ export interface DownloadResult {
   error?: FileErrorCode;
 }
 
+/** A long-lived process inside the sandbox with its stdin/stdout as streams (a stdio MCP server). */
+export interface SandboxProcess {
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  /** Settles when the process has exited (killed included); never rejects. */
+  readonly exited: Promise<{ exitCode: number; stderr: string }>;
+  kill(): void;
+}
+
 /**
  * One isolated place to run commands. Paths are sandbox paths; relative ones resolve against `workdir`.
  * `close()` releases this handle only: the sandbox lives on until `SandboxProvider.destroy(id)`.
@@ -53,6 +62,8 @@ export interface Sandbox {
   /** The writable working directory (the repository checkout lives here). */
   readonly workdir: string;
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Starts `command` inside the sandbox, same isolation as `exec`, with streaming stdio; providers without it cannot host stdio servers. */
+  openProcess?(command: string, options?: ExecOptions): Promise<SandboxProcess>;
   upload(files: UploadFile[]): Promise<UploadResult[]>;
   download(paths: string[]): Promise<DownloadResult[]>;
   /** true when the sandbox answers; never throws. */

@@ -54,3 +54,9 @@ export class SecretBox {
     throw new OpenSweError("secret_invalid", "the secret could not be decrypted (wrong key or tampered)", { cause: lastError });
   }
 }
+
+/** The deployment's box (`OPEN_SWE_SECRET_KEY`, `OPEN_SWE_SECRET_KEY_PREVIOUS`), or null when no key is set. */
+export function secretBoxFromEnv(env: { OPEN_SWE_SECRET_KEY?: string | undefined; OPEN_SWE_SECRET_KEY_PREVIOUS?: string | undefined }): SecretBox | null {
+  if (!env.OPEN_SWE_SECRET_KEY) return null;
+  return new SecretBox(env.OPEN_SWE_SECRET_KEY, env.OPEN_SWE_SECRET_KEY_PREVIOUS ? [env.OPEN_SWE_SECRET_KEY_PREVIOUS] : []);
+}

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { checkModelId } from "../agent/model/check-model-id.js";
+import { ToolPolicy } from "../agent/tool-policy/tool-policy.js";
+import type { SecretBox } from "./secret-box.js";
 import { ProfilePatch, type SettingsStore } from "./settings-store.js";
 
 export const SETTINGS_USAGE = `usage:
@@ -10,7 +12,10 @@ export const SETTINGS_USAGE = `usage:
   open-swe settings installed list
   open-swe settings identity list | get <source:user> | set <source:user> <github-login> | remove <source:user>
   open-swe settings source-repo list | get <source:where> | set <source:where> <owner/repo> | remove <source:where>
-      (source:user: slack:<user id>, linear:<user id>; source:where: slack:<channel id>, linear:<team id>)`;
+      (source:user: slack:<user id>, linear:<user id>; source:where: slack:<channel id>, linear:<team id>)
+  open-swe settings tool-policy get | set <tool|prefix*> <always_allow|ask|deny|none>
+  open-swe settings mcp-server list | set <name> '<json>' | remove <name>
+  open-swe settings mcp-secret list | set <NAME> <value> | remove <NAME>   (needs OPEN_SWE_SECRET_KEY)`;
 
 export class UsageError extends Error {}
 
@@ -33,7 +38,7 @@ function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> 
 }
 
 /** `open-swe settings …`: prints JSON results to `out`; throws UsageError with a reason for bad input. */
-export async function runSettingsCli(argv: string[], store: SettingsStore, out: (line: string) => void): Promise<void> {
+export async function runSettingsCli(argv: string[], store: SettingsStore, out: (line: string) => void, box: SecretBox | null = null): Promise<void> {
   const [area, verb, ...rest] = argv;
   const print = (v: unknown) => out(JSON.stringify(v, null, 2));
   const need = (n: number) => {
@@ -82,6 +87,37 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         if (v !== "on" && v !== "off") throw new UsageError(`autofix takes on or off, not "${rest[1]}"`);
         await store.setAutofix(rest[0]!, v === "on");
         return print({ pr: rest[0], autofix: v === "on" });
+      }
+      case "tool-policy get":
+        return print(await store.getToolPolicies());
+      case "tool-policy set": {
+        need(2);
+        const policy = rest[1]!;
+        if (policy !== "none" && !ToolPolicy.safeParse(policy).success) throw new UsageError(`policy must be always_allow, ask, deny or none, not "${policy}"`);
+        return print(await store.setToolPolicy(rest[0]!, policy === "none" ? null : (policy as ToolPolicy)));
+      }
+      case "mcp-server list":
+        return print(await store.getMcpServers());
+      case "mcp-server set": {
+        need(2);
+        let config: unknown;
+        try {
+          config = JSON.parse(rest.slice(1).join(" "));
+        } catch {
+          throw new UsageError(`the server must be JSON, e.g. '{"url":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer \${DOCS_TOKEN}"}}' or '{"command":"npx","args":["-y","some-mcp-server"]}'`);
+        }
+        return print(await store.setMcpServer(rest[0]!, config));
+      }
+      case "mcp-server remove":
+        need(1);
+        return print(await store.setMcpServer(rest[0]!, null));
+      case "mcp-secret list":
+        return print(await store.listMcpSecretNames());
+      case "mcp-secret set":
+      case "mcp-secret remove": {
+        need(verb === "set" ? 2 : 1);
+        if (!box) throw new UsageError("secrets are stored encrypted: set OPEN_SWE_SECRET_KEY (64 hex characters) first");
+        return print(await store.setMcpSecret(rest[0]!, verb === "set" ? rest.slice(1).join(" ") : null, box));
       }
       case "installed list":
         return print(await store.listInstalled());

@@ -1,5 +1,8 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { ToolPattern, ToolPolicies, ToolPolicy } from "../agent/tool-policy/tool-policy.js";
+import { McpServerConfig, McpServerName, McpSecretName, type McpServers } from "../mcp/mcp-config.js";
+import type { SecretBox } from "./secret-box.js";
 import { isRepoName, repoNameError } from "../github/repo-name.js";
 import { keyer } from "./keys.js";
 
@@ -94,6 +97,52 @@ export class SettingsStore {
     const next = TeamModels.parse(model === null ? { ...current, [role]: undefined } : { ...current, [role]: model });
     await this.redis.set(this.key("team-models"), JSON.stringify(next));
     return next;
+  }
+
+  /** The team's default tool policies (repo config overrides them per repo). */
+  async getToolPolicies(): Promise<ToolPolicies> {
+    return ToolPolicies.parse(await this.redis.hgetall(this.key("tool-policies")));
+  }
+  async setToolPolicy(tool: string, policy: ToolPolicy | null): Promise<ToolPolicies> {
+    const name = ToolPattern.parse(tool);
+    if (policy === null) await this.redis.hdel(this.key("tool-policies"), name);
+    else await this.redis.hset(this.key("tool-policies"), name, ToolPolicy.parse(policy));
+    return this.getToolPolicies();
+  }
+
+  /** The team's MCP servers, offered to every run (a repository's entry of the same name replaces one). */
+  async getMcpServers(): Promise<McpServers> {
+    const raw = await this.redis.hgetall(this.key("mcp-servers"));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, McpServerConfig.parse(JSON.parse(v))]));
+  }
+  async setMcpServer(name: string, config: unknown): Promise<McpServers> {
+    const n = McpServerName.parse(name);
+    if (config === null) await this.redis.hdel(this.key("mcp-servers"), n);
+    else await this.redis.hset(this.key("mcp-servers"), n, JSON.stringify(McpServerConfig.parse(config)));
+    return this.getMcpServers();
+  }
+
+  /** Named secrets for team MCP servers' headers, sealed with the deployment's key (never stored in clear). */
+  async setMcpSecret(name: string, value: string | null, box: SecretBox): Promise<string[]> {
+    const n = McpSecretName.parse(name);
+    if (value === null) await this.redis.hdel(this.key("mcp-secrets"), n);
+    else await this.redis.hset(this.key("mcp-secrets"), n, box.seal(value, `mcp-secret:${n}`));
+    return this.listMcpSecretNames();
+  }
+  async listMcpSecretNames(): Promise<string[]> {
+    return (await this.redis.hkeys(this.key("mcp-secrets"))).sort();
+  }
+  /** The secrets this box can open; one sealed with a retired key is skipped (its servers then say it is not set). */
+  async getMcpSecrets(box: SecretBox): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const [name, sealed] of Object.entries(await this.redis.hgetall(this.key("mcp-secrets")))) {
+      try {
+        out[name] = box.open(sealed, `mcp-secret:${name}`);
+      } catch {
+        // undecryptable: left out
+      }
+    }
+    return out;
   }
 
   /** Per-PR autofix toggle: null when nobody has said `@open-swe autofix on|off` on that PR. */

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { rateLimitedLog } from "../logger.js";
 import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
+import { jobDuration } from "../observability/metrics.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
 import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
@@ -60,7 +61,9 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
     let result: JobOutcome;
     try {
       result = await processor(parsed.data, ctx);
+      jobDuration.observe({ queue: name, result: "completed" }, (Date.now() - started) / 1000);
     } catch (err) {
+      jobDuration.observe({ queue: name, result: "failed" }, (Date.now() - started) / 1000);
       if (!(signal?.aborted && signal.reason === SHUTDOWN_REASON)) throw err;
       result = { outcome: "aborted" };
     }

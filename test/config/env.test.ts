@@ -13,6 +13,14 @@ describe("readConfig", () => {
     expect(c.botLogins).toEqual(["open-swe[bot]"]);
   });
 
+  it("collects MCP_SECRET_<NAME> variables by NAME; APPROVAL_TIMEOUT_MINUTES and METRICS_TOKEN are read", () => {
+    const c = readConfig({ MCP_SECRET_DOCS_TOKEN: "t0k", MCP_SECRET_: "", OTHER: "x", APPROVAL_TIMEOUT_MINUTES: "5", METRICS_TOKEN: "0123456789abcdef" });
+    expect(c.mcpSecrets).toEqual({ DOCS_TOKEN: "t0k" });
+    expect(c.env.APPROVAL_TIMEOUT_MINUTES).toBe(5);
+    expect(c.env.METRICS_TOKEN).toBe("0123456789abcdef");
+    expect(readConfig({}).env.APPROVAL_TIMEOUT_MINUTES).toBe(60);
+  });
+
   it("accepts a full GitHub App config, with \\n-escaped keys", () => {
     const c = readConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey().replace(/\n/g, "\\n"), WEBHOOK_SECRET: "s", QUEUE_REDIS_URL: "redis://r:6379" });
     expect(c.github?.appId).toBe("42");
@@ -22,6 +30,8 @@ describe("readConfig", () => {
 
   it.each([
     [{ PORT: "eighty" }, /PORT/],
+    [{ METRICS_TOKEN: "short" }, /METRICS_TOKEN: at least 16/],
+    [{ APPROVAL_TIMEOUT_MINUTES: "0" }, /APPROVAL_TIMEOUT_MINUTES/],
     [{ PORT: "70000" }, /PORT/],
     [{ QUEUE_REDIS_URL: "localhost:6379" }, /QUEUE_REDIS_URL: a redis:\/\//],
     [{ QUEUE_PREFIX: "a:b" }, /QUEUE_PREFIX/],

@@ -36,6 +36,8 @@ describe("planCommentJob", () => {
     ["fix ci on an issue → help", { ...base, isPullRequest: false, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "help", reason: "`fix ci` works on pull requests; this is an issue." } }],
     ["autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix", enabled: true } }, { queue: "command", data: { command: "help" } }],
     ["help → command", { ...base, command: { kind: "help", reason: "" } }, { queue: "command", data: { command: "help" } }],
+    ["approve on a PR → approval command, the commenter as decider", { ...base, command: { kind: "approval", decision: "approve", id: "1a2b3c4d" } }, { queue: "command", data: { command: "approval", decision: "approve", approvalId: "1a2b3c4d", requester: { login: "alice", id: 9 } } }],
+    ["deny with a reason on an issue → approval command", { ...base, isPullRequest: false, command: { kind: "approval", decision: "deny", id: "1a2b3c4d", reason: "no" } }, { queue: "command", data: { command: "approval", decision: "deny", reason: "no" } }],
   ];
   it.each(table)("%s", (_name, input, want) => {
     const plan = planCommentJob(input);
@@ -75,6 +77,10 @@ describe("decideAutoReview", () => {
 });
 
 describe("repo config", () => {
+  it("reads per-tool policies under agent.tools", () => {
+    expect(parseRepoConfig({ agent: { tools: { execute: "ask", "mcp__docs__*": "deny" } } }).agent.tools).toEqual({ execute: "ask", "mcp__docs__*": "deny" });
+    expect(parseRepoConfig({}).agent.tools).toEqual({});
+  });
   it("has defaults for an empty or missing file", () => {
     expect(parseRepoConfig(null)).toMatchObject({ review: { auto: true, include_drafts: false, ignored_paths: [] }, autofix: { default: false } });
   });
@@ -83,6 +89,9 @@ describe("repo config", () => {
     [{ reveiw: {} }, /reveiw/],
     [{ review: { ignored_paths: "dist/**" } }, /review\.ignored_paths/],
     [{ autofix: { default: true, loops: 9 } }, /loops/],
+    [{ agent: { tools: { execute: "sometimes" } } }, /agent\.tools\.execute/],
+    [{ agent: { tools: { "rm -rf": "deny" } } }, /agent\.tools/],
+    [{ agent: { mcp_servers: { docs: { url: "https://x", colour: "blue" } } } }, /agent\.mcp_servers\.docs/],
   ])("%j is rejected with a path", (raw, re) => {
     const err = (() => {
       try {

@@ -1,3 +1,4 @@
+import { SecretBox } from "../../src/store/secret-box.js";
 import { describe, expect, it } from "vitest";
 import { runSettingsCli, UsageError } from "../../src/store/settings-cli.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -53,6 +54,38 @@ describe("open-swe settings CLI", () => {
     expect(await run(store, "team-model", "set", "reviewer", "claude-opus-4-6")).toEqual({ reviewer: "claude-opus-4-6" });
   });
 
+  it("team tool policies: set, list, clear", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    expect(await run(store, "tool-policy", "set", "execute", "ask")).toEqual({ execute: "ask" });
+    expect(await run(store, "tool-policy", "set", "mcp__docs__*", "deny")).toEqual({ execute: "ask", "mcp__docs__*": "deny" });
+    expect(await run(store, "tool-policy", "set", "execute", "none")).toEqual({ "mcp__docs__*": "deny" });
+    expect(await store.getToolPolicies()).toEqual({ "mcp__docs__*": "deny" });
+  });
+
+  it("team MCP servers: set, list, remove; a bad one is refused", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    expect(await run(store, "mcp-server", "set", "docs", '{"url":"https://mcp.example.com/mcp"}')).toEqual({ docs: { url: "https://mcp.example.com/mcp", transport: "http", headers: {} } });
+    expect(await run(store, "mcp-server", "remove", "docs")).toEqual({});
+    await expect(runSettingsCli(["mcp-server", "set", "docs", "{nope"], store, () => {})).rejects.toThrow(/must be JSON/);
+    await expect(runSettingsCli(["mcp-server", "set", "docs", '{"url":"ftp://x"}'], store, () => {})).rejects.toThrow(UsageError);
+  });
+
+  it("MCP secrets are stored sealed, listed by name only, and need the deployment key", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    const box = new SecretBox("a".repeat(64));
+    const out: string[] = [];
+    await runSettingsCli(["mcp-secret", "set", "DOCS_TOKEN", "s3cret value"], store, (l) => out.push(l), box);
+    expect(JSON.parse(out.join("\n"))).toEqual(["DOCS_TOKEN"]);
+    expect(await run(store, "mcp-secret", "list")).toEqual(["DOCS_TOKEN"]);
+    expect(await store.getMcpSecrets(box)).toEqual({ DOCS_TOKEN: "s3cret value" });
+    const raw = Object.values(await testRedis().hgetall(`${(store as unknown as { key: (...p: string[]) => string }).key("mcp-secrets")}`));
+    expect(raw.join()).not.toContain("s3cret");
+    // Another key cannot open it: the secret is left out rather than failing the run.
+    expect(await store.getMcpSecrets(new SecretBox("b".repeat(64)))).toEqual({});
+    await expect(runSettingsCli(["mcp-secret", "set", "X", "v"], store, () => {})).rejects.toThrow(/OPEN_SWE_SECRET_KEY/);
+    await expect(runSettingsCli(["mcp-secret", "set", "lower", "v"], store, () => {}, box)).rejects.toThrow(UsageError);
+  });
+
   it("a profile set changes only the keys it names", async () => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     await run(store, "profile", "set", "alice", "autoFixCi=true", "autoReview=false", "model=claude-sonnet-4-6");
@@ -71,6 +104,8 @@ describe("open-swe settings CLI", () => {
     [["profile", "set", "alice", "colour=blue"], /invalid profile/],
     [["autofix", "set", "o/r#1", "maybe"], /on or off/],
     [["team-model", "set", "boss", "x"], /agent or reviewer/],
+    [["tool-policy", "set", "execute", "maybe"], /always_allow, ask, deny or none/],
+    [["tool-policy", "set", "rm -rf", "deny"], /a tool name/],
   ])("%j is refused with a reason", async (argv, message) => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     const err = await runSettingsCli(argv, store, () => {}).catch((e: unknown) => e);

@@ -203,7 +203,9 @@ export async function runLimited(
           }
         }, POLL_MS)
       : undefined;
-  const run = () => runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal, ...(onChild ? { onChild } : {}) });
+  const callerOnChild = opts.onChild;
+  const both = onChild && callerOnChild ? (child: Parameters<typeof onChild>[0]) => (onChild(child), callerOnChild(child)) : (onChild ?? callerOnChild);
+  const run = () => runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal, ...(both ? { onChild: both } : {}) });
   let r: RunProcessResult;
   try {
     r = await run();

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
@@ -17,6 +18,7 @@ import {
   type ExecResult,
   type Sandbox,
   type SandboxInfo,
+  type SandboxProcess,
   type SandboxProvider,
   type UploadFile,
   type UploadResult,
@@ -149,8 +151,30 @@ export class LocalSandbox implements Sandbox {
     return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), truncated: r.truncated, timedOut: r.timedOut, ...(r.limit ? { limit: r.limit } : {}) };
   }
 
+  /** `exec`'s isolation (bwrap, limits, seccomp, the sandbox's network) with stdin/stdout left open as streams. */
+  openProcess(command: string, options: ExecOptions = {}): Promise<SandboxProcess> {
+    const ac = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, ac.signal]) : ac.signal;
+    return new Promise((resolve, reject) => {
+      let started = false;
+      const exited = this.run(command, {
+        ...options,
+        signal,
+        stdinStream: true,
+        onChild: (child) => {
+          started = true;
+          child.stdin?.on("error", () => {});
+          resolve({ stdin: child.stdin!, stdout: child.stdout!, exited: exited.then((r) => ({ exitCode: r.exitCode, stderr: r.stderr.toString("utf8") }), (err: unknown) => ({ exitCode: 127, stderr: errorMessage(err) })), kill: () => ac.abort() });
+        },
+      });
+      exited.catch((err: unknown) => {
+        if (!started) reject(err);
+      });
+    });
+  }
+
   /** exec with raw bytes in and out; file uploads and downloads run through here, inside the sandbox. */
-  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number } = {}): Promise<LimitedResult> {
+  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void } = {}): Promise<LimitedResult> {
     this.assertOpen();
     // Absolute paths: the sandbox user may not be able to search the worker's PATH.
     const hostPath = this.opts.hostPath ?? HOST_PATH;
@@ -193,6 +217,8 @@ export class LocalSandbox implements Sandbox {
       timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
       maxOutputBytes: options.maxOutputBytes ?? this.opts.maxOutputBytes,
       ...(options.stdin ? { stdin: options.stdin } : {}),
+      ...(options.stdinStream ? { stdinStream: true } : {}),
+      ...(options.onChild ? { onChild: options.onChild } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(extraFds.length ? { extraFds } : {}),
       onSpawn: (pid) => track(this.id, pid, true),

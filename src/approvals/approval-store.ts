@@ -1,0 +1,89 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { AgentJob } from "../queue/schemas.js";
+import { keyer } from "../store/keys.js";
+
+/** A run paused before `ask` tool calls: what a decision needs to resume it. */
+export const PendingApproval = z.object({
+  id: z.string(),
+  threadId: z.string(),
+  /** The job that paused: the resumed run replies where it did, for the same requester. */
+  job: AgentJob,
+  /** Tool names and their (masked) input as shown in the request. */
+  calls: z.array(z.object({ name: z.string(), preview: z.string() })),
+  requestedAt: z.number().int(),
+});
+export type PendingApproval = z.infer<typeof PendingApproval>;
+
+export const ApprovalResolution = z.object({
+  decision: z.enum(["approve", "reject"]),
+  by: z.string().nullable(),
+  how: z.enum(["person", "timeout"]),
+  resolvedAt: z.number().int(),
+  latencyMs: z.number().int().min(0),
+});
+export type ApprovalResolution = z.infer<typeof ApprovalResolution>;
+
+// Marks the approval decided (first writer wins) and forgets the thread's pending pointer if it is still this one.
+const RESOLVE = `
+if redis.call("exists", KEYS[1]) == 0 then return -1 end
+if redis.call("set", KEYS[2], ARGV[1], "NX", "PX", ARGV[2]) == false then return 0 end
+if redis.call("get", KEYS[3]) == ARGV[3] then redis.call("del", KEYS[3]) end
+return 1`;
+
+/**
+ * Pending approvals in Redis: one record per approval, one pointer per thread (a paused thread takes no
+ * new run until it is decided), and a decided marker set once, by whichever of a person or the timeout
+ * comes first.
+ */
+export class ApprovalStore {
+  private readonly key: (...p: (string | number)[]) => string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    /** How long records outlive their timeout, for late `approve`s to get a clear answer. */
+    private readonly ttlMs: number,
+  ) {
+    this.key = keyer(`${prefix}:approval`);
+  }
+
+  /**
+   * A job pauses at most once (it ends there), so its approval's id follows from the job's: a retried
+   * job that paused again re-posts the same approval instead of leaving an orphan whose timeout would
+   * later deny the call under the new one.
+   */
+  static idFor(jobId: string): string {
+    return createHash("sha256").update(`approval:${jobId}`).digest("hex").slice(0, 8);
+  }
+
+  async create(a: PendingApproval): Promise<void> {
+    const value = JSON.stringify(PendingApproval.parse(a));
+    await this.redis.multi().set(this.key("req", a.id), value, "PX", this.ttlMs).set(this.key("thread", a.threadId), a.id, "PX", this.ttlMs).exec();
+  }
+
+  async get(id: string): Promise<PendingApproval | null> {
+    const raw = await this.redis.get(this.key("req", id));
+    return raw ? PendingApproval.parse(JSON.parse(raw)) : null;
+  }
+
+  /** The approval a thread is paused on, if any. */
+  async pendingFor(threadId: string): Promise<string | null> {
+    return this.redis.get(this.key("thread", threadId));
+  }
+
+  async resolution(id: string): Promise<ApprovalResolution | null> {
+    const raw = await this.redis.get(this.key("decided", id));
+    return raw ? ApprovalResolution.parse(JSON.parse(raw)) : null;
+  }
+
+  /** "unknown": no such approval (or expired); "decided": someone was first; "resolved": this call decided it. */
+  async resolve(a: PendingApproval, r: Omit<ApprovalResolution, "latencyMs" | "resolvedAt">, now = Date.now()): Promise<{ result: "unknown" | "decided" } | { result: "resolved"; resolution: ApprovalResolution }> {
+    const resolution = ApprovalResolution.parse({ ...r, resolvedAt: now, latencyMs: Math.max(0, now - a.requestedAt) });
+    const out = await this.redis.eval(RESOLVE, 3, this.key("req", a.id), this.key("decided", a.id), this.key("thread", a.threadId), JSON.stringify(resolution), String(this.ttlMs), a.id);
+    if (out === -1) return { result: "unknown" };
+    if (out === 0) return { result: "decided" };
+    return { result: "resolved", resolution };
+  }
+}

@@ -1,0 +1,38 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** One registry per process: each role's `/metrics` shows what that process did plus the shared queue depths. */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: "open_swe_process_" });
+
+export const runsTotal = new Counter({ name: "open_swe_runs_total", help: "Agent runs finished, by outcome", labelNames: ["outcome", "trigger"], registers: [registry] });
+export const tokensTotal = new Counter({ name: "open_swe_tokens_total", help: "Model tokens of finished runs, by model and kind (input includes cached)", labelNames: ["model", "kind"], registers: [registry] });
+export const costUsdTotal = new Counter({ name: "open_swe_cost_usd_total", help: "Model cost of finished runs in USD, by model", labelNames: ["model"], registers: [registry] });
+export const toolDuration = new Histogram({
+  name: "open_swe_tool_duration_seconds",
+  help: "Tool call durations, by tool and MCP server (empty for our own tools)",
+  labelNames: ["tool", "server", "status"],
+  buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 600],
+  registers: [registry],
+});
+export const approvalLatency = new Histogram({
+  name: "open_swe_approval_latency_seconds",
+  help: "From an approval request to its decision, by decision and who decided (person or timeout)",
+  labelNames: ["decision", "how"],
+  buckets: [10, 30, 60, 300, 900, 1800, 3600, 7200, 86400],
+  registers: [registry],
+});
+export const approvalsRequested = new Counter({ name: "open_swe_approvals_requested_total", help: "Approval requests posted", registers: [registry] });
+export const queueJobs = new Gauge({ name: "open_swe_queue_jobs", help: "Jobs per queue and state", labelNames: ["queue", "state"], registers: [registry] });
+export const jobDuration = new Histogram({
+  name: "open_swe_job_duration_seconds",
+  help: "Job processing time in this process, by queue and result",
+  labelNames: ["queue", "result"],
+  buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 1800, 3600],
+  registers: [registry],
+});
+
+/** `mcp__<server>__<tool>` → the server's name; our own and deepagents' tools have none. */
+export function mcpServerOf(tool: string): string {
+  const m = /^mcp__(.+?)__/.exec(tool);
+  return m ? m[1]! : "";
+}

@@ -1,0 +1,40 @@
+import { createServer, type Server } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+/**
+ * A real MCP server (the official SDK, Streamable HTTP, stateless) on loopback with one `search` tool;
+ * requests without `Authorization: Bearer <token>` get 401. `calls` records what the tool was asked.
+ */
+export async function startMcpHttpServer(token: string): Promise<{ url: string; calls: string[]; authFailures: number; close(): Promise<void> }> {
+  const state = { calls: [] as string[], authFailures: 0 };
+  const server: Server = createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      state.authFailures += 1;
+      res.writeHead(401).end();
+      return;
+    }
+    const mcp = new McpServer({ name: "docs", version: "1" });
+    mcp.registerTool("search", { description: "Search the docs", inputSchema: { query: z.string() } }, async ({ query }) => {
+      state.calls.push(query);
+      return { content: [{ type: "text", text: `3 pages about ${query}` }] };
+    });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    res.on("close", () => void transport.close().then(() => mcp.close()));
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    get calls() {
+      return state.calls;
+    },
+    get authFailures() {
+      return state.authFailures;
+    },
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
