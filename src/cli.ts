@@ -17,6 +17,7 @@ const USAGE = `usage: open-swe <command>
   runs ls|show …            recent agent/review runs and one run's record (open-swe runs help)
   jobs ls|retry …           a queue's jobs; retry a failed one (open-swe jobs help)
   run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] "<task>"   run the agent locally: progress, branch, diff, transcript
+  agents list --repo <path|owner/name> [--user <login>]   the repo's (and a user's) subagents as JSON: where each came from, which files lost and why
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent>  run a benchmark
 `;
@@ -126,7 +127,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
+  const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs", "agents"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
     switch (command) {
       case "web":
@@ -154,6 +155,15 @@ export async function main(argv: string[]): Promise<void> {
         const { runLocal } = await import("./runs/local-run.js");
         process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), out: (t) => process.stdout.write(t) });
         return;
+      }
+      case "agents": {
+        const { runAgentsCli, AgentsUsageError } = await import("./agent/subagents/agents-cli.js");
+        try {
+          return await runAgentsCli(rest, config, (t) => process.stdout.write(t));
+        } catch (err) {
+          if (err instanceof AgentsUsageError) throw new UsageError(err.message);
+          throw err;
+        }
       }
       case "sandbox": {
         const { runSandboxCli } = await import("./sandbox/cli.js");

@@ -85,6 +85,10 @@ export const EnvSchema = z.object({
   AGENT_MODEL_CALL_LIMIT: int(150, 1, 10_000),
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
+  /** A run stops before the model call that would take its cost past this (USD); unset: no budget. */
+  AGENT_MAX_BUDGET_USD: z.coerce.number().positive("a positive amount in USD").optional(),
+  /** User-level agents and skills: `<root>/<login>/.agents/agents/*.md`; default `$DATA_DIR/users`. */
+  USER_AGENTS_ROOT: z.string().min(1).optional(),
   CI: bool(false),
   NODE_ENV: z.string().optional(),
 });
@@ -108,6 +112,8 @@ export interface AppConfig {
   webSearch: WebSearchConfig;
   /** Where host-side git fetches and pushes: `{owner}`/`{repo}` filled in; never carries a credential. */
   gitRemoteTemplate: string;
+  /** USER_AGENTS_ROOT resolved (default `<dataDir>/users`). */
+  userAgentsRoot: string;
 }
 
 export class ConfigError extends OpenSweError<"config_invalid"> {
@@ -173,6 +179,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
     redisUrl: e.QUEUE_REDIS_URL ?? null,
     dataDir,
+    userAgentsRoot: e.USER_AGENTS_ROOT ? resolve(cwd, e.USER_AGENTS_ROOT) : join(dataDir, "users"),
     botLogins: [`${e.APP_SLUG}[bot]`, ...e.BOT_LOGINS],
   };
 }

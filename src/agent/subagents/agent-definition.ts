@@ -74,7 +74,7 @@ export class AgentParseError extends Error {
   }
 }
 
-const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 const EXAMPLE = /<example>([\s\S]*?)<\/example>/gi;
 
 export function extractExamples(description: string): string[] {
@@ -91,7 +91,7 @@ export function parseAgentFile(text: string, stem: string): AgentDefinition {
   let raw: unknown = {};
   if (fm) {
     try {
-      raw = parseYaml(fm[1]!) ?? {};
+      raw = parseYaml(fm[1] ?? "") ?? {};
     } catch (err) {
       throw new AgentParseError(`invalid YAML frontmatter: ${(err as Error).message.split("\n")[0]}`);
     }

@@ -29,6 +29,7 @@ describe("an agent file's frontmatter (seed 003 schema)", () => {
     ["unknown keys are metadata", file("audience: maintainers\nlevel: 2"), { metadata: { audience: "maintainers", level: 2 } }],
     ["examples, case-insensitive", file("description: |\n  Reviews.\n  <example>review this PR</example>\n  <EXAMPLE> security review? </Example>"), { whenToUseExamples: ["review this PR", "security review?"] }],
     ["the body is the prompt", file("name: x", "\nYou are meticulous.\n\nBe brief."), { prompt: "You are meticulous.\n\nBe brief." }],
+    ["empty frontmatter", "---\n---\nBody.\n", { name: "stem", prompt: "Body." }],
     ["no frontmatter: all body, stem name", "Just a prompt.\n", { name: "stem", prompt: "Just a prompt." }],
   ])("%s", (_title, text, expected) => {
     const got = parseAgentFile(text, "stem") as unknown as Record<string, unknown>;
