@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { GENERAL_PURPOSE_SUBAGENT, createDeepAgent, type CreateDeepAgentParams } from "deepagents";
+import { GENERAL_PURPOSE_SUBAGENT, createDeepAgent, type CreateDeepAgentParams, type SubAgent } from "deepagents";
 import { todoListMiddleware, type AgentMiddleware } from "langchain";
 import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
@@ -23,6 +23,8 @@ export interface CreateOpenSweAgentOptions {
   subagentTools?: StructuredToolInterface[];
   /** `buildSubagentMiddleware(deps)`: the run's rules and accounting for the subagent. */
   subagentMiddleware?: AgentMiddleware[];
+  /** File-based agents (`buildFileSubagents`); one named `general-purpose` replaces the built-in. */
+  fileSubagents?: SubAgent[];
 }
 
 /**
@@ -44,7 +46,10 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     systemPrompt: options.systemPrompt,
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
     middleware: [todoListMiddleware() as AgentMiddleware, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
-    subagents: [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }],
+    subagents: [
+      ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name) ? [] : [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }]),
+      ...(options.fileSubagents ?? []).map((a) => ({ ...a, middleware: [verdictGuardMiddleware() as AgentMiddleware, ...(a.middleware ?? [])] })),
+    ],
     ...(options.backend ? { backend: options.backend } : {}),
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
   });

@@ -31,6 +31,8 @@ export const RepoConfig = z
         model: z.string().min(1).optional(),
         network: z.boolean().default(true),
         allow_workflow_changes: z.boolean().default(false),
+        /** USD one run may spend; with AGENT_MAX_BUDGET_USD set too, the lower wins. */
+        max_budget_usd: z.number().positive().optional(),
       })
       .strict()
       .default({ network: true, allow_workflow_changes: false }),

@@ -10,6 +10,7 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
   sandbox_failed: "I stopped because the sandbox kept failing.",
   incomplete: "I stopped before finishing the task.",
   failed: "I hit an error and could not finish.",
+  budget_exceeded: "I stopped before a model call that would have taken this run past its budget.",
 };
 
 /**
@@ -20,6 +21,7 @@ export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes:
   const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
   const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
   if (record.error) extra.push(`Error: ${record.error}`);
+  if (record.outcome === "budget_exceeded") extra.push(`Spent: $${(record.costUsd ?? 0).toFixed(4)}.`);
   if (ctx.state.lastReply && record.outcome !== "failed") {
     const body = [ctx.state.lastReply.body, ...extra, footer].join("\n\n");
     await editReply(ctx.octokit, ctx.target, ctx.state.lastReply.id, body);

@@ -6,6 +6,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import { RunMeter } from "../agent/run-meter.js";
+import { buildFileSubagents } from "../agent/subagents/build-file-subagents.js";
+import type { ResolvedAgent } from "../agent/subagents/resolve-agents.js";
 import { renderPrompt } from "../agent/prompts.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
@@ -21,6 +23,8 @@ export interface InvokeAgentOptions {
   message: HumanMessage;
   execTimeoutMs: number;
   signal: AbortSignal;
+  /** File-based agents resolved for this run (built-ins are added by the agent itself), with the models they name. */
+  agents?: { resolved: readonly ResolvedAgent[]; models?: ReadonlyMap<string, BaseChatModel>; runModelId: string };
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
@@ -49,13 +53,28 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     },
   };
   const middleware = buildAgentMiddleware(deps);
+  const systemPrompt = renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch });
+  const fileAgents = (o.agents?.resolved ?? []).filter((a) => a.source !== "builtin");
   const agent = createOpenSweAgent({
     model: o.model,
-    systemPrompt: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
+    systemPrompt,
     backend: new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal }),
     tools: o.tools,
     middleware,
     subagentMiddleware: buildSubagentMiddleware(deps),
+    ...(fileAgents.length > 0
+      ? {
+          fileSubagents: buildFileSubagents({
+            agents: fileAgents,
+            parentSystemPrompt: systemPrompt,
+            tools: o.tools,
+            middlewareFor: (name) => buildSubagentMiddleware(deps, name),
+            meter,
+            runModelId: o.agents!.runModelId,
+            ...(o.agents?.models ? { models: o.agents.models } : {}),
+          }),
+        }
+      : {}),
     checkpointer: o.checkpointer,
   });
   const stateOf = (agent as unknown as { getState(c: unknown): Promise<{ next: string[]; values: { messages?: BaseMessage[] } }> }).getState.bind(agent);
@@ -73,7 +92,9 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
             progress({ kind: "tool", name, input: typeof input === "string" ? input : JSON.stringify(input) });
           },
           handleToolEnd: (output, runId) => {
-            const content = (output as { content?: unknown } | undefined)?.content ?? output;
+            // A `task` result is a Command whose last message is the subagent's answer.
+            const update = (output as { update?: { messages?: Array<{ content?: unknown }> } } | undefined)?.update;
+            const content = update?.messages?.at(-1)?.content ?? (output as { content?: unknown } | undefined)?.content ?? output;
             progress({ kind: "tool_result", name: names.get(runId) ?? "tool", output: typeof content === "string" ? content : JSON.stringify(content) });
           },
         }),

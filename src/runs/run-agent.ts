@@ -24,6 +24,8 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+import { loadRunAgents } from "./load-run-agents.js";
+import { resolveRef } from "../sandbox/workspace/mirror.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -118,6 +120,17 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
   ] as StructuredToolInterface[];
+  // Agent files come from the default branch in the host mirror (what the repo's people committed, like
+  // `.github/open-swe.yml`), never from the run's branch or the sandbox: the agent cannot define its own.
+  const agents = await loadRunAgents({
+    mirror: ws.mirror,
+    commit: await resolveRef(ws.mirror, `refs/heads/${ws.defaultBranch}`),
+    user: { root: ctx.config.userAgentsRoot, login: data.requester.login },
+    runTools: tools.map((t) => t.name),
+    ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, thread: { modelId } })).model }),
+    log: ctx.log,
+  });
+  const budgets = [ctx.config.env.AGENT_MAX_BUDGET_USD, repoConfig.agent.max_budget_usd].filter((b): b is number => b !== undefined);
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
   const { messages, meter, error, resumed } = await invokeAgent({
@@ -148,8 +161,10 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
       ...(runModel.fallbackModelId ? { fallbackModelId: runModel.fallbackModelId } : {}),
+      ...(budgets.length > 0 ? { budgetUsd: Math.min(...budgets), budgetModelId: runModel.settings.modelId } : {}),
       logger: ctx.log,
     },
+    agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId },
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
@@ -179,6 +194,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...(agents.note ? [agents.note] : []),
   ];
   await finishRun(gh, record, notes);
   if (error !== undefined) throw error;
