@@ -11,6 +11,8 @@ export interface SubagentLimitsDeps {
   maxBudgetPerRun?: number;
   /** The run's budget: a subagent call that would cross it is not made either (set by the run's subagent stack). */
   runBudgetUsd?: number;
+  /** Middleware names are unique per agent: the run stack's budget check and the file's limits are two. */
+  name?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface SubagentLimitsDeps {
 export function subagentLimitsMiddleware(deps: SubagentLimitsDeps) {
   const { agent, meter } = deps;
   return createMiddleware({
-    name: "SubagentLimitsMiddleware",
+    name: deps.name ?? "SubagentLimitsMiddleware",
     wrapModelCall: async (request, handler) => {
       const own = meter.turnsOf(agent);
       if (deps.maxIterationPerRun !== undefined && own.length >= deps.maxIterationPerRun) {
