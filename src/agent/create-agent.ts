@@ -25,6 +25,8 @@ export interface CreateOpenSweAgentOptions {
   subagentMiddleware?: AgentMiddleware[];
   /** File-based agents (`buildFileSubagents`); one named `general-purpose` replaces the built-in. */
   fileSubagents?: SubAgent[];
+  /** Skill source paths in the backend (deepagents skills), e.g. `/skills/`. */
+  skills?: string[];
 }
 
 /**
@@ -52,5 +54,6 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     ],
     ...(options.backend ? { backend: options.backend } : {}),
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    ...(options.skills?.length ? { skills: options.skills } : {}),
   });
 }

@@ -8,6 +8,9 @@ import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps
 import { RunMeter } from "../agent/run-meter.js";
 import { buildFileSubagents } from "../agent/subagents/build-file-subagents.js";
 import type { ResolvedAgent } from "../agent/subagents/resolve-agents.js";
+import type { SkillFiles } from "../agent/subagents/read-agent-dirs.js";
+import { SKILLS_MOUNT, SkillsBackend } from "../agent/subagents/skills-backend.js";
+import { CompositeBackend } from "deepagents";
 import { renderPrompt } from "../agent/prompts.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
@@ -24,7 +27,7 @@ export interface InvokeAgentOptions {
   execTimeoutMs: number;
   signal: AbortSignal;
   /** File-based agents resolved for this run (built-ins are added by the agent itself), with the models they name. */
-  agents?: { resolved: readonly ResolvedAgent[]; models?: ReadonlyMap<string, BaseChatModel>; runModelId: string };
+  agents?: { resolved: readonly ResolvedAgent[]; models?: ReadonlyMap<string, BaseChatModel>; runModelId: string; skills?: readonly SkillFiles[] };
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
@@ -55,10 +58,15 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
   const middleware = buildAgentMiddleware(deps);
   const systemPrompt = renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch });
   const fileAgents = (o.agents?.resolved ?? []).filter((a) => a.source !== "builtin");
+  const skills = o.agents?.skills ?? [];
+  const sandboxBackend = new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal });
+  // Skills are served to the file tools from the worker's memory (read from the mirror), never copied into the sandbox.
+  const backend = skills.length > 0 ? new CompositeBackend(sandboxBackend, { [SKILLS_MOUNT]: new SkillsBackend(skills) }) : sandboxBackend;
   const agent = createOpenSweAgent({
     model: o.model,
     systemPrompt,
-    backend: new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal }),
+    backend,
+    ...(skills.length > 0 ? { skills: [SKILLS_MOUNT] } : {}),
     tools: o.tools,
     middleware,
     subagentMiddleware: buildSubagentMiddleware(deps),
@@ -71,6 +79,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
             middlewareFor: (name) => buildSubagentMiddleware(deps, name),
             meter,
             runModelId: o.agents!.runModelId,
+            skillPath: (name) => (skills.some((s) => s.name === name) ? `${SKILLS_MOUNT}${name}/` : undefined),
             ...(o.agents?.models ? { models: o.agents.models } : {}),
           }),
         }

@@ -125,7 +125,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
         ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
         ...(o.config.env.AGENT_MAX_BUDGET_USD !== undefined ? { budgetUsd: o.config.env.AGENT_MAX_BUDGET_USD, budgetModelId: runModel.settings.modelId } : {}),
       },
-      agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId },
+      agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId, skills: agents.skills },
       checkpointer: new MemorySaver(),
       threadId,
       prompt: { repo: name, defaultBranch: current },

@@ -164,7 +164,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       ...(budgets.length > 0 ? { budgetUsd: Math.min(...budgets), budgetModelId: runModel.settings.modelId } : {}),
       logger: ctx.log,
     },
-    agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId },
+    agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId, skills: agents.skills },
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },

@@ -68,4 +68,20 @@ describe("open-swe run with the repository's agents and a budget (replayed model
     expect(res.stdout).toContain("no changes were committed");
     expect(res.stdout).toContain("stopped: the next model call would have taken the run past its budget of $0.02; spent $0.0195");
   });
+
+  it("skills are offered from the mirror: the agent reads SKILL.md through its file tools; nothing is put in the sandbox", () => {
+    const repo = repoWith({ ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: how we cut a release\n---\nStep one: tag it.\n" });
+    const res = run(repo, [
+      { tool_calls: [{ name: "read_file", args: { file_path: "/skills/release/SKILL.md" } }] },
+      { tool_calls: [{ name: "execute", args: { command: "ls /skills 2>&1 || true" } }] },
+      { tool_calls: [{ name: "write_file", args: { file_path: "/skills/release/SKILL.md", content: "hijacked" } }] },
+      { tool_calls: [{ name: "reply_to_user", args: { body: "read it" } }] },
+      { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
+    ]);
+    expect(res.stderr).toBe("");
+    expect(res.status).toBe(0);
+    expect(res.stdout).toMatch(/· read_file \{"file_path":"\/skills\/release\/SKILL\.md"\}\n  ↳ .*description: how we cut a release/);
+    expect(res.stdout).toMatch(/· execute \{"command":"ls \/skills 2>&1 \|\| true"\}\n  ↳ .*No such file or directory/);
+    expect(res.stdout).toMatch(/· write_file .*\n  ↳ .*read-only/);
+  });
 });

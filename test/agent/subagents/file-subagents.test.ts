@@ -6,7 +6,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
+import { BaseSandbox, CompositeBackend, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createOpenSweAgent } from "../../../src/agent/create-agent.js";
@@ -16,15 +16,18 @@ import { RunMeter } from "../../../src/agent/run-meter.js";
 import { buildFileSubagents } from "../../../src/agent/subagents/build-file-subagents.js";
 import { loadAgents } from "../../../src/agent/subagents/load-agents.js";
 import { ensureMirror } from "../../../src/sandbox/workspace/mirror.js";
+import { SKILLS_MOUNT, SkillsBackend } from "../../../src/agent/subagents/skills-backend.js";
 
 class RecordingSandbox extends BaseSandbox {
   readonly id = "recording";
   readonly commands: string[] = [];
+  readonly uploads: string[] = [];
   async execute(command: string): Promise<ExecuteResponse> {
     this.commands.push(command);
     return { output: "ran", exitCode: 0, truncated: false };
   }
   async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
+    this.uploads.push(...files.map(([p]) => p));
     return files.map(([path]) => ({ path, error: null }));
   }
   async downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
@@ -57,7 +60,7 @@ class RecordingModel extends ReplayChatModel {
 }
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
-async function repoAgents(files: Record<string, string>) {
+async function repoAgents(files: Record<string, string>, user: Record<string, string> = {}) {
   const work = mkdtempSync(join(tmpdir(), "fa-"));
   git(work, "init", "-q", "-b", "main");
   for (const [p, c] of Object.entries({ "README.md": "x", ...files })) {
@@ -67,7 +70,12 @@ async function repoAgents(files: Record<string, string>) {
   git(work, "add", "-A");
   git(work, "commit", "-qm", "i");
   const mirror = await ensureMirror({ mirrorRoot: mkdtempSync(join(tmpdir(), "m-")), repo: "o/r", remoteUrl: work });
-  return loadAgents({ repo: { mirror, commit: git(work, "rev-parse", "HEAD").trim() }, runTools: ["http_request", "commit_and_push"] });
+  const root = mkdtempSync(join(tmpdir(), "users-"));
+  for (const [p, c] of Object.entries(user)) {
+    mkdirSync(dirname(join(root, "alice", p)), { recursive: true });
+    writeFileSync(join(root, "alice", p), c);
+  }
+  return loadAgents({ repo: { mirror, commit: git(work, "rev-parse", "HEAD").trim() }, user: { root, login: "alice" }, runTools: ["http_request", "commit_and_push"] });
 }
 
 const hostTool = (name: string, ran: string[]) => tool(async () => (ran.push(name), `${name} ok`), { name, description: name, schema: z.object({ q: z.string().optional() }) });
@@ -82,16 +90,18 @@ function harness(script: unknown[], loaded: Awaited<ReturnType<typeof repoAgents
   const ran: string[] = [];
   const tools = [hostTool("http_request", ran), hostTool("commit_and_push", ran)];
   const backend = new RecordingSandbox();
+  const skills = loaded.skills.length > 0;
   const agent = createOpenSweAgent({
     model,
     systemPrompt: "PARENT PROMPT",
     tools,
-    backend,
+    backend: skills ? new CompositeBackend(backend, { [SKILLS_MOUNT]: new SkillsBackend(loaded.skills) }) : backend,
+    ...(skills ? { skills: [SKILLS_MOUNT] } : {}),
     middleware: buildAgentMiddleware(deps),
     subagentMiddleware: buildSubagentMiddleware(deps),
-    fileSubagents: buildFileSubagents({ agents: loaded.agents.filter((a) => a.source !== "builtin"), parentSystemPrompt: "PARENT PROMPT", tools, middlewareFor: (n) => buildSubagentMiddleware(deps, n), meter, runModelId: "replay:test" }),
+    fileSubagents: buildFileSubagents({ agents: loaded.agents.filter((a) => a.source !== "builtin"), parentSystemPrompt: "PARENT PROMPT", tools, middlewareFor: (n) => buildSubagentMiddleware(deps, n), meter, runModelId: "replay:test", skillPath: (n) => `${SKILLS_MOUNT}${n}/` }),
   });
-  return { calls, backend, ran, meter, invoke: async () => (await agent.invoke({ messages: [new HumanMessage("go")] })).messages as BaseMessage[] };
+  return { calls, backend, ran, meter, uploads: backend.uploads, invoke: async () => (await agent.invoke({ messages: [new HumanMessage("go")] })).messages as BaseMessage[] };
 }
 
 const toolResults = (messages: BaseMessage[], name: string) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === name).map((m) => m.text);
@@ -153,5 +163,24 @@ describe("file agents are the run's subagents, as their files say", () => {
     const h = harness([task("general-purpose"), { text: "ok" }, call("confirming_completion", { summary: "done" })], loaded);
     expect(toolResults(await h.invoke(), "task")).toEqual(["ok"]);
     expect(h.calls[1]!.system).toContain("PARENT PROMPT\n\nOur general agent.");
+  });
+
+  it("skills, project and user level, are offered to the agent; a file agent gets the ones it names; nothing is uploaded to the sandbox", async () => {
+    const loaded = await repoAgents(
+      { ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: how we cut a release\n---\nTag it.\n", ".agents/agents/releaser.md": "---\ndescription: releases\nskills: release\ntools: [read_file]\n---\nRelease.\n" },
+      { ".agents/skills/triage/SKILL.md": "---\nname: triage\ndescription: how alice triages\n---\nLabel it.\n", ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: alice's release\n---\nNo.\n" },
+    );
+    expect(loaded.skills.map((s) => [s.name, s.level])).toEqual([["release", "project"], ["triage", "user"]]);
+    const h = harness([task("releaser"), call("read_file", { file_path: "/skills/release/SKILL.md" }), { text: "tagged" }, call("confirming_completion", { summary: "done" })], loaded);
+    const messages = await h.invoke();
+    expect(h.calls[0]!.system).toContain("how we cut a release");
+    expect(h.calls[0]!.system).toContain("how alice triages");
+    expect(h.calls[0]!.system).not.toContain("alice's release");
+    // The file agent's own skills middleware lists only the skill it names.
+    expect(h.calls[1]!.system).toContain("how we cut a release");
+    expect(h.calls[1]!.system).not.toContain("how alice triages");
+    expect(toolResults(messages, "task")).toEqual(["tagged"]);
+    expect(h.uploads).toEqual([]);
+    expect(h.backend.commands).toEqual([]);
   });
 });
