@@ -46,17 +46,17 @@ function run(model: ReturnType<typeof fakeModel>, budgetUsd: number, modelId = S
 
 describe("the run budget", () => {
   it.each([
-    // [input tokens of each earlier turn, budget, calls made before the stop]
-    [[10_000, 10_000, 10_000], 0.1, 3], // $0.03 a call: the 4th would pass $0.10
-    [[10_000], 0.0301, 1], // spent $0.03 + the next call's input passes $0.0301
-    [[10_000, 10_000], 1, 2], // never reached: the script ends the run
-  ])("turns of %j under $%s: %i model calls, then a stop turn", async (inputs, budget, made) => {
+    // [input tokens of each scripted turn, budget, tool calls made, stopped by the budget]
+    [[10_000, 10_000, 10_000, 10_000], 0.09, 3, true], // $0.03 a call: spent $0.09 + the 4th call's input passes $0.09
+    [[10_000, 10_000], 0.0301, 1, true], // spent $0.03 + the next call's input passes $0.0301
+    [[10_000, 10_000], 1, 2, false], // never reached: the script ends the run
+  ])("turns of %j under $%s: %i tool calls, stopped: %s", async (inputs, budget, made, stopped) => {
     const model = fakeModel();
     inputs.forEach((n, i) => model.respond(turn("execute", { command: `echo ${i}` }, `e${i}`, n)));
     model.respond(turn("confirming_completion", { summary: "done" }, "c", 0));
     const { backend, go } = run(model, budget);
     const { messages, record } = await go();
-    const stopped = made < inputs.length || (made === inputs.length && isBudgetStop(messages.at(-1)));
+    expect(isBudgetStop(messages.at(-1))).toBe(stopped);
     expect(backend.commands).toHaveLength(made);
     if (stopped) {
       expect(record.outcome).toBe("budget_exceeded");
