@@ -12,6 +12,7 @@ import type { SkillFiles } from "../agent/subagents/read-agent-dirs.js";
 import { SKILLS_MOUNT, SkillsBackend } from "../agent/subagents/skills-backend.js";
 import { CompositeBackend } from "deepagents";
 import { renderPrompt } from "../agent/prompts.js";
+import { composeSystemPrompt, type PromptParts } from "../agent/compose-prompt.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
 
@@ -28,6 +29,8 @@ export interface InvokeAgentOptions {
   signal: AbortSignal;
   /** File-based agents resolved for this run (built-ins are added by the agent itself), with the models they name. */
   agents?: { resolved: readonly ResolvedAgent[]; models?: ReadonlyMap<string, BaseChatModel>; runModelId: string; skills?: readonly SkillFiles[] };
+  /** Prompt parts after the global prompt (seed 004 order; keep them free of per-run values). */
+  promptParts?: Omit<PromptParts, "global">;
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
@@ -56,7 +59,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     },
   };
   const middleware = buildAgentMiddleware(deps);
-  const systemPrompt = renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch });
+  const systemPrompt = composeSystemPrompt({ global: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }), ...o.promptParts });
   const fileAgents = (o.agents?.resolved ?? []).filter((a) => a.source !== "builtin");
   const skills = o.agents?.skills ?? [];
   const sandboxBackend = new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal });
