@@ -24,6 +24,7 @@ import { replayScriptFromMessages } from "../agent/model/replay-script-from-mess
 import { OpenSweError } from "../errors.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { loadRunAgents } from "./load-run-agents.js";
+import { readContextAttachments } from "./context-attachments.js";
 
 export interface LocalRunOptions {
   config: AppConfig;
@@ -33,6 +34,8 @@ export interface LocalRunOptions {
   model?: string;
   /** Print each tool's full output instead of its first line. */
   verbose?: boolean;
+  /** Repository paths attached to the request (`--context`), read from the mirror at the run's commit. */
+  context?: string[];
   /** Write the run's model turns here as a replay script (`--model replay:<file>` plays it back). */
   record?: string;
   out: (text: string) => void;
@@ -109,9 +112,9 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     });
     const startedAt = new Date();
     let calls = 0;
-    const message = new HumanMessage(
-      [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n"),
-    );
+    const request = [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n");
+    const attached = o.context?.length ? await readContextAttachments(mirror, ws.sha, o.context) : [];
+    const message = new HumanMessage(attached.length > 0 ? { content: [{ type: "text", text: request }, ...attached.map((text) => ({ type: "text", text }))] } : request);
     const result = await invokeAgent({
       model: runModel.model,
       sandbox,

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,10 +19,10 @@ function repoWith(files: Record<string, string>): string {
   return repo;
 }
 
-function run(repo: string, script: unknown[], env: Record<string, string> = {}) {
+function run(repo: string, script: unknown[], env: Record<string, string> = {}, args: string[] = []) {
   const file = join(mkdtempSync(join(tmpdir(), "script-")), "script.json");
   writeFileSync(file, JSON.stringify(script));
-  return spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "--model", `replay:${file}`, "do the task"], {
+  return spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", repo, "--model", `replay:${file}`, ...args, "do the task"], {
     cwd: mkdtempSync(join(tmpdir(), "cwd-")),
     env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: mkdtempSync(join(tmpdir(), "d-")), ...env },
     encoding: "utf8",
@@ -77,9 +77,16 @@ describe("open-swe run with the repository's agents and a budget (replayed model
       { tool_calls: [{ name: "write_file", args: { file_path: "/skills/release/SKILL.md", content: "hijacked" } }] },
       { tool_calls: [{ name: "reply_to_user", args: { body: "read it" } }] },
       { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
-    ]);
+    ], {}, ["--context", "README.md", "--context", ".agents"]);
     expect(res.stderr).toBe("");
     expect(res.status).toBe(0);
+    // --context: the committed file and a directory's tree ride along with the request, from the mirror.
+    const transcript = JSON.parse(readFileSync(/^transcript: (.+)$/m.exec(res.stdout)![1]!, "utf8")) as Array<{ type: string; content: unknown }>;
+    expect(transcript[0]!.content).toEqual([
+      { type: "text", text: expect.stringContaining("<request>\ndo the task\n</request>") },
+      { type: "text", text: '<context_file path="README.md">\n# demo\n\n</context_file>' },
+      { type: "text", text: '<context_directory path=".agents">\nskills/\n  release/\n    SKILL.md\n</context_directory>' },
+    ]);
     expect(res.stdout).toMatch(/· read_file \{"file_path":"\/skills\/release\/SKILL\.md"\}\n  ↳ .*description: how we cut a release/);
     expect(res.stdout).toMatch(/· execute \{"command":"ls \/skills 2>&1 \|\| true"\}\n  ↳ .*No such file or directory/);
     expect(res.stdout).toMatch(/· write_file .*\n  ↳ .*read-only/);
