@@ -26,6 +26,7 @@ import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { loadRunAgents } from "./load-run-agents.js";
 import { resolveRef } from "../sandbox/workspace/mirror.js";
+import { attachRequestImages } from "../github/request-images.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -130,6 +131,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, thread: { modelId } })).model }),
     log: ctx.log,
   });
+  // Screenshots in a person's request are fetched here, host-side, and given to the model as images.
+  const message = await attachRequestImages(data, taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost), { token: () => ctx.github.repoScopedToken(data.installationId, data.repo), signal: ctx.signal });
   const budgets = [ctx.config.env.AGENT_MAX_BUDGET_USD, repoConfig.agent.max_budget_usd].filter((b): b is number => b !== undefined);
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
@@ -168,7 +171,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
-    message: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost),
+    message,
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
