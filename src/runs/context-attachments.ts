@@ -1,3 +1,4 @@
+import { HumanMessage } from "@langchain/core/messages";
 import { posix } from "node:path";
 import { hostGit } from "../sandbox/workspace/host-git.js";
 
@@ -99,4 +100,16 @@ export async function readContextAttachments(mirror: string, commit: string, pat
   }
   for (const raw of paths.slice(MAX_CONTEXT_PATHS)) blocks.push(`<context_skipped path="${esc(raw)}">more than ${MAX_CONTEXT_PATHS} context paths</context_skipped>`);
   return blocks;
+}
+
+/** `--context <path>` (or `--context=<path>`) options written in a request, in order (pure). */
+export function requestContextPaths(text: string): string[] {
+  return [...text.matchAll(/(?:^|\s)--context(?:=|\s+)(\S+)/g)].map((m) => m[1]!);
+}
+
+/** The message with context blocks after its content (text or blocks). */
+export function withContextBlocks(message: HumanMessage, blocks: readonly string[]): HumanMessage {
+  if (blocks.length === 0) return message;
+  const head = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+  return new HumanMessage({ content: [...head, ...blocks.map((text) => ({ type: "text", text }))] as never });
 }

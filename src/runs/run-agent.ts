@@ -27,6 +27,7 @@ import { resolveRunModel } from "./resolve-run-model.js";
 import { loadRunAgents } from "./load-run-agents.js";
 import { resolveRef } from "../sandbox/workspace/mirror.js";
 import { attachRequestImages } from "../github/request-images.js";
+import { readContextAttachments, requestContextPaths, withContextBlocks } from "./context-attachments.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -132,7 +133,10 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     log: ctx.log,
   });
   // Screenshots in a person's request are fetched here, host-side, and given to the model as images.
-  const message = await attachRequestImages(data, taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost), { token: () => ctx.github.repoScopedToken(data.installationId, data.repo), signal: ctx.signal });
+  const withImages = await attachRequestImages(data, taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost), { token: () => ctx.github.repoScopedToken(data.installationId, data.repo), signal: ctx.signal });
+  // `--context <path>` in the request: committed files and trees at the workspace's commit, from the mirror.
+  const contextPaths = ["comment", "issue_opened", "issue_labeled"].includes(data.trigger) ? requestContextPaths(data.text) : [];
+  const message = withContextBlocks(withImages, contextPaths.length > 0 ? await readContextAttachments(ws.mirror, ws.workspace.sha, contextPaths) : []);
   const budgets = [ctx.config.env.AGENT_MAX_BUDGET_USD, repoConfig.agent.max_budget_usd].filter((b): b is number => b !== undefined);
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;

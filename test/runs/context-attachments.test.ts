@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readContextAttachments, renderTree, repoPath } from "../../src/runs/context-attachments.js";
+import { HumanMessage } from "@langchain/core/messages";
+import { readContextAttachments, renderTree, repoPath, requestContextPaths, withContextBlocks } from "../../src/runs/context-attachments.js";
 import { ensureMirror } from "../../src/sandbox/workspace/mirror.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
@@ -68,5 +69,18 @@ describe("--context attachments, read from the mirror at the run's commit", () =
 
   it("renderTree cuts at the depth", () => {
     expect(renderTree(["a/b/c.txt", "a/d.txt", "e.txt"], 2)).toBe("a/\n  b/\n  d.txt\ne.txt");
+  });
+
+  it.each([
+    ["fix it --context src/a.ts", ["src/a.ts"]],
+    ["--context=docs --context README.md please", ["docs", "README.md"]],
+    ["no--context x", []],
+    ["nothing", []],
+  ])("requestContextPaths(%j)", (text, paths) => expect(requestContextPaths(text)).toEqual(paths));
+
+  it("withContextBlocks appends blocks to text or block content", () => {
+    expect(withContextBlocks(new HumanMessage("t"), ["<c/>"]).content).toEqual([{ type: "text", text: "t" }, { type: "text", text: "<c/>" }]);
+    const m = new HumanMessage("t");
+    expect(withContextBlocks(m, [])).toBe(m);
   });
 });
