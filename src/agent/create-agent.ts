@@ -49,7 +49,7 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
     middleware: [todoListMiddleware() as AgentMiddleware, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
     subagents: [
-      ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name) ? [] : [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }]),
+      ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name) ? [] : [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware, ...(options.skills?.length ? { skills: options.skills } : {}) }]),
       ...(options.fileSubagents ?? []).map((a) => ({ ...a, middleware: [verdictGuardMiddleware() as AgentMiddleware, ...(a.middleware ?? [])] })),
     ],
     ...(options.backend ? { backend: options.backend } : {}),

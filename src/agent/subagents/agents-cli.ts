@@ -62,6 +62,10 @@ export async function runAgentsCli(argv: string[], config: AppConfig, out: (text
     maxBudgetPerRun: d.maxBudgetPerRun ?? null,
     whenToUseExamples: d.whenToUseExamples,
     metadata: d.metadata,
+    color: d.color ?? null,
+    hooks: d.hooks ?? null,
+    mcpConfig: d.mcpConfig ?? null,
+    condenser: d.condenser,
   }));
   const skills = loaded.skills.map((s) => ({ name: s.name, source: s.level }));
   out(`${JSON.stringify({ agents, passedOver: loaded.passedOver, skills }, null, 2)}\n`);

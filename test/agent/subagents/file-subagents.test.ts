@@ -171,7 +171,7 @@ describe("file agents are the run's subagents, as their files say", () => {
       { ".agents/skills/triage/SKILL.md": "---\nname: triage\ndescription: how alice triages\n---\nLabel it.\n", ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: alice's release\n---\nNo.\n" },
     );
     expect(loaded.skills.map((s) => [s.name, s.level])).toEqual([["release", "project"], ["triage", "user"]]);
-    const h = harness([task("releaser"), call("read_file", { file_path: "/skills/release/SKILL.md" }), { text: "tagged" }, call("confirming_completion", { summary: "done" })], loaded);
+    const h = harness([task("releaser"), call("read_file", { file_path: "/skills/release/SKILL.md" }), { text: "tagged" }, task("general-purpose"), { text: "gp" }, call("confirming_completion", { summary: "done" })], loaded);
     const messages = await h.invoke();
     expect(h.calls[0]!.system).toContain("how we cut a release");
     expect(h.calls[0]!.system).toContain("how alice triages");
@@ -179,7 +179,9 @@ describe("file agents are the run's subagents, as their files say", () => {
     // The file agent's own skills middleware lists only the skill it names.
     expect(h.calls[1]!.system).toContain("how we cut a release");
     expect(h.calls[1]!.system).not.toContain("how alice triages");
-    expect(toolResults(messages, "task")).toEqual(["tagged"]);
+    expect(toolResults(messages, "task")).toEqual(["tagged", "gp"]);
+    // The general-purpose subagent inherits the run's skills (deepagents' rule).
+    expect(h.calls[4]!.system).toContain("how alice triages");
     expect(h.uploads).toEqual([]);
     expect(h.backend.commands).toEqual([]);
   });
