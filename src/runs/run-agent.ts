@@ -24,10 +24,7 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
-import { loadRunAgents } from "./load-run-agents.js";
-import { resolveRef } from "../sandbox/workspace/mirror.js";
-import { attachRequestImages } from "../github/request-images.js";
-import { readContextAttachments, requestContextPaths, withContextBlocks } from "./context-attachments.js";
+import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -122,22 +119,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
   ] as StructuredToolInterface[];
-  // Agent files come from the default branch in the host mirror (what the repo's people committed, like
-  // `.github/open-swe.yml`), never from the run's branch or the sandbox: the agent cannot define its own.
-  const agents = await loadRunAgents({
-    mirror: ws.mirror,
-    commit: await resolveRef(ws.mirror, `refs/heads/${ws.defaultBranch}`),
-    user: { root: ctx.config.userAgentsRoot, login: data.requester.login },
-    runTools: tools.map((t) => t.name),
-    ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, thread: { modelId } })).model }),
-    log: ctx.log,
-  });
-  // Screenshots in a person's request are fetched here, host-side, and given to the model as images.
-  const withImages = await attachRequestImages(data, taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost), { token: () => ctx.github.repoScopedToken(data.installationId, data.repo), signal: ctx.signal });
-  // `--context <path>` in the request: committed files and trees at the workspace's commit, from the mirror.
-  const contextPaths = ["comment", "issue_opened", "issue_labeled"].includes(data.trigger) ? requestContextPaths(data.text) : [];
-  const message = withContextBlocks(withImages, contextPaths.length > 0 ? await readContextAttachments(ws.mirror, ws.workspace.sha, contextPaths) : []);
-  const budgets = [ctx.config.env.AGENT_MAX_BUDGET_USD, repoConfig.agent.max_budget_usd].filter((b): b is number => b !== undefined);
+  // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
+  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost), tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
   const startedKey = `${ctx.jobId}:started`;
   const { messages, meter, error, resumed } = await invokeAgent({
@@ -168,14 +151,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
       ...(runModel.fallbackModelId ? { fallbackModelId: runModel.fallbackModelId } : {}),
-      ...(budgets.length > 0 ? { budgetUsd: Math.min(...budgets), budgetModelId: runModel.settings.modelId } : {}),
+      ...inputs.budget,
       logger: ctx.log,
     },
-    agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId, skills: agents.skills },
+    agents: inputs.agents,
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
-    message,
+    message: inputs.message,
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
@@ -201,7 +184,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
-    ...(agents.note ? [agents.note] : []),
+    ...(inputs.note ? [inputs.note] : []),
   ];
   await finishRun(gh, record, notes);
   if (error !== undefined) throw error;
