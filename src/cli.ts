@@ -17,7 +17,8 @@ const USAGE = `usage: open-swe <command>
   analyze <owner/repo> [--continual]   queue the review-style analyzer for a repo (bootstrap by default)
   runs ls|show …            recent agent/review runs and one run's record (open-swe runs help)
   jobs ls|retry …           a queue's jobs; retry a failed one (open-swe jobs help)
-  run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] "<task>"   run the agent locally: progress, branch, diff, transcript
+  run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"   run the agent locally: progress, branch, diff, transcript
+  agents list --repo <path|owner/name> [--user <login>]   the repo's (and a user's) subagents as JSON: where each came from, which files lost and why
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent>  run a benchmark
 `;
@@ -127,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
+  const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs", "agents"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
     switch (command) {
       case "web":
@@ -150,11 +151,22 @@ export async function main(argv: string[]): Promise<void> {
         const repo = repoAt >= 0 ? args[repoAt + 1] : undefined;
         const model = modelAt >= 0 ? args[modelAt + 1] : undefined;
         const record = recordAt >= 0 ? args[recordAt + 1] : undefined;
-        const task = args.filter((_, i) => ![repoAt, repoAt + 1, modelAt, modelAt + 1, recordAt, recordAt + 1].includes(i)).join(" ").trim();
-        if (!repo || !task || (recordAt >= 0 && !record)) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] "<task>"');
+        const contextAt = args.flatMap((a, i) => (a === "--context" ? [i, i + 1] : []));
+        const context = contextAt.filter((_, k) => k % 2 === 1).map((i) => args[i]);
+        const task = args.filter((_, i) => ![repoAt, repoAt + 1, modelAt, modelAt + 1, recordAt, recordAt + 1, ...contextAt].includes(i)).join(" ").trim();
+        if (!repo || !task || (recordAt >= 0 && !record) || context.some((c) => !c)) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"');
         const { runLocal } = await import("./runs/local-run.js");
-        process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), out: (t) => process.stdout.write(t) });
+        process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context: context as string[] } : {}), out: (t) => process.stdout.write(t) });
         return;
+      }
+      case "agents": {
+        const { runAgentsCli, AgentsUsageError } = await import("./agent/subagents/agents-cli.js");
+        try {
+          return await runAgentsCli(rest, config, (t) => process.stdout.write(t));
+        } catch (err) {
+          if (err instanceof AgentsUsageError) throw new UsageError(err.message);
+          throw err;
+        }
       }
       case "sandbox": {
         const { runSandboxCli } = await import("./sandbox/cli.js");

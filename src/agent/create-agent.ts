@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { GENERAL_PURPOSE_SUBAGENT, createDeepAgent, type CreateDeepAgentParams } from "deepagents";
+import { GENERAL_PURPOSE_SUBAGENT, createDeepAgent, type CreateDeepAgentParams, type SubAgent } from "deepagents";
 import { todoListMiddleware, type AgentMiddleware } from "langchain";
 import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
@@ -29,6 +29,10 @@ export interface CreateOpenSweAgentOptions {
   toolPolicies?: { denied: readonly string[]; ask: readonly string[] };
   /** Every tool call that ran (main agent and subagents): name, duration, result. */
   onToolExecuted?: (name: string, durationMs: number, result: unknown) => void;
+  /** File-based agents (`buildFileSubagents`); one named `general-purpose` replaces the built-in. */
+  fileSubagents?: SubAgent[];
+  /** Skill source paths in the backend (deepagents skills), e.g. `/skills/`. */
+  skills?: string[];
 }
 
 /**
@@ -56,9 +60,14 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     systemPrompt: options.systemPrompt,
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
     middleware: [todoListMiddleware() as AgentMiddleware, policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
-    subagents: [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware }],
+    subagents: [
+      ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name) ? [] : [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware, ...(options.skills?.length ? { skills: options.skills } : {}) }]),
+      // File agents get the same outer rules (policies, tool events, verdict guard) before their own stack.
+      ...(options.fileSubagents ?? []).map((a) => ({ ...a, middleware: [policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...(a.middleware ?? [])] })),
+    ],
     ...(options.backend ? { backend: options.backend } : {}),
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    ...(options.skills?.length ? { skills: options.skills } : {}),
     // Approve or reject only: an edited call would run arguments nobody but the editor saw.
     ...(ask.length > 0 ? { interruptOn: Object.fromEntries(ask.map((t) => [t, { allowedDecisions: ["approve", "reject"] as ("approve" | "reject")[] }])) } : {}),
   });

@@ -12,6 +12,14 @@ export class RunMeter {
   parentCalls = 0;
   readonly subagentTurns: AIMessage[] = [];
   readonly subagentToolCounts: Record<string, number> = {};
+  /** Each named subagent's turns this run (for its `max_iteration_per_run` and `max_budget_per_run`). */
+  readonly turnsByAgent = new Map<string, AIMessage[]>();
+  /** USD the main agent spent this run so far (kept by the run budget), for the subagents' view of the budget. */
+  parentSpentUsd = 0;
+
+  turnsOf(agent: string): readonly AIMessage[] {
+    return this.turnsByAgent.get(agent) ?? [];
+  }
 
   get calls(): number {
     return this.parentCalls + this.subagentTurns.length;
@@ -19,12 +27,15 @@ export class RunMeter {
 }
 
 /** In a subagent: records each model turn and tool call on the run's meter. */
-export function subagentMeterMiddleware(meter: RunMeter) {
+export function subagentMeterMiddleware(meter: RunMeter, agent = "general-purpose") {
   return createMiddleware({
     name: "SubagentMeterMiddleware",
     afterModel: (state) => {
       const last = state.messages.at(-1);
-      if (last && AIMessage.isInstance(last) && !isModelCallLimitMessage(last)) meter.subagentTurns.push(last);
+      if (last && AIMessage.isInstance(last) && !isModelCallLimitMessage(last)) {
+        meter.subagentTurns.push(last);
+        meter.turnsByAgent.set(agent, [...meter.turnsOf(agent), last]);
+      }
       return undefined;
     },
     wrapToolCall: async (request, handler) => {

@@ -6,7 +6,7 @@ import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
 import { canonicalModelId, modelRule } from "./model/model-table.js";
 
-export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval"]);
+export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded"]);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 export const RunRecord = z.object({
@@ -117,6 +117,7 @@ export function prUrlFrom(messages: readonly BaseMessage[], prTools: readonly st
 
 export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | undefined): RunOutcome {
   const last = messages.at(-1);
+  if (last && AIMessage.isInstance(last) && last.response_metadata["budget_exceeded"] === true) return "budget_exceeded";
   if (isModelCallLimitMessage(last)) return "step_limit";
   if (last && AIMessage.isInstance(last) && last.text.startsWith("Stopping: the sandbox failed")) return "sandbox_failed";
   if (prUrl) return "pr_opened";

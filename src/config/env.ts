@@ -93,6 +93,10 @@ export const EnvSchema = z.object({
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   /** Slack bot token (`xoxb-…`): the worker re-reads messages and answers with it. */
   SLACK_BOT_TOKEN: z.string().min(1).optional(),
+  /** A run stops before the model call that would take its cost past this (USD); unset: no budget. */
+  AGENT_MAX_BUDGET_USD: z.coerce.number().positive("a positive amount in USD").optional(),
+  /** User-level agents and skills: `<root>/<login>/.agents/agents/*.md`; default `$DATA_DIR/users`. */
+  USER_AGENTS_ROOT: z.string().min(1).optional(),
   CI: bool(false),
   /** Linear webhook signing secret; unset: every request to /webhooks/linear is refused. */
   LINEAR_WEBHOOK_SECRET: z.string().min(1).optional(),
@@ -130,6 +134,8 @@ export interface AppConfig {
   gitRemoteTemplate: string;
   /** `MCP_SECRET_<NAME>` variables by NAME: header values of the team's MCP servers (`${NAME}`). */
   mcpSecrets: Record<string, string>;
+  /** USER_AGENTS_ROOT resolved (default `<dataDir>/users`). */
+  userAgentsRoot: string;
 }
 
 export class ConfigError extends OpenSweError<"config_invalid"> {
@@ -196,6 +202,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.QUEUE_REDIS_URL ?? null,
     mcpSecrets: Object.fromEntries(Object.entries(cleaned).flatMap(([k, v]) => (k.startsWith("MCP_SECRET_") && v !== undefined ? [[k.slice("MCP_SECRET_".length), v]] : []))),
     dataDir,
+    userAgentsRoot: e.USER_AGENTS_ROOT ? resolve(cwd, e.USER_AGENTS_ROOT) : join(dataDir, "users"),
     botLogins: [`${e.APP_SLUG}[bot]`, ...e.BOT_LOGINS],
   };
 }

@@ -37,6 +37,8 @@ export const RepoConfig = z
         tools: ToolPolicies.default({}),
         /** MCP servers for this repository's runs (no secrets; remote ones must be public addresses). */
         mcp_servers: McpServers.default({}),
+        /** USD one run may spend; with AGENT_MAX_BUDGET_USD set too, the lower wins. */
+        max_budget_usd: z.number().positive().optional(),
       })
       .strict()
       .default({ network: true, allow_workflow_changes: false, tools: {}, mcp_servers: {} }),

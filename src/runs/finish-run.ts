@@ -11,6 +11,7 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
   incomplete: "I stopped before finishing the task.",
   failed: "I hit an error and could not finish.",
   awaiting_approval: "",
+  budget_exceeded: "I stopped before a model call that would have taken this run past its budget.",
 };
 
 /**
@@ -20,6 +21,7 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
 export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[]): Promise<void> {
   const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
   if (record.error) extra.push(`Error: ${record.error}`);
+  if (record.outcome === "budget_exceeded") extra.push(`Spent: $${(record.costUsd ?? 0).toFixed(4)}.`);
   if (ctx.source) {
     // Slack, Linear, …: one closing message, always with the PR link (the agent's replies cannot be edited here).
     const lead = [...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];

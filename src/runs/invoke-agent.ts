@@ -7,8 +7,14 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import { RunMeter } from "../agent/run-meter.js";
+import { buildFileSubagents } from "../agent/subagents/build-file-subagents.js";
+import type { ResolvedAgent } from "../agent/subagents/resolve-agents.js";
+import type { SkillFiles } from "../agent/subagents/read-agent-dirs.js";
+import { SKILLS_MOUNT, SkillsBackend } from "../agent/subagents/skills-backend.js";
+import { CompositeBackend } from "deepagents";
 import { renderPrompt } from "../agent/prompts.js";
 import { toolPolicyNotice, type RunToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { composeSystemPrompt, type PromptParts } from "../agent/compose-prompt.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
 
@@ -23,6 +29,10 @@ export interface InvokeAgentOptions {
   message: HumanMessage;
   execTimeoutMs: number;
   signal: AbortSignal;
+  /** File-based agents resolved for this run (built-ins are added by the agent itself), with the models they name. */
+  agents?: { resolved: readonly ResolvedAgent[]; models?: ReadonlyMap<string, BaseChatModel>; runModelId: string; skills?: readonly SkillFiles[] };
+  /** Prompt parts after the global prompt (seed 004 order; keep them free of per-run values). */
+  promptParts?: Omit<PromptParts, "global">;
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
@@ -72,13 +82,37 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     },
   };
   const middleware = buildAgentMiddleware(deps);
+  const systemPrompt = composeSystemPrompt({ global: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
+    ...o.promptParts,
+    context: [...(o.promptParts?.context ?? []), ...(o.toolPolicies ? [toolPolicyNotice(o.toolPolicies)] : [])],
+  });
+  const fileAgents = (o.agents?.resolved ?? []).filter((a) => a.source !== "builtin");
+  const skills = o.agents?.skills ?? [];
+  const sandboxBackend = new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal });
+  // Skills are served to the file tools from the worker's memory (read from the mirror), never copied into the sandbox.
+  const backend = skills.length > 0 ? new CompositeBackend(sandboxBackend, { [SKILLS_MOUNT]: new SkillsBackend(skills) }) : sandboxBackend;
   const agent = createOpenSweAgent({
     model: o.model,
-    systemPrompt: [renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }), o.toolPolicies ? toolPolicyNotice(o.toolPolicies) : ""].filter(Boolean).join("\n\n"),
-    backend: new SandboxBackend(o.sandbox, { timeoutMs: o.execTimeoutMs, signal: o.signal }),
+    systemPrompt,
+    backend,
+    ...(skills.length > 0 ? { skills: [SKILLS_MOUNT] } : {}),
     tools: o.tools,
     middleware,
     subagentMiddleware: buildSubagentMiddleware(deps),
+    ...(fileAgents.length > 0
+      ? {
+          fileSubagents: buildFileSubagents({
+            agents: fileAgents,
+            parentSystemPrompt: systemPrompt,
+            tools: o.tools,
+            middlewareFor: (name) => buildSubagentMiddleware(deps, name),
+            meter,
+            runModelId: o.agents!.runModelId,
+            skillPath: (name) => (skills.some((s) => s.name === name) ? `${SKILLS_MOUNT}${name}/` : undefined),
+            ...(o.agents?.models ? { models: o.agents.models } : {}),
+          }),
+        }
+      : {}),
     checkpointer: o.checkpointer,
     ...(o.toolPolicies ? { toolPolicies: o.toolPolicies } : {}),
     ...(o.onToolExecuted ? { onToolExecuted: o.onToolExecuted } : {}),
@@ -99,7 +133,9 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
             progress({ kind: "tool", name, input: typeof input === "string" ? input : JSON.stringify(input) });
           },
           handleToolEnd: (output, runId) => {
-            const content = (output as { content?: unknown } | undefined)?.content ?? output;
+            // A `task` result is a Command whose last message is the subagent's answer.
+            const update = (output as { update?: { messages?: Array<{ content?: unknown }> } } | undefined)?.update;
+            const content = update?.messages?.at(-1)?.content ?? (output as { content?: unknown } | undefined)?.content ?? output;
             progress({ kind: "tool_result", name: names.get(runId) ?? "tool", output: typeof content === "string" ? content : JSON.stringify(content) });
           },
         }),

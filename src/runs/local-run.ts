@@ -23,6 +23,8 @@ import { classifyRepoArg } from "./repo-arg.js";
 import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
 import { OpenSweError } from "../errors.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+import { loadRunAgents } from "./load-run-agents.js";
+import { readContextAttachments } from "./context-attachments.js";
 
 export interface LocalRunOptions {
   config: AppConfig;
@@ -32,6 +34,8 @@ export interface LocalRunOptions {
   model?: string;
   /** Print each tool's full output instead of its first line. */
   verbose?: boolean;
+  /** Repository paths attached to the request (`--context`), read from the mirror at the run's commit. */
+  context?: string[];
   /** Write the run's model turns here as a replay script (`--model replay:<file>` plays it back). */
   record?: string;
   out: (text: string) => void;
@@ -98,11 +102,19 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       createHttpRequestTool(),
       createFetchUrlTool(),
     ] as StructuredToolInterface[];
+    // The repository's agents at the commit the run works on, read from the host mirror.
+    const agents = await loadRunAgents({
+      mirror,
+      commit: ws.sha,
+      runTools: tools.map((t) => t.name),
+      ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, thread: { modelId } })).model }),
+      log: { warn: (meta: { file?: string; reason?: string }) => o.out(`agent file skipped: ${meta.file ?? "?"}: ${meta.reason ?? ""}\n`) },
+    });
     const startedAt = new Date();
     let calls = 0;
-    const message = new HumanMessage(
-      [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n"),
-    );
+    const request = [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n");
+    const attached = o.context?.length ? await readContextAttachments(mirror, ws.sha, o.context) : [];
+    const message = new HumanMessage(attached.length > 0 ? { content: [{ type: "text", text: request }, ...attached.map((text) => ({ type: "text", text }))] } : request);
     const result = await invokeAgent({
       model: runModel.model,
       sandbox,
@@ -114,7 +126,9 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
         notifyStepLimit: async (text) => o.out(`\n${text}\n`),
         replyTools: ["reply_to_user"],
         ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
+        ...(o.config.env.AGENT_MAX_BUDGET_USD !== undefined ? { budgetUsd: o.config.env.AGENT_MAX_BUDGET_USD, budgetModelId: runModel.settings.modelId } : {}),
       },
+      agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId, skills: agents.skills },
       checkpointer: new MemorySaver(),
       threadId,
       prompt: { repo: name, defaultBranch: current },
@@ -142,6 +156,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       await writeFile(o.record, `${JSON.stringify(replayScriptFromMessages(result.messages), null, 2)}\n`);
       o.out(`recorded: ${o.record} (play it back with --model replay:${o.record})\n`);
     }
+    if (record.outcome === "budget_exceeded") o.out(`\nstopped: the next model call would have taken the run past its budget of $${o.config.env.AGENT_MAX_BUDGET_USD}; spent $${(record.costUsd ?? 0).toFixed(4)}\n`);
     o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n`);
     return record.outcome === "failed" ? 1 : 0;
   } finally {

@@ -31,6 +31,7 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -169,6 +170,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...mcp.tools,
   ] as StructuredToolInterface[];
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
+  // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
+  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => /reply|comment/.test(n)) } : null), tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
@@ -207,12 +210,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
       ...(runModel.fallbackModelId ? { fallbackModelId: runModel.fallbackModelId } : {}),
+      ...inputs.budget,
       logger: ctx.log,
     },
+    agents: inputs.agents,
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
-    message: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => /reply|comment/.test(n)) } : null),
+    message: inputs.message,
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
@@ -261,6 +266,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
     ...optional(mcpFailureNote(mcp.failures) ?? undefined),
+    ...(inputs.note ? [inputs.note] : []),
   ];
   await finishRun(gh, record, notes);
   if (error !== undefined) throw error;

@@ -7,6 +7,8 @@ import { idempotentToolCallsMiddleware, type IdempotentToolCallsDeps } from "./i
 import { modelCallLimit, subagentCallLimit } from "./model-call-limit.js";
 import { subagentMeterMiddleware, type RunMeter } from "../run-meter.js";
 import { modelFallbackMiddleware } from "./model-fallback.js";
+import { runBudgetMiddleware } from "./run-budget.js";
+import { subagentLimitsMiddleware } from "../subagents/subagent-limits.js";
 import { sandboxCircuitBreakerMiddleware, type SandboxCircuitBreakerDeps } from "./sandbox-circuit-breaker.js";
 import { sanitizeThinkingBlocksMiddleware } from "./sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./sanitize-tool-inputs.js";
@@ -36,6 +38,9 @@ export interface AgentMiddlewareDeps {
   /** Remember side-effecting tool results so a resumed run does not repeat them (tools default to SIDE_EFFECT_TOOLS). */
   idempotency?: Omit<IdempotentToolCallsDeps, "tools"> & { tools?: readonly string[] };
   logger?: Logger;
+  /** USD the run may spend, priced at `budgetModelId`'s rates; unset: no budget. */
+  budgetUsd?: number;
+  budgetModelId?: string;
 }
 
 export const DEFAULT_PUSH_TOOLS = ["commit_and_push"] as const;
@@ -52,6 +57,7 @@ export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware
   const stack: Array<AgentMiddleware | undefined> = [
     sanitizeToolInputsMiddleware(),
     modelCallLimit(deps.modelCallLimit, deps.meter),
+    deps.budgetUsd !== undefined ? runBudgetMiddleware({ budgetUsd: deps.budgetUsd, modelId: deps.budgetModelId ?? "", ...(deps.meter ? { meter: deps.meter } : {}) }) : undefined,
     toolErrorsMiddleware(),
     scopedAgentsMdMiddleware({ workspaceRoot: deps.workspaceRoot, readFile: deps.readWorkspaceFile }),
     followUpQueueMiddleware({ drainFollowUps: deps.drainFollowUps, ...(deps.threadId ? { threadId: deps.threadId } : {}), ...logger }),
@@ -73,11 +79,12 @@ export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware
  * follow-up draining, status, the no-empty-message nudge, the step-limit notice. (The verdict guard is
  * added by `createOpenSweAgent` for both.)
  */
-export function buildSubagentMiddleware(deps: AgentMiddlewareDeps & { meter: RunMeter }): AgentMiddleware[] {
+export function buildSubagentMiddleware(deps: AgentMiddlewareDeps & { meter: RunMeter }, agent?: string): AgentMiddleware[] {
   const stack: Array<AgentMiddleware | undefined> = [
     sanitizeToolInputsMiddleware(),
     subagentCallLimit(deps.modelCallLimit, deps.meter),
-    subagentMeterMiddleware(deps.meter),
+    subagentMeterMiddleware(deps.meter, agent),
+    deps.budgetUsd !== undefined ? subagentLimitsMiddleware({ name: "SubagentRunBudgetMiddleware", agent: agent ?? "general-purpose", modelId: deps.budgetModelId ?? "", meter: deps.meter, runBudgetUsd: deps.budgetUsd }) : undefined,
     toolErrorsMiddleware(),
     sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
     deps.idempotency ? idempotentToolCallsMiddleware({ ...deps.idempotency, tools: deps.idempotency.tools ?? SIDE_EFFECT_TOOLS }) : undefined,

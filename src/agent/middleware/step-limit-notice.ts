@@ -1,5 +1,6 @@
 import { createMiddleware } from "langchain";
 import type { Logger } from "../../logger.js";
+import { isBudgetStop } from "../budget.js";
 import { isModelCallLimitMessage } from "./model-call-limit.js";
 
 export interface StepLimitNoticeDeps {
@@ -16,7 +17,8 @@ export function stepLimitNoticeMiddleware(deps: StepLimitNoticeDeps) {
   return createMiddleware({
     name: "StepLimitNoticeMiddleware",
     afterAgent: async (state) => {
-      if (!isModelCallLimitMessage(state.messages.at(-1))) return undefined;
+      // A budget stop is told in the run's last reply, with what was spent.
+      if (!isModelCallLimitMessage(state.messages.at(-1)) || isBudgetStop(state.messages.at(-1))) return undefined;
       try {
         await deps.notify(STEP_LIMIT_TEXT);
       } catch (err) {

@@ -15,6 +15,8 @@ export const ReplayTurn = z
       .array(z.object({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() }).strict())
       .default([]),
     usage: z.object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) }).strict().optional(),
+    /** The model that answered the recorded turn: the turn is priced at its rate (a replay is otherwise free). */
+    model: z.string().min(1).optional(),
     /** How long this model call takes: lets a test send a message while the model is "thinking". */
     delay_ms: z.number().int().min(0).max(30_000).optional(),
   })
@@ -111,7 +113,7 @@ export class ReplayChatModel extends BaseChatModel {
       content: turn.text,
       id: `replay-${this.#cursor.nonce}-${index}`,
       tool_calls: turn.tool_calls.map((tc, i) => ({ name: tc.name, args: tc.args, id: tc.id ?? `replay_${this.#cursor.nonce}_${index}_${i}`, type: "tool_call" as const })),
-      response_metadata: { replayed: true, model_name: "replay" },
+      response_metadata: { replayed: true, model_name: turn.model ?? "replay" },
     });
     if (turn.usage) {
       const { input_tokens, output_tokens } = turn.usage;

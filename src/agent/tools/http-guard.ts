@@ -38,6 +38,8 @@ export interface GuardedResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The body's bytes as received (binary bodies: images). */
+  bytes: Buffer;
   truncated: boolean;
   /** The URL that answered, after redirects. */
   url: string;
@@ -109,6 +111,7 @@ interface Hop {
   status: number;
   headers: Record<string, string>;
   body: string;
+  bytes: Buffer;
   truncated: boolean;
 }
 
@@ -119,7 +122,10 @@ function oneHop(url: URL, addresses: ResolvedAddress[], method: string, headers:
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
-      const finish = (): void => resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString("utf8"), truncated });
+      const finish = (): void => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: bytes.toString("utf8"), bytes, truncated });
+      };
       res.on("data", (chunk: Buffer) => {
         if (truncated) return;
         const room = maxBytes - size;

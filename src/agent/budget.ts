@@ -1,0 +1,46 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { costOfTurns, pricedModelOf } from "./run-record.js";
+import { modelRule } from "./model/model-table.js";
+
+/** Marks a turn that was never a model call: it stopped the run (or a subagent) in its place. */
+export const BUDGET_EXCEEDED = "budget_exceeded";
+
+export function isBudgetStop(message: BaseMessage | undefined): boolean {
+  return message !== undefined && AIMessage.isInstance(message) && message.response_metadata[BUDGET_EXCEEDED] === true;
+}
+
+/** A rough token count of what the next call sends (≈ 4 characters a token): enough to stop before a budget, not to bill. */
+export function estimateInputTokens(messages: readonly BaseMessage[], systemPrompt = ""): number {
+  let chars = systemPrompt.length;
+  for (const m of messages) {
+    chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length;
+    const calls = (m as AIMessage).tool_calls;
+    if (calls?.length) chars += JSON.stringify(calls).length;
+  }
+  return Math.ceil(chars / 4);
+}
+
+/** USD the turns cost so far, at the rate of the model that answered each (0 when none has a price). */
+export function spentUsd(turns: readonly BaseMessage[], modelId: string): number {
+  return costOfTurns(turns, modelId) ?? 0;
+}
+
+/**
+ * USD of the next call's input at the model's (uncached) input rate; a model without a price (a
+ * replay, a self-hosted one) is priced as the last priced turn's model, else as free.
+ */
+export function nextCallUsd(inputTokens: number, modelId: string, turns: readonly BaseMessage[]): number {
+  let price = modelRule(modelId)?.price;
+  for (let i = turns.length - 1; !price && i >= 0; i -= 1) {
+    const m = turns[i]!;
+    if (AIMessage.isInstance(m)) price = modelRule(pricedModelOf(m, modelId))?.price;
+  }
+  return price ? (inputTokens * price.input) / 1_000_000 : 0;
+}
+
+export const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
+
+/** The turn that ends a run (or a subagent) in place of a model call; the run's normal exit path follows. */
+export function budgetStopMessage(text: string, spent: number, budget: number): AIMessage {
+  return new AIMessage({ content: text, response_metadata: { model_call_limit: true, [BUDGET_EXCEEDED]: true, spent_usd: spent, budget_usd: budget } });
+}
