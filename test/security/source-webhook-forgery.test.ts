@@ -91,4 +91,17 @@ describe("attacks on the source webhooks (Slack routes, real sockets)", () => {
     expect((await raw(configured.port!, "/webhooks/slack", Object.entries(signSlack(botBody, new Date())), botBody)).status).toBe(200);
     expect(await queued(configured)).toBe(0);
   });
+
+  it("signed url_verification is echoed and a signed interactivity payload gets 200; unsigned, both are 401", async () => {
+    const challenge = JSON.stringify({ type: "url_verification", challenge: "c-42" });
+    const ok = await raw(configured.port!, "/webhooks/slack", Object.entries(signSlack(challenge, new Date())), challenge);
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toEqual({ challenge: "c-42" });
+    const form = `payload=${encodeURIComponent(JSON.stringify({ type: "block_actions", actions: [{ action_id: "approve" }] }))}`;
+    const signed = { ...signSlack(form, new Date()), "content-type": "application/x-www-form-urlencoded" };
+    expect((await raw(configured.port!, "/webhooks/slack/interactivity", Object.entries(signed), form)).status).toBe(200);
+    expect((await raw(configured.port!, "/webhooks/slack/interactivity", [["content-type", "application/x-www-form-urlencoded"]], form)).status).toBe(401);
+    expect((await raw(configured.port!, "/webhooks/slack", [["content-type", "application/json"]], challenge)).status).toBe(401);
+    expect(await queued(configured)).toBe(0);
+  });
 });

@@ -28,7 +28,8 @@ export function parseSlackEvent(raw: Buffer): SourceEvent {
   const parsed = SlackEvent.safeParse(envelope.data.event);
   if (!parsed.success) return { kind: "ignore", reason: `event ${envelope.data.event.type} is not one we act on` };
   const event = parsed.data;
-  const botUserId = authorizations?.find((a) => a.user_id)?.user_id;
+  const authorized = authorizations?.find((a) => a.user_id)?.user_id;
+  const botUserId = authorized && /^[A-Z0-9]{1,40}$/.test(authorized) ? authorized : undefined;
   if (event.subtype && !PERSON_SUBTYPES.has(event.subtype)) return { kind: "ignore", reason: `message subtype ${event.subtype}` };
   if (event.bot_id || !event.user || event.user === botUserId) return { kind: "ignore", reason: "a bot's (or our own) message" };
   const mentioned = event.type === "app_mention" || event.channel_type === "im" || (botUserId !== undefined && event.text.includes(`<@${botUserId}>`));

@@ -1,15 +1,18 @@
 import { z } from "zod";
 
 /** Where the worker answers in Slack: the channel, the triggering message and its thread. */
+const SlackId = z.string().regex(/^[A-Z0-9]{1,40}$/, "a Slack id");
+const SlackTs = z.string().regex(/^\d{1,12}\.\d{1,8}$/, "a Slack message ts");
+
 export const SlackRef = z.object({
-  team: z.string().min(1),
-  channel: z.string().min(1),
+  team: SlackId,
+  channel: SlackId,
   /** The message that asked. */
-  ts: z.string().min(1),
+  ts: SlackTs,
   /** The thread it belongs to (its own ts for a top-level message). */
-  threadTs: z.string().min(1),
-  /** Our bot user in that workspace, so "since the previous mention" can be found. */
-  botUserId: z.string().min(1).optional(),
+  threadTs: SlackTs,
+  /** Our bot user in that workspace, so "since the previous mention" can be found (and stripped from the text). */
+  botUserId: SlackId.optional(),
 });
 export type SlackRef = z.infer<typeof SlackRef>;
 
@@ -19,9 +22,9 @@ const SlackMessageEvent = z.object({
   user: z.string().optional(),
   bot_id: z.string().optional(),
   text: z.string().default(""),
-  ts: z.string().min(1),
-  thread_ts: z.string().optional(),
-  channel: z.string().min(1),
+  ts: SlackTs,
+  thread_ts: SlackTs.optional(),
+  channel: SlackId,
   channel_type: z.string().optional(),
 });
 export type SlackMessageEvent = z.infer<typeof SlackMessageEvent>;
@@ -30,7 +33,7 @@ export const SlackEnvelope = z.discriminatedUnion("type", [
   z.object({ type: z.literal("url_verification"), challenge: z.string().max(1000) }),
   z.object({
     type: z.literal("event_callback"),
-    team_id: z.string().min(1),
+    team_id: SlackId,
     event_id: z.string().min(1),
     event: z.looseObject({ type: z.string() }),
     authorizations: z.array(z.looseObject({ user_id: z.string().optional() })).optional(),

@@ -45,6 +45,14 @@ describe("parseSlackEvent", () => {
     expect(parseSlackEvent(envelope(event as Record<string, unknown>)).kind).toBe("ignore");
   });
 
+  it("ids and timestamps that are not Slack's shapes are not acted on (they end up in API calls and patterns)", () => {
+    expect(parseSlackEvent(envelope({ ...mention, channel: "C1/../x" })).kind).toBe("ignore");
+    expect(parseSlackEvent(envelope({ ...mention, ts: "1.1.1" })).kind).toBe("ignore");
+    expect(parseSlackEvent(envelope(mention, { team_id: "T1 x" })).kind).toBe("ignore");
+    const odd = parseSlackEvent(envelope(mention, { authorizations: [{ user_id: ".*" }] }));
+    expect(odd.kind === "mention" && odd.ref).not.toHaveProperty("botUserId");
+  });
+
   it.each([["not JSON", "{"], ["an array", "[]"], ["an unknown envelope", JSON.stringify({ type: "app_rate_limited" })]])("ignores %s without throwing", (_n, body) => {
     expect(parseSlackEvent(Buffer.from(body)).kind).toBe("ignore");
   });
