@@ -112,6 +112,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
       maxBundleBytes: ctx.config.sandbox.maxBundleBytes,
       caps: commitCaps(ctx.config),
+      guardTests: data.trigger === "ci_fix",
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),

@@ -67,10 +67,14 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
     const head = remote.git("rev-parse", branch).trim();
 
-    // CI goes red on the head; the fix run is scripted to remove the unused variable and push.
+    // CI goes red on the head; the fix run is scripted to try greening CI with a skipped test first (the host
+    // refuses that push), then to remove the unused variable and push.
     writeFileSync(
       app.replay,
       JSON.stringify([
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.test.ts", content: 'it.skip("lint", () => {});\n' } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Skip the lint test" } }] },
+        { tool_calls: [{ name: "execute", args: { command: "git reset -q --soft HEAD~1 && git reset -q && rm a.test.ts" } }] },
         { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.ts", content: "export const used = 1;\n" } }] },
         { tool_calls: [{ name: "commit_and_push", args: { message: "Fix lint: no unused variable" } }] },
         { tool_calls: [{ name: "github_comment", args: { body: "Fixed the lint failure." } }] },
@@ -125,6 +129,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     // The run saw the failure as CI output, with the log tail.
     const saved = await new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` }).getTuple({ configurable: { thread_id: ISSUE_THREAD } });
     const humans = ((saved?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []).filter((m) => m.getType() === "human").map(content);
+    const tools = ((saved?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []).filter((m) => m.getType() === "tool").map(content);
+    expect(tools.find((t) => t.includes("weakens_tests"))).toMatch(/Push refused \(weakens_tests\): nothing was pushed, because it weakens the tests: adds a skip marker \(\.skip\(\) in a\.test\.ts/);
+    expect(remote.git("ls-tree", "--name-only", branch)).not.toMatch(/a\.test\.ts/);
     expect(humans.at(-1)).toMatch(/<ci_failure>[\s\S]*- lint \(https:\/\/github.com\/octo\/hello\/runs\/77\)[\s\S]*never used[\s\S]*<\/ci_failure>/);
   });
 });
