@@ -49,8 +49,8 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
-    fixResult = record.pushedSha ? "pushed" : "no_change";
-    return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
+    fixResult = record.pushedSha ? "pushed" : record.autofixGate?.rerunRuns ? "rerun" : "no_change";
+    return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs, ...(record.autofixGate ? { autofixGate: record.autofixGate.classification } : {}) };
   } finally {
     clearInterval(renew);
     release();

@@ -218,7 +218,9 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
 
   const attempt = input.attempts.total + (decision.action === "dispatch" ? 1 : 0);
-  const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action);
+  // A flaky head's re-run gives its fingerprint back: the next red on it is a new job, not a duplicate id.
+  const reruns = trigger === "ci" ? await ledger.reruns(ref!, headSha) : 0;
+  const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action, ...(reruns > 0 ? [`r${reruns}`] : []));
   // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
   await ctx.queues.add(
     "agent",

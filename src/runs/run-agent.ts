@@ -2,6 +2,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
+import { gateCiFix } from "../autofix/confidence-gate.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -77,6 +78,9 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     if (err instanceof OpenSweError) return refuse(octokit, data, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
     throw err;
   }
+
+  const gated = await gateCiFix(data, ctx, octokit, runtime.effects, runModel);
+  if (gated.record) return gated.record;
 
   const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log });
   let expectedOld = ws.expectedOld;
@@ -173,6 +177,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   });
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
+  if (gated.gate) record.autofixGate = gated.gate;
   await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
   const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.

@@ -3,7 +3,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
+import { AutofixLedger } from "../../src/autofix/autofix-ledger.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
@@ -72,6 +74,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     writeFileSync(
       app.replay,
       JSON.stringify([
+        { text: '{"classification":"fix","reason":"a lint error in a.ts","evidence":"a.ts:1:7 error \'unused\' is assigned a value but never used"}' },
         { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.test.ts", content: 'it.skip("lint", () => {});\n' } }] },
         { tool_calls: [{ name: "commit_and_push", args: { message: "Skip the lint test" } }] },
         { tool_calls: [{ name: "execute", args: { command: "git reset -q --soft HEAD~1 && git reset -q && rm a.test.ts" } }] },
@@ -133,5 +136,57 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(tools.find((t) => t.includes("weakens_tests"))).toMatch(/Push refused \(weakens_tests\): nothing was pushed, because it weakens the tests: adds a skip marker \(\.skip\(\) in a\.test\.ts/);
     expect(remote.git("ls-tree", "--name-only", branch)).not.toMatch(/a\.test\.ts/);
     expect(humans.at(-1)).toMatch(/<ci_failure>[\s\S]*- lint \(https:\/\/github.com\/octo\/hello\/runs\/77\)[\s\S]*never used[\s\S]*<\/ci_failure>/);
+  });
+
+  it("a flaky failure on the fixed head re-runs only the failed jobs and changes no code", async () => {
+    const head = remote.git("rev-parse", branch).trim();
+    // The gate's one model call says flaky; the run ends there (no further turn is scripted).
+    writeFileSync(app.replay, JSON.stringify([{ text: '{"classification":"flaky","reason":"a network timeout reaching the registry","evidence":"npm ERR! network ETIMEDOUT"}' }]));
+    const red = () => {
+      nock(API)
+        .get(`/repos/octo/hello/commits/${head}/check-runs`)
+        .query(true)
+        .reply(200, { total_count: 1, check_runs: [{ id: 78, name: "test", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/78", app: { slug: "github-actions" } }] });
+      nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    };
+    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
+    red();
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API).get("/repos/octo/hello/check-runs/78").reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API).get("/repos/octo/hello/actions/jobs/78/logs").reply(200, "npm ERR! network request to https://registry.npmjs.org failed, reason: ETIMEDOUT\n");
+    // The fix run: its check, the gate's re-read of the head, the job's workflow run, the re-run; no push, no comment.
+    const started = nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 881 });
+    red();
+    nock(API).get("/repos/octo/hello/actions/jobs/78").reply(200, { id: 78, run_id: 4242 });
+    const rerun = nock(API).post("/repos/octo/hello/actions/runs/4242/rerun-failed-jobs").reply(201, {});
+    const settled = nock(API)
+      .patch("/repos/octo/hello/check-runs/881", (b: { conclusion: string; output: { title: string } }) => b.conclusion === "neutral" && b.output.title === "Re-ran failed jobs")
+      .reply(200, { id: 881 });
+    const sent = await sendWebhook(app.proc.port!, {
+      event: "check_run",
+      payload: {
+        action: "completed",
+        installation: { id: INSTALLATION },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+        check_run: { id: 78, name: "test", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
+      },
+    });
+    const decided = await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(sent.deliveryId));
+    expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", attempt: 2 } });
+    const agentJob = (decided.returnvalue as { agentJob: string }).agentJob;
+    const run = await waitForJob(app.proc.queues.queues.agent, agentJob, 60_000);
+    expect(run.failedReason).toBeUndefined();
+    expect(run.returnvalue).toMatchObject({ outcome: "completed", autofixGate: "flaky" });
+    expect(rerun.isDone() && started.isDone() && settled.isDone()).toBe(true);
+    expect(remote.git("rev-parse", branch).trim()).toBe(head);
+    const record = await new RunRecords(testRedis(), app.prefix).get(agentJob);
+    expect(record).toMatchObject({ trigger: "ci_fix", replayed: true, modelCalls: 1, autofixGate: { classification: "flaky", evidence: "npm ERR! network ETIMEDOUT", rerunRuns: [4242], rerun: 1 } });
+    // The re-run spent no attempt: the next red on this head is judged afresh.
+    expect(await new AutofixLedger(testRedis(), app.prefix).attempts("octo/hello#12", head)).toEqual({ total: 1, onHead: 0 });
   });
 });
