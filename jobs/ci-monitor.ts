@@ -1,6 +1,7 @@
+import { sweepCiMonitor } from "../src/autofix/ci-monitor.js";
+import type { JobData } from "../src/queue/schemas.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
-import { notAvailableYet } from "../src/worker/not-available.js";
 
-export async function processCiMonitor(_data: unknown, _ctx: JobContext): Promise<JobOutcome> {
-  return notAvailableYet("The CI monitor sweep");
+export async function processCiMonitor(_data: JobData<"ci-monitor">, ctx: JobContext): Promise<JobOutcome> {
+  return { outcome: "swept", ...(await sweepCiMonitor(ctx)) };
 }

@@ -18,6 +18,7 @@ import { PrThreads } from "./threads/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
+import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { privateDirs } from "./sandbox/host-identity.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
@@ -111,6 +112,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
     await scheduleSandboxSweep(queues, config.sandbox);
+    await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
   }
   let health: { port: number; close(): Promise<void> } | null = null;
   if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {

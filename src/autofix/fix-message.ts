@@ -54,3 +54,12 @@ export async function reviewFixMessage(octokit: Octokit, repo: { owner: string; 
     body.length > MAX_REVIEW_CHARS ? `${body.slice(0, MAX_REVIEW_CHARS)}\n…(cut)` : body,
   ].join("\n");
 }
+
+/** The fix run's task for a pull request in conflict with its base. */
+export function conflictFixMessage(pr: { number: number; headSha: string }, baseBranch: string): string {
+  return [
+    `Pull request #${pr.number} (head ${pr.headSha.slice(0, 12)}) has merge conflicts with its base branch \`${baseBranch}\`.`,
+    `The base is in your repository as \`origin/${baseBranch}\`. Merge it into this branch (\`git merge --no-ff origin/${baseBranch}\`; never rebase, never force-push), resolve every conflict keeping both sides' intent, remove all conflict markers, run the tests, then commit the merge and push it with commit_and_push.`,
+    "Do not weaken, skip or delete tests to get through the merge. If a conflict cannot be resolved safely, abort the merge (`git merge --abort`), change nothing and say why in a comment.",
+  ].join("\n");
+}

@@ -11,8 +11,8 @@ import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState, type CiState } from "./ci-state.js";
-import { ciFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
-import { ciFixMessage, reviewFixMessage } from "./fix-message.js";
+import { ciFingerprint, conflictFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
+import { ciFixMessage, conflictFixMessage, reviewFixMessage } from "./fix-message.js";
 import { AUTOFIX_CHECK_NAME, CAP_COMMENT, skipNotice, type SkipFacts } from "./skip-notice.js";
 
 const RECHECK_MS = 120_000;
@@ -23,7 +23,7 @@ interface OpenPr {
   body: string | null;
   user: { login: string } | null;
   head: { sha: string; ref: string };
-  base: { sha: string };
+  base: { sha: string; ref: string };
 }
 
 /** The PR a red check is about: the event names it, or the head commit's open PR in this repo. */
@@ -102,7 +102,7 @@ export function manualCiEvent(job: { installationId: number; owner: string; repo
  * of `decideAutofix` says so; every decision is one log line and a record on the PR.
  */
 export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: ManualFix): Promise<JobOutcome> {
-  const trigger: AutofixTrigger = data.kind === "review_feedback" ? "review_feedback" : "ci";
+  const trigger: AutofixTrigger = data.kind === "review_feedback" ? "review_feedback" : data.kind === "merge_conflict" ? "merge_conflict" : "ci";
   const log = ctx.log.child({ kind: data.kind, check: data.name, sha: data.headSha, ...(manual ? { manual: manual.requester.login } : {}) });
   const ledger = new AutofixLedger(ctx.redis, ctx.prefix);
   const repoName = `${data.owner}/${data.repo}`;
@@ -173,7 +173,8 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     if (Date.now() - since >= ctx.config.env.AUTOFIX_SETTLE_MINUTES * 60_000) pending = [];
   }
   const failingNames = head ? [...new Set(head.failing.map((f) => f.name))] : null;
-  const fingerprint = trigger === "ci" ? ciFingerprint(headSha, failingNames ?? []) : `review:${data.reviewId ?? data.deliveryId}`;
+  const fingerprint =
+    trigger === "ci" ? ciFingerprint(headSha, failingNames ?? []) : trigger === "merge_conflict" ? conflictFingerprint(headSha, pr!.baseSha) : `review:${data.reviewId ?? data.deliveryId}`;
   const reviewerCanWrite = trigger === "review_feedback" ? await canWrite(ctx, octokit, data, log) : undefined;
   const profile = await ctx.settings.getProfile(thread!.requester);
   const input: AutofixInput = {
@@ -211,7 +212,11 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
 
   // Built before the claim: if reading the logs or the review fails, the retry still finds the attempt unspent.
   const text =
-    trigger === "ci" ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing) : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
+    trigger === "ci"
+      ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing)
+      : trigger === "merge_conflict"
+        ? conflictFixMessage({ number: found!.number, headSha }, found!.base.ref)
+        : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
   // Dispatch or batch: claimed atomically, so a redelivery or a second red check on the head racing us does nothing.
   const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: trigger === "ci", counts: decision.action === "dispatch" });
   if (claim !== "ok") decision = { action: "skip", reason: claim };
@@ -235,6 +240,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
       text,
       ...(manual ? { comment: manual.comment } : {}),
       ...(trigger === "ci" ? { autofixHead: headSha } : {}),
+      ...(trigger === "merge_conflict" ? { autofixBase: found!.base.ref } : {}),
       deliveryId: agentJob,
     },
     agentJob,

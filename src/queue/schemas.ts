@@ -29,6 +29,8 @@ export const AgentJob = z.object({
   model: ModelId.optional(),
   /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
   autofixHead: z.string().min(1).optional(),
+  /** ci_fix for a merge conflict: the base branch the run merges in (shared into its sandbox). */
+  autofixBase: z.string().min(1).optional(),
   comment: CommentRef.optional(),
   deliveryId: z.string().min(1),
 });
@@ -50,7 +52,7 @@ export const ReviewJob = z.object({
 
 export const CiEventJob = z.object({
   ...Repo,
-  kind: z.enum(["check_run", "check_suite", "workflow_run", "status", "review_feedback"]),
+  kind: z.enum(["check_run", "check_suite", "workflow_run", "status", "review_feedback", "merge_conflict"]),
   name: z.string(),
   conclusion: z.string(),
   headSha: z.string(),

@@ -23,6 +23,8 @@ export interface CommitAndPushDeps {
   caps: CommitCaps;
   /** A CI fix run: the host refuses a push that skips or deletes tests (`test-weakening.ts`). */
   guardTests?: boolean;
+  /** A merge-conflict fix: the base's own test changes are not the run's. */
+  guardTestsAcceptFrom?: string;
 }
 
 export const commitCaps = (config: AppConfig): CommitCaps => ({ maxFiles: config.env.AGENT_COMMIT_MAX_FILES, maxBytes: config.env.AGENT_COMMIT_MAX_MB * 1024 * 1024 });
@@ -68,6 +70,7 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           maxBytes: deps.maxBundleBytes,
           caps: deps.caps,
           ...(deps.guardTests ? { guardTests: true } : {}),
+          ...(deps.guardTestsAcceptFrom ? { guardTestsAcceptFrom: deps.guardTestsAcceptFrom } : {}),
         });
         ctx.state.pushedSha = pushed.newSha;
         await deps.onPushed(pushed.newSha);

@@ -20,6 +20,7 @@ import { RunRecords } from "../store/run-records.js";
 import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { JobContext } from "../worker/job-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { shareBranchWithSandbox } from "../sandbox/workspace/share-branch.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
@@ -84,6 +85,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
 
   const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log });
   let expectedOld = ws.expectedOld;
+  // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
+  if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, expectedOld);
   const gh: GitHubRunContext = {
     octokit,
     installationId: data.installationId,
@@ -117,6 +120,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       maxBundleBytes: ctx.config.sandbox.maxBundleBytes,
       caps: commitCaps(ctx.config),
       guardTests: data.trigger === "ci_fix",
+      ...(data.autofixBase ? { guardTestsAcceptFrom: `refs/heads/${data.autofixBase}` } : {}),
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }),
     createHttpRequestTool(),

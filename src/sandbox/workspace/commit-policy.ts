@@ -80,7 +80,7 @@ export async function trackedBuildDirs(mirror: string, base: string, changes: re
 export const MAX_GUARDED_TEST_FILES = 300;
 
 /** Host side, in the mirror: each changed test file's content before and after `from..to` (for `testWeakening`). */
-export async function testFileChanges(mirror: string, from: string, to: string): Promise<TestFileChange[] | null> {
+export async function testFileChanges(mirror: string, from: string, to: string, acceptFrom?: string): Promise<TestFileChange[] | null> {
   const raw = await hostGit(["-C", mirror, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]);
   const fields = raw.split("\0");
   const files: { path: string; old: string; new: string }[] = [];
@@ -88,6 +88,16 @@ export async function testFileChanges(mirror: string, from: string, to: string):
     const meta = fields[i]!.split(" ");
     const path = fields[i + 1]!;
     if (isTestPath(path)) files.push({ path, old: meta[2] ?? "", new: meta[3] ?? "" });
+  }
+  if (acceptFrom && files.length > 0) {
+    // A merge brings the base's own test changes: a file left exactly as the base has it is not the run's doing.
+    const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-z", acceptFrom, "--", ...files.map((f) => `:(literal)${f.path}`)]).catch(() => "");
+    const atBase = new Map(out.split("\0").filter(Boolean).map((l) => [l.slice(l.indexOf("\t") + 1), l.split(" ")[2]?.split("\t")[0] ?? ""]));
+    const gone = (sha: string) => /^0*$/.test(sha);
+    for (let i = files.length - 1; i >= 0; i--) {
+      const f = files[i]!;
+      if (gone(f.new) ? !atBase.has(f.path) : atBase.get(f.path) === f.new) files.splice(i, 1);
+    }
   }
   if (files.length > MAX_GUARDED_TEST_FILES) return null;
   const blob = async (sha: string) => (/^0*$/.test(sha) ? "" : hostGit(["-C", mirror, "cat-file", "blob", sha]).catch(() => ""));

@@ -85,6 +85,8 @@ export interface VerifyAndPushOptions {
   caps?: CommitCaps;
   /** A CI fix run: refuse a push that skips or deletes tests or assertions (`test-weakening.ts`). */
   guardTests?: boolean;
+  /** A merge of this commit's branch: test files left exactly as it has them are not judged. */
+  guardTestsAcceptFrom?: string;
 }
 
 export interface PushResult {
@@ -142,7 +144,7 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
       if (refusal) throw new PushRejectedError("not_the_task", refusal);
     }
     if (opts.guardTests) {
-      const tests = await testFileChanges(opts.mirror, opts.expectedOld, newSha);
+      const tests = await testFileChanges(opts.mirror, opts.expectedOld, newSha, opts.guardTestsAcceptFrom);
       if (tests === null) throw new PushRejectedError("weakens_tests", `it changes more than ${MAX_GUARDED_TEST_FILES} test files, too many to check on a CI fix; change only the tests the failure is about`);
       const weakened = testWeakening(tests);
       if (weakened) throw new PushRejectedError("weakens_tests", weakened);
