@@ -1,3 +1,4 @@
+import { replayBatched } from "../src/autofix/batched-events.js";
 import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
@@ -58,6 +59,8 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
     await ctx.locks.release(data.threadId, ctx.jobId);
+    // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
+    await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
     // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
     // (said so to the user) must not start a chain of continuations failing the same way.
     if (ran) await continueSafely();

@@ -10,6 +10,7 @@ import type { AgentJob, CiEventJob } from "../queue/schemas.js";
 import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
+import { BatchedEvents, replayBatched } from "./batched-events.js";
 import { readCiState, type CiState } from "./ci-state.js";
 import { ciFingerprint, conflictFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
 import { ciFixMessage, conflictFixMessage, reviewFixMessage } from "./fix-message.js";
@@ -210,6 +211,13 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
 
+  if (decision.action === "batch" && !manual) {
+    await new BatchedEvents(ctx.redis, ctx.prefix).store(thread!.id, fingerprint, data);
+    // The run may have ended between our look at its lock and the store: then nobody would replay it.
+    const replayed = (await ctx.locks.holder(thread!.id)) === null ? await replayBatched(ctx, thread!.id) : 0;
+    return done(decision, { ...facts, attempt: input.attempts.total, ...(replayed ? { replayed } : {}) });
+  }
+
   // Built before the claim: if reading the logs or the review fails, the retry still finds the attempt unspent.
   const text =
     trigger === "ci"
@@ -226,7 +234,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   // A flaky head's re-run gives its fingerprint back: the next red on it is a new job, not a duplicate id.
   const reruns = trigger === "ci" ? await ledger.reruns(ref!, headSha) : 0;
   const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action, ...(reruns > 0 ? [`r${reruns}`] : []));
-  // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
+  // A writer's `fix ci` on a busy thread: its agent job becomes a follow-up its run reads (jobs/agent.ts).
   await ctx.queues.add(
     "agent",
     {

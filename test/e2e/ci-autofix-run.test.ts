@@ -7,6 +7,7 @@ import { AutofixLedger } from "../../src/autofix/autofix-ledger.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
@@ -189,4 +190,70 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     // The re-run spent no attempt: the next red on this head is judged afresh.
     expect(await new AutofixLedger(testRedis(), app.prefix).attempts("octo/hello#12", head)).toEqual({ total: 1, onHead: 0 });
   });
+
+  it("red CI while the thread's run is busy is batched (no attempt spent), then replayed as its own fix run when the run ends", async () => {
+    const head = remote.git("rev-parse", branch).trim();
+    const locks = new RunLocks(testRedis(), app.prefix, 60_000);
+    // A task on the issue keeps the thread busy: its first model call takes a while.
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { delay_ms: 2_500, tool_calls: [{ name: "github_comment", args: { body: "Looked into it." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
+      ]),
+    );
+    repoCalls();
+    nock(API).post("/repos/octo/hello/issues/comments/912/reactions").reply(201, {});
+    nock(API).post("/repos/octo/hello/issues/8/comments", { body: "Looked into it." }).reply(201, { id: 657 });
+    nock(API).patch("/repos/octo/hello/issues/comments/657").reply(200, { id: 657 });
+    const task = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 912, body: "@open-swe look into the docs", pullRequest: false }) });
+    for (let i = 0; i < 200 && (await locks.holder(ISSUE_THREAD)) === null; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
+
+    const red = () => {
+      nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
+      nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+      nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+      nock(API)
+        .get(`/repos/octo/hello/commits/${head}/check-runs`)
+        .query(true)
+        .reply(200, { total_count: 1, check_runs: [{ id: 79, name: "types", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/79", app: { slug: "github-actions" } }] });
+      nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
+      nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+      nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+      nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    };
+    red();
+    const sent = await sendWebhook(app.proc.port!, {
+      event: "check_run",
+      payload: {
+        action: "completed",
+        installation: { id: INSTALLATION },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+        check_run: { id: 79, name: "types", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
+      },
+    });
+    expect(await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(sent.deliveryId))).toMatchObject({ returnvalue: { outcome: "batch", reason: "batched" } });
+    const ledger = new AutofixLedger(testRedis(), app.prefix);
+    expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 1, onHead: 0 });
+
+    // When the task's run ends, the event is decided again: a fix run of its own (the gate says no change here).
+    writeFileSync(app.replay, JSON.stringify([{ text: '{"classification":"no_change","reason":"the type error is in generated code the branch does not touch","evidence":"gen/api.d.ts:1"}' }]));
+    red();
+    nock(API).get("/repos/octo/hello/check-runs/79").reply(200, { id: 79, name: "types", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API).get("/repos/octo/hello/actions/jobs/79/logs").reply(200, "gen/api.d.ts:1 error TS2304\n");
+    nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 882 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    const comment = nock(API).post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /changed nothing, because the type error is in generated code/.test(b.body)).reply(201, { id: 658 });
+    const settled = nock(API).patch("/repos/octo/hello/check-runs/882", (b: { conclusion: string }) => b.conclusion === "neutral").reply(200, { id: 882 });
+    expect(await waitForJob(app.proc.queues.queues.agent, deliveryJobId(task.deliveryId), 60_000)).toMatchObject({ state: "completed" });
+    for (let i = 0; i < 400 && !(comment.isDone() && settled.isDone()); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(comment.isDone() && settled.isDone()).toBe(true);
+    const replays = (await app.proc.queues.queues["ci-event"].getJobs(["completed"])).filter((j) => j.id?.startsWith("j__autofix-replay"));
+    expect(replays.map((j) => j.returnvalue)).toMatchObject([{ outcome: "dispatch", reason: "dispatched", attempt: 2 }]);
+    expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 2, onHead: 1 });
+  });
+
 });

@@ -1,6 +1,7 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AutofixLedger } from "../../src/autofix/autofix-ledger.js";
+import { BatchedEvents } from "../../src/autofix/batched-events.js";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -188,19 +189,23 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     }
   });
 
-  it("a thread whose run is active gets the failure as a follow-up job, spending no attempt", async () => {
+  it("a thread whose run is active: the event is stored for after the run (no agent job, no attempt)", async () => {
     await ourPr(17);
     await proc.queues.queues.agent.add("agent", {}, { jobId: "busy-run", delay: 3600_000 });
     await new RunLocks(testRedis(), prefix, 60_000).acquire(THREAD, "busy-run");
     try {
       const sha = head();
       pull(17, sha);
-      ciFacts(sha);
+      ciFacts(sha, { logs: false });
       const done = await deliver(17, sha);
+      const agents = await proc.queues.queues.agent.count();
       expect(done).toMatchObject({ returnvalue: { outcome: "batch", reason: "batched", attempt: 0 } });
-      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
-      expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 17 });
+      expect(done.returnvalue).not.toHaveProperty("agentJob");
+      expect(await proc.queues.queues.agent.count()).toBe(agents);
       expect(await new AutofixLedger(testRedis(), prefix).attempts("octo/hello#17", sha)).toEqual({ total: 0, onHead: 0 });
+      expect(await new AutofixLedger(testRedis(), prefix).handled("octo/hello#17")).toEqual([]);
+      const stored = await new BatchedEvents(testRedis(), prefix).take(THREAD);
+      expect(stored).toMatchObject([{ fingerprint: `${sha}:lint`, event: { prNumbers: [17], headSha: sha } }]);
     } finally {
       await new RunLocks(testRedis(), prefix, 60_000).release(THREAD, "busy-run");
     }
