@@ -4,6 +4,7 @@ import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
+import { RunRegistry } from "../src/threads/run-registry.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
@@ -41,6 +42,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "nothing_pending" };
   }
+  // Until its own end below, the run is on the registry the hourly reconcile checks for runs that vanished.
+  const registry = new RunRegistry(ctx.redis, ctx.prefix);
+  await registry.register(ctx.jobId, data);
   // A CI fix run shows itself on the head it fixes; a fix that became a follow-up above has no check of its own.
   const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;
   let fixResult: FixRunResult = "failed";
@@ -59,6 +63,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
     await ctx.locks.release(data.threadId, ctx.jobId);
+    await registry.unregister(ctx.jobId).catch(() => undefined);
     // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
     await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
     // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed

@@ -1,7 +1,9 @@
 import { sweepCiMonitor } from "../src/autofix/ci-monitor.js";
 import type { JobData } from "../src/queue/schemas.js";
+import { reconcileRuns } from "../src/threads/reconcile.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
-export async function processCiMonitor(_data: JobData<"ci-monitor">, ctx: JobContext): Promise<JobOutcome> {
+export async function processCiMonitor(data: JobData<"ci-monitor">, ctx: JobContext): Promise<JobOutcome> {
+  if (data.reason === "reconcile") return { outcome: "reconciled", ...(await reconcileRuns(ctx)) };
   return { outcome: "swept", ...(await sweepCiMonitor(ctx)) };
 }

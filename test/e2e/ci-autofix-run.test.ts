@@ -8,6 +8,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
+import { RunRegistry } from "../../src/threads/run-registry.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
@@ -209,6 +210,8 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const task = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 912, body: "@open-swe look into the docs", pullRequest: false }) });
     for (let i = 0; i < 200 && (await locks.holder(ISSUE_THREAD)) === null; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
+    // The running job is on the registry the hourly reconcile checks; it leaves it at its own end.
+    expect((await new RunRegistry(testRedis(), app.prefix).list()).map((r) => r.jobId)).toEqual([deliveryJobId(task.deliveryId)]);
 
     const red = () => {
       nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
@@ -254,6 +257,8 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const replays = (await app.proc.queues.queues["ci-event"].getJobs(["completed"])).filter((j) => j.id?.startsWith("j__autofix-replay"));
     expect(replays.map((j) => j.returnvalue)).toMatchObject([{ outcome: "dispatch", reason: "dispatched", attempt: 2 }]);
     expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 2, onHead: 1 });
+    for (let i = 0; i < 100 && (await new RunRegistry(testRedis(), app.prefix).list()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await new RunRegistry(testRedis(), app.prefix).list()).toEqual([]);
   });
 
 });
