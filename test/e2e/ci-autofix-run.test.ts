@@ -1,4 +1,7 @@
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -259,6 +262,57 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 2, onHead: 1 });
     for (let i = 0; i < 100 && (await new RunRegistry(testRedis(), app.prefix).list()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await new RunRegistry(testRedis(), app.prefix).list()).toEqual([]);
+  });
+
+
+  it("a PR in conflict with its base, found by the CI monitor: the fix run merges the base in the sandbox and pushes a merge commit", async () => {
+    const head = remote.git("rev-parse", branch).trim();
+    // The base moves on with its own a.ts: an add/add conflict with the branch's.
+    const work = mkdtempSync(join(tmpdir(), "osw-base-"));
+    const g = (...a: string[]) => execFileSync("git", ["-C", work, ...a], { encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
+    execFileSync("git", ["clone", "-q", "-b", "main", remote.bare, work]);
+    writeFileSync(join(work, "a.ts"), "export const fromMain = 2;\n");
+    g("add", "-A");
+    g("commit", "-q", "-m", "main's a.ts");
+    g("push", "-q", "origin", "main");
+    const main = remote.git("rev-parse", "main").trim();
+
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "execute", args: { command: "git merge --no-ff origin/main" } }] },
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.ts", content: "export const used = 1;\nexport const fromMain = 2;\n" } }] },
+        { tool_calls: [{ name: "execute", args: { command: "git add -A && git commit -q --no-edit" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Merge main" } }] },
+        { tool_calls: [{ name: "github_comment", args: { body: "Merged main and resolved the conflict in a.ts." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "merged" } }] },
+      ]),
+    );
+    const dirty = () =>
+      nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", mergeable_state: "dirty", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: main, ref: "main" } });
+    dirty(); // the sweep
+    dirty(); // the ci-event job
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    // The fix run on the thread's branch.
+    repoCalls();
+    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
+    const reply = nock(API).post("/repos/octo/hello/issues/12/comments", { body: "Merged main and resolved the conflict in a.ts." }).reply(201, { id: 659 });
+    nock(API).patch("/repos/octo/hello/issues/comments/659").reply(200, { id: 659 });
+
+    const id = "j__test-sweep__conflict";
+    await app.proc.queues.add("ci-monitor", { reason: "manual" }, id);
+    const swept = await waitForJob(app.proc.queues.queues["ci-monitor"], id);
+    expect(swept.returnvalue).toMatchObject({ enqueued: 1 });
+    const decided = await waitForJob(app.proc.queues.queues["ci-event"], (swept.returnvalue as { jobs: string[] }).jobs[0]!);
+    expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", fingerprint: `conflict:${head}:${main}` } });
+    const fix = await waitForJob(app.proc.queues.queues.agent, (decided.returnvalue as { agentJob: string }).agentJob, 60_000);
+    expect(fix.failedReason).toBeUndefined();
+    expect(reply.isDone()).toBe(true);
+    const merged = remote.git("rev-parse", branch).trim();
+    expect(remote.git("rev-list", "--parents", "-n", "1", merged).trim().split(" ").slice(1)).toEqual([head, main]);
+    expect(remote.git("show", `${merged}:a.ts`)).toBe("export const used = 1;\nexport const fromMain = 2;\n");
   });
 
 });

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { commitAndPushTool } from "../../src/runs/commit-and-push-tool.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
@@ -83,8 +83,12 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
     mirror = await ensureMirror({ mirrorRoot, repo: "acme/app", remoteUrl: origin });
     mainSha = await resolveRef(mirror, "main");
   });
-  afterAll(async () => {
+  const destroyAll = async () => {
     for (const s of await provider.list()) await provider.destroy(s.id);
+  };
+  afterEach(destroyAll);
+  afterAll(async () => {
+    await destroyAll();
     await rm(tmp, { recursive: true, force: true });
   });
 
