@@ -1,4 +1,5 @@
 import { UnrecoverableError } from "bullmq";
+import { replayBatched } from "../src/autofix/batched-events.js";
 import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
 import { ApprovalStore } from "../src/approvals/approval-store.js";
 import { approvalStore } from "../src/approvals/handle-approval.js";
@@ -6,6 +7,7 @@ import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
+import { RunRegistry } from "../src/threads/run-registry.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
@@ -66,6 +68,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "nothing_pending" };
   }
+  // Until its own end below, the run is on the registry the hourly reconcile checks for runs that vanished.
+  const registry = new RunRegistry(ctx.redis, ctx.prefix);
+  await registry.register(ctx.jobId, data);
   // A CI fix run shows itself on the head it fixes; a fix that became a follow-up above has no check of its own.
   const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;
   let fixResult: FixRunResult = "failed";
@@ -75,9 +80,16 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
-    fixResult = record.pushedSha ? "pushed" : "no_change";
+    fixResult = record.pushedSha ? "pushed" : record.autofixGate?.rerunRuns ? "rerun" : "no_change";
     const approvalId = (record as { approvalId?: string }).approvalId;
-    return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs, ...(approvalId ? { approvalId } : {}) };
+    return {
+      outcome: record.outcome,
+      prUrl: record.prUrl,
+      costUsd: record.costUsd,
+      durationMs: record.durationMs,
+      ...(approvalId ? { approvalId } : {}),
+      ...(record.autofixGate ? { autofixGate: record.autofixGate.classification } : {}),
+    };
   } finally {
     clearInterval(renew);
     release();
@@ -85,6 +97,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
     await ctx.locks.release(data.threadId, ctx.jobId);
+    await registry.unregister(ctx.jobId).catch(() => undefined);
+    // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
+    await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
     // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
     // (said so to the user) must not start a chain of continuations failing the same way.
     if (ran) await continueSafely();

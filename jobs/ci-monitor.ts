@@ -1,6 +1,9 @@
+import { sweepCiMonitor } from "../src/autofix/ci-monitor.js";
+import type { JobData } from "../src/queue/schemas.js";
+import { reconcileRuns } from "../src/threads/reconcile.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
-import { notAvailableYet } from "../src/worker/not-available.js";
 
-export async function processCiMonitor(_data: unknown, _ctx: JobContext): Promise<JobOutcome> {
-  return notAvailableYet("The CI monitor sweep");
+export async function processCiMonitor(data: JobData<"ci-monitor">, ctx: JobContext): Promise<JobOutcome> {
+  if (data.reason === "reconcile") return { outcome: "reconciled", ...(await reconcileRuns(ctx)) };
+  return { outcome: "swept", ...(await sweepCiMonitor(ctx)) };
 }

@@ -19,6 +19,8 @@ import { PrThreads } from "./threads/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
+import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
+import { scheduleReconcile } from "./threads/reconcile.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { privateDirs } from "./sandbox/host-identity.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
@@ -123,6 +125,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
     await scheduleSandboxSweep(queues, config.sandbox);
+    await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
+    await scheduleReconcile(queues);
   }
   let health: { port: number; close(): Promise<void> } | null = null;
   if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {

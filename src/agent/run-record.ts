@@ -1,5 +1,6 @@
 import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { z } from "zod";
+import { GateResult } from "../autofix/classify-failure.js";
 import { DEFAULT_REPLY_TOOLS } from "./middleware/build-agent-middleware.js";
 import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
@@ -30,6 +31,8 @@ export const RunRecord = z.object({
   /** The commit this run pushed last, if it pushed. */
   pushedSha: z.string().optional(),
   error: z.string().optional(),
+  /** A CI fix run's confidence gate: the failure's classification and its evidence. */
+  autofixGate: GateResult.optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

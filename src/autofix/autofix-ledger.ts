@@ -25,6 +25,28 @@ redis.call("expire", KEYS[2], ARGV[6])
 return "ok"
 `;
 
+/** KEYS: reruns hash. ARGV: head field, max, ttl. The n-th re-run of this head, or nil past the max. */
+const CLAIM_RERUN = `
+local n = redis.call("hincrby", KEYS[1], ARGV[1], 1)
+if n > tonumber(ARGV[2]) then redis.call("hincrby", KEYS[1], ARGV[1], -1) return false end
+redis.call("expire", KEYS[1], ARGV[3])
+return n
+`;
+
+/** KEYS: handled set, attempts hash. ARGV: head sha, head field. Gives back the head's CI attempt and its fingerprints. */
+const REFUND_HEAD = `
+local removed = 0
+for _, f in ipairs(redis.call("smembers", KEYS[1])) do
+  if string.sub(f, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. ":" then redis.call("srem", KEYS[1], f) removed = removed + 1 end
+end
+local onHead = tonumber(redis.call("hget", KEYS[2], ARGV[2]) or "0")
+if onHead > 0 then
+  redis.call("hincrby", KEYS[2], ARGV[2], -1)
+  if tonumber(redis.call("hget", KEYS[2], "total") or "0") > 0 then redis.call("hincrby", KEYS[2], "total", -1) end
+end
+return removed
+`;
+
 export interface AutofixRecord extends AutofixDecision {
   at: number;
   trigger: string;
@@ -67,6 +89,25 @@ export class AutofixLedger {
       c.counts ? "1" : "0",
       String(TTL_SECONDS),
     )) as "ok" | "already_handled" | "max_attempts";
+  }
+
+  /** The n-th re-run of a flaky head's failed jobs (1-based), or null once `max` were spent. */
+  async claimRerun(pr: string, headSha: string, max: number): Promise<number | null> {
+    const n = (await this.redis.eval(CLAIM_RERUN, 1, this.key("reruns", pr), `head:${headSha}`, String(max), String(TTL_SECONDS))) as number | null;
+    return n === null ? null : Number(n);
+  }
+
+  async unclaimRerun(pr: string, headSha: string): Promise<void> {
+    await this.redis.hincrby(this.key("reruns", pr), `head:${headSha}`, -1);
+  }
+
+  async reruns(pr: string, headSha: string): Promise<number> {
+    return Number((await this.redis.hget(this.key("reruns", pr), `head:${headSha}`)) ?? 0);
+  }
+
+  /** A re-run is no fix attempt: the head's attempt and its handled fingerprints are given back. */
+  async refundHead(pr: string, headSha: string): Promise<void> {
+    await this.redis.eval(REFUND_HEAD, 2, this.key("handled", pr), this.key("attempts", pr), headSha, `head:${headSha}`);
   }
 
   async record(pr: string, rec: AutofixRecord): Promise<void> {

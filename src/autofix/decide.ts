@@ -82,3 +82,8 @@ export function decideAutofix(input: AutofixInput): AutofixDecision {
 export function ciFingerprint(headSha: string, failing: string[]): string {
   return `${headSha}:${[...new Set(failing)].sort().join(",")}`;
 }
+
+/** A conflict is handled once per head and base: a new push or a moved base is a new conflict. */
+export function conflictFingerprint(headSha: string, baseSha: string): string {
+  return `conflict:${headSha}:${baseSha}`;
+}

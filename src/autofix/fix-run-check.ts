@@ -3,10 +3,11 @@ import type { Logger } from "../logger.js";
 import { errorMessage } from "../errors.js";
 import { AUTOFIX_CHECK_NAME } from "./skip-notice.js";
 
-export type FixRunResult = "pushed" | "no_change" | "failed";
+export type FixRunResult = "pushed" | "rerun" | "no_change" | "failed";
 
 const SETTLED: Record<FixRunResult, { conclusion: "success" | "neutral" | "failure"; title: string; summary: string }> = {
   pushed: { conclusion: "success", title: "Fix pushed", summary: "Open SWE pushed a fix for the failing checks; CI runs again on the new commit." },
+  rerun: { conclusion: "neutral", title: "Re-ran failed jobs", summary: "The failure looked flaky (timeouts, network, a runner that died): Open SWE re-ran only the failed jobs and changed no code." },
   no_change: { conclusion: "neutral", title: "No change made", summary: "The fix run ended without pushing; its reply on the pull request says why." },
   failed: { conclusion: "failure", title: "Fix run failed", summary: "The fix run failed before it could push; its reply on the pull request says why." },
 };

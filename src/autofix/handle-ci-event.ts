@@ -10,9 +10,10 @@ import type { AgentJob, CiEventJob } from "../queue/schemas.js";
 import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
+import { BatchedEvents, replayBatched } from "./batched-events.js";
 import { readCiState, type CiState } from "./ci-state.js";
-import { ciFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
-import { ciFixMessage, reviewFixMessage } from "./fix-message.js";
+import { ciFingerprint, conflictFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
+import { ciFixMessage, conflictFixMessage, reviewFixMessage } from "./fix-message.js";
 import { AUTOFIX_CHECK_NAME, CAP_COMMENT, skipNotice, type SkipFacts } from "./skip-notice.js";
 
 const RECHECK_MS = 120_000;
@@ -23,7 +24,7 @@ interface OpenPr {
   body: string | null;
   user: { login: string } | null;
   head: { sha: string; ref: string };
-  base: { sha: string };
+  base: { sha: string; ref: string };
 }
 
 /** The PR a red check is about: the event names it, or the head commit's open PR in this repo. */
@@ -102,7 +103,7 @@ export function manualCiEvent(job: { installationId: number; owner: string; repo
  * of `decideAutofix` says so; every decision is one log line and a record on the PR.
  */
 export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: ManualFix): Promise<JobOutcome> {
-  const trigger: AutofixTrigger = data.kind === "review_feedback" ? "review_feedback" : "ci";
+  const trigger: AutofixTrigger = data.kind === "review_feedback" ? "review_feedback" : data.kind === "merge_conflict" ? "merge_conflict" : "ci";
   const log = ctx.log.child({ kind: data.kind, check: data.name, sha: data.headSha, ...(manual ? { manual: manual.requester.login } : {}) });
   const ledger = new AutofixLedger(ctx.redis, ctx.prefix);
   const repoName = `${data.owner}/${data.repo}`;
@@ -173,7 +174,8 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     if (Date.now() - since >= ctx.config.env.AUTOFIX_SETTLE_MINUTES * 60_000) pending = [];
   }
   const failingNames = head ? [...new Set(head.failing.map((f) => f.name))] : null;
-  const fingerprint = trigger === "ci" ? ciFingerprint(headSha, failingNames ?? []) : `review:${data.reviewId ?? data.deliveryId}`;
+  const fingerprint =
+    trigger === "ci" ? ciFingerprint(headSha, failingNames ?? []) : trigger === "merge_conflict" ? conflictFingerprint(headSha, pr!.baseSha) : `review:${data.reviewId ?? data.deliveryId}`;
   const reviewerCanWrite = trigger === "review_feedback" ? await canWrite(ctx, octokit, data, log) : undefined;
   const profile = await ctx.settings.getProfile(thread!.requester);
   const input: AutofixInput = {
@@ -209,17 +211,30 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
 
+  if (decision.action === "batch" && !manual) {
+    await new BatchedEvents(ctx.redis, ctx.prefix).store(thread!.id, fingerprint, data);
+    // The run may have ended between our look at its lock and the store: then nobody would replay it.
+    const replayed = (await ctx.locks.holder(thread!.id)) === null ? await replayBatched(ctx, thread!.id) : 0;
+    return done(decision, { ...facts, attempt: input.attempts.total, ...(replayed ? { replayed } : {}) });
+  }
+
   // Built before the claim: if reading the logs or the review fails, the retry still finds the attempt unspent.
   const text =
-    trigger === "ci" ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing) : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
+    trigger === "ci"
+      ? await ciFixMessage(octokit, repo, { number: found!.number, headSha }, head!.failing)
+      : trigger === "merge_conflict"
+        ? conflictFixMessage({ number: found!.number, headSha }, found!.base.ref)
+        : await reviewFixMessage(octokit, repo, { number: found!.number, headSha }, data.reviewId);
   // Dispatch or batch: claimed atomically, so a redelivery or a second red check on the head racing us does nothing.
   const claim = await ledger.claim(ref!, { fingerprint, headSha, maxAttempts: input.maxAttempts, ci: trigger === "ci", counts: decision.action === "dispatch" });
   if (claim !== "ok") decision = { action: "skip", reason: claim };
   if (decision.action === "skip") return done(decision, { ...facts, attempt: input.attempts.total });
 
   const attempt = input.attempts.total + (decision.action === "dispatch" ? 1 : 0);
-  const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action);
-  // A busy thread's agent job becomes a follow-up its run reads before its next model call (jobs/agent.ts).
+  // A flaky head's re-run gives its fingerprint back: the next red on it is a new job, not a duplicate id.
+  const reruns = trigger === "ci" ? await ledger.reruns(ref!, headSha) : 0;
+  const agentJob = jobId("autofix", thread!.id, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), decision.action, ...(reruns > 0 ? [`r${reruns}`] : []));
+  // A writer's `fix ci` on a busy thread: its agent job becomes a follow-up its run reads (jobs/agent.ts).
   await ctx.queues.add(
     "agent",
     {
@@ -233,6 +248,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
       text,
       ...(manual ? { comment: manual.comment } : {}),
       ...(trigger === "ci" ? { autofixHead: headSha } : {}),
+      ...(trigger === "merge_conflict" ? { autofixBase: found!.base.ref } : {}),
       deliveryId: agentJob,
     },
     agentJob,

@@ -60,6 +60,8 @@ export const EnvSchema = z.object({
   RUN_LOCK_SECONDS: int(3600, 10, 86400),
   /** CI autofix waits for a head's unfinished checks at most this long, then decides with what failed by then. */
   AUTOFIX_SETTLE_MINUTES: int(30, 0, 1440),
+  /** How often the `ci-monitor` sweep looks at our open PRs (red checks the webhooks missed, merge conflicts). */
+  CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),

@@ -54,6 +54,8 @@ export const AgentJob = z.object({
   model: ModelId.optional(),
   /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
   autofixHead: z.string().min(1).optional(),
+  /** ci_fix for a merge conflict: the base branch the run merges in (shared into its sandbox). */
+  autofixBase: z.string().min(1).optional(),
   comment: CommentRef.optional(),
   /** trigger `approval`: a person's (or the timeout's) decision on the thread's paused tool calls. */
   approval: z.object({ id: ApprovalId, decision: z.enum(["approve", "reject"]), message: z.string().max(2000).optional() }).optional(),
@@ -77,7 +79,7 @@ export const ReviewJob = z.object({
 
 export const CiEventJob = z.object({
   ...Repo,
-  kind: z.enum(["check_run", "check_suite", "workflow_run", "status", "review_feedback"]),
+  kind: z.enum(["check_run", "check_suite", "workflow_run", "status", "review_feedback", "merge_conflict"]),
   name: z.string(),
   conclusion: z.string(),
   headSha: z.string(),
@@ -148,7 +150,8 @@ export const CommandJob = z.discriminatedUnion("command", [
   }),
 ]);
 
-export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual"]).default("scheduled") });
+/** The `ci-monitor` queue's jobs: the CI sweep (`scheduled`/`manual`) and the hourly `reconcile` of lost runs. */
+export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual", "reconcile"]).default("scheduled") });
 
 /** Review-style learning for one repo: `bootstrap` from its past reviews, `continual` (nightly) from our findings' outcomes. */
 export const AnalyzeJob = z.object({ ...Repo, mode: z.enum(["bootstrap", "continual"]) });

@@ -21,6 +21,10 @@ export interface CommitAndPushDeps {
   /** `SANDBOX_MAX_BUNDLE_MB` in bytes: larger pushes are refused with a reason the model can act on. */
   maxBundleBytes: number;
   caps: CommitCaps;
+  /** A CI fix run: the host refuses a push that skips or deletes tests (`test-weakening.ts`). */
+  guardTests?: boolean;
+  /** A merge-conflict fix: the base's own test changes are not the run's. */
+  guardTestsAcceptFrom?: string;
 }
 
 export const commitCaps = (config: AppConfig): CommitCaps => ({ maxFiles: config.env.AGENT_COMMIT_MAX_FILES, maxBytes: config.env.AGENT_COMMIT_MAX_MB * 1024 * 1024 });
@@ -65,6 +69,8 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           allowWorkflowChanges: deps.allowWorkflowChanges,
           maxBytes: deps.maxBundleBytes,
           caps: deps.caps,
+          ...(deps.guardTests ? { guardTests: true } : {}),
+          ...(deps.guardTestsAcceptFrom ? { guardTestsAcceptFrom: deps.guardTestsAcceptFrom } : {}),
         });
         ctx.state.pushedSha = pushed.newSha;
         await deps.onPushed(pushed.newSha);
@@ -75,6 +81,12 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           return [
             `Push refused: nothing was pushed, because ${err.message}.`,
             `To fix: \`git reset --soft ${since} && git reset -q\` (your files stay as they are, uncommitted), add the directories to .gitignore (e.g. \`echo node_modules/ >> .gitignore\`), then call commit_and_push again.`,
+          ].join("\n");
+        }
+        if (err instanceof PushRejectedError && err.reason === "weakens_tests") {
+          return [
+            `Push refused (weakens_tests): nothing was pushed, because ${err.message}.`,
+            `To fix: \`git reset --soft ${deps.expectedOld()} && git reset -q\` (your files stay as they are, uncommitted), restore the tests (\`git checkout ${deps.expectedOld()} -- <test files>\`), fix the code instead, then call commit_and_push again.`,
           ].join("\n");
         }
         if (err instanceof PushRejectedError) return `Push refused (${err.reason}): ${err.message}`;

@@ -8,6 +8,7 @@ import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
 import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
 import { runMcpServers } from "../mcp/mcp-config.js";
 import { secretBoxFromEnv } from "../store/secret-box.js";
+import { gateCiFix } from "../autofix/confidence-gate.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
 import { createWebSearchProvider } from "../agent/tools/web-search/create-web-search-provider.js";
@@ -26,6 +27,7 @@ import { RunRecords } from "../store/run-records.js";
 import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { JobContext } from "../worker/job-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { shareBranchWithSandbox } from "../sandbox/workspace/share-branch.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
@@ -115,8 +117,13 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     throw err;
   }
 
+  const gated = await gateCiFix(data, ctx, octokit, runtime.effects, runModel);
+  if (gated.record) return gated.record;
+
   const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log });
   let expectedOld = ws.expectedOld;
+  // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
+  if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, expectedOld);
   const gh: GitHubRunContext = {
     octokit,
     installationId: data.installationId,
@@ -161,6 +168,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       allowWorkflowChanges: repoConfig.agent.allow_workflow_changes,
       maxBundleBytes: ctx.config.sandbox.maxBundleBytes,
       caps: commitCaps(ctx.config),
+      guardTests: data.trigger === "ci_fix",
+      ...(data.autofixBase ? { guardTestsAcceptFrom: `refs/heads/${data.autofixBase}` } : {}),
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }).filter((t) => !channel || t.name !== "github_comment"),
     ...sourceTools,
@@ -236,6 +245,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   });
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
+  if (gated.gate) record.autofixGate = gated.gate;
   if (interrupt && error === undefined) {
     // Paused, not finished: the run that resumes after the decision records and sums up the whole run.
     const approvalChannel = gh.target ? { github: gh.target } : channel ? { post: (text: string) => channel.client.reply(channel.origin.ref, text) } : null;

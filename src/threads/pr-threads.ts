@@ -14,6 +14,9 @@ export function threadMarker(body: string | null | undefined): string | null {
 export const ThreadRequester = z.object({ login: z.string().min(1), id: z.number().int() });
 export type ThreadRequester = z.infer<typeof ThreadRequester>;
 
+export const WatchedPr = z.object({ installationId: z.number().int(), owner: z.string().min(1), repo: z.string().min(1), number: z.number().int().positive() });
+export type WatchedPr = z.infer<typeof WatchedPr>;
+
 export interface PullRequestFacts {
   owner: string;
   repo: string;
@@ -39,14 +42,40 @@ export class PrThreads {
     this.key = keyer(`${prefix}:prthread`);
   }
 
-  /** Called when a run opens or updates its PR; the requester is who a CI fix run acts for. */
-  async record(pr: { owner: string; repo: string; number: number; branch: string }, threadId: string, requester?: ThreadRequester): Promise<void> {
+  /**
+   * Called when a run opens or updates its PR; the requester is who a CI fix run acts for. With the
+   * installation, the PR is watched by the `ci-monitor` sweep until it is seen closed.
+   */
+  async record(pr: { owner: string; repo: string; number: number; branch: string }, threadId: string, requester?: ThreadRequester, installationId?: number): Promise<void> {
     const tx = this.redis
       .multi()
       .set(this.key("pr", prRef(pr.owner, pr.repo, pr.number)), threadId, "EX", TTL_SECONDS)
       .set(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.branch), threadId, "EX", TTL_SECONDS);
     if (requester) tx.set(this.key("requester", threadId), JSON.stringify(ThreadRequester.parse(requester)), "EX", TTL_SECONDS);
+    if (installationId !== undefined) {
+      const ref = prRef(pr.owner, pr.repo, pr.number);
+      tx.hset(this.key("watch"), ref, JSON.stringify({ installationId, owner: pr.owner, repo: pr.repo, number: pr.number } satisfies WatchedPr));
+    }
     await tx.exec();
+  }
+
+  /** Our PRs the `ci-monitor` sweep looks at (at most `limit`). */
+  async watched(limit = 500): Promise<WatchedPr[]> {
+    const out: WatchedPr[] = [];
+    let cursor = "0";
+    do {
+      const [next, flat] = await this.redis.hscan(this.key("watch"), cursor, "COUNT", 200);
+      cursor = next;
+      for (let i = 1; i < flat.length; i += 2) {
+        const parsed = WatchedPr.safeParse(JSON.parse(flat[i]!));
+        if (parsed.success && out.length < limit) out.push(parsed.data);
+      }
+    } while (cursor !== "0" && out.length < limit);
+    return out;
+  }
+
+  async unwatch(pr: { owner: string; repo: string; number: number }): Promise<void> {
+    await this.redis.hdel(this.key("watch"), prRef(pr.owner, pr.repo, pr.number));
   }
 
   /** Who started the thread that opened a PR, or null when no run recorded it (a marker-only PR). */

@@ -79,8 +79,6 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
   };
 }
 
-export const CI_MONITOR_SCHEDULER = "ci-monitor-sweep";
-
 export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPool> {
   const { services } = opts;
   const names = opts.queues ?? QUEUE_NAMES;
@@ -103,9 +101,6 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  // The CI-monitor sweep is not built yet (webhooks drive CI autofix), so no sweep is scheduled; one an
-  // older version registered is removed, or it would fail a job every 15 minutes.
-  if (names.includes("ci-monitor")) await services.queues.queues["ci-monitor"].removeJobScheduler(CI_MONITOR_SCHEDULER);
   return {
     workers,
     async close(graceMs) {

@@ -1,10 +1,17 @@
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
+import { AutofixLedger } from "../../src/autofix/autofix-ledger.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { RunLocks } from "../../src/threads/run-lock.js";
+import { RunRegistry } from "../../src/threads/run-registry.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
@@ -67,10 +74,15 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
     const head = remote.git("rev-parse", branch).trim();
 
-    // CI goes red on the head; the fix run is scripted to remove the unused variable and push.
+    // CI goes red on the head; the fix run is scripted to try greening CI with a skipped test first (the host
+    // refuses that push), then to remove the unused variable and push.
     writeFileSync(
       app.replay,
       JSON.stringify([
+        { text: '{"classification":"fix","reason":"a lint error in a.ts","evidence":"a.ts:1:7 error \'unused\' is assigned a value but never used"}' },
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.test.ts", content: 'it.skip("lint", () => {});\n' } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Skip the lint test" } }] },
+        { tool_calls: [{ name: "execute", args: { command: "git reset -q --soft HEAD~1 && git reset -q && rm a.test.ts" } }] },
         { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.ts", content: "export const used = 1;\n" } }] },
         { tool_calls: [{ name: "commit_and_push", args: { message: "Fix lint: no unused variable" } }] },
         { tool_calls: [{ name: "github_comment", args: { body: "Fixed the lint failure." } }] },
@@ -125,6 +137,182 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     // The run saw the failure as CI output, with the log tail.
     const saved = await new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` }).getTuple({ configurable: { thread_id: ISSUE_THREAD } });
     const humans = ((saved?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []).filter((m) => m.getType() === "human").map(content);
+    const tools = ((saved?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []).filter((m) => m.getType() === "tool").map(content);
+    expect(tools.find((t) => t.includes("weakens_tests"))).toMatch(/Push refused \(weakens_tests\): nothing was pushed, because it weakens the tests: adds a skip marker \(\.skip\(\) in a\.test\.ts/);
+    expect(remote.git("ls-tree", "--name-only", branch)).not.toMatch(/a\.test\.ts/);
     expect(humans.at(-1)).toMatch(/<ci_failure>[\s\S]*- lint \(https:\/\/github.com\/octo\/hello\/runs\/77\)[\s\S]*never used[\s\S]*<\/ci_failure>/);
   });
+
+  it("a flaky failure on the fixed head re-runs only the failed jobs and changes no code", async () => {
+    const head = remote.git("rev-parse", branch).trim();
+    // The gate's one model call says flaky; the run ends there (no further turn is scripted).
+    writeFileSync(app.replay, JSON.stringify([{ text: '{"classification":"flaky","reason":"a network timeout reaching the registry","evidence":"npm ERR! network ETIMEDOUT"}' }]));
+    const red = () => {
+      nock(API)
+        .get(`/repos/octo/hello/commits/${head}/check-runs`)
+        .query(true)
+        .reply(200, { total_count: 1, check_runs: [{ id: 78, name: "test", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/78", app: { slug: "github-actions" } }] });
+      nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    };
+    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
+    red();
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+    nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API).get("/repos/octo/hello/check-runs/78").reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API).get("/repos/octo/hello/actions/jobs/78/logs").reply(200, "npm ERR! network request to https://registry.npmjs.org failed, reason: ETIMEDOUT\n");
+    // The fix run: its check, the gate's re-read of the head, the job's workflow run, the re-run; no push, no comment.
+    const started = nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 881 });
+    red();
+    nock(API).get("/repos/octo/hello/actions/jobs/78").reply(200, { id: 78, run_id: 4242 });
+    const rerun = nock(API).post("/repos/octo/hello/actions/runs/4242/rerun-failed-jobs").reply(201, {});
+    const settled = nock(API)
+      .patch("/repos/octo/hello/check-runs/881", (b: { conclusion: string; output: { title: string } }) => b.conclusion === "neutral" && b.output.title === "Re-ran failed jobs")
+      .reply(200, { id: 881 });
+    const sent = await sendWebhook(app.proc.port!, {
+      event: "check_run",
+      payload: {
+        action: "completed",
+        installation: { id: INSTALLATION },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+        check_run: { id: 78, name: "test", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
+      },
+    });
+    const decided = await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(sent.deliveryId));
+    expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", attempt: 2 } });
+    const agentJob = (decided.returnvalue as { agentJob: string }).agentJob;
+    const run = await waitForJob(app.proc.queues.queues.agent, agentJob, 60_000);
+    expect(run.failedReason).toBeUndefined();
+    expect(run.returnvalue).toMatchObject({ outcome: "completed", autofixGate: "flaky" });
+    expect(rerun.isDone() && started.isDone() && settled.isDone()).toBe(true);
+    expect(remote.git("rev-parse", branch).trim()).toBe(head);
+    const record = await new RunRecords(testRedis(), app.prefix).get(agentJob);
+    expect(record).toMatchObject({ trigger: "ci_fix", replayed: true, modelCalls: 1, autofixGate: { classification: "flaky", evidence: "npm ERR! network ETIMEDOUT", rerunRuns: [4242], rerun: 1 } });
+    // The re-run spent no attempt: the next red on this head is judged afresh.
+    expect(await new AutofixLedger(testRedis(), app.prefix).attempts("octo/hello#12", head)).toEqual({ total: 1, onHead: 0 });
+  });
+
+  it("red CI while the thread's run is busy is batched (no attempt spent), then replayed as its own fix run when the run ends", async () => {
+    const head = remote.git("rev-parse", branch).trim();
+    const locks = new RunLocks(testRedis(), app.prefix, 60_000);
+    // A task on the issue keeps the thread busy: its first model call takes a while.
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { delay_ms: 2_500, tool_calls: [{ name: "github_comment", args: { body: "Looked into it." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
+      ]),
+    );
+    repoCalls();
+    nock(API).post("/repos/octo/hello/issues/comments/912/reactions").reply(201, {});
+    nock(API).post("/repos/octo/hello/issues/8/comments", { body: "Looked into it." }).reply(201, { id: 657 });
+    nock(API).patch("/repos/octo/hello/issues/comments/657").reply(200, { id: 657 });
+    const task = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 912, body: "@open-swe look into the docs", pullRequest: false }) });
+    for (let i = 0; i < 200 && (await locks.holder(ISSUE_THREAD)) === null; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
+    // The running job is on the registry the hourly reconcile checks; it leaves it at its own end.
+    expect((await new RunRegistry(testRedis(), app.prefix).list()).map((r) => r.jobId)).toEqual([deliveryJobId(task.deliveryId)]);
+
+    const red = () => {
+      nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
+      nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+      nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+      nock(API)
+        .get(`/repos/octo/hello/commits/${head}/check-runs`)
+        .query(true)
+        .reply(200, { total_count: 1, check_runs: [{ id: 79, name: "types", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/79", app: { slug: "github-actions" } }] });
+      nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
+      nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+      nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
+      nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    };
+    red();
+    const sent = await sendWebhook(app.proc.port!, {
+      event: "check_run",
+      payload: {
+        action: "completed",
+        installation: { id: INSTALLATION },
+        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+        check_run: { id: 79, name: "types", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
+      },
+    });
+    expect(await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(sent.deliveryId))).toMatchObject({ returnvalue: { outcome: "batch", reason: "batched" } });
+    const ledger = new AutofixLedger(testRedis(), app.prefix);
+    expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 1, onHead: 0 });
+
+    // When the task's run ends, the event is decided again: a fix run of its own (the gate says no change here).
+    writeFileSync(app.replay, JSON.stringify([{ text: '{"classification":"no_change","reason":"the type error is in generated code the branch does not touch","evidence":"gen/api.d.ts:1"}' }]));
+    red();
+    nock(API).get("/repos/octo/hello/check-runs/79").reply(200, { id: 79, name: "types", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API).get("/repos/octo/hello/actions/jobs/79/logs").reply(200, "gen/api.d.ts:1 error TS2304\n");
+    nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 882 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    const comment = nock(API).post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /changed nothing, because the type error is in generated code/.test(b.body)).reply(201, { id: 658 });
+    const settled = nock(API).patch("/repos/octo/hello/check-runs/882", (b: { conclusion: string }) => b.conclusion === "neutral").reply(200, { id: 882 });
+    expect(await waitForJob(app.proc.queues.queues.agent, deliveryJobId(task.deliveryId), 60_000)).toMatchObject({ state: "completed" });
+    for (let i = 0; i < 400 && !(comment.isDone() && settled.isDone()); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(comment.isDone() && settled.isDone()).toBe(true);
+    const replays = (await app.proc.queues.queues["ci-event"].getJobs(["completed"])).filter((j) => j.id?.startsWith("j__autofix-replay"));
+    expect(replays.map((j) => j.returnvalue)).toMatchObject([{ outcome: "dispatch", reason: "dispatched", attempt: 2 }]);
+    expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 2, onHead: 1 });
+    for (let i = 0; i < 100 && (await new RunRegistry(testRedis(), app.prefix).list()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await new RunRegistry(testRedis(), app.prefix).list()).toEqual([]);
+  });
+
+
+  it("a PR in conflict with its base, found by the CI monitor: the fix run merges the base in the sandbox and pushes a merge commit", async () => {
+    const head = remote.git("rev-parse", branch).trim();
+    // The base moves on with its own a.ts: an add/add conflict with the branch's.
+    const work = mkdtempSync(join(tmpdir(), "osw-base-"));
+    const g = (...a: string[]) => execFileSync("git", ["-C", work, ...a], { encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
+    execFileSync("git", ["clone", "-q", "-b", "main", remote.bare, work]);
+    writeFileSync(join(work, "a.ts"), "export const fromMain = 2;\n");
+    g("add", "-A");
+    g("commit", "-q", "-m", "main's a.ts");
+    g("push", "-q", "origin", "main");
+    const main = remote.git("rev-parse", "main").trim();
+
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "execute", args: { command: "git merge --no-ff origin/main" } }] },
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/a.ts", content: "export const used = 1;\nexport const fromMain = 2;\n" } }] },
+        { tool_calls: [{ name: "execute", args: { command: "git add -A && git commit -q --no-edit" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Merge main" } }] },
+        { tool_calls: [{ name: "github_comment", args: { body: "Merged main and resolved the conflict in a.ts." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "merged" } }] },
+      ]),
+    );
+    const dirty = () =>
+      nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", mergeable_state: "dirty", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: main, ref: "main" } });
+    dirty(); // the sweep
+    dirty(); // the ci-event job
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    // The fix run on the thread's branch.
+    repoCalls();
+    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
+    const reply = nock(API).post("/repos/octo/hello/issues/12/comments", { body: "Merged main and resolved the conflict in a.ts." }).reply(201, { id: 659 });
+    nock(API).patch("/repos/octo/hello/issues/comments/659").reply(200, { id: 659 });
+
+    const id = "j__test-sweep__conflict";
+    await app.proc.queues.add("ci-monitor", { reason: "manual" }, id);
+    const swept = await waitForJob(app.proc.queues.queues["ci-monitor"], id);
+    expect(swept.returnvalue).toMatchObject({ enqueued: 1 });
+    const decided = await waitForJob(app.proc.queues.queues["ci-event"], (swept.returnvalue as { jobs: string[] }).jobs[0]!);
+    expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", fingerprint: `conflict:${head}:${main}` } });
+    const fix = await waitForJob(app.proc.queues.queues.agent, (decided.returnvalue as { agentJob: string }).agentJob, 60_000);
+    expect(fix.failedReason).toBeUndefined();
+    expect(reply.isDone()).toBe(true);
+    const merged = remote.git("rev-parse", branch).trim();
+    expect(remote.git("rev-list", "--parents", "-n", "1", merged).trim().split(" ").slice(1)).toEqual([head, main]);
+    expect(remote.git("show", `${merged}:a.ts`)).toBe("export const used = 1;\nexport const fromMain = 2;\n");
+  });
+
 });

@@ -1,6 +1,7 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AutofixLedger } from "../../src/autofix/autofix-ledger.js";
+import { BatchedEvents } from "../../src/autofix/batched-events.js";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -90,7 +91,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
   const settings = () => new SettingsStore(testRedis(), prefix);
   beforeAll(async () => {
     prefix = uniquePrefix();
-    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1" });
+    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1", PERMISSION_CHECK_BUDGET_SECONDS: "1" });
     // The fix run itself is not under test here: its job stays queued, so the test reads what was enqueued.
     await proc.queues.queues.agent.pause();
     await settings().enableRepo("octo/hello");
@@ -188,19 +189,23 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     }
   });
 
-  it("a thread whose run is active gets the failure as a follow-up job, spending no attempt", async () => {
+  it("a thread whose run is active: the event is stored for after the run (no agent job, no attempt)", async () => {
     await ourPr(17);
     await proc.queues.queues.agent.add("agent", {}, { jobId: "busy-run", delay: 3600_000 });
     await new RunLocks(testRedis(), prefix, 60_000).acquire(THREAD, "busy-run");
     try {
       const sha = head();
       pull(17, sha);
-      ciFacts(sha);
+      ciFacts(sha, { logs: false });
       const done = await deliver(17, sha);
+      const agents = await proc.queues.queues.agent.count();
       expect(done).toMatchObject({ returnvalue: { outcome: "batch", reason: "batched", attempt: 0 } });
-      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
-      expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 17 });
+      expect(done.returnvalue).not.toHaveProperty("agentJob");
+      expect(await proc.queues.queues.agent.count()).toBe(agents);
       expect(await new AutofixLedger(testRedis(), prefix).attempts("octo/hello#17", sha)).toEqual({ total: 0, onHead: 0 });
+      expect(await new AutofixLedger(testRedis(), prefix).handled("octo/hello#17")).toEqual([]);
+      const stored = await new BatchedEvents(testRedis(), prefix).take(THREAD);
+      expect(stored).toMatchObject([{ fingerprint: `${sha}:lint`, event: { prNumbers: [17], headSha: sha } }]);
     } finally {
       await new RunLocks(testRedis(), prefix, 60_000).release(THREAD, "busy-run");
     }
@@ -324,7 +329,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
   });
 
   describe("a `changes requested` review on our PR", () => {
-    function reviewEvent(number: number, headSha: string, reviewer: string) {
+    function reviewEvent(number: number, headSha: string, reviewer: string, review: { state: string; body: string } = { state: "changes_requested", body: "Please rename foo." }) {
       installation += 1;
       return {
         installationId: installation,
@@ -333,13 +338,13 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
           installation: { id: installation },
           repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
           sender: { login: reviewer, id: 31, type: "User" },
-          review: { id: 4400 + number, state: "changes_requested", body: "Please rename foo.", user: { login: reviewer, id: 31 }, html_url: `https://github.com/octo/hello/pull/${number}#r1` },
+          review: { id: 4400 + number, ...review, user: { login: reviewer, id: 31 }, html_url: `https://github.com/octo/hello/pull/${number}#r1` },
           pull_request: { number, head: { sha: headSha, ref: `open-swe/${number}` } },
         },
       };
     }
-    async function deliverReview(number: number, sha: string, reviewer: string, permission: string) {
-      const { payload, installationId } = reviewEvent(number, sha, reviewer);
+    async function deliverReview(number: number, sha: string, reviewer: string, permission: string, review?: { state: string; body: string }) {
+      const { payload, installationId } = reviewEvent(number, sha, reviewer, review);
       mockInstallationToken(installationId);
       pull(number, sha);
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
@@ -361,6 +366,45 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
       expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 22 });
       expect(job?.data.text).toContain("Please rename foo.");
       expect(job?.data.text).toContain("- src/a.ts:3: foo → bar");
+    });
+
+    it("a comment review whose body asks for a change, from a writer: a fix run too", async () => {
+      await ourPr(24);
+      const sha = head();
+      nock(API).get("/repos/octo/hello/pulls/24/reviews/4424").reply(200, { id: 4424, body: "Could you handle the empty list here?", user: { login: "vera" }, html_url: "https://github.com/octo/hello/pull/24#r1" });
+      nock(API).get("/repos/octo/hello/pulls/24/reviews/4424/comments").query(true).reply(200, [{ path: "src/a.ts", line: 9, body: "empty list → crash" }]);
+      const done = await deliverReview(24, sha, "vera", "write", { state: "commented", body: "Could you handle the empty list here?" });
+      expect(done).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: "review:4424" } });
+      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      expect(job?.data.text).toMatch(/asked for changes[\s\S]*Could you handle the empty list here\?[\s\S]*- src\/a\.ts:9: empty list → crash/);
+    });
+
+    it("a comment review asking for a change from a non-writer, or GitHub not answering the permission check: ignored", async () => {
+      await ourPr(25);
+      expect(await deliverReview(25, head(), "nora", "read", { state: "commented", body: "Please rename foo." })).toMatchObject({ returnvalue: { outcome: "skip", reason: "reviewer_no_write_permission" } });
+      await ourPr(26);
+      const sha = head();
+      const { payload, installationId } = reviewEvent(26, sha, "gus", { state: "commented", body: "Please rename foo." });
+      mockInstallationToken(installationId);
+      pull(26, sha);
+      nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+      nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+      nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: { login: "open-swe[bot]" } });
+      nock(API).get("/repos/octo/hello/collaborators/gus/permission").times(3).reply(502, { message: "Bad Gateway" });
+      const res = await sendWebhook(proc.port!, { event: "pull_request_review", payload });
+      expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "skip", reason: "reviewer_no_write_permission" } });
+      nock.cleanAll();
+    });
+
+    it("praise, an empty body, or a mention of the app is no review feedback: no ci-event job", async () => {
+      for (const review of [{ state: "approved", body: "LGTM, thanks!" }, { state: "commented", body: "" }, { state: "commented", body: "@open-swe fix ci" }]) {
+        const { payload, installationId } = reviewEvent(27, head(), "rita", review);
+        mockInstallationToken(installationId);
+        const res = await sendWebhook(proc.port!, { event: "pull_request_review", payload });
+        expect(res.status).toBe(200);
+        expect(await proc.queues.queues["ci-event"].getJob(deliveryJobId(res.deliveryId))).toBeUndefined();
+        nock.cleanAll();
+      }
     });
 
     it("from someone without write access: ignored (reviewer_no_write_permission)", async () => {

@@ -118,9 +118,8 @@ describe("workers: permission first, then the command", () => {
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("octo/hello#9")).toBe(true);
   });
 
-  it("no CI-monitor sweep is scheduled while the sweep is not built", async () => {
-    expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
-    expect(await proc.queues.queues["ci-monitor"].count()).toBe(0);
+  it("the CI-monitor sweep is scheduled every CI_MONITOR_EVERY_SECONDS (default 600)", async () => {
+    expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual(expect.arrayContaining([expect.objectContaining({ key: "ci-monitor-sweep", every: 600_000 })]));
   });
 
   it("a task on a thread with an active run becomes a follow-up, not a second run", async () => {
@@ -243,16 +242,15 @@ describe("workers: permission first, then the command", () => {
   });
 });
 
-describe("workers: a CI-monitor sweep left by an older version", () => {
-  it("is removed when the workers start, so nothing fails every 15 minutes", async () => {
+describe("workers: a CI-monitor sweep registered by an older version", () => {
+  it("is replaced by one at CI_MONITOR_EVERY_SECONDS when the workers start", async () => {
     const prefix = uniquePrefix();
     const first = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
     await first.queues.queues["ci-monitor"].upsertJobScheduler("ci-monitor-sweep", { every: 900_000 }, { name: "sweep", data: { reason: "scheduled" } });
-    expect(await first.queues.queues["ci-monitor"].getJobSchedulers()).toHaveLength(1);
     await first.stop();
-    const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
+    const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, CI_MONITOR_EVERY_SECONDS: "120" });
     try {
-      expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual([]);
+      expect(await proc.queues.queues["ci-monitor"].getJobSchedulers()).toEqual(expect.arrayContaining([expect.objectContaining({ key: "ci-monitor-sweep", every: 120_000 })]));
     } finally {
       await proc.stop();
     }

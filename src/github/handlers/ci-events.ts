@@ -1,6 +1,7 @@
 import type { Probot } from "probot";
 import { isFailingConclusion, isFailingStatus } from "../ci-failure.js";
 import { isBotSender } from "../is-bot.js";
+import { isReviewFeedback } from "../review-feedback.js";
 import { repoCoords, type HandlerDeps, type RepoCoords } from "../handler-deps.js";
 import { deliveryJobId } from "../../queue/job-ids.js";
 import type { JobInput } from "../../queue/schemas.js";
@@ -59,10 +60,11 @@ export function registerCiHandlers(app: Probot, deps: HandlerDeps): void {
     });
   });
 
-  // "Changes requested" by a person is CI-like feedback: the worker may hand it to the agent that opened the PR.
+  // A person's review asking for changes (requested, or a body that asks) is CI-like feedback: the worker
+  // may hand it to the agent that opened the PR once it has checked the reviewer's write access.
   app.on("pull_request_review.submitted", async (ctx) => {
     const { review, pull_request: pr, sender } = ctx.payload;
-    if (review.state !== "changes_requested" || isBotSender(sender, deps.config.botLogins)) return;
+    if (!isReviewFeedback(review, deps.config.env.MENTION_HANDLES) || isBotSender(sender, deps.config.botLogins)) return;
     await enqueue(ctx.id, ctx.payload, {
       kind: "review_feedback",
       name: `review by ${review.user?.login ?? sender.login}`,

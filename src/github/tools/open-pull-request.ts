@@ -9,7 +9,7 @@ export const OpenPullRequestInput = z.object({
 });
 
 /** Comments on this PR are part of the thread that opened it. */
-const recordThread = (ctx: GitHubRunContext, number: number) => ctx.prThreads.record({ owner: ctx.owner, repo: ctx.repo, number, branch: ctx.branch }, ctx.threadId, ctx.requester);
+const recordThread = (ctx: GitHubRunContext, number: number) => ctx.prThreads.record({ owner: ctx.owner, repo: ctx.repo, number, branch: ctx.branch }, ctx.threadId, ctx.requester, ctx.installationId);
 
 /** Opens the run's branch as a PR, or updates the PR that already exists for it: never a duplicate. */
 export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.input<typeof OpenPullRequestInput>): Promise<{ url: string; number: number; created: boolean }> {

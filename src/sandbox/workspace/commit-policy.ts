@@ -1,4 +1,5 @@
 import { hostGit } from "./host-git.js";
+import { isTestPath, type TestFileChange } from "./test-weakening.js";
 
 /** Directories that hold installed dependencies or build output: never the task's change. */
 export const BUILD_DIRS = new Set(["node_modules", "dist", ".venv", "venv", "target", "__pycache__", ".pytest_cache", ".mypy_cache", ".next", ".tox", ".gradle"]);
@@ -73,4 +74,34 @@ export async function trackedBuildDirs(mirror: string, base: string, changes: re
   if (dirs.length === 0) return new Set();
   const out = await hostGit(["-C", mirror, "ls-tree", "-d", "-z", "--name-only", base, "--", ...dirs]);
   return new Set(out.split("\0").filter(Boolean));
+}
+
+/** More changed test files than this in one push is itself refused on a guarded run: too many to judge. */
+export const MAX_GUARDED_TEST_FILES = 300;
+
+/** Host side, in the mirror: each changed test file's content before and after `from..to` (for `testWeakening`). */
+export async function testFileChanges(mirror: string, from: string, to: string, acceptFrom?: string): Promise<TestFileChange[] | null> {
+  const raw = await hostGit(["-C", mirror, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]);
+  const fields = raw.split("\0");
+  const files: { path: string; old: string; new: string }[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta = fields[i]!.split(" ");
+    const path = fields[i + 1]!;
+    if (isTestPath(path)) files.push({ path, old: meta[2] ?? "", new: meta[3] ?? "" });
+  }
+  if (acceptFrom && files.length > 0) {
+    // A merge brings the base's own test changes: a file left exactly as the base has it is not the run's doing.
+    const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-z", acceptFrom, "--", ...files.map((f) => `:(literal)${f.path}`)]).catch(() => "");
+    const atBase = new Map(out.split("\0").filter(Boolean).map((l) => [l.slice(l.indexOf("\t") + 1), l.split(" ")[2]?.split("\t")[0] ?? ""]));
+    const gone = (sha: string) => /^0*$/.test(sha);
+    for (let i = files.length - 1; i >= 0; i--) {
+      const f = files[i]!;
+      if (gone(f.new) ? !atBase.has(f.path) : atBase.get(f.path) === f.new) files.splice(i, 1);
+    }
+  }
+  if (files.length > MAX_GUARDED_TEST_FILES) return null;
+  const blob = async (sha: string) => (/^0*$/.test(sha) ? "" : hostGit(["-C", mirror, "cat-file", "blob", sha]).catch(() => ""));
+  const out: TestFileChange[] = [];
+  for (const f of files) out.push({ path: f.path, before: await blob(f.old), after: await blob(f.new) });
+  return out;
 }

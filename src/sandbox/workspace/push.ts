@@ -5,10 +5,11 @@ import { join, resolve } from "node:path";
 import { OpenSweError } from "../../errors.js";
 import { shellQuote } from "../shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
-import { changedPaths, commitRefusal, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
+import { changedPaths, commitRefusal, MAX_GUARDED_TEST_FILES, testFileChanges, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
 import { hostGit } from "./host-git.js";
+import { testWeakening } from "./test-weakening.js";
 
-export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "workflow_permission" | "not_the_task" | "remote_rejected";
+export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "workflow_permission" | "not_the_task" | "weakens_tests" | "remote_rejected";
 
 /** `SANDBOX_MAX_BUNDLE_MB`'s default. */
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
@@ -82,6 +83,10 @@ export interface VerifyAndPushOptions {
   maxBytes: number;
   /** Refuse pushes over these caps or adding dependency/build directories (`commit-policy.ts`). */
   caps?: CommitCaps;
+  /** A CI fix run: refuse a push that skips or deletes tests or assertions (`test-weakening.ts`). */
+  guardTests?: boolean;
+  /** A merge of this commit's branch: test files left exactly as it has them are not judged. */
+  guardTestsAcceptFrom?: string;
 }
 
 export interface PushResult {
@@ -137,6 +142,12 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
     if (opts.caps) {
       const refusal = commitRefusal(changes, opts.caps, await trackedBuildDirs(opts.mirror, opts.expectedOld, changes));
       if (refusal) throw new PushRejectedError("not_the_task", refusal);
+    }
+    if (opts.guardTests) {
+      const tests = await testFileChanges(opts.mirror, opts.expectedOld, newSha, opts.guardTestsAcceptFrom);
+      if (tests === null) throw new PushRejectedError("weakens_tests", `it changes more than ${MAX_GUARDED_TEST_FILES} test files, too many to check on a CI fix; change only the tests the failure is about`);
+      const weakened = testWeakening(tests);
+      if (weakened) throw new PushRejectedError("weakens_tests", weakened);
     }
     const workflows = changedFiles.filter(isWorkflowPath);
     if (workflows.length > 0 && !opts.allowWorkflowChanges) {
