@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void
   agent: () => import("../bench/agent.js"),
   sandbox: () => import("../bench/sandbox.js"),
   checkpoints: () => import("../bench/checkpoints.js"),
+  tokens: () => import("../bench/tokens.js"),
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {
