@@ -5,12 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { RedisSaver } from "../src/agent/checkpoint/redis-saver.js";
 import { readConfig } from "../src/config/env.js";
 import { createLogger } from "../src/logger.js";
 import { startProcess } from "../src/main.js";
 import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { connectRedis } from "../src/store/redis.js";
+import { threadId } from "../src/threads/thread-id.js";
 
 const round = (n: number) => Number(n.toFixed(3));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)]!;
@@ -39,8 +42,8 @@ function makeRemote(root: string): void {
  * `npm run bench:scale`: one process (web + worker) with WORKER_CONCURRENCY raised runs N agent runs at
  * once on local sandboxes, each `--steps` model calls of a replayed model that takes `--delay-ms` per call
  * and runs one cheap command per step. Reports, per N, wall time against N = 1 in the same run, worker
- * RSS and Redis memory per active run; and, while the largest N is busy, webhook → first model call
- * (the 👀 reaction the run puts on the request when its first model call starts) for `--probes` more runs.
+ * RSS and Redis memory per active run; and, while the largest N is busy, webhook → first model call for
+ * `--probes` more runs (the first assistant message in the thread's checkpoint, less the model's delay).
  *
  * `--n 1,10,20` picks the Ns. Every thread is warmed first (sandbox, mirror, checkout) by one round with
  * all of them, so the rounds measure runs, not first-time sandbox creation.
@@ -82,8 +85,6 @@ export async function main(argv: string[]): Promise<void> {
   });
   nock.disableNetConnect();
   nock.enableNetConnect((h) => h.startsWith("127.0.0.1"));
-  // When each run's first model call started: its 👀 reaction on the comment that asked (comment id → ms).
-  const reacted = new Map<number, number>();
   const api = nock("https://api.github.com").persist();
   api.post(/\/app\/installations\/\d+\/access_tokens/).reply(201, { token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() });
   api.get(/\/collaborators\/.*\/permission/).reply(200, { permission: "write", role_name: "write" });
@@ -91,13 +92,21 @@ export async function main(argv: string[]): Promise<void> {
   api.get("/repos/octo/hello").reply(200, { default_branch: "main" });
   api.post(/\/issues\/\d+\/comments$/).reply(201, { id: 1 });
   api.patch(/\/issues\/comments\/\d+$/).reply(200, { id: 1 });
-  api.post(/\/issues\/comments\/\d+\/reactions$/).reply(201, (uri) => {
-    reacted.set(Number(/comments\/(\d+)\/reactions/.exec(uri)![1]), performance.now());
-    return {};
-  });
   api.post(/\/reactions$/).reply(201, {});
   const proc = await startProcess({ role: "all", config, log: createLogger(process.env["BENCH_LOG_LEVEL"] ?? "silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
   const redis = connectRedis(redisServer.url);
+  const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
+  const aiCount = async (issue: number) =>
+    (((await saver.getTuple({ configurable: { thread_id: threadId({ kind: "issue", issueId: 5000 + issue }) } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m)).length;
+  /** ms from `sent` to the start of the run's first model call on `issue`: its first new assistant message, less the model's delay. */
+  const firstModelCall = async (issue: number, before: number, sent: number): Promise<number> => {
+    const giveUp = Date.now() + 120_000;
+    while ((await aiCount(issue)) === before) {
+      if (Date.now() > giveUp) throw new Error(`the run on issue ${issue} never reached its model`);
+      await sleep(10);
+    }
+    return performance.now() - sent - delayMs;
+  };
   const agentQueue = proc.queues.queues.agent;
   let commentId = 1000;
 
@@ -160,13 +169,16 @@ export async function main(argv: string[]): Promise<void> {
       const t0 = performance.now();
       await Promise.all(Array.from({ length: n }, (_, i) => ask(i + 1)));
       expected += n;
-      let probeIds: Array<{ id: number; sent: number }> = [];
+      const probeCalls: Array<Promise<number>> = [];
       if (n === maxN && probes > 0) {
         // Once the runs are well under way (a few model calls each), ask for the probe runs one by one.
         await sleep(Math.min(5 * delayMs, (steps * delayMs) / 3));
         for (let p = 0; p < probes; p++) {
+          const issue = maxN + p + 1;
+          const before = await aiCount(issue);
           const sent = performance.now();
-          probeIds.push({ id: await ask(maxN + p + 1), sent });
+          await ask(issue);
+          probeCalls.push(firstModelCall(issue, before, sent));
           await sleep(Math.max(50, delayMs / 4));
         }
         expected += probes;
@@ -178,9 +190,7 @@ export async function main(argv: string[]): Promise<void> {
       if (f.failed > 0) throw new Error(`${f.failed} runs failed`);
       const redisAfter = await usedMemory();
       rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n) });
-      if (probeIds.length > 0) firstCall = probeIds.map(({ id, sent }) => reacted.get(id)! - sent);
-      if (firstCall.some((x) => !Number.isFinite(x))) throw new Error("a probe run never reached its first model call");
-      probeIds = [];
+      if (probeCalls.length > 0) firstCall = await Promise.all(probeCalls);
     }
     const base = rounds.find((r) => r.n === 1) ?? rounds[0]!;
     const figures = {
