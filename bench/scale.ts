@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
@@ -95,6 +96,7 @@ export async function main(argv: string[]): Promise<void> {
   api.post(/\/reactions$/).reply(201, {});
   const proc = await startProcess({ role: "all", config, log: createLogger(process.env["BENCH_LOG_LEVEL"] ?? "silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
   const redis = connectRedis(redisServer.url);
+  let stopped = false;
   const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
   const aiCount = async (issue: number) =>
     (((await saver.getTuple({ configurable: { thread_id: threadId({ kind: "issue", issueId: 5000 + issue }) } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m)).length;
@@ -102,6 +104,7 @@ export async function main(argv: string[]): Promise<void> {
   const firstModelCall = async (issue: number, before: number, sent: number): Promise<number> => {
     const giveUp = Date.now() + 120_000;
     while ((await aiCount(issue)) === before) {
+      if (stopped) throw new Error("stopped");
       if (Date.now() > giveUp) throw new Error(`the run on issue ${issue} never reached its model`);
       await sleep(10);
     }
@@ -158,19 +161,25 @@ export async function main(argv: string[]): Promise<void> {
       throw new Error(`warm-up runs failed: ${failed.map((j) => j.failedReason).join(" | ")}`);
     }
 
-    const rounds: Array<{ n: number; wallMs: number; rssPerRunMb: number; redisBytesPerRun: number }> = [];
+    const rounds: Array<{ n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number }> = [];
     let firstCall: number[] = [];
-    for (const n of ns) {
+    // The last round is the largest N again with probe runs asked for while it is busy: its wall time
+    // is not a round's figure (it has more runs), only the probes' first model calls are.
+    const plan = [...ns.map((n) => ({ n, probe: false })), ...(probes > 0 ? [{ n: maxN, probe: true }] : [])];
+    for (const { n, probe } of plan) {
       if (global.gc) global.gc();
       await sleep(500);
       const rssIdle = process.memoryUsage().rss;
       const redisBefore = await usedMemory();
       let rssPeak = rssIdle;
+      const cpu0 = process.cpuUsage();
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
       const t0 = performance.now();
       await Promise.all(Array.from({ length: n }, (_, i) => ask(i + 1)));
       expected += n;
       const probeCalls: Array<Promise<number>> = [];
-      if (n === maxN && probes > 0) {
+      if (probe) {
         // Once the runs are well under way (a few model calls each), ask for the probe runs one by one.
         await sleep(Math.min(5 * delayMs, (steps * delayMs) / 3));
         for (let p = 0; p < probes; p++) {
@@ -178,7 +187,9 @@ export async function main(argv: string[]): Promise<void> {
           const before = await aiCount(issue);
           const sent = performance.now();
           await ask(issue);
-          probeCalls.push(firstModelCall(issue, before, sent));
+          const call = firstModelCall(issue, before, sent);
+          call.catch(() => {}); // awaited below; a failed round must not crash on it first
+          probeCalls.push(call);
           await sleep(Math.max(50, delayMs / 4));
         }
         expected += probes;
@@ -187,9 +198,12 @@ export async function main(argv: string[]): Promise<void> {
         rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
       });
       const wallMs = performance.now() - t0;
-      if (f.failed > 0) throw new Error(`${f.failed} runs failed`);
+      loop.disable();
+      const cpu = process.cpuUsage(cpu0);
+      const runsThisRound = n + (probe ? probes : 0);
+      if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
       const redisAfter = await usedMemory();
-      rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n) });
+      if (!probe) rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6) });
       if (probeCalls.length > 0) firstCall = await Promise.all(probeCalls);
     }
     const base = rounds.find((r) => r.n === 1) ?? rounds[0]!;
@@ -203,7 +217,7 @@ export async function main(argv: string[]): Promise<void> {
       firstModelCallWhileBusy: firstCall.length > 0 ? { runsBusy: maxN, probes: firstCall.length, p50Ms: round(pct(firstCall, 0.5)), p99Ms: round(pct(firstCall, 0.99)), maxMs: round(Math.max(...firstCall)) } : null,
     };
     for (const r of figures.rounds) {
-      console.log(`N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run, Redis +${r.redisBytesPerRun} bytes per run`);
+      console.log(`N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms`);
     }
     if (figures.firstModelCallWhileBusy) {
       const w = figures.firstModelCallWhileBusy;
@@ -211,6 +225,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     console.log(JSON.stringify(figures));
   } finally {
+    stopped = true;
     await proc.stop();
     // Overlay mounts must go before their directories do.
     const provider = createSandboxProvider(config.sandbox);

@@ -6,8 +6,7 @@ import { createChatModel } from "../src/agent/model/create-chat-model.js";
 import { resolveModelSettings } from "../src/agent/model/resolve-model-settings.js";
 import { renderPrompt } from "../src/agent/prompts.js";
 import { buildRunRecord, formatRunSummary } from "../src/agent/run-record.js";
-import { createFetchUrlTool } from "../src/agent/tools/fetch-url-tool.js";
-import { createHttpRequestTool } from "../src/agent/tools/http-request-tool.js";
+import { runTools } from "./run-tools.js";
 import { cacheBreakpoints, cachePrefixBytes, type AnthropicBody } from "./tokens-prefix.js";
 
 const round = (n: number) => Number(n.toFixed(3));
@@ -39,7 +38,7 @@ interface RunCapture {
   messages: BaseMessage[];
 }
 
-async function run(task: string, steps: number, thread: string): Promise<RunCapture> {
+async function run(task: string, steps: number, thread: string, n: number): Promise<RunCapture> {
   const bodies: string[] = [];
   const scope = nock("https://api.anthropic.com")
     .post("/v1/messages")
@@ -59,7 +58,7 @@ async function run(task: string, steps: number, thread: string): Promise<RunCapt
   const agent = createOpenSweAgent({
     model,
     systemPrompt: renderPrompt("agent", { repo: "acme/widgets", workspace_root: "/", default_branch: "main" }),
-    tools: [createHttpRequestTool(), createFetchUrlTool()],
+    tools: runTools(n), // the run's own tools, for its thread, branch and run id
     middleware: buildAgentMiddleware({ modelCallLimit: steps + 5, workspaceRoot: "/", readWorkspaceFile: async () => undefined, drainFollowUps: async () => [], notifyStepLimit: async () => {} }),
   });
   const out = await agent.invoke({ messages: [new HumanMessage(task)] }, { configurable: { thread_id: thread }, recursionLimit: 10_000 });
@@ -79,8 +78,8 @@ export async function main(argv: string[]): Promise<void> {
   const steps = stepsAt >= 0 ? Number(argv[stepsAt + 1]) : 20;
   nock.disableNetConnect();
   try {
-    const first = await run("survey the notes and write down what you find", steps, "bench-a");
-    const second = await run("a different task on the same repository", 3, "bench-b");
+    const first = await run("survey the notes and write down what you find", steps, "bench-a", 1);
+    const second = await run("a different task on the same repository", 3, "bench-b", 2);
     const parsed = first.bodies.map((b) => JSON.parse(b) as AnthropicBody);
     let prefix = 0;
     let total = 0;
@@ -96,6 +95,8 @@ export async function main(argv: string[]): Promise<void> {
     const b = JSON.parse(second.bodies[0]!) as AnthropicBody;
     const sameTools = JSON.stringify(a.tools) === JSON.stringify(b.tools);
     const sameSystem = JSON.stringify(a.system) === JSON.stringify(b.system);
+    // The second run's first request against the first run's: how much of it a warm cache would serve.
+    const across = cachePrefixBytes(a, b);
     const record = buildRunRecord({
       threadId: "bench-a",
       trigger: "bench",
@@ -113,11 +114,12 @@ export async function main(argv: string[]): Promise<void> {
       cacheablePrefixShareMin: round(Math.min(...shares)),
       secondRunSameTools: sameTools,
       secondRunSameSystem: sameSystem,
+      secondRunPrefixShare: round(across.prefix / across.total),
       record: { inputTokens: record.inputTokens, cachedTokens: record.cachedTokens, costUsd: record.costUsd ?? null },
     };
     console.log(`${parsed.length} requests; cache breakpoints per request ${figures.cacheBreakpointsMin}–${figures.cacheBreakpointsMax}`);
     console.log(`input bytes in a prefix identical to the previous request: ${(100 * figures.cacheablePrefixShare).toFixed(1)}% overall, lowest ${(100 * figures.cacheablePrefixShareMin).toFixed(1)}%`);
-    console.log(`second run on the same repository: tools ${sameTools ? "identical" : "DIFFER"}, system prompt ${sameSystem ? "identical" : "DIFFERS"}`);
+    console.log(`second run on the same repository: tools ${sameTools ? "identical" : "DIFFER"}, system prompt ${sameSystem ? "identical" : "DIFFERS"}; ${(100 * figures.secondRunPrefixShare).toFixed(1)}% of its first request in the first run's prefix`);
     console.log(`footer: ${formatRunSummary(record)}`);
     console.log(JSON.stringify(figures));
   } finally {
