@@ -28,6 +28,9 @@ const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void
   agent: () => import("../bench/agent.js"),
   sandbox: () => import("../bench/sandbox.js"),
   checkpoints: () => import("../bench/checkpoints.js"),
+  scale: () => import("../bench/scale.js"),
+  review: () => import("../bench/review.js"),
+  tokens: () => import("../bench/tokens.js"),
 };
 
 async function serve(role: Role, config: AppConfig, log: Logger): Promise<void> {

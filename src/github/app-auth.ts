@@ -21,7 +21,17 @@ export interface GitHubAuthOptions {
 }
 
 export function createGitHubAuth(github: NonNullable<AppConfig["github"]>, opts: GitHubAuthOptions): GitHubAuth {
-  const Octokit = opts.octokitDefaults ? ProbotOctokit.defaults(opts.octokitDefaults) : ProbotOctokit;
+  // A function, not an object: Probot wraps this class with its own throttle options, and an object
+  // default is merged shallowly under them (its `throttle.enabled: false` was lost, so "unthrottled"
+  // clients still spaced writes 1 s and comments 3 s apart). Applied last, these flags hold.
+  const flags = opts.octokitDefaults;
+  const Octokit = flags
+    ? ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+        ...options,
+        ...(flags.retry ? { retry: { ...(options["retry"] as object | undefined), ...flags.retry } } : {}),
+        ...(flags.throttle ? { throttle: { ...(options["throttle"] as object | undefined), ...flags.throttle } } : {}),
+      }))
+    : ProbotOctokit;
   const probot = new Probot({
     appId: github.appId,
     privateKey: github.privateKey,

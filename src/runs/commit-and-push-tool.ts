@@ -95,7 +95,8 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
     },
     {
       name: "commit_and_push",
-      description: `Commit every change in the workspace with the message given and push branch ${ctx.branch}. The only way to push.`,
+      // No branch name here: a tool definition that differs per thread would miss the prompt cache (the task message names the branch).
+      description: "Commit every change in the workspace with the message given and push the run's branch. The only way to push.",
       schema: z.object({ message: z.string().min(1).max(5_000).describe("Commit message: a short subject line, a blank line, then why") }),
     },
   );

@@ -7,8 +7,8 @@ import { createChatModel } from "../../src/agent/model/create-chat-model.js";
 import { resolveModelSettings } from "../../src/agent/model/resolve-model-settings.js";
 import { renderPrompt } from "../../src/agent/prompts.js";
 import { SSE_HEADERS, anthropicSse } from "./anthropic-sse.js";
-import { createFetchUrlTool } from "../../src/agent/tools/fetch-url-tool.js";
-import { createHttpRequestTool } from "../../src/agent/tools/http-request-tool.js";
+import { runTools } from "../../bench/run-tools.js";
+
 
 interface AnthropicRequest {
   system: unknown;
@@ -39,15 +39,15 @@ describe("prompt caching", () => {
 
     const model = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-sonnet-4-6", effort: "none" } }), { anthropicApiKey: "sk-test" });
     const systemPrompt = renderPrompt("agent", { repo: "acme/widgets", workspace_root: "/", default_branch: "main" });
-    const build = () =>
+    const build = (n: number) =>
       createOpenSweAgent({
         model,
         systemPrompt,
-        tools: [createHttpRequestTool(), createFetchUrlTool()],
+        tools: runTools(n),
         middleware: buildAgentMiddleware({ modelCallLimit: 10, workspaceRoot: "/", readWorkspaceFile: async () => undefined, drainFollowUps: async () => [], notifyStepLimit: async () => {} }),
       });
-    await build().invoke({ messages: [new HumanMessage("list the files")] }, { configurable: { thread_id: "a" } });
-    await build().invoke({ messages: [new HumanMessage("a different task")] }, { configurable: { thread_id: "b" } });
+    await build(1).invoke({ messages: [new HumanMessage("list the files")] }, { configurable: { thread_id: "a" } });
+    await build(2).invoke({ messages: [new HumanMessage("a different task")] }, { configurable: { thread_id: "b" } });
 
     expect(bodies).toHaveLength(3);
     const [turn1, turn2, otherRun] = bodies as [AnthropicRequest, AnthropicRequest, AnthropicRequest];
@@ -59,6 +59,6 @@ describe("prompt caching", () => {
     expect(withoutCacheControl(turn2.messages.slice(0, turn1.messages.length))).toEqual(withoutCacheControl(turn1.messages));
     // The provider is asked to cache, and the tools the issue requires are there.
     expect(JSON.stringify(turn1)).toContain('"cache_control":{"type":"ephemeral"');
-    expect(turn1.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["write_todos", "task", "read_file", "write_file", "edit_file", "http_request", "fetch_url", "no_op", "confirming_completion"]));
+    expect(turn1.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["write_todos", "task", "read_file", "write_file", "edit_file", "http_request", "fetch_url", "no_op", "confirming_completion", "commit_and_push", "open_or_update_pull_request"]));
   });
 });

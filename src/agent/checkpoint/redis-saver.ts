@@ -55,6 +55,7 @@ interface StoredBlob {
 }
 
 const EMPTY = "__empty__";
+const INDEX_REFRESH_MS = 60_000;
 const SEP = 0;
 
 /**
@@ -95,6 +96,11 @@ export class RedisSaver extends BaseCheckpointSaver {
    * down, by identity) is unchanged, so replacing a message's content or blocks is seen.
    */
   readonly #encoded = new WeakMap<object, { shape: unknown[]; stored: Buffer; hash: string }>();
+  /**
+   * When this process last moved each thread up the thread index: a put refreshes it at most once per
+   * INDEX_REFRESH_MS (a round trip fewer on every other put; the index's precision is far below the TTL's).
+   */
+  readonly #indexedAt = new Map<string, number>();
 
   constructor(options: RedisSaverOptions) {
     super(options.serde);
@@ -215,12 +221,21 @@ export class RedisSaver extends BaseCheckpointSaver {
     this.#remember(itemsKey, newItems);
     const count = Number(results?.at(-1)?.[1] ?? 0);
     if (this.#keep !== undefined && count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
-    // The index of all threads lives outside the thread's slot; it only serves list() without a thread id.
+    await this.#index(thread);
+    return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** The index of all threads lives outside the thread's slot; it only serves list() without a thread id. */
+  async #index(thread: string): Promise<void> {
     const now = Date.now();
+    const last = this.#indexedAt.get(thread);
+    if (last !== undefined && now - last < INDEX_REFRESH_MS) return;
+    this.#indexedAt.delete(thread);
+    if (this.#indexedAt.size >= 1024) this.#indexedAt.delete(this.#indexedAt.keys().next().value!);
     const index = this.#redis.multi().zadd(this.#threadsKey(), now, thread);
     if (this.#ttlSeconds !== undefined) index.zremrangebyscore(this.#threadsKey(), "-inf", `(${now - this.#ttlSeconds * 1000}`);
     await index.exec();
-    return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+    this.#indexedAt.set(thread, now);
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -263,6 +278,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     for (let i = 0; i < keys.length; i += 500) multi.del(...keys.slice(i, i + 500));
     await multi.exec();
     await this.#redis.zrem(this.#threadsKey(), threadId);
+    this.#indexedAt.delete(threadId);
   }
 
   /** Serialises a value with its object lists split into items; new items land in `newItems`. */

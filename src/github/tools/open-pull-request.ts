@@ -58,7 +58,8 @@ export function openPullRequestTool(ctx: GitHubRunContext) {
     },
     {
       name: "open_or_update_pull_request",
-      description: `Open a draft pull request from the run's branch (${ctx.branch}) into ${ctx.baseBranch}, or update the one that already exists. Returns its URL.`,
+      // Definitions are the start of every request's cached prefix: nothing per run or thread in them (the task message names the branches).
+      description: "Open a draft pull request from the run's branch into the base branch the task names, or update the one that already exists. Returns its URL.",
       schema: OpenPullRequestInput,
     },
   );

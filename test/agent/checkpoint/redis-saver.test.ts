@@ -77,6 +77,22 @@ describe("RedisSaver specifics", () => {
     await saver.put({ configurable: { thread_id: "other", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step: 0, parents: {} }, {});
     expect((await redis.zrange(`${prefix}:threads:by-time`, "0", "-1")).sort()).toEqual(["gh:o/r#4", "other"]);
   });
+
+  it("moves a thread up the thread index once per interval, not on every put", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const saver = new RedisSaver({ redis, prefix, ttlSeconds: 600 });
+    const config = { configurable: { thread_id: "busy", checkpoint_ns: "" } };
+    await saver.put(config, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step: 0, parents: {} }, {});
+    expect(await redis.zscore(`${prefix}:threads:by-time`, "busy")).not.toBeNull();
+    await redis.zrem(`${prefix}:threads:by-time`, "busy");
+    // The next step's put skips the index round trip...
+    await saver.put(config, { ...emptyCheckpoint(), id: uuid6(2) }, { source: "loop", step: 1, parents: {} }, {});
+    expect(await redis.zscore(`${prefix}:threads:by-time`, "busy")).toBeNull();
+    // ...while another process (its own saver) indexes the thread on its first put.
+    await new RedisSaver({ redis, prefix, ttlSeconds: 600 }).put(config, { ...emptyCheckpoint(), id: uuid6(3) }, { source: "loop", step: 2, parents: {} }, {});
+    expect(await redis.zscore(`${prefix}:threads:by-time`, "busy")).not.toBeNull();
+  });
 });
 
 /** A run's shape: each step appends an AI message and its tool result, and writes the new ones. */

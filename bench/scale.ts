@@ -1,0 +1,241 @@
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { sign } from "@octokit/webhooks-methods";
+import nock from "nock";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { RedisSaver } from "../src/agent/checkpoint/redis-saver.js";
+import { readConfig } from "../src/config/env.js";
+import { createLogger } from "../src/logger.js";
+import { startProcess } from "../src/main.js";
+import { createSandboxProvider } from "../src/sandbox/registry.js";
+import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
+import { connectRedis } from "../src/store/redis.js";
+import { threadId } from "../src/threads/thread-id.js";
+
+const round = (n: number) => Number(n.toFixed(3));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function flag(argv: string[], name: string, fallback: string): string {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv[at + 1] ?? fallback : fallback;
+}
+
+/** A bare repository to clone from, with one commit. */
+function makeRemote(root: string): void {
+  const bare = join(root, "octo", "hello.git");
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare]);
+  const seed = mkdtempSync(join(tmpdir(), "open-swe-bench-seed-"));
+  const g = (...a: string[]) => execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@e", ...a], { cwd: seed });
+  g("init", "-q", "-b", "main");
+  writeFileSync(join(seed, "README.md"), "# bench\n");
+  g("add", "-A");
+  g("commit", "-qm", "init");
+  g("push", "-q", bare, "main");
+  rmSync(seed, { recursive: true, force: true });
+}
+
+/**
+ * `npm run bench:scale`: one process (web + worker) with WORKER_CONCURRENCY raised runs N agent runs at
+ * once on local sandboxes, each `--steps` model calls of a replayed model that takes `--delay-ms` per call
+ * and runs one cheap command per step. Reports, per N, wall time against N = 1 in the same run, worker
+ * RSS and Redis memory per active run; and, while the largest N is busy, webhook → first model call for
+ * `--probes` more runs (the first assistant message in the thread's checkpoint, less the model's delay).
+ *
+ * `--n 1,10,20` picks the Ns. Every thread is warmed first (sandbox, mirror, checkout) by one round with
+ * all of them, so the rounds measure runs, not first-time sandbox creation.
+ */
+export async function main(argv: string[]): Promise<void> {
+  const ns = flag(argv, "--n", "1,10,20").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const steps = Number(flag(argv, "--steps", "20"));
+  const delayMs = Number(flag(argv, "--delay-ms", "1000"));
+  const probes = Number(flag(argv, "--probes", "10"));
+  const maxN = Math.max(...ns);
+  const threads = maxN + probes;
+
+  const data = mkdtempSync(join(tmpdir(), "open-swe-bench-scale-"));
+  const remoteRoot = mkdtempSync(join(tmpdir(), "open-swe-bench-scale-remote-"));
+  makeRemote(remoteRoot);
+  const redisDir = mkdtempSync(join(tmpdir(), "open-swe-bench-scale-redis-"));
+  const redisServer = await startEmbeddedRedis(redisDir, createLogger("silent"));
+  const replay = join(data, "run.json");
+  const turns = [
+    ...Array.from({ length: steps - 1 }, (_, i) => ({ tool_calls: [{ name: "execute", args: { command: `echo step ${i} && ls` } }], delay_ms: delayMs })),
+    { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }], delay_ms: delayMs },
+  ];
+  writeFileSync(replay, JSON.stringify(turns));
+  const secret = "bench";
+  const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+  const prefix = `bench${randomUUID().slice(0, 6)}`;
+  const config = readConfig({
+    APP_ID: "1",
+    PRIVATE_KEY: key,
+    WEBHOOK_SECRET: secret,
+    QUEUE_REDIS_URL: redisServer.url,
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: data,
+    LOG_LEVEL: process.env["BENCH_LOG_LEVEL"] ?? "silent",
+    JOB_ATTEMPTS: "1",
+    WORKER_CONCURRENCY: String(threads + 2),
+    OPEN_SWE_MODEL: `replay:${replay}`,
+    GIT_REMOTE_TEMPLATE: `file://${remoteRoot}/{owner}/{repo}.git`,
+  });
+  nock.disableNetConnect();
+  nock.enableNetConnect((h) => h.startsWith("127.0.0.1"));
+  const api = nock("https://api.github.com").persist();
+  api.post(/\/app\/installations\/\d+\/access_tokens/).reply(201, { token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+  api.get(/\/collaborators\/.*\/permission/).reply(200, { permission: "write", role_name: "write" });
+  api.get(/\/contents\//).reply(404, {});
+  api.get("/repos/octo/hello").reply(200, { default_branch: "main" });
+  api.post(/\/issues\/\d+\/comments$/).reply(201, { id: 1 });
+  api.patch(/\/issues\/comments\/\d+$/).reply(200, { id: 1 });
+  api.post(/\/reactions$/).reply(201, {});
+  const proc = await startProcess({ role: "all", config, log: createLogger(process.env["BENCH_LOG_LEVEL"] ?? "silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
+  const redis = connectRedis(redisServer.url);
+  let stopped = false;
+  const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
+  const aiCount = async (issue: number) =>
+    (((await saver.getTuple({ configurable: { thread_id: threadId({ kind: "issue", issueId: 5000 + issue }) } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m)).length;
+  /** ms from `sent` to the start of the run's first model call on `issue`: its first new assistant message, less the model's delay. */
+  const firstModelCall = async (issue: number, before: number, sent: number): Promise<number> => {
+    const giveUp = Date.now() + 120_000;
+    while ((await aiCount(issue)) === before) {
+      if (stopped) throw new Error("stopped");
+      if (Date.now() > giveUp) throw new Error(`the run on issue ${issue} never reached its model`);
+      await sleep(10);
+    }
+    return performance.now() - sent - delayMs;
+  };
+  const agentQueue = proc.queues.queues.agent;
+  let commentId = 1000;
+
+  /** Sends the webhook that asks for a run on issue `issue`; returns the comment id it carries. */
+  const ask = async (issue: number): Promise<number> => {
+    const id = ++commentId;
+    const body = JSON.stringify({
+      action: "created",
+      installation: { id: 9 },
+      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+      sender: { login: "dana", id: 3, type: "User" },
+      issue: { number: issue, id: 5000 + issue },
+      comment: { id, body: `@open-swe task ${id}`, user: { login: "dana", id: 3, type: "User" } },
+    });
+    const res = await fetch(`http://127.0.0.1:${proc.port}/api/github/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": randomUUID(), "x-hub-signature-256": await sign(secret, body) },
+      body,
+    });
+    if (res.status >= 300) throw new Error(`webhook answered ${res.status}`);
+    return id;
+  };
+  const finished = async () => {
+    const c = await agentQueue.getJobCounts("completed", "failed");
+    return { completed: c["completed"] ?? 0, failed: c["failed"] ?? 0 };
+  };
+  const waitFinished = async (target: number, timeoutMs: number, sample?: () => void) => {
+    const giveUp = Date.now() + timeoutMs;
+    for (;;) {
+      const f = await finished();
+      if (f.completed + f.failed >= target) return f;
+      if (Date.now() > giveUp) throw new Error(`only ${f.completed + f.failed} of ${target} runs finished in ${timeoutMs} ms`);
+      sample?.();
+      await sleep(50);
+    }
+  };
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
+  let expected = 0;
+
+  try {
+    console.log(`warming ${threads} threads (sandbox, mirror, checkout) with one run each...`);
+    const warmStart = performance.now();
+    await Promise.all(Array.from({ length: threads }, (_, i) => ask(i + 1)));
+    expected += threads;
+    const warm = await waitFinished(expected, 600_000);
+    const warmMs = performance.now() - warmStart;
+    if (warm.failed > 0) {
+      const failed = await agentQueue.getJobs(["failed"]);
+      throw new Error(`warm-up runs failed: ${failed.map((j) => j.failedReason).join(" | ")}`);
+    }
+
+    const rounds: Array<{ n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number }> = [];
+    let firstCall: number[] = [];
+    // The last round is the largest N again with probe runs asked for while it is busy: its wall time
+    // is not a round's figure (it has more runs), only the probes' first model calls are.
+    const plan = [...ns.map((n) => ({ n, probe: false })), ...(probes > 0 ? [{ n: maxN, probe: true }] : [])];
+    for (const { n, probe } of plan) {
+      if (global.gc) global.gc();
+      await sleep(500);
+      const rssIdle = process.memoryUsage().rss;
+      const redisBefore = await usedMemory();
+      let rssPeak = rssIdle;
+      const cpu0 = process.cpuUsage();
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: n }, (_, i) => ask(i + 1)));
+      expected += n;
+      const probeCalls: Array<Promise<number>> = [];
+      if (probe) {
+        // Once the runs are well under way (a few model calls each), ask for the probe runs one by one.
+        await sleep(Math.min(5 * delayMs, (steps * delayMs) / 3));
+        for (let p = 0; p < probes; p++) {
+          const issue = maxN + p + 1;
+          const before = await aiCount(issue);
+          const sent = performance.now();
+          await ask(issue);
+          const call = firstModelCall(issue, before, sent);
+          call.catch(() => {}); // awaited below; a failed round must not crash on it first
+          probeCalls.push(call);
+          await sleep(Math.max(50, delayMs / 4));
+        }
+        expected += probes;
+      }
+      const f = await waitFinished(expected, 600_000, () => {
+        rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+      });
+      const wallMs = performance.now() - t0;
+      loop.disable();
+      const cpu = process.cpuUsage(cpu0);
+      const runsThisRound = n + (probe ? probes : 0);
+      if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
+      const redisAfter = await usedMemory();
+      if (!probe) rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6) });
+      if (probeCalls.length > 0) firstCall = await Promise.all(probeCalls);
+    }
+    const base = rounds.find((r) => r.n === 1) ?? rounds[0]!;
+    const figures = {
+      bench: "scale",
+      steps,
+      delayMs,
+      warmUp: { runs: threads, wallMs: round(warmMs) },
+      rounds: rounds.map((r) => ({ ...r, vsN1: round(r.wallMs / base.wallMs) })),
+      idealWallMs: steps * delayMs,
+      firstModelCallWhileBusy: firstCall.length > 0 ? { runsBusy: maxN, probes: firstCall.length, p50Ms: round(pct(firstCall, 0.5)), p99Ms: round(pct(firstCall, 0.99)), maxMs: round(Math.max(...firstCall)) } : null,
+    };
+    for (const r of figures.rounds) {
+      console.log(`N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms`);
+    }
+    if (figures.firstModelCallWhileBusy) {
+      const w = figures.firstModelCallWhileBusy;
+      console.log(`webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
+    }
+    console.log(JSON.stringify(figures));
+  } finally {
+    stopped = true;
+    await proc.stop();
+    // Overlay mounts must go before their directories do.
+    const provider = createSandboxProvider(config.sandbox);
+    for (const sb of await provider.list()) await provider.destroy(sb.id);
+    await redis.quit();
+    await redisServer.stop();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    rmSync(data, { recursive: true, force: true });
+    rmSync(remoteRoot, { recursive: true, force: true });
+    rmSync(redisDir, { recursive: true, force: true });
+  }
+}
