@@ -1,8 +1,11 @@
 import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
 import type { AgentJob } from "../src/queue/schemas.js";
+import type { RunStatus } from "../src/store/run-index.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
+import { RunStops } from "../src/runs/run-stop.js";
+import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
@@ -40,6 +43,14 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "nothing_pending" };
   }
+  // Stop pressed while the job waited: it never starts.
+  if (await new RunStops(ctx.redis, ctx.prefix).requested(ctx.jobId)) {
+    await ctx.locks.release(data.threadId, ctx.jobId);
+    await markRunFinished(ctx, "stopped");
+    return { outcome: "stopped" };
+  }
+  await markRunStarted(ctx, data);
+  let status: RunStatus = "failed";
   // A CI fix run shows itself on the head it fixes; a fix that became a follow-up above has no check of its own.
   const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;
   let fixResult: FixRunResult = "failed";
@@ -49,6 +60,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
+    status = record.outcome;
     fixResult = record.pushedSha ? "pushed" : "no_change";
     return { outcome: record.outcome, prUrl: record.prUrl, costUsd: record.costUsd, durationMs: record.durationMs };
   } finally {
@@ -57,6 +69,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     // The idle TTL counts from the end of the run, not its start.
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
+    await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
     await ctx.locks.release(data.threadId, ctx.jobId);
     // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
     // (said so to the user) must not start a chain of continuations failing the same way.

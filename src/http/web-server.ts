@@ -3,6 +3,10 @@ import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
+import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
+import { dashboardHandler } from "../dashboard/handler.js";
+import type { QueueSet } from "../queue/queues.js";
+import type { SettingsStore } from "../store/settings-store.js";
 import { healthHandler } from "./health.js";
 import { probotLogger } from "./probot-logger.js";
 import { sendJson } from "./raw-body.js";
@@ -23,6 +27,8 @@ export async function startWebServer(opts: {
   github: NonNullable<AppConfig["github"]>;
   app: ApplicationFunction;
   redis: Redis;
+  /** The dashboard's (`/app`, `/auth`): omitted, the server has no dashboard. */
+  dashboard?: { queues: QueueSet; settings: SettingsStore };
   role: string;
   log: Logger;
   port?: number;
@@ -41,10 +47,16 @@ export async function startWebServer(opts: {
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
   const health = healthHandler(opts.redis, opts.role);
   const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
+  // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
+  // answers before Probot's not-found handler; webhooks keep their own body limit.
+  const dashboard = opts.dashboard
+    ? dashboardHandler(createDashboardApp(dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log })))
+    : null;
   const server = createServer((req, res) => {
     void (async () => {
       try {
         if (await health(req, res)) return;
+        if (dashboard && (await dashboard(req, res))) return;
         if (await limit(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
       } catch (err) {

@@ -10,6 +10,7 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
   sandbox_failed: "I stopped because the sandbox kept failing.",
   incomplete: "I stopped before finishing the task.",
   failed: "I hit an error and could not finish.",
+  stopped: "Stopped from the dashboard before finishing.",
 };
 
 /**

@@ -69,7 +69,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
   const replay = o.model?.startsWith("replay:") ? o.model : undefined;
   const runModel = await resolveRunModel({
     role: "agent",
-    profile: { autoFixCi: false, autoReview: true },
+    profile: { autoFixCi: false, autoReview: true, prsAsMe: false },
     team: {},
     repoConfig: parseRepoConfig({}),
     config: replay ? { ...o.config.model, model: replay } : o.config.model,

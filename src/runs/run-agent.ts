@@ -24,6 +24,7 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+import { STOP_REASON } from "./run-stop.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -170,10 +171,16 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     finishedAt: new Date(),
     ...(error !== undefined ? { error } : {}),
   });
+  // Stop from the dashboard aborts the run through its signal: not a failure, and never retried.
+  const stopped = error !== undefined && ctx.signal.aborted && ctx.signal.reason === STOP_REASON;
+  if (stopped) {
+    record.outcome = "stopped";
+    delete record.error;
+  }
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
   await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
-  const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
+  const lastAttempt = stopped || ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
   if (error !== undefined && !lastAttempt) throw error;
   const notes = [
@@ -181,6 +188,6 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
   ];
   await finishRun(gh, record, notes);
-  if (error !== undefined) throw error;
+  if (error !== undefined && !stopped) throw error;
   return record;
 }

@@ -4,6 +4,7 @@ import { rateLimitedLog } from "../logger.js";
 import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
+import { RunStops, STOP_REASON } from "../runs/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
 import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
 
@@ -61,6 +62,8 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
     try {
       result = await processor(parsed.data, ctx);
     } catch (err) {
+      // A stopped run is not retried: the person who pressed Stop meant it.
+      if (signal?.aborted && signal.reason === STOP_REASON) throw new UnrecoverableError(STOP_REASON);
       if (!(signal?.aborted && signal.reason === SHUTDOWN_REASON)) throw err;
       result = { outcome: "aborted" };
     }
@@ -103,9 +106,17 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
   // The CI-monitor sweep is not built yet (webhooks drive CI autofix), so no sweep is scheduled; one an
   // older version registered is removed, or it would fail a job every 15 minutes.
   if (names.includes("ci-monitor")) await services.queues.queues["ci-monitor"].removeJobScheduler(CI_MONITOR_SCHEDULER);
+  // Stop (dashboard): the worker running the job aborts it through its signal; other workers ignore it.
+  const agentWorker = workers[names.indexOf("agent")];
+  const unlisten = agentWorker
+    ? await new RunStops(services.redis, services.prefix).listen((runId) => {
+        if (agentWorker.cancelJob(runId, STOP_REASON)) opts.log.info({ jobId: runId }, "run stopped from the dashboard");
+      })
+    : async () => undefined;
   return {
     workers,
     async close(graceMs) {
+      await within(unlisten(), 500);
       const graceful = Promise.all(workers.map((w) => w.close())).then(() => "closed" as const);
       if ((await within(graceful, graceMs)) === "closed") return;
       opts.log.warn({ graceMs }, "shutdown grace over: aborting running jobs, which go back to the queue");

@@ -12,9 +12,9 @@ describe("SettingsStore (real Redis)", () => {
     await s.disableRepo("octo/HELLO");
     expect(await s.isRepoEnabled("octo/hello")).toBe(false);
 
-    expect(await s.getProfile("alice")).toEqual({ autoFixCi: false, autoReview: true });
+    expect(await s.getProfile("alice")).toEqual({ autoFixCi: false, autoReview: true, prsAsMe: false });
     await s.setProfile("Alice", { autoFixCi: true, model: "claude-sonnet-4-5" });
-    expect(await s.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: true, model: "claude-sonnet-4-5" });
+    expect(await s.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: true, model: "claude-sonnet-4-5", prsAsMe: false });
 
     await s.setTeamModel("agent", "claude-opus-4-1");
     expect(await s.getTeamModels()).toEqual({ agent: "claude-opus-4-1" });
