@@ -56,10 +56,10 @@ describe("open-swe settings CLI", () => {
   it("a profile set changes only the keys it names", async () => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     await run(store, "profile", "set", "alice", "autoFixCi=true", "autoReview=false", "model=claude-sonnet-4-6");
-    expect(await run(store, "profile", "set", "alice", "effort=high")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high" });
-    expect(await store.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high" });
+    expect(await run(store, "profile", "set", "alice", "effort=high")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high", prsAsMe: false });
+    expect(await store.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high", prsAsMe: false });
     // The store's own API is a patch too.
-    expect(await store.setProfile("alice", { model: "claude-y" })).toEqual({ autoFixCi: true, autoReview: false, model: "claude-y", effort: "high" });
+    expect(await store.setProfile("alice", { model: "claude-y" })).toEqual({ autoFixCi: true, autoReview: false, model: "claude-y", effort: "high", prsAsMe: false });
   });
 
   it.each([
