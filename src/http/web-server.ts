@@ -5,11 +5,14 @@ import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
 import { dashboardHandler } from "../dashboard/handler.js";
-import type { QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { healthHandler } from "./health.js";
 import { probotLogger } from "./probot-logger.js";
+import type { QueueSet } from "../queue/queues.js";
+import { SourceDedupe } from "../sources/dedupe.js";
+import type { SourceRegistry } from "../sources/registry.js";
 import { sendJson } from "./raw-body.js";
+import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";
 
@@ -31,6 +34,8 @@ export async function startWebServer(opts: {
   dashboard?: { queues: QueueSet; settings: SettingsStore };
   role: string;
   log: Logger;
+  /** Slack, Linear, …: their routes are served ahead of Probot's middleware and queue `source-event` jobs. */
+  sources?: { registry: SourceRegistry; queues: QueueSet };
   port?: number;
   host?: string;
 }): Promise<WebServer> {
@@ -52,11 +57,21 @@ export async function startWebServer(opts: {
   const dashboard = opts.dashboard
     ? dashboardHandler(createDashboardApp(dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log })))
     : null;
+  const sources = opts.sources
+    ? sourceRoutes({
+        sources: opts.sources.registry,
+        queues: opts.sources.queues,
+        dedupe: new SourceDedupe(opts.redis, opts.config.env.QUEUE_PREFIX),
+        maxBytes: opts.config.env.MAX_WEBHOOK_BYTES,
+        log: opts.log.child({ component: "sources" }),
+      })
+    : null;
   const server = createServer((req, res) => {
     void (async () => {
       try {
         if (await health(req, res)) return;
         if (dashboard && (await dashboard(req, res))) return;
+        if (sources && (await sources(req, res))) return;
         if (await limit(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
       } catch (err) {

@@ -3,7 +3,7 @@ import { RunIndex, type RunEntry, type RunStatus } from "../store/run-index.js";
 import type { JobContext } from "../worker/job-context.js";
 
 /** The runs list's entry for a job that is starting: the one queued by the dashboard, or a new one for a GitHub request. */
-export async function markRunStarted(ctx: JobContext, data: AgentJob, source = "github"): Promise<void> {
+export async function markRunStarted(ctx: JobContext, data: AgentJob): Promise<void> {
   const index = new RunIndex(ctx.redis, ctx.prefix);
   const now = Date.now();
   const existing = await index.get(ctx.jobId);
@@ -12,7 +12,7 @@ export async function markRunStarted(ctx: JobContext, data: AgentJob, source = "
     repo: `${data.owner}/${data.repo}`,
     threadId: data.threadId,
     trigger: data.trigger,
-    source,
+    source: data.source.kind,
     requester: data.requester.login,
     title: data.text.split("\n")[0]!.slice(0, 200),
     status: "queued",
