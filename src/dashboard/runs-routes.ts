@@ -46,8 +46,9 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     if (!entry) return c.html(notFound(session), 404);
     const [thread, record] = await Promise.all([readThread(deps.checkpoints, entry.threadId), records.get(entry.runId)]);
     const items = conversationItems(thread.messages);
-    const page = runPage(session, entry, record, items, thread.todos);
-    return c.html(page);
+    // A run refused before it started (bad config, no model key) says why through its failed job.
+    const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
+    return c.html(runPage(session, entry, record, items, thread.todos, failure));
   });
 
   // Live view: new messages as the checkpoints are written, the status, and the end (PR link).

@@ -29,7 +29,7 @@ import { STOP_REASON } from "./run-stop.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
-const SOURCE_LABEL: Record<Exclude<AgentSource["kind"], "github">, string> = { slack: "Slack", linear: "Linear", jira: "Jira", confluence: "Confluence" };
+const SOURCE_LABEL: Record<Exclude<AgentSource["kind"], "github">, string> = { slack: "Slack", linear: "Linear", jira: "Jira", confluence: "Confluence", dashboard: "dashboard" };
 
 /** A request from Slack, Linear, …: no issue, a thread elsewhere; the conversation so far is data, not instructions. */
 function sourceTaskLines(data: AgentJob, channel: RunSourceChannel, replyTools: string[]): string[] {

@@ -28,7 +28,7 @@ export function runEndView(entry: RunEntry, record: RunRecord | null): Html {
 ${record?.prUrl ? html` Pull request: <a href="${record.prUrl}" id="pr-link">${record.prUrl}</a>` : ""}</p>`;
 }
 
-export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[]): Html {
+export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], failure?: string): Html {
   const live = isLive(entry.status);
   const id = encodeURIComponent(entry.runId);
   const body = html`
@@ -41,6 +41,7 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
   <dt>Cost</dt><dd>${cost(record.costUsd)} · ${record.inputTokens} tokens in / ${record.outputTokens} out · ${duration(record.durationMs)}</dd>` : ""}
 </dl>
 <div id="run-end">${runEndView(entry, record)}</div>
+${failure ? html`<p role="alert">The run failed: ${failure}</p>` : ""}
 ${live
   ? html`<div id="controls">
 <form method="post" action="/app/runs/${id}/stop" class="inline">${csrfField(session)}<button type="submit" class="danger">Stop</button></form>
