@@ -4,7 +4,7 @@ import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import { OpenSweError } from "../errors.js";
 import { UserTokens } from "../store/user-tokens.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
-import { authorizeUrl, exchangeCode, fetchUser, newAuthorization, OAuthError, writableInInstallation } from "./github-oauth.js";
+import { authorizeUrl, exchangeCode, fetchUser, newAuthorization, OAuthError, writableInInstallation } from "../github/user-oauth.js";
 import type { Session } from "./session-store.js";
 import { layout, messagePage } from "./views/layout.js";
 import { html } from "hono/html";

@@ -5,7 +5,7 @@ import type { AppConfig } from "../config/env.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { OAuthClient } from "./github-oauth.js";
+import type { OAuthClient } from "../github/user-oauth.js";
 import type { Session, SessionStore } from "./session-store.js";
 
 export interface DashboardDeps {

@@ -11,6 +11,7 @@ import { OpenSweError } from "../errors.js";
 import type { Octokit } from "../github/app-auth.js";
 import { reactToRequest } from "../github/react-to-request.js";
 import { replyTo } from "../github/reply.js";
+import { prAuthorFor } from "../github/user-pr-author.js";
 import { postRunComment } from "../github/tools/github-comment.js";
 import { githubTools } from "../github/tools/index.js";
 import { loadRunState, saveRunState, type GitHubRunContext, type RunSourceChannel } from "../github/tools/run-context.js";
@@ -126,6 +127,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
+  const prAuthor = await prAuthorFor({ config: ctx.config, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log, login: data.requester.login, profile });
+  if (prAuthor) gh.prAuthor = prAuthor;
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
   const tools = [
