@@ -15,9 +15,9 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
   let browser: Browser;
   let base: string;
   let settings: SettingsStore;
+  const prefix = uniquePrefix();
   beforeAll(async () => {
-    const prefix = uniquePrefix();
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, DASHBOARD_ADMINS: "ada" });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, DASHBOARD_ADMINS: "ada", OPEN_SWE_SECRET_KEY: "c".repeat(64) });
     base = `http://127.0.0.1:${proc.port}`;
     settings = new SettingsStore(proc.redis, prefix);
     await settings.recordInstalled("octo/hello", { installationId: 4242 });
@@ -51,6 +51,25 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     expect(new URL(page.url()).pathname).toBe("/auth/sign-in");
     await page.goto(`${base}/app/runs`);
     expect(new URL(page.url()).pathname).toBe("/auth/sign-in");
+    await context.close();
+  });
+
+  it("turning on \"open PRs as me\" authorises once more and stores the user's tokens sealed", async () => {
+    const { context, authorize } = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, base, authorize, writer, "/app/profile");
+    const mocks = mockSignIn(writer, () => authorize.at(-1)?.searchParams.get("code_challenge") ?? undefined, "ghu_dana_second_token");
+    await page.getByLabel("Open PRs as me").check();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL((u) => u.pathname === "/app/profile" && u.search === "?saved=1");
+    for (const m of mocks) expect(m.isDone()).toBe(true);
+    await expect(page.getByText("Your GitHub token is stored encrypted").isVisible()).resolves.toBe(true);
+    expect((await settings.getProfile("dana")).prsAsMe).toBe(true);
+    const keys = await proc.redis.keys(`${prefix}:*`);
+    const bytes = (await Promise.all(keys.map((k) => proc.redis.dumpBuffer(k)))).map((b) => b?.toString("latin1") ?? "").join("");
+    expect(bytes).toContain("v1.");
+    expect(bytes).not.toContain("ghu_dana");
+    expect(bytes).not.toContain("ghr_dana");
     await context.close();
   });
 
