@@ -21,6 +21,10 @@ const prScript = [
   { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Add CONTRIBUTING.md", body: "Adds a contributor guide." } }], usage: { input_tokens: 1500, output_tokens: 40 } },
   { tool_calls: [{ name: "confirming_completion", args: { summary: "Added CONTRIBUTING.md" } }], usage: { input_tokens: 1600, output_tokens: 20 } },
 ];
+const followUpScript = [
+  { tool_calls: [{ name: "execute", args: { command: "sleep 2; echo slept" } }] },
+  { text: "Checked the retry logic too." , tool_calls: [{ name: "confirming_completion", args: { summary: "answered both" } }] },
+];
 const slowScript = [{ tool_calls: [{ name: "execute", args: { command: "echo started; sleep 60; echo never" } }] }, { text: "done" }];
 
 /** What every run of a task on octo/hello asks GitHub before its first step. */
@@ -89,6 +93,29 @@ describe("dashboard in a real browser: a task started from the page streams live
     await expect(row.textContent()).resolves.toMatch(/Add a CONTRIBUTING\.md[\s\S]*octo\/hello[\s\S]*dashboard[\s\S]*replay[\s\S]*pr opened[\s\S]*7000 in \/ 190 out/);
     expect(await row.getByRole("link", { name: "PR" }).getAttribute("href")).toBe(PR_URL);
     await screenshot(page, "runs");
+    await context.close();
+  });
+
+  it("a message sent from the run page reaches the running agent before its next model call", { timeout: 60_000 }, async () => {
+    writeFileSync(app.replay, JSON.stringify(followUpScript));
+    mockRunStart();
+    const { context, authorize } = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, base, authorize, dana, "/app/tasks/new");
+    await page.getByLabel("Task").fill("Investigate the flaky test");
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.waitForURL(/\/app\/runs\/j__dashboard__/);
+    const runId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    await page.getByText("Tool call · execute").waitFor({ timeout: 30_000 });
+    await page.getByLabel("Message the running agent").fill("also check the retry logic");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator("#run-status", { hasText: "completed" }).waitFor({ timeout: 30_000 });
+    const text = (await page.locator("#conversation").textContent()) ?? "";
+    const followUp = text.indexOf("Follow-up from @dana (dashboard): also check the retry logic");
+    expect(followUp).toBeGreaterThan(text.indexOf("slept"));
+    expect(text.indexOf("Checked the retry logic too.")).toBeGreaterThan(followUp);
+    // One run: the message joined it instead of starting another.
+    expect(await waitForJob(app.proc.queues.queues.agent, runId, 10_000)).toMatchObject({ returnvalue: { outcome: "completed" } });
     await context.close();
   });
 
