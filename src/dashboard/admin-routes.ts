@@ -12,6 +12,10 @@ import { csrfField, layout, messagePage } from "./views/layout.js";
 
 export const RepoForm = z.object({ repo: z.string().refine(isRepoName, "owner/name"), action: z.enum(["enable", "disable"]) });
 const TeamForm = z.object({ agent: z.string().max(120).optional(), reviewer: z.string().max(120).optional() });
+const IdentityForm = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("set"), sourceUser: z.string().min(3).max(200), login: z.string().min(1).max(39) }),
+  z.object({ action: z.literal("remove"), sourceUser: z.string().min(3).max(200) }),
+]);
 const StyleForm = z.object({ prompt: z.string().min(1, "the style cannot be empty").max(MAX_STYLE_PROMPT_CHARS) });
 
 export function mountAdmin(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
@@ -21,7 +25,7 @@ export function mountAdmin(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
 
   app.get("/app/admin", async (c) => {
     const session = c.get("session");
-    const [team, enabled, installed] = await Promise.all([deps.settings.getTeamModels(), deps.settings.listEnabledRepos(), deps.settings.listInstalled()]);
+    const [team, enabled, installed, identities] = await Promise.all([deps.settings.getTeamModels(), deps.settings.listEnabledRepos(), deps.settings.listInstalled(), deps.settings.listIdentities()]);
     const repos = Object.keys(installed).sort();
     const notice = c.req.query("done");
     return c.html(
@@ -46,7 +50,20 @@ ${enabled.includes(r) ? html`<input type="hidden" name="action" value="disable">
 <td><a href="/app/admin/styles/${r}">View / edit</a></td></tr>`,
       )}</tbody></table></div>
 ${repos.length === 0 ? html`<p>The app is not installed on any repository yet.</p>` : ""}
-${enabled.filter((r) => !repos.includes(r)).length > 0 ? html`<p>Also enabled (no longer installed): ${enabled.filter((r) => !repos.includes(r)).join(", ")}</p>` : ""}`),
+${enabled.filter((r) => !repos.includes(r)).length > 0 ? html`<p>Also enabled (no longer installed): ${enabled.filter((r) => !repos.includes(r)).join(", ")}</p>` : ""}
+<h2>Identity mappings</h2>
+<p>Who a Slack or Linear user is on GitHub; their requests are checked against that login's write access.</p>
+${Object.keys(identities).length === 0
+  ? html`<p>No mappings yet.</p>`
+  : html`<div class="table"><table><thead><tr><th scope="col">Source user</th><th scope="col">GitHub login</th><th scope="col"></th></tr></thead><tbody>${Object.entries(identities)
+      .sort()
+      .map(
+        ([who, login]) => html`<tr><td>${who}</td><td>@${login}</td><td><form method="post" action="/app/admin/identities" class="inline">${csrfField(session)}<input type="hidden" name="action" value="remove"><input type="hidden" name="sourceUser" value="${who}"><button type="submit" aria-label="Remove ${who}">Remove</button></form></td></tr>`,
+      )}</tbody></table></div>`}
+<form method="post" action="/app/admin/identities" class="filters">${csrfField(session)}<input type="hidden" name="action" value="set">
+<div><label for="id-source">Source user</label><input id="id-source" name="sourceUser" placeholder="slack:U0123ABC" required></div>
+<div><label for="id-login">GitHub login</label><input id="id-login" name="login" required></div>
+<button type="submit">Map</button></form>`),
     );
   });
 
@@ -74,6 +91,21 @@ ${enabled.filter((r) => !repos.includes(r)).length > 0 ? html`<p>Also enabled (n
     } else await deps.settings.disableRepo(repo);
     deps.log.info({ login: session.login, repo, action: f.data.action }, "dashboard: repo enablement changed");
     return c.redirect(`/app/admin?done=${encodeURIComponent(`${repo} ${f.data.action}d.`)}`, 303);
+  });
+
+  app.post("/app/admin/identities", async (c) => {
+    const session = c.get("session");
+    const f = IdentityForm.safeParse(await c.req.parseBody());
+    if (!f.success) return c.html(messagePage("Not changed", session, "Give the source user (slack:U0123…) and, to map it, a GitHub login.", back), 400);
+    try {
+      if (f.data.action === "set") await deps.settings.setIdentity(f.data.sourceUser, f.data.login);
+      else await deps.settings.removeIdentity(f.data.sourceUser);
+    } catch (err) {
+      if (!(err instanceof z.ZodError)) throw err;
+      return c.html(messagePage("Not changed", session, err.issues[0]?.message ?? "invalid", back), 400);
+    }
+    deps.log.info({ login: session.login, sourceUser: f.data.sourceUser, action: f.data.action }, "dashboard: identity mapping changed");
+    return c.redirect(`/app/admin?done=${encodeURIComponent(`Mapping ${f.data.action === "set" ? "saved" : "removed"}.`)}`, 303);
   });
 
   const repoOf = (owner: string, name: string) => ({ owner: owner.toLowerCase(), repo: name.toLowerCase() });

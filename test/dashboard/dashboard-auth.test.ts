@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
+import { reviewStores } from "../../src/runs/review-stores.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
@@ -103,7 +104,23 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     await page.getByRole("button", { name: "Enable octo/hello" }).click();
     await expect(page.getByRole("status").textContent()).resolves.toBe("octo/hello enabled.");
     expect(await settings.listEnabledRepos()).toEqual(["octo/hello"]);
+    // Identity mapping, and a review style edited and re-learned.
+    await page.getByLabel("Source user").fill("slack:U0123ABC");
+    await page.getByLabel("GitHub login").fill("Dana");
+    await page.getByRole("button", { name: "Map" }).click();
+    await expect(page.getByRole("status").textContent()).resolves.toBe("Mapping saved.");
+    expect(await settings.getIdentity("slack:U0123ABC")).toBe("dana");
     await screenshot(page, "admin");
+    await page.getByRole("row", { name: /octo\/hello/ }).getByRole("link", { name: "View / edit" }).click();
+    await page.getByLabel(/Style prompt/).fill("Prefer small functions.");
+    await page.getByRole("button", { name: "Save style" }).click();
+    await expect(page.getByRole("status").textContent()).resolves.toBe("Saved.");
+    expect((await reviewStores(proc.redis, prefix).styles.get({ owner: "octo", repo: "hello" }))?.prompt).toBe("Prefer small functions.");
+    await page.getByRole("button", { name: "Re-learn from past reviews" }).click();
+    await expect(page.getByRole("status").textContent()).resolves.toMatch(/Re-learning queued/);
+    const analyze = await proc.queues.queues.analyze.getJobs(["waiting", "prioritized", "delayed"]);
+    expect(analyze.map((j) => j.data)).toEqual([{ installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap" }]);
+    await screenshot(page, "review-style");
     await page.goto(`${base}/app/admin/queues`);
     await page.getByText("agent", { exact: false }).first().waitFor();
     await screenshot(page, "admin-queues");
