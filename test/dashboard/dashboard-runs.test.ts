@@ -80,6 +80,11 @@ describe("dashboard in a real browser: a task started from the page streams live
     await expect(page.locator("#run-status").textContent()).resolves.toBe("pr_opened");
     expect(await page.locator("#controls").isHidden()).toBe(true);
     await screenshot(page, "run");
+    // Readable on a phone: nothing wider than the screen but the tables' own scroll boxes.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, "run-phone");
+    await page.setViewportSize({ width: 1100, height: 800 });
 
     const done = await waitForJob(app.proc.queues.queues.agent, runId, 30_000);
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
