@@ -82,7 +82,7 @@ describe("dashboard in a real browser: a task started from the page streams live
     await screenshot(page, "run");
     // Readable on a phone: nothing wider than the screen but the tables' own scroll boxes.
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await screenshot(page, "run-phone");
     await page.setViewportSize({ width: 1100, height: 800 });
 
