@@ -1,5 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
+import { currentRunMessages } from "../agent/middleware/ensure-no-empty-message.js";
+import { costOfTurns, usageFromMessages } from "../agent/run-record.js";
 
 export const TRUNCATE_AT = 2_000;
 
@@ -50,4 +52,12 @@ export async function readThread(saver: RedisSaver, threadId: string): Promise<{
   const tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
   const values = tuple?.checkpoint.channel_values as Record<string, unknown> | undefined;
   return { messages: (values?.["messages"] as BaseMessage[] | undefined) ?? [], todos: todosOf(values) };
+}
+
+/** Pure: the current run's usage so far, priced by the model each turn reports (unknown → no cost). */
+export function usageSoFar(messages: readonly BaseMessage[], modelId: string): { inputTokens: number; outputTokens: number; costUsd?: number } {
+  const run = currentRunMessages(messages);
+  const u = usageFromMessages(run);
+  const cost = costOfTurns(run, modelId);
+  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, ...(cost !== undefined ? { costUsd: cost } : {}) };
 }

@@ -4,14 +4,17 @@ import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
 import { RunStops } from "../runs/run-stop.js";
 import { FollowUpQueue } from "../threads/follow-ups.js";
-import { conversationItems, readThread } from "./conversation.js";
+import { threadSandboxKey } from "../sandbox/lifecycle.js";
+import { conversationItems, readThread, usageSoFar } from "./conversation.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import type { Session } from "./session-store.js";
 import { messagePage } from "./views/layout.js";
-import { isLive, messageView, runEndView, runPage, todosView } from "./views/run-page.js";
+import { isLive, messageView, runEndView, runPage, todosView, usageView } from "./views/run-page.js";
 import { runsPage } from "./views/runs-page.js";
 
 export const PAGE_SIZE = 25;
+/** While a run works its record does not exist yet: a turn is priced only by the model it reports. */
+const UNKNOWN_MODEL = "unknown";
 const POLL_MS = 400;
 
 /** The run, if the viewer may see it (its repo is one they can write); otherwise null, answered as 404. */
@@ -48,7 +51,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const items = conversationItems(thread.messages);
     // A run refused before it started (bad config, no model key) says why through its failed job.
     const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
-    return c.html(runPage(session, entry, record, items, thread.todos, failure));
+    const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
+    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL) }));
   });
 
   // Live view: new messages as the checkpoints are written, the status, and the end (PR link).
@@ -63,6 +67,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       stream.onAbort(() => void (aborted = true));
       let lastStatus = "";
       let lastTodos = "";
+      let lastUsage = "";
       // Bounded by the run itself: it ends (the loop ends) or the viewer goes away.
       for (let tick = 0; !aborted; tick++) {
         const current = (await index.get(entry.runId)) ?? entry;
@@ -71,6 +76,9 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
         if (items.length < sent) sent = items.length;
         for (const item of items.slice(sent)) await stream.writeSSE({ event: "message", data: JSON.stringify({ html: String(await messageView(item)) }) });
         sent = items.length;
+        const usage = usageView(usageSoFar(thread.messages, UNKNOWN_MODEL));
+        if (usage !== lastUsage) await stream.writeSSE({ event: "usage", data: JSON.stringify({ text: usage }) });
+        lastUsage = usage;
         const todos = String(await todosView(thread.todos));
         if (todos !== lastTodos) await stream.writeSSE({ event: "todos", data: JSON.stringify({ html: todos }) });
         lastTodos = todos;

@@ -78,6 +78,8 @@ describe("dashboard in a real browser: a task started from the page streams live
     expect(await page.locator("#conversation .msg").count()).toBeGreaterThan(shownAtLoad + 4);
     await expect(page.locator("#conversation").textContent()).resolves.toMatch(/Tool call · write_file[\s\S]*Tool result · execute[\s\S]*checked/);
     await expect(page.locator("#run-status").textContent()).resolves.toBe("pr_opened");
+    // Tokens so far followed the run through the stream too.
+    await expect(page.locator("#run-usage").textContent()).resolves.toMatch(/^7000 tokens in \/ 190 out/);
     expect(await page.locator("#controls").isHidden()).toBe(true);
     await screenshot(page, "run");
     // Readable on a phone: nothing wider than the screen but the tables' own scroll boxes.
@@ -141,6 +143,8 @@ describe("dashboard in a real browser: a task started from the page streams live
     await page.getByRole("button", { name: "Stop" }).click();
     await page.locator("#run-status", { hasText: "stopped" }).waitFor({ timeout: 20_000 });
     await expect(page.locator("#run-end").textContent()).resolves.toMatch(/stopped by @dana/);
+    // The page after Stop names the thread's sandbox.
+    await expect(page.locator("dd", { hasText: /^local-/ }).count()).resolves.toBe(1);
     const done = await waitForJob(app.proc.queues.queues.agent, runId, 20_000);
     expect(done.returnvalue).toMatchObject({ outcome: "stopped" });
     // Cancelled, not waited out: the 60 s command did not finish.

@@ -28,7 +28,18 @@ export function runEndView(entry: RunEntry, record: RunRecord | null): Html {
 ${record?.prUrl ? html` Pull request: <a href="${record.prUrl}" id="pr-link">${record.prUrl}</a>` : ""}</p>`;
 }
 
-export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], failure?: string): Html {
+export function usageView(u: { inputTokens: number; outputTokens: number; costUsd?: number }): string {
+  return `${u.inputTokens} tokens in / ${u.outputTokens} out · ${cost(u.costUsd)}`;
+}
+
+export interface RunPageExtras {
+  failure?: string | undefined;
+  sandbox?: string | null;
+  usage: { inputTokens: number; outputTokens: number; costUsd?: number };
+}
+
+export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], extras: RunPageExtras): Html {
+  const failure = extras.failure;
   const live = isLive(entry.status);
   const id = encodeURIComponent(entry.runId);
   const body = html`
@@ -37,6 +48,8 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
   <dt>Status</dt><dd><span id="run-status" class="status status-${entry.status}">${entry.status.replace(/_/g, " ")}</span></dd>
   <dt>Requested by</dt><dd>@${entry.requester} (${entry.source}, ${entry.trigger})</dd>
   <dt>Thread</dt><dd><code>${entry.threadId}</code></dd>
+  <dt>Sandbox</dt><dd>${extras.sandbox ? html`<code>${extras.sandbox}</code>` : "none yet"}</dd>
+  ${live ? html`<dt>So far</dt><dd id="run-usage">${usageView(extras.usage)}</dd>` : ""}
   ${record ? html`<dt>Model</dt><dd>${record.replayed ? "replay (no model was called)" : record.modelId}</dd>
   <dt>Cost</dt><dd>${cost(record.costUsd)} · ${record.inputTokens} tokens in / ${record.outputTokens} out · ${duration(record.durationMs)}</dd>` : ""}
 </dl>
