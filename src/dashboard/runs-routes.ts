@@ -60,7 +60,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const session = c.get("session");
     const entry = await visibleRun(deps, session, c.req.param("id"));
     if (!entry) return c.text("run not found", 404);
-    let sent = Number(c.req.query("from") ?? "0");
+    // A reconnecting EventSource says how far it got (Last-Event-ID: messages shown).
+    let sent = Number(c.req.header("last-event-id") ?? c.req.query("from") ?? "0");
     if (!Number.isInteger(sent) || sent < 0) sent = 0;
     return streamSSE(c, async (stream) => {
       let aborted = false;
@@ -68,13 +69,15 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       let lastStatus = "";
       let lastTodos = "";
       let lastUsage = "";
-      // Bounded by the run itself: it ends (the loop ends) or the viewer goes away.
-      for (let tick = 0; !aborted; tick++) {
+      // Bounded: the run ends, the viewer goes away, or a run's time limit (and then some) passes —
+      // the browser's EventSource then reconnects and the stream starts over from what it has.
+      const maxTicks = Math.ceil(((deps.config.env.AGENT_TIMEOUT_MINUTES + 10) * 60_000) / POLL_MS);
+      for (let tick = 0; !aborted && tick < maxTicks; tick++) {
         const current = (await index.get(entry.runId)) ?? entry;
         const thread = await readThread(deps.checkpoints, entry.threadId);
         const items = conversationItems(thread.messages);
         if (items.length < sent) sent = items.length;
-        for (const item of items.slice(sent)) await stream.writeSSE({ event: "message", data: JSON.stringify({ html: String(await messageView(item)) }) });
+        for (const [i, item] of items.slice(sent).entries()) await stream.writeSSE({ event: "message", id: String(sent + i + 1), data: JSON.stringify({ html: String(await messageView(item)) }) });
         sent = items.length;
         const usage = usageView(usageSoFar(thread.messages, UNKNOWN_MODEL));
         if (usage !== lastUsage) await stream.writeSSE({ event: "usage", data: JSON.stringify({ text: usage }) });
