@@ -1,5 +1,6 @@
 import type { AppConfig } from "../config/env.js";
 import { dashboardSource } from "./dashboard-source.js";
+import { slackSource } from "./slack/index.js";
 import type { Source, SourceName } from "./source.js";
 
 /** How a source is built from the app's config; `configured: false` when its secret is unset. */
@@ -7,6 +8,7 @@ export type SourceFactory = (config: AppConfig) => Source;
 
 /** One line per source; a source not listed here has no routes and no worker client. */
 export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {
+  slack: slackSource,
   dashboard: dashboardSource,
 };
 

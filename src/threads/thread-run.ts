@@ -40,7 +40,8 @@ export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followU
       installationId: data.installationId,
       owner: data.owner,
       repo: data.repo,
-      source: data.source,
+      // A GitHub follow-up (it has an origin) is answered on GitHub even in a thread a Slack request began.
+      source: newest.origin ? { kind: "github" as const } : data.source,
       ...(origin.number !== undefined ? { number: origin.number } : {}),
       isPullRequest: origin.isPullRequest,
       threadId: data.threadId,
