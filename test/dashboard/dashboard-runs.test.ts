@@ -7,7 +7,8 @@ import { RunIndex } from "../../src/store/run-index.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
 
@@ -153,6 +154,32 @@ describe("dashboard in a real browser: a task started from the page streams live
     // One attempt of three: a stopped run is final, never retried.
     expect(done.state).toBe("completed");
     expect((await app.proc.queues.queues.agent.getJob(runId))?.attemptsMade).toBe(1);
+    await context.close();
+  });
+
+  it("Stop on a run asked on GitHub: the issue is told the run was stopped from the dashboard", { timeout: 60_000 }, async () => {
+    writeFileSync(app.replay, JSON.stringify(slowScript));
+    mockInstallationToken(4343, 2);
+    nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
+    mockRunStart();
+    nock(API).post("/repos/octo/hello/issues/comments/7001/reactions").reply(201, {});
+    const told = nock(API).post("/repos/octo/hello/issues/70/comments", (b) => b.body.includes("Stopped from the dashboard before finishing.")).reply(201, { id: 1 });
+    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7001, body: "@open-swe investigate the slow build", login: "erin", userId: 77 }) });
+    const runId = deliveryJobId(res.deliveryId);
+    // A GitHub run is listed from the moment its worker starts it.
+    const index = new RunIndex(app.proc.redis, app.prefix);
+    for (let i = 0; !(await index.get(runId)); i++) {
+      if (i > 500) throw new Error("the GitHub run never started");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const { context, authorize } = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, base, authorize, dana, `/app/runs/${encodeURIComponent(runId)}`);
+    await page.getByText("Tool call · execute").waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.locator("#run-status", { hasText: "stopped" }).waitFor({ timeout: 20_000 });
+    expect((await waitForJob(app.proc.queues.queues.agent, runId, 20_000)).returnvalue).toMatchObject({ outcome: "stopped" });
+    expect(told.isDone()).toBe(true);
     await context.close();
   });
 });
