@@ -4,10 +4,13 @@ import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/a
 import { ApprovalStore } from "../src/approvals/approval-store.js";
 import { approvalStore } from "../src/approvals/handle-approval.js";
 import type { AgentJob } from "../src/queue/schemas.js";
+import type { RunStatus } from "../src/store/run-index.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { RunRegistry } from "../src/threads/run-registry.js";
+import { RunStops } from "../src/runs/run-stop.js";
+import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
@@ -68,6 +71,14 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "nothing_pending" };
   }
+  // Stop pressed while the job waited: it never starts.
+  if (await new RunStops(ctx.redis, ctx.prefix).requested(ctx.jobId)) {
+    await ctx.locks.release(data.threadId, ctx.jobId);
+    await markRunFinished(ctx, "stopped");
+    return { outcome: "stopped" };
+  }
+  await markRunStarted(ctx, data);
+  let status: RunStatus = "failed";
   // Until its own end below, the run is on the registry the hourly reconcile checks for runs that vanished.
   const registry = new RunRegistry(ctx.redis, ctx.prefix);
   await registry.register(ctx.jobId, data);
@@ -80,6 +91,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
+    status = record.outcome;
     fixResult = record.pushedSha ? "pushed" : record.autofixGate?.rerunRuns ? "rerun" : "no_change";
     const approvalId = (record as { approvalId?: string }).approvalId;
     return {
@@ -96,6 +108,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     // The idle TTL counts from the end of the run, not its start.
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
+    await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
     await ctx.locks.release(data.threadId, ctx.jobId);
     await registry.unregister(ctx.jobId).catch(() => undefined);
     // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.

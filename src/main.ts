@@ -95,6 +95,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       github: config.github,
       app: createApp({ config, queues, settings, prThreads, log }),
       redis,
+      dashboard: { queues, settings },
       role,
       log,
       sources: { registry: sources, queues },

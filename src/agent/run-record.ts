@@ -7,7 +7,7 @@ import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
 import { canonicalModelId, modelRule } from "./model/model-table.js";
 
-export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded"]);
+export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded", "stopped"]);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 export const RunRecord = z.object({

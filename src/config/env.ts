@@ -80,6 +80,12 @@ export const EnvSchema = z.object({
   /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
   APP_URL: z.url("a URL, e.g. https://open-swe.example.com").optional(),
   NO_SMEE_SETUP: bool(false),
+  /** The GitHub App's OAuth client (the manifest flow stores both): dashboard sign-in and "open PRs as me". */
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  /** GitHub logins that are dashboard admins (team models, enabled repos, review styles, queues). */
+  DASHBOARD_ADMINS: csv(""),
+  DASHBOARD_SESSION_HOURS: int(12, 1, 720),
   GIT_REMOTE_TEMPLATE: z
     .string()
     .regex(/\{owner\}.*\{repo\}/, "a URL with {owner} and {repo}, e.g. https://github.com/{owner}/{repo}.git")

@@ -5,6 +5,9 @@ import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import type { Queue } from "bullmq";
 import { metricsHandler } from "../observability/metrics-handler.js";
+import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
+import { dashboardHandler } from "../dashboard/handler.js";
+import type { SettingsStore } from "../store/settings-store.js";
 import { healthHandler } from "./health.js";
 import { probotLogger } from "./probot-logger.js";
 import type { QueueSet } from "../queue/queues.js";
@@ -29,6 +32,8 @@ export async function startWebServer(opts: {
   github: NonNullable<AppConfig["github"]>;
   app: ApplicationFunction;
   redis: Redis;
+  /** The dashboard's (`/app`, `/auth`): omitted, the server has no dashboard. */
+  dashboard?: { queues: QueueSet; settings: SettingsStore };
   role: string;
   log: Logger;
   /** Slack, Linear, …: their routes are served ahead of Probot's middleware and queue `source-event` jobs. */
@@ -52,6 +57,11 @@ export async function startWebServer(opts: {
   const health = healthHandler(opts.redis, opts.role);
   const metrics = metricsHandler({ token: opts.config.env.METRICS_TOKEN, ...(opts.queues ? { queues: opts.queues } : {}) });
   const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
+  // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
+  // answers before Probot's not-found handler; webhooks keep their own body limit.
+  const dashboard = opts.dashboard
+    ? dashboardHandler(createDashboardApp(dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log })))
+    : null;
   const sources = opts.sources
     ? sourceRoutes({
         sources: opts.sources.registry,
@@ -65,6 +75,7 @@ export async function startWebServer(opts: {
     void (async () => {
       try {
         if (await health(req, res)) return;
+        if (dashboard && (await dashboard(req, res))) return;
         if (sources && (await sources(req, res))) return;
         if (await metrics(req, res)) return;
         if (await limit(req, res)) return;

@@ -35,6 +35,7 @@ export const AgentSource = z.discriminatedUnion("kind", [
   SourceOrigin("linear"),
   SourceOrigin("jira"),
   SourceOrigin("confluence"),
+  SourceOrigin("dashboard"),
 ]);
 export type AgentSource = z.infer<typeof AgentSource>;
 

@@ -12,6 +12,7 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
   failed: "I hit an error and could not finish.",
   awaiting_approval: "",
   budget_exceeded: "I stopped before a model call that would have taken this run past its budget.",
+  stopped: "Stopped from the dashboard before finishing.",
 };
 
 /**

@@ -73,7 +73,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
   const replay = o.model?.startsWith("replay:") ? o.model : undefined;
   const runModel = await resolveRunModel({
     role: "agent",
-    profile: { autoFixCi: false, autoReview: true },
+    profile: { autoFixCi: false, autoReview: true, prsAsMe: false },
     team: {},
     repoConfig: parseRepoConfig({}),
     config: replay ? { ...o.config.model, model: replay } : o.config.model,
@@ -107,7 +107,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       mirror,
       commit: ws.sha,
       runTools: tools.map((t) => t.name),
-      ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, thread: { modelId } })).model }),
+      ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true, prsAsMe: false }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, thread: { modelId } })).model }),
       log: { warn: (meta: { file?: string; reason?: string }) => o.out(`agent file skipped: ${meta.file ?? "?"}: ${meta.reason ?? ""}\n`) },
     });
     const startedAt = new Date();

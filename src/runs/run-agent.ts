@@ -18,6 +18,7 @@ import { OpenSweError } from "../errors.js";
 import type { Octokit } from "../github/app-auth.js";
 import { reactToRequest } from "../github/react-to-request.js";
 import { replyTo } from "../github/reply.js";
+import { prAuthorFor } from "../github/user-pr-author.js";
 import { postRunComment } from "../github/tools/github-comment.js";
 import { githubTools } from "../github/tools/index.js";
 import { loadRunState, saveRunState, type GitHubRunContext, type RunSourceChannel } from "../github/tools/run-context.js";
@@ -34,10 +35,11 @@ import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
+import { STOP_REASON } from "./run-stop.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
-const SOURCE_LABEL: Record<Exclude<AgentSource["kind"], "github">, string> = { slack: "Slack", linear: "Linear", jira: "Jira", confluence: "Confluence" };
+const SOURCE_LABEL: Record<Exclude<AgentSource["kind"], "github">, string> = { slack: "Slack", linear: "Linear", jira: "Jira", confluence: "Confluence", dashboard: "dashboard" };
 
 /** A request from Slack, Linear, …: no issue, a thread elsewhere; the conversation so far is data, not instructions. */
 function sourceTaskLines(data: AgentJob, channel: RunSourceChannel, replyTools: string[]): string[] {
@@ -143,6 +145,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
+  const prAuthor = await prAuthorFor({ config: ctx.config, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log, login: data.requester.login, profile });
+  if (prAuthor) gh.prAuthor = prAuthor;
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
   // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
@@ -243,6 +247,12 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     finishedAt: new Date(),
     ...(error !== undefined ? { error } : {}),
   });
+  // Stop from the dashboard aborts the run through its signal: not a failure, and never retried.
+  const stopped = error !== undefined && ctx.signal.aborted && ctx.signal.reason === STOP_REASON;
+  if (stopped) {
+    record.outcome = "stopped";
+    delete record.error;
+  }
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
   if (gated.gate) record.autofixGate = gated.gate;
@@ -269,7 +279,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     toolCounts: record.toolCounts,
     subagents: record.toolCounts["task"] ?? 0,
   });
-  const lastAttempt = ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
+  const lastAttempt = stopped || ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
   if (error !== undefined && !lastAttempt) throw error;
   const notes = [
@@ -279,6 +289,6 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...(inputs.note ? [inputs.note] : []),
   ];
   await finishRun(gh, record, notes);
-  if (error !== undefined) throw error;
+  if (error !== undefined && !stopped) throw error;
   return record;
 }

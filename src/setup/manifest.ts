@@ -31,5 +31,7 @@ export function buildManifest(appYml: Record<string, unknown>, o: { hookUrl: str
     ...appYml,
     hook_attributes: { url: o.hookUrl, active: true },
     redirect_url: `${o.setupOrigin}/probot/setup`,
+    // The dashboard's GitHub sign-in (the app's own OAuth client) returns here.
+    callback_urls: [`${o.setupOrigin}/auth/callback`],
   };
 }

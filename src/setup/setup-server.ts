@@ -35,6 +35,9 @@ const Conversion = z.object({
   html_url: z.url(),
   pem: z.string().includes("PRIVATE KEY"),
   webhook_secret: z.string().min(1),
+  /** The app's OAuth client: the dashboard's sign-in and "open PRs as me". */
+  client_id: z.string().min(1).optional(),
+  client_secret: z.string().min(1).optional(),
 });
 
 const ImportBody = z.object({
@@ -117,7 +120,13 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
         html(res, 502, messagePage("Setup failed", `${errorMessage(err)}. Start again from /probot.`));
         return;
       }
-      updateEnvFile(envPath, { APP_ID: String(app.id), APP_SLUG: app.slug, PRIVATE_KEY: app.pem, WEBHOOK_SECRET: app.webhook_secret });
+      updateEnvFile(envPath, {
+        APP_ID: String(app.id),
+        APP_SLUG: app.slug,
+        PRIVATE_KEY: app.pem,
+        WEBHOOK_SECRET: app.webhook_secret,
+        ...(app.client_id && app.client_secret ? { GITHUB_CLIENT_ID: app.client_id, GITHUB_CLIENT_SECRET: app.client_secret } : {}),
+      });
       saved(`GitHub App "${app.slug}" (id ${app.id}) registered;`);
       res.writeHead(302, { location: `${app.html_url}/installations/new` }).end();
       return;

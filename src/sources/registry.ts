@@ -1,5 +1,6 @@
 import type { AppConfig } from "../config/env.js";
 import { linearSource } from "./linear/index.js";
+import { dashboardSource } from "./dashboard-source.js";
 import { slackSource } from "./slack/index.js";
 import type { Source, SourceName } from "./source.js";
 
@@ -10,6 +11,7 @@ export type SourceFactory = (config: AppConfig) => Source;
 export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {
   slack: slackSource,
   linear: (config) => linearSource(config.env),
+  dashboard: dashboardSource,
 };
 
 export type SourceRegistry = ReadonlyMap<SourceName, Source>;

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
  * re-reads what it must trust, maps the person to a GitHub login, resolves the repository and
  * answers through the same adapter. `test/sources/conformance.ts` is the suite every source runs.
  */
-export const SOURCE_NAMES = ["slack", "linear", "jira", "confluence"] as const;
+export const SOURCE_NAMES = ["slack", "linear", "jira", "confluence", "dashboard"] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 /** What a route sees: the bytes as received, before anything parses them. */

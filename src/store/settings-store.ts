@@ -11,6 +11,8 @@ const ProfileFields = {
   autoReview: z.boolean(),
   model: z.string().min(1),
   effort: z.enum(["low", "medium", "high"]),
+  /** Open and update this user's PRs with their own GitHub token (stored sealed), not the app's. */
+  prsAsMe: z.boolean(),
 };
 
 export const Profile = z
@@ -19,6 +21,7 @@ export const Profile = z
     autoReview: ProfileFields.autoReview.default(true),
     model: ProfileFields.model.optional(),
     effort: ProfileFields.effort.optional(),
+    prsAsMe: ProfileFields.prsAsMe.default(false),
   })
   .strict();
 export type Profile = z.infer<typeof Profile>;
@@ -30,6 +33,7 @@ export const ProfilePatch = z
     autoReview: ProfileFields.autoReview.optional(),
     model: ProfileFields.model.optional(),
     effort: ProfileFields.effort.optional(),
+    prsAsMe: ProfileFields.prsAsMe.optional(),
   })
   .strict();
 export type ProfilePatch = z.infer<typeof ProfilePatch>;
@@ -84,6 +88,13 @@ export class SettingsStore {
   async setProfile(login: string, patch: ProfilePatch): Promise<Profile> {
     const named = Object.fromEntries(Object.entries(ProfilePatch.parse(patch)).filter(([, v]) => v !== undefined));
     const next = Profile.parse({ ...(await this.getProfile(login)), ...named });
+    await this.redis.hset(this.key("profiles"), login.toLowerCase(), JSON.stringify(next));
+    return next;
+  }
+
+  /** The whole profile at once (a form that can also clear `model`/`effort`). */
+  async replaceProfile(login: string, profile: Profile): Promise<Profile> {
+    const next = Profile.parse(profile);
     await this.redis.hset(this.key("profiles"), login.toLowerCase(), JSON.stringify(next));
     return next;
   }

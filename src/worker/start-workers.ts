@@ -5,6 +5,7 @@ import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { jobDuration } from "../observability/metrics.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
+import { RunStops, STOP_REASON } from "../runs/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
 import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
 
@@ -64,6 +65,8 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
       jobDuration.observe({ queue: name, result: "completed" }, (Date.now() - started) / 1000);
     } catch (err) {
       jobDuration.observe({ queue: name, result: "failed" }, (Date.now() - started) / 1000);
+      // A stopped run is not retried: the person who pressed Stop meant it.
+      if (signal?.aborted && signal.reason === STOP_REASON) throw new UnrecoverableError(STOP_REASON);
       if (!(signal?.aborted && signal.reason === SHUTDOWN_REASON)) throw err;
       result = { outcome: "aborted" };
     }
@@ -101,9 +104,17 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  // Stop (dashboard): the worker running the job aborts it through its signal; other workers ignore it.
+  const agentWorker = workers[names.indexOf("agent")];
+  const unlisten = agentWorker
+    ? await new RunStops(services.redis, services.prefix).listen((runId) => {
+        if (agentWorker.cancelJob(runId, STOP_REASON)) opts.log.info({ jobId: runId }, "run stopped from the dashboard");
+      })
+    : async () => undefined;
   return {
     workers,
     async close(graceMs) {
+      await within(unlisten(), 500);
       const graceful = Promise.all(workers.map((w) => w.close())).then(() => "closed" as const);
       if ((await within(graceful, graceMs)) === "closed") return;
       opts.log.warn({ graceMs }, "shutdown grace over: aborting running jobs, which go back to the queue");

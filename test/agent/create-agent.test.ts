@@ -62,7 +62,7 @@ describe("createOpenSweAgent", () => {
   });
 
   it("runs a recorded script offline through the replay provider and records the run as replayed", async () => {
-    const run = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true }, team: {}, repoConfig: parseRepoConfig({}), config: { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` } });
+    const run = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true, prsAsMe: false }, team: {}, repoConfig: parseRepoConfig({}), config: { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` } });
     const systemPrompt = renderPrompt("agent", { repo: "o/r", workspace_root: "/", default_branch: "main" });
     const agent = createOpenSweAgent({ model: run.model, systemPrompt, tools: [githubComment], middleware: stack([]) });
     const startedAt = new Date();

@@ -48,6 +48,7 @@ describe("setup flow", () => {
     const manifest = await manifestOf(url("/probot"));
     expect(manifest.hook_attributes.url).toBe("https://swe.example.com/api/github/webhooks");
     expect(manifest.redirect_url).toBe("https://swe.example.com/probot/setup");
+    expect(manifest.callback_urls).toEqual(["https://swe.example.com/auth/callback"]);
     expect(() => statSync(join(cwd, ".env"))).toThrow();
   });
 
@@ -88,7 +89,8 @@ describe("setup flow", () => {
     expect(readFileSync(join(cwd, ".env"), "utf8")).toMatch(/^# mine\nANTHROPIC_API_KEY=sk-ant-keep\n/);
     const saved = envFile(cwd);
     expect(saved).toMatchObject({ APP_ID: "4242", APP_SLUG: "acme-swe-bot", WEBHOOK_SECRET: "whs", ANTHROPIC_API_KEY: "sk-ant-keep" });
-    expect(saved).not.toHaveProperty("GITHUB_CLIENT_SECRET");
+    // The app's OAuth client, for the dashboard's sign-in.
+    expect(saved).toMatchObject({ GITHUB_CLIENT_ID: "Iv1", GITHUB_CLIENT_SECRET: "cs" });
     const config = readConfig(saved, cwd);
     expect(config.github).toMatchObject({ appId: "4242", privateKey: pem, webhookSecret: "whs" });
     expect(config.env.MENTION_HANDLES).toEqual(["acme-swe-bot", "acmeswebot"]);

@@ -13,9 +13,9 @@ describe("SettingsStore (real Redis)", () => {
     await s.disableRepo("octo/HELLO");
     expect(await s.isRepoEnabled("octo/hello")).toBe(false);
 
-    expect(await s.getProfile("alice")).toEqual({ autoFixCi: false, autoReview: true });
+    expect(await s.getProfile("alice")).toEqual({ autoFixCi: false, autoReview: true, prsAsMe: false });
     await s.setProfile("Alice", { autoFixCi: true, model: "claude-sonnet-4-5" });
-    expect(await s.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: true, model: "claude-sonnet-4-5" });
+    expect(await s.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: true, model: "claude-sonnet-4-5", prsAsMe: false });
 
     await s.setTeamModel("agent", "claude-opus-4-1");
     expect(await s.getTeamModels()).toEqual({ agent: "claude-opus-4-1" });
@@ -89,10 +89,10 @@ describe("open-swe settings CLI", () => {
   it("a profile set changes only the keys it names", async () => {
     const store = new SettingsStore(testRedis(), uniquePrefix());
     await run(store, "profile", "set", "alice", "autoFixCi=true", "autoReview=false", "model=claude-sonnet-4-6");
-    expect(await run(store, "profile", "set", "alice", "effort=high")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high" });
-    expect(await store.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high" });
+    expect(await run(store, "profile", "set", "alice", "effort=high")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high", prsAsMe: false });
+    expect(await store.getProfile("alice")).toEqual({ autoFixCi: true, autoReview: false, model: "claude-sonnet-4-6", effort: "high", prsAsMe: false });
     // The store's own API is a patch too.
-    expect(await store.setProfile("alice", { model: "claude-y" })).toEqual({ autoFixCi: true, autoReview: false, model: "claude-y", effort: "high" });
+    expect(await store.setProfile("alice", { model: "claude-y" })).toEqual({ autoFixCi: true, autoReview: false, model: "claude-y", effort: "high", prsAsMe: false });
   });
 
   it.each([

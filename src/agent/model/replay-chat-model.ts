@@ -109,16 +109,16 @@ export class ReplayChatModel extends BaseChatModel {
     }
     this.#cursor.next = index + 1;
     if (turn.delay_ms) await delay(turn.delay_ms, undefined, options.signal ? { signal: options.signal } : {});
-    const message = new AIMessage({
+    const usage: UsageMetadata | undefined = turn.usage ? { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens, total_tokens: turn.usage.input_tokens + turn.usage.output_tokens } : undefined;
+    // Usage in the constructor, as a provider's message has it: then the checkpoints keep it too.
+    const base = {
       content: turn.text,
       id: `replay-${this.#cursor.nonce}-${index}`,
       tool_calls: turn.tool_calls.map((tc, i) => ({ name: tc.name, args: tc.args, id: tc.id ?? `replay_${this.#cursor.nonce}_${index}_${i}`, type: "tool_call" as const })),
       response_metadata: { replayed: true, model_name: turn.model ?? "replay" },
-    });
-    if (turn.usage) {
-      const { input_tokens, output_tokens } = turn.usage;
-      (message as unknown as { usage_metadata?: UsageMetadata }).usage_metadata = { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens };
-    }
+    };
+    // (The fields' type for this message structure leaves usage out, so it is cast; providers pass it the same way.)
+    const message = new AIMessage((usage ? { ...base, usage_metadata: usage } : base) as unknown as ConstructorParameters<typeof AIMessage>[0]);
     return { generations: [{ text: turn.text, message }] };
   }
 }

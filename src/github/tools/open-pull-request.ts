@@ -11,6 +11,25 @@ export const OpenPullRequestInput = z.object({
 /** Comments on this PR are part of the thread that opened it. */
 const recordThread = (ctx: GitHubRunContext, number: number) => ctx.prThreads.record({ owner: ctx.owner, repo: ctx.repo, number, branch: ctx.branch }, ctx.threadId, ctx.requester, ctx.installationId);
 
+const refused = (err: unknown) => [401, 403].includes((err as { status?: number }).status ?? 0);
+
+/**
+ * The PR call as the requester when they asked for it ("open PRs as me"); their token refused (revoked,
+ * expired) → the app's own, and the PR says so. Without a user token at all, the PR says so too.
+ */
+async function asAuthor<T>(ctx: GitHubRunContext, body: string, call: (octokit: GitHubRunContext["octokit"], body: string) => Promise<T>): Promise<T> {
+  const author = ctx.prAuthor;
+  const noted = (b: string) => (author ? `${b}\n\n${author.fallbackNote}` : b);
+  if (!author?.octokit) return call(ctx.octokit, noted(body));
+  try {
+    return await call(author.octokit, body);
+  } catch (err) {
+    if (!refused(err)) throw err;
+    ctx.prAuthor = { ...author, octokit: null };
+    return call(ctx.octokit, noted(body));
+  }
+}
+
 /** Opens the run's branch as a PR, or updates the PR that already exists for it: never a duplicate. */
 export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.input<typeof OpenPullRequestInput>): Promise<{ url: string; number: number; created: boolean }> {
   const { title, body, draft } = OpenPullRequestInput.parse(input);
@@ -24,26 +43,16 @@ export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.in
   });
   const found = existing.data[0];
   if (found) {
-    const res = await ctx.octokit.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
-      owner: ctx.owner,
-      repo: ctx.repo,
-      pull_number: found.number,
-      title,
-      body: fullBody,
-    });
+    const res = await asAuthor(ctx, fullBody, (octokit, b) =>
+      octokit.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", { owner: ctx.owner, repo: ctx.repo, pull_number: found.number, title, body: b }),
+    );
     Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
     await Promise.all([saveRunState(ctx), recordThread(ctx, res.data.number)]);
     return { url: res.data.html_url, number: res.data.number, created: false };
   }
-  const res = await ctx.octokit.request("POST /repos/{owner}/{repo}/pulls", {
-    owner: ctx.owner,
-    repo: ctx.repo,
-    head: ctx.branch,
-    base: ctx.baseBranch,
-    title,
-    body: fullBody,
-    draft,
-  });
+  const res = await asAuthor(ctx, fullBody, (octokit, b) =>
+    octokit.request("POST /repos/{owner}/{repo}/pulls", { owner: ctx.owner, repo: ctx.repo, head: ctx.branch, base: ctx.baseBranch, title, body: b, draft }),
+  );
   Object.assign(ctx.state, { prUrl: res.data.html_url, prNumber: res.data.number });
   await Promise.all([saveRunState(ctx), recordThread(ctx, res.data.number)]);
   return { url: res.data.html_url, number: res.data.number, created: true };

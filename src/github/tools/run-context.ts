@@ -3,6 +3,7 @@ import type { QueueSet } from "../../queue/queues.js";
 import type { SideEffectLedger } from "../../store/side-effects.js";
 import type { PrThreads } from "../../threads/pr-threads.js";
 import type { ReplyTarget } from "../reply.js";
+import type { PrAuthor } from "../user-pr-author.js";
 import type { AgentSource } from "../../queue/schemas.js";
 import type { SourceClient } from "../../sources/source.js";
 
@@ -43,6 +44,8 @@ export interface GitHubRunContext {
   /** The job's grant (a writer's explicit `--verdict`), never read from text; wake-ups inherit it. */
   verdictAuthorized: boolean;
   state: RunState;
+  /** "Open PRs as me": the requester's client for their PR (host-side), or the note the app's PR carries. */
+  prAuthor?: PrAuthor;
 }
 
 /** Run state survives the worker: a run resumed elsewhere still knows its PR and its last reply. */

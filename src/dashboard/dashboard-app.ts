@@ -1,0 +1,86 @@
+import { createHmac } from "node:crypto";
+import { createBullBoard } from "@bull-board/api";
+import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
+import { HonoAdapter } from "@bull-board/hono";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { RedisSaver } from "../agent/checkpoint/redis-saver.js";
+import type { AppConfig } from "../config/env.js";
+import type { QueueSet } from "../queue/queues.js";
+import { SecretBox } from "../store/secret-box.js";
+import type { SettingsStore } from "../store/settings-store.js";
+import { mountAdmin } from "./admin-routes.js";
+import { mountAuth } from "./auth-routes.js";
+import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
+import { requireAdmin, requireSession } from "./guards.js";
+import { SessionStore } from "./session-store.js";
+import { mountProfile } from "./profile-routes.js";
+import { mountRuns } from "./runs-routes.js";
+import { mountTasks } from "./tasks-routes.js";
+import { CSS, messagePage } from "./views/layout.js";
+import { LIVE_JS } from "./views/live-script.js";
+
+export const QUEUES_PATH = "/app/admin/queues";
+
+/** Builds what the dashboard needs from the web role's config and connections. */
+export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger }): DashboardDeps {
+  const env = o.config.env;
+  const web = env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com";
+  const api = o.config.github?.baseUrl ?? "https://api.github.com";
+  // The cookie key is derived from the app's private key: nothing more to configure, and it changes with it.
+  const cookieSecret = createHmac("sha256", o.config.github?.privateKey ?? "").update("open-swe dashboard cookies v1").digest();
+  return {
+    config: o.config,
+    redis: o.redis,
+    prefix: env.QUEUE_PREFIX,
+    queues: o.queues,
+    settings: o.settings,
+    sessions: new SessionStore(o.redis, env.QUEUE_PREFIX, env.DASHBOARD_SESSION_HOURS * 3600),
+    checkpoints: new RedisSaver({ redis: o.redis, prefix: `${env.QUEUE_PREFIX}:ckpt` }),
+    oauth: env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET ? { clientId: env.GITHUB_CLIENT_ID, clientSecret: env.GITHUB_CLIENT_SECRET, webBase: web, apiBase: api } : null,
+    secretBox: env.OPEN_SWE_SECRET_KEY ? new SecretBox(env.OPEN_SWE_SECRET_KEY, env.OPEN_SWE_SECRET_KEY_PREVIOUS ? [env.OPEN_SWE_SECRET_KEY_PREVIOUS] : []) : null,
+    cookieSecret,
+    secureCookies: env.APP_URL?.startsWith("https:") ?? false,
+    log: o.log.child({ component: "dashboard" }),
+  };
+}
+
+/**
+ * The dashboard: `/auth/*` (GitHub sign-in) and `/app/*` (pages, signed in), server-rendered HTML.
+ * Scripts only on the run page (live view) and bull-board; the CSP allows nothing inline elsewhere.
+ */
+export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
+  const app = new Hono<DashboardEnv>();
+  app.onError((err, c) => {
+    deps.log.error({ err: err.message, path: c.req.path }, "dashboard request failed");
+    return c.html(messagePage("Something went wrong", null, "The dashboard could not answer this request; the error is in the server log."), 500);
+  });
+  app.notFound((c) => c.html(messagePage("Not found", null, `There is no page at ${c.req.path}.`, { href: "/app", label: "Dashboard" }), 404));
+  const ours = secureHeaders({
+    contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", "data:"], formAction: ["'self'", "https://github.com"], frameAncestors: ["'none'"] },
+    referrerPolicy: "same-origin",
+  });
+  app.use("/auth/*", ours);
+  app.use("/app/*", async (c, next) => (c.req.path.startsWith(QUEUES_PATH) ? next() : ours(c, next)));
+  app.get("/app/static/app.css", (c) => c.body(CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=300" }));
+  app.get("/app/static/live.js", (c) => c.body(LIVE_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "max-age=300" }));
+  mountAuth(app, deps);
+  app.use("/app", requireSession(deps));
+  app.use("/app/*", requireSession(deps));
+  app.use("/app/admin", requireAdmin());
+  app.use("/app/admin/*", requireAdmin());
+  mountRuns(app, deps);
+  mountTasks(app, deps);
+  mountProfile(app, deps);
+  mountAdmin(app, deps);
+
+  // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
+  const board = new HonoAdapter(serveStatic);
+  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
+  board.setBasePath(QUEUES_PATH);
+  app.route(QUEUES_PATH, board.registerPlugin());
+  return app;
+}

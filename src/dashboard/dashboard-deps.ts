@@ -1,0 +1,31 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
+import type { AppConfig } from "../config/env.js";
+import type { QueueSet } from "../queue/queues.js";
+import type { SecretBox } from "../store/secret-box.js";
+import type { SettingsStore } from "../store/settings-store.js";
+import type { OAuthClient } from "../github/user-oauth.js";
+import type { Session, SessionStore } from "./session-store.js";
+
+export interface DashboardDeps {
+  config: AppConfig;
+  redis: Redis;
+  prefix: string;
+  queues: QueueSet;
+  settings: SettingsStore;
+  sessions: SessionStore;
+  checkpoints: RedisSaver;
+  /** null: GITHUB_CLIENT_ID/SECRET are not set, so nobody can sign in. */
+  oauth: OAuthClient | null;
+  /** null: OPEN_SWE_SECRET_KEY is not set, so no user token is stored ("open PRs as me" is off). */
+  secretBox: SecretBox | null;
+  cookieSecret: Buffer;
+  /** Cookies get `Secure` when the app is served over TLS (APP_URL https). */
+  secureCookies: boolean;
+  log: Logger;
+}
+
+export interface DashboardEnv {
+  Variables: { session: Session; sessionId: string };
+}

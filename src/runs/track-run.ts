@@ -1,0 +1,26 @@
+import type { AgentJob } from "../queue/schemas.js";
+import { RunIndex, type RunEntry, type RunStatus } from "../store/run-index.js";
+import type { JobContext } from "../worker/job-context.js";
+
+/** The runs list's entry for a job that is starting: the one queued by the dashboard, or a new one for a GitHub request. */
+export async function markRunStarted(ctx: JobContext, data: AgentJob): Promise<void> {
+  const index = new RunIndex(ctx.redis, ctx.prefix);
+  const now = Date.now();
+  const existing = await index.get(ctx.jobId);
+  const base: RunEntry = existing ?? {
+    runId: ctx.jobId,
+    repo: `${data.owner}/${data.repo}`,
+    threadId: data.threadId,
+    trigger: data.trigger,
+    source: data.source.kind,
+    requester: data.requester.login,
+    title: data.text.split("\n")[0]!.slice(0, 200),
+    status: "queued",
+    queuedAt: now,
+  };
+  await index.put({ ...base, status: "running", startedAt: now });
+}
+
+export async function markRunFinished(ctx: JobContext, status: RunStatus): Promise<void> {
+  await new RunIndex(ctx.redis, ctx.prefix).update(ctx.jobId, { status, finishedAt: Date.now() });
+}
