@@ -1,4 +1,4 @@
-import { constants, existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { constants, existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
@@ -164,18 +164,35 @@ function remember(dir: string): void {
   }
 }
 
-/** Creates the sandbox's cgroups (idempotent) and writes its limits when they are new. */
+const RACE_CODES = new Set(["ENOENT", "ENODEV"]);
+
+/**
+ * Creates the sandbox's cgroups (idempotent) and writes its limits when they are new. Another
+ * process's sweep (`sweepIdleCgroups`, `removeEmptyParents`) may remove a just-made cgroup, or its
+ * empty parent, before the limits are written: then it is made again and every limit rewritten.
+ */
 export async function ensureSandboxCgroup(setup: CgroupSetup, id: string, limits: CgroupLimits): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureOnce(setup, id, limits, attempt > 1);
+      return;
+    } catch (err) {
+      if (attempt >= 8 || !RACE_CODES.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+    }
+  }
+}
+
+async function ensureOnce(setup: CgroupSetup, id: string, limits: CgroupLimits, rewrite: boolean): Promise<void> {
   const dir = (c: CgroupController) => join(setup.parents[c], id);
-  const created = new Set<CgroupController>();
+  const created = new Set<CgroupController>(rewrite ? CGROUP_CONTROLLERS : []);
   for (const c of CGROUP_CONTROLLERS) {
     if (existsSync(dir(c))) continue;
-    // The parent goes away with the last sandbox (so nothing is left in the worker's cgroup): recreate it.
-    if (await mkdir(setup.parents[c], { recursive: true })) {
-      remember(setup.parents[c]);
-      if (setup.version === 2) await writeFile(join(setup.parents[c], "cgroup.subtree_control"), CGROUP_CONTROLLERS.map((x) => `+${x}`).join(" "));
-    }
-    await mkdir(dir(c), { recursive: true });
+    // The parent goes away with the last sandbox (so nothing is left in the worker's cgroup): one mkdir
+    // makes both, leaving no moment in which another process could remove the empty parent.
+    const first = await mkdir(dir(c), { recursive: true });
+    if (first !== undefined && first !== dir(c)) remember(setup.parents[c]);
+    // v2: the child's controllers are the parent's subtree_control (idempotent, so written every time).
+    if (setup.version === 2 && first !== undefined) await writeFile(join(setup.parents[c], "cgroup.subtree_control"), CGROUP_CONTROLLERS.map((x) => `+${x}`).join(" "));
     remember(dir(c));
     created.add(c);
   }
@@ -266,11 +283,14 @@ function removeEmptyParents(setup: CgroupSetup): void {
   }
 }
 
+/** Younger cgroups are left alone: another worker may have just made one and not yet written its limits or moved a process in. */
+export const SWEEP_MIN_AGE_MS = 60_000;
+
 /**
  * Removes sandbox cgroups with no process in them (left by sandboxes never destroyed, or a worker
  * that was killed). Always safe: the next exec of a live sandbox creates its cgroup again.
  */
-export function sweepIdleCgroups(setup: CgroupSetup): void {
+export function sweepIdleCgroups(setup: CgroupSetup, now = Date.now()): void {
   for (const parent of new Set(Object.values(setup.parents))) {
     let names: string[];
     try {
@@ -280,6 +300,7 @@ export function sweepIdleCgroups(setup: CgroupSetup): void {
     }
     for (const n of names.filter((x) => /^local-[0-9a-f]{16}$/.test(x))) {
       try {
+        if (now - statSync(join(parent, n)).mtimeMs < SWEEP_MIN_AGE_MS) continue;
         rmdirSync(join(parent, n));
       } catch {
         // running
