@@ -4,7 +4,8 @@ import { OpenSweError } from "../../errors.js";
 import type { Source } from "../source.js";
 import { createJiraApi } from "./jira-api.js";
 import { JiraSourceClient } from "./jira-client.js";
-import { hostOf, parseJiraEvent } from "./parse-jira-event.js";
+import { hostOf } from "../atlassian/host-of.js";
+import { parseJiraEvent } from "./parse-jira-event.js";
 import { verifyJiraRequest } from "./verify-jira-request.js";
 
 export const JIRA_WEBHOOK_PATH = "/webhooks/jira";

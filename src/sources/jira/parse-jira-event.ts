@@ -2,6 +2,7 @@ import { z } from "zod";
 import { hasMention } from "../../github/command.js";
 import type { SourceEvent, SourceUser } from "../source.js";
 import { adfToText } from "../atlassian/adf-to-text.js";
+import { hostOf } from "../atlassian/host-of.js";
 import { JiraIssueKey, jiraProjectKey, jiraThreadKey, type JiraRef } from "./jira-ref.js";
 
 const JiraUser = z.looseObject({ accountId: z.string().min(1), displayName: z.string().optional(), emailAddress: z.string().optional() });
@@ -71,12 +72,4 @@ export function parseJiraEvent(raw: Buffer, opts: { site: string; handles: reado
 function user(u: z.infer<typeof JiraUser> | undefined): SourceUser {
   if (!u) return { id: "unknown" };
   return { id: u.accountId, ...(u.displayName ? { name: u.displayName } : {}), ...(u.emailAddress ? { email: u.emailAddress } : {}) };
-}
-
-export function hostOf(url: string): string | null {
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return null;
-  }
 }
