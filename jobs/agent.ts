@@ -1,9 +1,11 @@
+import { UnrecoverableError } from "bullmq";
 import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/autofix/fix-run-check.js";
 import type { AgentJob } from "../src/queue/schemas.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
+import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
@@ -15,9 +17,15 @@ import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
  */
 export async function processAgent(data: AgentJob, ctx: JobContext): Promise<JobOutcome> {
   const octokit = await ctx.github.installation(data.installationId);
-  const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login };
-  if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
-  if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
+  const channel = sourceChannel(ctx, data);
+  const target = data.number !== undefined && !channel ? { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login } : null;
+  if (channel) {
+    if (!(await authorizeSourceRun(ctx, octokit, data, channel))) return { outcome: "refused" };
+  } else {
+    if (!target) throw new UnrecoverableError("a GitHub agent job needs the issue or PR number");
+    if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
+    if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
+  }
 
   const continueSafely = () =>
     continueIfPending(ctx, data).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not queue a continuation for pending follow-ups"));
@@ -27,9 +35,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     const { length, dropped } = await ctx.followUps.push(data.threadId, {
       text: data.text,
       author: data.requester.login,
-      source: "github",
+      source: data.source.kind,
       at: Date.now(),
-      origin: { number: data.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) },
+      ...(target ? { origin: { number: target.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) } } : {}),
     });
     ctx.log.info({ threadId: data.threadId, length, dropped }, "run active: queued as follow-up");
     // The run may have ended between our lock attempt and the push: then nobody would read it.

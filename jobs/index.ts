@@ -8,6 +8,7 @@ import { processCiMonitor } from "./ci-monitor.js";
 import { processCleanup } from "./cleanup.js";
 import { processCommand } from "./command.js";
 import { processReview } from "./review.js";
+import { processSourceEvent } from "./source-event.js";
 
 export type Processor<Q extends QueueName> = (data: JobData<Q>, ctx: JobContext) => Promise<JobOutcome>;
 
@@ -20,4 +21,5 @@ export const PROCESSORS: { [Q in QueueName]: Processor<Q> } = {
   command: processCommand,
   "ci-monitor": processCiMonitor,
   analyze: processAnalyze,
+  "source-event": processSourceEvent,
 };

@@ -9,6 +9,7 @@ import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
 import { startHealthServer } from "./http/health-server.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
+import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
@@ -21,6 +22,8 @@ import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { privateDirs } from "./sandbox/host-identity.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
+import { buildSourceRegistry } from "./sources/registry.js";
+import type { Source } from "./sources/source.js";
 
 export type Role = "web" | "worker" | "all";
 
@@ -44,6 +47,10 @@ export interface StartOptions {
   octokitDefaults?: GitHubAuthOptions["octokitDefaults"];
   lockDuration?: number;
   stalledInterval?: number;
+  /** For tests: sources added to (or replacing) the ones built from config. */
+  sources?: Source[];
+  /** For tests: only these queues get workers (the rest stay waiting, to be inspected). */
+  queues?: readonly QueueName[];
 }
 
 const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
@@ -76,6 +83,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
+  const sources = buildSourceRegistry(config, opts.sources);
 
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
@@ -87,6 +95,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       redis,
       role,
       log,
+      sources: { registry: sources, queues },
       ...(opts.port !== undefined ? { port: opts.port } : {}),
       ...(opts.host !== undefined ? { host: opts.host } : {}),
     });
@@ -103,10 +112,12 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         followUps: new FollowUpQueue(redis, prefix, config.env.FOLLOW_UP_CAP),
         prThreads,
         queues,
+        sources,
         runtime: createAgentRuntime(config, redis, prefix),
       },
       log,
       concurrency: config.env.WORKER_CONCURRENCY,
+      ...(opts.queues ? { queues: opts.queues } : {}),
       ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
       ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
@@ -123,7 +134,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       check: () => (workers.every((w) => w.isRunning()) ? null : "a queue worker has stopped"),
     });
   }
-  const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, ...(sandboxIsolation ? { sandboxIsolation } : {}) });
+  const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
   let stopping: Promise<void> | null = null;

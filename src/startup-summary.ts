@@ -1,5 +1,6 @@
 import type { AppConfig } from "./config/env.js";
 import { BUILTIN_DEFAULT_MODEL } from "./agent/model/model-table.js";
+import type { Source } from "./sources/source.js";
 
 export type ProcessRole = "web" | "worker" | "all";
 
@@ -9,6 +10,8 @@ export interface StartupSummaryInput {
   redis: "embedded" | "embedded (shared)" | "external";
   /** The web listener's port, when this process serves HTTP. */
   port: number | null;
+  /** The sources besides GitHub (Slack, Linear, …); one whose secret is unset refuses every request. */
+  sources?: Array<Pick<Source, "name" | "configured" | "secretEnv">>;
   /** The sandbox provider's isolation check at worker start; absent when it was not run. */
   sandboxIsolation?: { ok: boolean; detail?: string; reason?: string };
 }
@@ -63,10 +66,14 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
         port: input.port,
         publicUrl,
         webhookPath: "/api/github/webhooks",
-        sources: ["github"],
+        sources: ["github", ...(input.sources ?? []).filter((s) => s.configured).map((s) => s.name)],
         mentions: env.MENTION_HANDLES.map((h) => `@${h}`),
       },
     });
+    for (const s of (input.sources ?? []).filter((x) => !x.configured)) {
+      const key = s.secretEnv ?? s.name;
+      warnings.push({ key, message: `${key} is not set: every request to the ${s.name} webhook is refused (401) until it is` });
+    }
   }
   if (role === "worker" || role === "all") {
     const model = modelKey(config.model);

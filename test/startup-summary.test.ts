@@ -19,6 +19,7 @@ describe("startupSummary", () => {
     ["modal without tokens", { ANTHROPIC_API_KEY: "sk", SANDBOX_TYPE: "modal" }, {}, ["MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"]],
     ["replay needs no key", { OPEN_SWE_MODEL: "replay:/tmp/r.json" }, {}, []],
     ["the web role needs neither", {}, { role: "web" as const }, []],
+    ["a source without its secret (web role)", { ANTHROPIC_API_KEY: "sk" }, { role: "web" as const, sources: [{ name: "slack" as const, configured: false, secretEnv: "SLACK_SIGNING_SECRET" }, { name: "linear" as const, configured: true }] }, ["SLACK_SIGNING_SECRET"]],
     ["a failed isolation check", { ANTHROPIC_API_KEY: "sk" }, { sandboxIsolation: { ok: false, reason: "no user namespaces" } }, ["SANDBOX_TYPE"]],
   ])("%s → warnings %j", (_name, env, over, keys) => {
     expect(startupSummary(input(env, over)).warnings.map((w) => w.key)).toEqual(keys);

@@ -10,6 +10,8 @@ export interface GitHubAuth {
   installation(installationId: number): Promise<Octokit>;
   /** A token for one repository only: what host-side git pushes use. Never handed to a sandbox. */
   repoScopedToken(installationId: number, repo: string): Promise<string>;
+  /** The installation that covers `owner/repo`, or null when the app is not installed on it (app JWT). */
+  repoInstallation(owner: string, repo: string): Promise<number | null>;
 }
 
 export interface GitHubAuthOptions {
@@ -32,6 +34,16 @@ export function createGitHubAuth(github: NonNullable<AppConfig["github"]>, opts:
   const scoped = new Map<string, { token: string; expiresAt: number }>();
   return {
     installation: (installationId) => probot.auth(installationId),
+    async repoInstallation(owner, repo) {
+      const app = await probot.auth();
+      try {
+        const res = await app.request("GET /repos/{owner}/{repo}/installation", { owner, repo });
+        return res.data.id;
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) return null;
+        throw err;
+      }
+    },
     async repoScopedToken(installationId, repo) {
       const key = `${installationId}/${repo.toLowerCase()}`;
       const hit = scoped.get(key);

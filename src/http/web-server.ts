@@ -5,7 +5,11 @@ import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import { healthHandler } from "./health.js";
 import { probotLogger } from "./probot-logger.js";
+import type { QueueSet } from "../queue/queues.js";
+import { SourceDedupe } from "../sources/dedupe.js";
+import type { SourceRegistry } from "../sources/registry.js";
 import { sendJson } from "./raw-body.js";
+import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";
 
@@ -25,6 +29,8 @@ export async function startWebServer(opts: {
   redis: Redis;
   role: string;
   log: Logger;
+  /** Slack, Linear, …: their routes are served ahead of Probot's middleware and queue `source-event` jobs. */
+  sources?: { registry: SourceRegistry; queues: QueueSet };
   port?: number;
   host?: string;
 }): Promise<WebServer> {
@@ -41,10 +47,20 @@ export async function startWebServer(opts: {
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
   const health = healthHandler(opts.redis, opts.role);
   const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
+  const sources = opts.sources
+    ? sourceRoutes({
+        sources: opts.sources.registry,
+        queues: opts.sources.queues,
+        dedupe: new SourceDedupe(opts.redis, opts.config.env.QUEUE_PREFIX),
+        maxBytes: opts.config.env.MAX_WEBHOOK_BYTES,
+        log: opts.log.child({ component: "sources" }),
+      })
+    : null;
   const server = createServer((req, res) => {
     void (async () => {
       try {
         if (await health(req, res)) return;
+        if (sources && (await sources(req, res))) return;
         if (await limit(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
       } catch (err) {

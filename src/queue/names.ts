@@ -1,2 +1,2 @@
-export const QUEUE_NAMES = ["agent", "review", "ci-event", "cleanup", "command", "ci-monitor", "analyze"] as const;
+export const QUEUE_NAMES = ["agent", "review", "ci-event", "cleanup", "command", "ci-monitor", "analyze", "source-event"] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SOURCE_NAMES, type SourceName } from "../sources/source.js";
 import type { QueueName } from "./names.js";
 
 const Repo = {
@@ -15,10 +16,32 @@ export const CommentRef = z.object({
   id: z.number().int(),
 });
 
+/** A non-GitHub conversation: the source's own reference (its client zod-checks it) and the thread key. */
+const SourceOrigin = <K extends SourceName>(kind: K) =>
+  z.object({
+    kind: z.literal(kind),
+    ref: z.record(z.string(), z.unknown()),
+    threadKey: z.string().min(1),
+    /** The conversation before the request, as the source re-read it (bounded there). */
+    context: z.string().max(200_000).optional(),
+  });
+
+/** Where an agent run was asked for and answers; `github`: the issue or PR `number`. One line per source. */
+export const AgentSource = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("github") }),
+  SourceOrigin("slack"),
+  SourceOrigin("linear"),
+  SourceOrigin("jira"),
+  SourceOrigin("confluence"),
+]);
+export type AgentSource = z.infer<typeof AgentSource>;
+
 export const AgentJob = z.object({
   ...Repo,
-  number: z.number().int().positive(),
-  isPullRequest: z.boolean(),
+  source: AgentSource.default({ kind: "github" }),
+  /** The issue or PR; a run asked from another source has none (it works on a new branch). */
+  number: z.number().int().positive().optional(),
+  isPullRequest: z.boolean().default(false),
   threadId: z.string().uuid(),
   trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup", "follow_up"]),
   requester: Actor,
@@ -31,7 +54,7 @@ export const AgentJob = z.object({
   autofixHead: z.string().min(1).optional(),
   comment: CommentRef.optional(),
   deliveryId: z.string().min(1),
-});
+}).refine((j) => j.source.kind !== "github" || j.number !== undefined, { error: "a GitHub agent job needs the issue or PR number", path: ["number"] });
 
 export const ReviewJob = z.object({
   ...Repo,
@@ -112,6 +135,18 @@ export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual"]).d
 /** Review-style learning for one repo: `bootstrap` from its past reviews, `continual` (nightly) from our findings' outcomes. */
 export const AnalyzeJob = z.object({ ...Repo, mode: z.enum(["bootstrap", "continual"]) });
 
+/** A verified mention from a source, before the worker has re-read it, mapped its author or resolved a repo. */
+export const SourceEventJob = z.object({
+  source: z.enum(SOURCE_NAMES),
+  threadKey: z.string().min(1),
+  /** Only what the payload claims; the worker re-reads the message before trusting text or author. */
+  text: z.string(),
+  user: z.object({ id: z.string().min(1), name: z.string().optional(), email: z.string().optional() }),
+  ref: z.record(z.string(), z.unknown()),
+  repoDefaultKey: z.string().min(1).optional(),
+  dedupeKey: z.string().min(1),
+});
+
 export const JOB_SCHEMAS = {
   agent: AgentJob,
   review: ReviewJob,
@@ -120,6 +155,7 @@ export const JOB_SCHEMAS = {
   command: CommandJob,
   "ci-monitor": CiMonitorJob,
   analyze: AnalyzeJob,
+  "source-event": SourceEventJob,
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_SCHEMAS)[Q]>;
@@ -131,3 +167,4 @@ export type CleanupJob = z.infer<typeof CleanupJob>;
 export type ThreadCleanupJob = z.infer<typeof ThreadCleanupJob>;
 export type CommandJob = z.infer<typeof CommandJob>;
 export type AnalyzeJob = z.infer<typeof AnalyzeJob>;
+export type SourceEventJob = z.infer<typeof SourceEventJob>;

@@ -17,10 +17,17 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
  * or, when the agent never replied, a reply that says how the run ended.
  */
 export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[]): Promise<void> {
-  const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
   const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
   if (record.error) extra.push(`Error: ${record.error}`);
-  if (ctx.state.lastReply && record.outcome !== "failed") {
+  if (ctx.source) {
+    // Slack, Linear, …: one closing message, always with the PR link (the agent's replies cannot be edited here).
+    const lead = [...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];
+    if (lead.length === 0 && !ctx.state.replied) lead.push("The run finished without a reply.");
+    await postRunComment(ctx, [...lead, `_Open SWE · ${formatRunSummary(record)}_`].join("\n\n"));
+    return;
+  }
+  const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
+  if (ctx.state.lastReply && ctx.target && record.outcome !== "failed") {
     const body = [ctx.state.lastReply.body, ...extra, footer].join("\n\n");
     await editReply(ctx.octokit, ctx.target, ctx.state.lastReply.id, body);
     return;

@@ -15,7 +15,8 @@ export interface RunTarget {
   installationId: number;
   owner: string;
   repo: string;
-  number: number;
+  /** The issue or PR; absent for a run asked from another source (Slack, Linear). */
+  number?: number | undefined;
   isPullRequest: boolean;
   threadId: string;
   text: string;
@@ -56,7 +57,7 @@ export async function prepareRunWorkspace(opts: {
   // Independent round trips go out together: repo, PR, the thread's branch, a repo-scoped token.
   const [{ data: repoInfo }, pull, savedBranch, token] = await Promise.all([
     octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo }),
-    t.isPullRequest ? octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number }) : null,
+    t.isPullRequest && t.number !== undefined ? octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number }) : null,
     opts.redis.get(branchKey),
     opts.github.repoScopedToken(t.installationId, t.repo),
   ]);
@@ -68,7 +69,7 @@ export async function prepareRunWorkspace(opts: {
   if (pull) {
     const pr = pull.data;
     const sameRepo = pr.head.repo?.full_name?.toLowerCase() === `${t.owner}/${t.repo}`.toLowerCase();
-    ref = `refs/pull/${t.number}/head`;
+    ref = `refs/pull/${pr.number}/head`;
     if (sameRepo && pr.head.ref.startsWith("open-swe/")) {
       branch = pr.head.ref;
       baseBranch = pr.base.ref;

@@ -8,7 +8,8 @@ import type { Logger } from "pino";
  * re-reads what it must trust, maps the person to a GitHub login, resolves the repository and
  * answers through the same adapter. `test/sources/conformance.ts` is the suite every source runs.
  */
-export type SourceName = "slack" | "linear" | "jira" | "confluence";
+export const SOURCE_NAMES = ["slack", "linear", "jira", "confluence"] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
 
 /** What a route sees: the bytes as received, before anything parses them. */
 export interface InboundRequest {
@@ -92,6 +93,8 @@ export interface Source {
   name: SourceName;
   /** False when its secret is unset: every request to its routes is refused (and start-up says so once). */
   configured: boolean;
+  /** The variable holding that secret, named by the start-up warning (`SLACK_SIGNING_SECRET`). */
+  secretEnv?: string;
   routes: SourceRoute[];
   /** Built in the worker, with the source's API credentials. */
   client(log: Logger): SourceClient;

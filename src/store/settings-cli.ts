@@ -7,7 +7,10 @@ export const SETTINGS_USAGE = `usage:
   open-swe settings profile get <login> | set <login> key=value…   (autoFixCi, autoReview, model, effort)
   open-swe settings team-model get | set <agent|reviewer> <model|none>
   open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
-  open-swe settings installed list`;
+  open-swe settings installed list
+  open-swe settings identity list | get <source:user> | set <source:user> <github-login> | remove <source:user>
+  open-swe settings source-repo list | get <source:where> | set <source:where> <owner/repo> | remove <source:where>
+      (source:user: slack:<user id>, linear:<user id>; source:where: slack:<channel id>, linear:<team id>)`;
 
 export class UsageError extends Error {}
 
@@ -82,6 +85,30 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
       }
       case "installed list":
         return print(await store.listInstalled());
+      case "identity list":
+        return print(await store.listIdentities());
+      case "identity get":
+        need(1);
+        return print({ user: rest[0], login: await store.getIdentity(rest[0]!) });
+      case "identity set":
+        need(2);
+        await store.setIdentity(rest[0]!, rest[1]!);
+        return print({ user: rest[0], login: await store.getIdentity(rest[0]!) });
+      case "identity remove":
+        need(1);
+        return print({ user: rest[0], removed: await store.removeIdentity(rest[0]!) });
+      case "source-repo list":
+        return print(await store.listSourceRepos());
+      case "source-repo get":
+        need(1);
+        return print({ where: rest[0], repo: await store.getSourceRepo(rest[0]!) });
+      case "source-repo set":
+        need(2);
+        await store.setSourceRepo(rest[0]!, rest[1]!);
+        return print({ where: rest[0], repo: await store.getSourceRepo(rest[0]!) });
+      case "source-repo remove":
+        need(1);
+        return print({ where: rest[0], removed: await store.removeSourceRepo(rest[0]!) });
       default:
         throw new UsageError(`unknown settings command "${key}"\n${SETTINGS_USAGE}`);
     }

@@ -46,6 +46,10 @@ const PrRef = z
   .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+#\d+$/, "owner/repo#number")
   .transform((s) => s.toLowerCase());
 
+/** `slack:U0123`, `linear:<user id>`, `slack:C0123` (a channel), `linear:<team id>`: a source and its own id. */
+const SourceKey = z.string().regex(/^[a-z][a-z0-9-]*:\S+$/, "source:id, e.g. slack:U0123ABC or linear:<team id>");
+const GitHubLogin = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "a GitHub login").transform((s) => s.toLowerCase());
+
 /** Typed, validated settings in Redis: what an operator (CLI) or a user command (comment) changes. */
 export class SettingsStore {
   private readonly key: (...p: (string | number)[]) => string;
@@ -116,6 +120,34 @@ export class SettingsStore {
   async listInstalled(): Promise<Record<string, InstalledRepo>> {
     const raw = await this.redis.hgetall(this.key("installed"));
     return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, InstalledRepo.parse(JSON.parse(v))]));
+  }
+
+  /** Who a person on a source is on GitHub: `slack:U0123` → `dana`. The write-access check runs on that login. */
+  async setIdentity(sourceUser: string, login: string): Promise<void> {
+    await this.redis.hset(this.key("identities"), SourceKey.parse(sourceUser), GitHubLogin.parse(login));
+  }
+  async getIdentity(sourceUser: string): Promise<string | null> {
+    return this.redis.hget(this.key("identities"), SourceKey.parse(sourceUser));
+  }
+  async removeIdentity(sourceUser: string): Promise<boolean> {
+    return (await this.redis.hdel(this.key("identities"), SourceKey.parse(sourceUser))) === 1;
+  }
+  async listIdentities(): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.key("identities"));
+  }
+
+  /** The repository a Slack channel's or a Linear team's requests go to when the text names none. */
+  async setSourceRepo(where: string, repo: string): Promise<void> {
+    await this.redis.hset(this.key("source-repos"), SourceKey.parse(where), RepoName.parse(repo));
+  }
+  async getSourceRepo(where: string): Promise<string | null> {
+    return this.redis.hget(this.key("source-repos"), SourceKey.parse(where));
+  }
+  async removeSourceRepo(where: string): Promise<boolean> {
+    return (await this.redis.hdel(this.key("source-repos"), SourceKey.parse(where))) === 1;
+  }
+  async listSourceRepos(): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.key("source-repos"));
   }
 
   /** The head sha we last reviewed on a PR: `synchronize` re-reviews only PRs we reviewed before. */

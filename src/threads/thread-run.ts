@@ -31,6 +31,7 @@ export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followU
   if ((await ctx.locks.holder(data.threadId)) !== null) return null;
   const newest = await ctx.followUps.newest(data.threadId);
   if (!newest) return null;
+  // A GitHub follow-up answers where it was asked; another source's answers in the thread's conversation.
   const origin = newest.origin ?? { number: data.number, isPullRequest: data.isPullRequest, requester: data.requester, comment: data.comment };
   const id = jobId("continue", data.threadId, ctx.jobId);
   await ctx.queues.add(
@@ -39,7 +40,8 @@ export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followU
       installationId: data.installationId,
       owner: data.owner,
       repo: data.repo,
-      number: origin.number,
+      source: data.source,
+      ...(origin.number !== undefined ? { number: origin.number } : {}),
       isPullRequest: origin.isPullRequest,
       threadId: data.threadId,
       trigger: "follow_up",

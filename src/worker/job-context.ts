@@ -8,6 +8,7 @@ import type { FollowUpQueue } from "../threads/follow-ups.js";
 import type { PrThreads } from "../threads/pr-threads.js";
 import type { RunLocks } from "../threads/run-lock.js";
 import type { AgentRuntime } from "../runs/agent-runtime.js";
+import type { SourceRegistry } from "../sources/registry.js";
 
 /** What every processor gets besides its payload: shared services, built once per worker process. */
 export interface WorkerServices {
@@ -20,6 +21,8 @@ export interface WorkerServices {
   followUps: FollowUpQueue;
   prThreads: PrThreads;
   queues: QueueSet;
+  /** Slack, Linear, …: the worker-side clients answer there. */
+  sources: SourceRegistry;
   runtime: AgentRuntime;
 }
 

@@ -1,10 +1,11 @@
 import { createLogger } from "../../src/logger.js";
-import { startProcess, type RunningProcess, type Role } from "../../src/main.js";
+import { startProcess, type RunningProcess, type Role, type StartOptions } from "../../src/main.js";
 import { testConfig } from "./github-app.js";
 
 /** A real app process role on a free loopback port, GitHub credentials from the test key, silent logs. */
-export function startTestProcess(role: Role, env: Record<string, string>): Promise<RunningProcess> {
+export function startTestProcess(role: Role, env: Record<string, string>, extra: Pick<StartOptions, "sources" | "queues"> = {}): Promise<RunningProcess> {
   return startProcess({
+    ...extra,
     role,
     config: testConfig(env),
     log: createLogger("silent"),

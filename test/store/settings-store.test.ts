@@ -78,3 +78,36 @@ describe("open-swe settings CLI", () => {
     expect((err as Error).message).toMatch(message);
   });
 });
+
+describe("source identities and default repositories", () => {
+  it("maps a source user to a GitHub login and a channel to a repository, lower-cased, validated", async () => {
+    const s = new SettingsStore(testRedis(), uniquePrefix());
+    expect(await s.getIdentity("slack:U1")).toBeNull();
+    await s.setIdentity("slack:U1", "Dana");
+    expect(await s.getIdentity("slack:U1")).toBe("dana");
+    await expect(s.setIdentity("U1", "dana")).rejects.toThrow(/source:id/);
+    await expect(s.setIdentity("slack:U1", "not a login")).rejects.toThrow(/GitHub login/);
+    await s.setSourceRepo("slack:C9", "Octo/Hello");
+    expect(await s.getSourceRepo("slack:C9")).toBe("octo/hello");
+    await expect(s.setSourceRepo("slack:C9", "../x")).rejects.toThrow(/not a repository name/);
+    expect(await s.removeSourceRepo("slack:C9")).toBe(true);
+    expect(await s.getSourceRepo("slack:C9")).toBeNull();
+  });
+
+  it("open-swe settings identity / source-repo", async () => {
+    const store = new SettingsStore(testRedis(), uniquePrefix());
+    const out: string[] = [];
+    await runSettingsCli(["identity", "set", "linear:abc-123", "dana"], store, (l) => out.push(l));
+    await runSettingsCli(["source-repo", "set", "linear:team-1", "octo/hello"], store, (l) => out.push(l));
+    await runSettingsCli(["identity", "list"], store, (l) => out.push(l));
+    await runSettingsCli(["source-repo", "list"], store, (l) => out.push(l));
+    expect(out.map((l) => JSON.parse(l))).toEqual([
+      { user: "linear:abc-123", login: "dana" },
+      { where: "linear:team-1", repo: "octo/hello" },
+      { "linear:abc-123": "dana" },
+      { "linear:team-1": "octo/hello" },
+    ]);
+    await expect(runSettingsCli(["identity", "set", "slack:U1"], store, () => undefined)).rejects.toThrow(UsageError);
+    await expect(runSettingsCli(["identity", "set", "nope", "dana"], store, () => undefined)).rejects.toThrow(/source:id/);
+  });
+});

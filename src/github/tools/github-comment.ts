@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { OpenSweError } from "../../errors.js";
 import { replyTo } from "../reply.js";
 import { saveRunState, type GitHubRunContext } from "./run-context.js";
 
@@ -11,7 +12,16 @@ export const GitHubCommentInput = z.object({
 /** Replies where the request came from; the same text in the same run is posted once, even after a crash. */
 export async function postRunComment(ctx: GitHubRunContext, body: string): Promise<{ id: number; replayed: boolean }> {
   const key = `${ctx.runId}:comment:${createHash("sha256").update(body).digest("hex").slice(0, 16)}`;
-  const { value, replayed } = await ctx.effects.once(key, async () => ({ id: await replyTo(ctx.octokit, ctx.target, body) }));
+  const { source, target } = ctx;
+  if (source) {
+    // Another source's reply is a new message each time: nothing for the summary to be appended to.
+    const { replayed } = await ctx.effects.once(key, async () => (await source.client.reply(source.origin.ref, body), { id: 0 }));
+    ctx.state.replied = true;
+    await saveRunState(ctx);
+    return { id: 0, replayed };
+  }
+  if (!target) throw new OpenSweError("no_reply_target", "this run has nowhere to reply");
+  const { value, replayed } = await ctx.effects.once(key, async () => ({ id: await replyTo(ctx.octokit, target, body) }));
   ctx.state.replied = true;
   ctx.state.lastReply = { id: value.id, body };
   await saveRunState(ctx);

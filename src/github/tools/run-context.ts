@@ -3,6 +3,14 @@ import type { QueueSet } from "../../queue/queues.js";
 import type { SideEffectLedger } from "../../store/side-effects.js";
 import type { PrThreads } from "../../threads/pr-threads.js";
 import type { ReplyTarget } from "../reply.js";
+import type { AgentSource } from "../../queue/schemas.js";
+import type { SourceClient } from "../../sources/source.js";
+
+/** A run asked from another source (Slack, Linear, …): where it answers and the client that does. */
+export interface RunSourceChannel {
+  origin: Exclude<AgentSource, { kind: "github" }>;
+  client: SourceClient;
+}
 
 /** What one agent run knows about where it works and what it has done; host-side tools share it. */
 export interface RunState {
@@ -21,8 +29,10 @@ export interface GitHubRunContext {
   repo: string;
   threadId: string;
   runId: string;
-  /** The issue/PR the request came from, and the comment to answer. */
-  target: ReplyTarget;
+  /** The issue/PR the request came from, and the comment to answer; null when `source` is where it answers. */
+  target: ReplyTarget | null;
+  /** Set when the request came from another source: replies go there instead of a GitHub comment. */
+  source?: RunSourceChannel;
   requester: { login: string; id: number };
   branch: string;
   baseBranch: string;

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { rateLimitedLog } from "../logger.js";
+import { jobId } from "../queue/job-ids.js";
+import type { QueueSet } from "../queue/queues.js";
+import type { SourceDedupe } from "../sources/dedupe.js";
+import type { SourceRegistry } from "../sources/registry.js";
+import type { InboundRequest, Source, SourceRoute } from "../sources/source.js";
+import { readRawBytes, sendJson } from "./raw-body.js";
+import { routedPath } from "./webhook-body-limit.js";
+
+export interface SourceRoutesDeps {
+  sources: SourceRegistry;
+  queues: QueueSet;
+  dedupe: SourceDedupe;
+  maxBytes: number;
+  log: Logger;
+}
+
+/** The `source-event` job id of one event: the same for every redelivery. */
+export function sourceEventJobId(source: string, dedupeKey: string): string {
+  return jobId("src", source, dedupeKey);
+}
+
+const refuse = (res: ServerResponse) => {
+  res.writeHead(401, { "content-length": 0 }).end();
+  return true;
+};
+
+/**
+ * The source routes, ahead of Probot: read the bytes under the body limit → verify (401, no detail, on
+ * any failure, and always for a source whose secret is unset) → parse → answer, ignore, or claim the
+ * event once and queue one `source-event` job.
+ */
+export function sourceRoutes(deps: SourceRoutesDeps) {
+  const table = new Map<string, { source: Source; route: SourceRoute }>();
+  for (const source of deps.sources.values()) for (const route of source.routes) table.set(`${route.method} ${route.path}`, { source, route });
+  const refused = rateLimitedLog(deps.log, "source request refused");
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const path = routedPath(req.url ?? "");
+    const hit = path === null ? undefined : table.get(`${req.method ?? ""} ${path}`);
+    if (!hit) return false;
+    const { source, route } = hit;
+    const read = await readRawBytes(req, deps.maxBytes);
+    if (!read.ok) {
+      res.setHeader("connection", "close");
+      return sendJson(res, read.status, { error: read.reason });
+    }
+    if (!source.configured) {
+      refused({ source: source.name, path, reason: "secret not set" });
+      return refuse(res);
+    }
+    const inbound: InboundRequest = { method: req.method ?? "POST", url: req.url ?? path!, headers: req.headers, rawBody: read.body, receivedAt: new Date() };
+    const verification = await route.verify(inbound).catch((err: unknown) => ({ ok: false as const, reason: `verifier failed: ${String(err)}` }));
+    if (!verification.ok) {
+      refused({ source: source.name, path, reason: verification.reason });
+      return refuse(res);
+    }
+    const event = await Promise.resolve()
+      .then(() => route.parse(inbound, verification))
+      .catch((err: unknown) => {
+        deps.log.warn({ source: source.name, err: String(err) }, "source payload could not be parsed");
+        return null;
+      });
+    if (event === null) return sendJson(res, 400, { error: "the payload could not be read" });
+    const log = deps.log.child({ source: source.name });
+    switch (event.kind) {
+      case "respond":
+        return sendJson(res, event.status, event.body);
+      case "ignore":
+        log.debug({ reason: event.reason }, "source event ignored");
+        return sendJson(res, 200, { ok: true });
+      case "mention": {
+        if (!(await deps.dedupe.claim(source.name, event.dedupeKey))) {
+          log.info({ dedupeKey: event.dedupeKey }, "source event already received: not queued again");
+          return sendJson(res, 200, { ok: true, duplicate: true });
+        }
+        const id = sourceEventJobId(source.name, event.dedupeKey);
+        try {
+          await deps.queues.add(
+            "source-event",
+            {
+              source: source.name,
+              threadKey: event.threadKey,
+              text: event.text,
+              user: event.user,
+              ref: event.ref,
+              dedupeKey: event.dedupeKey,
+              ...(event.repoDefaultKey ? { repoDefaultKey: event.repoDefaultKey } : {}),
+            },
+            id,
+          );
+        } catch (err) {
+          // Nothing was queued: the claim goes back so the source's retry is accepted.
+          await deps.dedupe.release(source.name, event.dedupeKey).catch(() => undefined);
+          log.error({ err: String(err), dedupeKey: event.dedupeKey }, "source event could not be queued");
+          return sendJson(res, 503, { error: "could not queue the event; retry later" });
+        }
+        log.info({ jobId: id, threadKey: event.threadKey }, "source event queued");
+        return sendJson(res, 200, { ok: true });
+      }
+    }
+  };
+}

@@ -1,0 +1,94 @@
+import { UnrecoverableError } from "bullmq";
+import { GitHubUnreachableError } from "../github/permission.js";
+import { jobId } from "../queue/job-ids.js";
+import type { SourceEventJob } from "../queue/schemas.js";
+import { threadId as deriveThreadId } from "../threads/thread-id.js";
+import { jobHasWriteAccess } from "../worker/authorize.js";
+import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import { INTAKE_REPLIES } from "./intake-replies.js";
+import { chooseRepo } from "./resolve-repo.js";
+import type { SourceClient } from "./source.js";
+import { ThreadRepos } from "./thread-repo.js";
+
+/** The agent job a source event becomes: one per event, whatever redelivered it. */
+export function sourceRunJobId(source: string, dedupeKey: string): string {
+  return jobId("src-run", source, dedupeKey);
+}
+
+async function installationFor(ctx: JobContext, repo: string): Promise<number | null> {
+  const recorded = (await ctx.settings.listInstalled())[repo];
+  if (recorded) return recorded.installationId;
+  const [owner, name] = repo.split("/") as [string, string];
+  return ctx.github.repoInstallation(owner, name);
+}
+
+/**
+ * A verified mention from a source, in the worker: re-read it with our credentials (payload claims are
+ * not trusted) → the author's GitHub login → the repository → write access → acknowledge → one agent
+ * job (a busy thread's run gets it as a follow-up). Anything that stops it gets one reply.
+ */
+export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): Promise<JobOutcome> {
+  const source = ctx.sources.get(data.source);
+  if (!source) throw new UnrecoverableError(`source ${data.source} is not available in this worker`);
+  const client: SourceClient = source.client(ctx.log);
+  const say = async (text: string) => client.reply(data.ref, text);
+  const message = await client.fetchMessage(data.ref);
+  if (!message) return { outcome: "message_gone" };
+
+  const login = await ctx.settings.getIdentity(`${data.source}:${message.user.id}`);
+  if (!login) {
+    ctx.log.info({ sourceUser: message.user.id }, "source user has no GitHub identity: refused");
+    await say(INTAKE_REPLIES.unmapped(data.source, message.user.id));
+    return { outcome: "unmapped", sourceUser: message.user.id };
+  }
+
+  const thread = deriveThreadId({ kind: "raw", key: data.threadKey });
+  const threadRepos = new ThreadRepos(ctx.redis, ctx.prefix);
+  const [remembered, channelDefault] = await Promise.all([threadRepos.get(thread), data.repoDefaultKey ? ctx.settings.getSourceRepo(data.repoDefaultKey) : null]);
+  const choice = chooseRepo({ text: message.text, remembered, channelDefault });
+  if (!choice) {
+    await say(INTAKE_REPLIES.askRepo());
+    return { outcome: "repo_unknown" };
+  }
+  const installationId = await installationFor(ctx, choice.repo);
+  if (installationId === null) {
+    await say(INTAKE_REPLIES.notInstalled(choice.repo));
+    return { outcome: "not_installed", repo: choice.repo };
+  }
+  const [owner, repo] = choice.repo.split("/") as [string, string];
+  const octokit = await ctx.github.installation(installationId);
+  let allowed: boolean;
+  try {
+    allowed = await jobHasWriteAccess(ctx, octokit, { owner, repo, login });
+  } catch (err) {
+    if (!(err instanceof GitHubUnreachableError)) throw err;
+    await say(INTAKE_REPLIES.githubUnreachable()).catch(() => undefined);
+    throw new UnrecoverableError(err.message);
+  }
+  if (!allowed) {
+    ctx.log.info({ login, repo: choice.repo }, "source requester lacks write access: refused");
+    await say(INTAKE_REPLIES.notWriter(login, choice.repo));
+    return { outcome: "refused", login, repo: choice.repo };
+  }
+  const user = await octokit.request("GET /users/{username}", { username: login });
+  await threadRepos.set(thread, choice.repo);
+  await client.acknowledge(data.ref).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not acknowledge the request"));
+  const id = sourceRunJobId(data.source, data.dedupeKey);
+  await ctx.queues.add(
+    "agent",
+    {
+      installationId,
+      owner,
+      repo,
+      source: { kind: data.source, ref: data.ref, threadKey: data.threadKey, ...(message.context ? { context: message.context } : {}) },
+      threadId: thread,
+      trigger: "comment",
+      requester: { login: user.data.login, id: Number(user.data.id) },
+      text: message.text,
+      deliveryId: `${data.source}-${data.dedupeKey}`,
+    },
+    id,
+  );
+  ctx.log.info({ jobId: id, repo: choice.repo, via: choice.via, threadId: thread }, "source request queued as an agent job");
+  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login };
+}

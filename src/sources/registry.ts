@@ -1,0 +1,23 @@
+import type { AppConfig } from "../config/env.js";
+import type { Source, SourceName } from "./source.js";
+
+/** How a source is built from the app's config; `configured: false` when its secret is unset. */
+export type SourceFactory = (config: AppConfig) => Source;
+
+/** One line per source; a source not listed here has no routes and no worker client. */
+export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {};
+
+export type SourceRegistry = ReadonlyMap<SourceName, Source>;
+
+/** Every known source, built from config; `extra` replaces or adds sources (tests' fixtures). */
+export function buildSourceRegistry(config: AppConfig, extra: readonly Source[] = []): SourceRegistry {
+  const sources = new Map<SourceName, Source>();
+  for (const [name, factory] of Object.entries(SOURCE_FACTORIES) as [SourceName, SourceFactory][]) sources.set(name, factory(config));
+  for (const s of extra) sources.set(s.name, s);
+  return sources;
+}
+
+/** The start-up warning for each source whose secret is unset: its routes refuse every request. */
+export function unconfiguredSources(registry: SourceRegistry): SourceName[] {
+  return [...registry.values()].filter((s) => !s.configured).map((s) => s.name);
+}
