@@ -30,11 +30,12 @@ export interface ConfluenceDeps {
 }
 
 /** Confluence through Atlassian Connect: descriptor, signed-install lifecycle, per-install JWT webhooks. */
-export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps): Source {
+/** `deps` null (no Redis to keep installs in): the source is built unconfigured. */
+export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null): Source {
   const appUrl = env.APP_URL?.replace(/\/+$/, "");
-  const configured = Boolean(appUrl && env.OPEN_SWE_SECRET_KEY && env.CONFLUENCE_SITES.length > 0);
+  const configured = Boolean(deps && appUrl && env.OPEN_SWE_SECRET_KEY && env.CONFLUENCE_SITES.length > 0);
   const box = env.OPEN_SWE_SECRET_KEY ? new SecretBox(env.OPEN_SWE_SECRET_KEY, env.OPEN_SWE_SECRET_KEY_PREVIOUS ? [env.OPEN_SWE_SECRET_KEY_PREVIOUS] : []) : null;
-  const installs = box ? new ConnectInstalls(deps.redis, env.QUEUE_PREFIX, box) : null;
+  const installs = box && deps ? new ConnectInstalls(deps.redis, env.QUEUE_PREFIX, box) : null;
   const refused: Verification = { ok: false, reason: "Confluence is not configured (APP_URL, OPEN_SWE_SECRET_KEY, CONFLUENCE_SITES)" };
   const lifecycle: LifecycleOptions | null =
     configured && installs
@@ -42,7 +43,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps): Sour
           appUrl: appUrl!,
           appKey: env.CONFLUENCE_APP_KEY,
           allowedSites: env.CONFLUENCE_SITES,
-          fetchInstallKey: cachedKeyFetcher(deps.fetchInstallKey ?? fetchAtlassianInstallKey),
+          fetchInstallKey: cachedKeyFetcher(deps?.fetchInstallKey ?? fetchAtlassianInstallKey),
           installs,
         }
       : null;
@@ -63,6 +64,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps): Sour
   return {
     name: "confluence",
     configured,
+    secretEnv: "CONFLUENCE_SITES",
     routes: [
       {
         method: "GET",

@@ -20,6 +20,7 @@ export function jiraSource(env: JiraEnv): Source {
   return {
     name: "jira",
     configured,
+    secretEnv: "JIRA_WEBHOOK_SECRET",
     routes: [
       {
         method: "POST",
