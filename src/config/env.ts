@@ -94,6 +94,10 @@ export const EnvSchema = z.object({
   AGENT_MODEL_CALL_LIMIT: int(150, 1, 10_000),
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
+  /** Slack app: requests to /webhooks/slack are verified with it; unset, every one is refused. */
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  /** Slack bot token (`xoxb-…`): the worker re-reads messages and answers with it. */
+  SLACK_BOT_TOKEN: z.string().min(1).optional(),
   CI: bool(false),
   NODE_ENV: z.string().optional(),
 });

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { AppConfig } from "../config/env.js";
 import { confluenceSource } from "./confluence/confluence-source.js";
 import { jiraSource } from "./jira/jira-source.js";
+import { slackSource } from "./slack/index.js";
 import type { Source, SourceName } from "./source.js";
 
 /** What a source may keep state in (Confluence keeps its Connect installs in Redis). */
@@ -14,6 +15,7 @@ export type SourceFactory = (config: AppConfig, deps?: SourceDeps) => Source;
 
 /** One line per source; a source not listed here has no routes and no worker client. */
 export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {
+  slack: slackSource,
   jira: (config) => jiraSource(config.env),
   confluence: (config, deps) => confluenceSource(config.env, deps ?? null),
 };

@@ -1,0 +1,219 @@
+import nock from "nock";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import type { RunningProcess } from "../../src/main.js";
+import { sourceEventJobId } from "../../src/http/source-routes.js";
+import { sourceRunJobId } from "../../src/sources/intake.js";
+import { buildSourceRegistry } from "../../src/sources/registry.js";
+import type { SourceName } from "../../src/sources/source.js";
+import { SettingsStore } from "../../src/store/settings-store.js";
+import { threadId } from "../../src/threads/thread-id.js";
+import { testConfig } from "../helpers/github-app.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
+
+/** One message that addresses the app; `id` is unique per message, `thread` the message that began its thread. */
+export interface Mention {
+  id: string;
+  user: string;
+  text: string;
+  /** The channel, team or project it was said in (what the default repository is keyed on). */
+  where: string;
+  thread?: string;
+}
+
+export interface SignedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a source provides to run the suite: how to sign a request, how its API looks under nock. */
+export interface SourceFixture {
+  name: SourceName;
+  /** Variables that configure the source (secret, token). */
+  env: Record<string, string>;
+  /** The replay window the source's signature enforces, in seconds. */
+  windowSeconds: number;
+  /** The mention as the source delivers it, signed as of `at`; `redelivery` > 0 marks a retry. */
+  deliver(m: Mention, opts: { at: Date; redelivery?: number }): SignedRequest;
+  /** What the route derives from it. */
+  expected(m: Mention): { dedupeKey: string; threadKey: string; repoDefaultKey: string };
+  /** The worker's reference for replying to it. */
+  ref(m: Mention): Record<string, unknown>;
+  /** The re-read with our credentials: the message as the source's API knows it (`truth` may differ from the payload). */
+  nockFetch(m: Mention, truth: { user: string; text: string }): nock.Scope[];
+  nockAck(m: Mention): nock.Scope;
+  /** A reply in the conversation; `match` sees the text as the source received it. */
+  nockReply(m: Mention, match: (text: string) => boolean): nock.Scope;
+  /** Markdown the agent writes → what the source receives. */
+  replyFormatting: Array<[markdown: string, received: string]>;
+}
+
+const API = "https://api.github.com";
+
+/** The suite every source runs: verification, dedupe, identity, write access, repository resolution, replies. */
+export function describeSourceConformance(fx: SourceFixture): void {
+  describe(`source conformance: ${fx.name}`, () => {
+    let proc: RunningProcess;
+    let prefix: string;
+    let settings: SettingsStore;
+    let installation = 9100;
+    let seq = 0;
+    const base = Math.floor(Date.now() / 1000);
+    const mention = (over: Partial<Mention> = {}): Mention => ({ id: `${base + ++seq}.${String(seq).padStart(6, "0")}`, user: "UWRITER", text: "please fix the flaky test repo:octo/hello", where: "CONF1", ...over });
+    const send = (req: SignedRequest, tamper?: (body: string) => string) =>
+      fetch(`http://127.0.0.1:${proc.port}${req.path}`, { method: "POST", headers: req.headers, body: tamper ? tamper(req.body) : req.body });
+    const deliver = (m: Mention, opts: { at?: Date; redelivery?: number } = {}) => send(fx.deliver(m, { at: opts.at ?? new Date(), ...(opts.redelivery ? { redelivery: opts.redelivery } : {}) }));
+    const intake = (m: Mention) => waitForJob(proc.queues.queues["source-event"], sourceEventJobId(fx.name, fx.expected(m).dedupeKey));
+    const agentJob = (m: Mention) => proc.queues.queues.agent.getJob(sourceRunJobId(fx.name, fx.expected(m).dedupeKey));
+    /** GitHub for one intake: a fresh installation (its token), the login's permission and, for writers, its id. */
+    const github = async (repo: string, login: string, permission: "write" | "read") => {
+      installation += 1;
+      await settings.recordInstalled(repo, { installationId: installation });
+      nock(API).post(`/app/installations/${installation}/access_tokens`).reply(201, { token: "ghs_conformance", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+      nock(API).get(`/repos/${repo}/collaborators/${login}/permission`).reply(200, { permission, role_name: permission });
+      if (permission === "write") nock(API).get(`/users/${login}`).reply(200, { login, id: 31 });
+    };
+
+    beforeAll(async () => {
+      prefix = uniquePrefix();
+      // Only the intake runs: the agent jobs it queues stay waiting, to be inspected.
+      proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, PERMISSION_CACHE_SECONDS: "0", JOB_ATTEMPTS: "1", ...fx.env }, { queues: ["source-event"] });
+    });
+    beforeEach(async () => {
+      settings = new SettingsStore(testRedis(), prefix);
+      await settings.setIdentity(`${fx.name}:UWRITER`, "dana");
+      await settings.setIdentity(`${fx.name}:UREADER`, "rita");
+    });
+    afterAll(async () => proc?.stop());
+
+    it("valid: a signed mention is re-read, mapped, authorized, acknowledged and becomes one agent job on what the API said", async () => {
+      const m = mention({ text: "payload text repo:octo/hello" });
+      fx.nockFetch(m, { user: "UWRITER", text: "the real request repo:octo/hello" });
+      const ack = fx.nockAck(m);
+      await github("octo/hello", "dana", "write");
+      expect((await deliver(m)).status).toBe(200);
+      expect(await intake(m)).toMatchObject({ state: "completed", returnvalue: { outcome: "queued", repo: "octo/hello", via: "text", login: "dana" } });
+      expect(ack.isDone()).toBe(true);
+      const job = await agentJob(m);
+      const { threadKey } = fx.expected(m);
+      expect(job?.data).toMatchObject({
+        owner: "octo",
+        repo: "hello",
+        source: { kind: fx.name, threadKey, ref: fx.ref(m) },
+        threadId: threadId({ kind: "raw", key: threadKey }),
+        requester: { login: "dana", id: 31 },
+        text: expect.stringContaining("the real request"),
+      });
+      expect(job?.data.text).not.toContain("payload text");
+      expect(job?.data.number).toBeUndefined();
+    });
+
+    it("tampered: a changed byte is a bare 401 and nothing is queued", async () => {
+      const m = mention();
+      const res = await send(fx.deliver(m, { at: new Date() }), (b) => b.replace("flaky", "FLAKY"));
+      expect(res.status).toBe(401);
+      expect(await res.text()).toBe("");
+      expect(await proc.queues.queues["source-event"].getJob(sourceEventJobId(fx.name, fx.expected(m).dedupeKey))).toBeUndefined();
+    });
+
+    it("stale: signed outside the window, either way, is a 401", async () => {
+      const m = mention();
+      const late = await deliver(m, { at: new Date(Date.now() - (fx.windowSeconds + 30) * 1000) });
+      const early = await deliver(m, { at: new Date(Date.now() + (fx.windowSeconds + 30) * 1000) });
+      expect([late.status, early.status]).toEqual([401, 401]);
+      expect(await proc.queues.queues["source-event"].getJob(sourceEventJobId(fx.name, fx.expected(m).dedupeKey))).toBeUndefined();
+    });
+
+    it("replayed: a redelivery of a handled event queues nothing, even after its job is gone", async () => {
+      const m = mention();
+      fx.nockFetch(m, { user: "UWRITER", text: m.text });
+      fx.nockAck(m);
+      await github("octo/hello", "dana", "write");
+      expect((await deliver(m)).status).toBe(200);
+      expect((await intake(m)).returnvalue).toMatchObject({ outcome: "queued" });
+      await (await proc.queues.queues["source-event"].getJob(sourceEventJobId(fx.name, fx.expected(m).dedupeKey)))!.remove();
+      expect((await deliver(m, { redelivery: 1 })).status).toBe(200);
+      expect(await proc.queues.queues["source-event"].getJob(sourceEventJobId(fx.name, fx.expected(m).dedupeKey))).toBeUndefined();
+    });
+
+    it("concurrent: three simultaneous deliveries of one event make exactly one intake and one agent job", async () => {
+      const m = mention();
+      fx.nockFetch(m, { user: "UWRITER", text: m.text });
+      fx.nockAck(m);
+      await github("octo/hello", "dana", "write");
+      const results = await Promise.all([deliver(m), deliver(m, { redelivery: 1 }), deliver(m, { redelivery: 2 })]);
+      expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect((await intake(m)).returnvalue).toMatchObject({ outcome: "queued" });
+      const agents = (await proc.queues.queues.agent.getJobs(["waiting", "active", "completed", "failed", "delayed"])).filter((j) => j.data.source?.threadKey === fx.expected(m).threadKey);
+      expect(agents).toHaveLength(1);
+    });
+
+    it("unmapped: the author the API names (not the payload's claim) has no GitHub identity → one reply, nothing runs", async () => {
+      const m = mention({ user: "UWRITER" });
+      fx.nockFetch(m, { user: "USTRANGER", text: m.text });
+      const reply = fx.nockReply(m, (t) => /don.t know who you are on GitHub/.test(t) && t.includes(`${fx.name}:USTRANGER`));
+      expect((await deliver(m)).status).toBe(200);
+      expect((await intake(m)).returnvalue).toMatchObject({ outcome: "unmapped", sourceUser: "USTRANGER" });
+      expect(reply.isDone()).toBe(true);
+      expect(await agentJob(m)).toBeUndefined();
+    });
+
+    it("non-writer: a mapped login without write access → one reply, nothing runs", async () => {
+      const m = mention({ user: "UREADER" });
+      fx.nockFetch(m, { user: "UREADER", text: m.text });
+      await github("octo/hello", "rita", "read");
+      const reply = fx.nockReply(m, (t) => /Only people with write access to octo\/hello/.test(t));
+      expect((await deliver(m)).status).toBe(200);
+      expect((await intake(m)).returnvalue).toMatchObject({ outcome: "refused", login: "rita" });
+      expect(reply.isDone()).toBe(true);
+      expect(await agentJob(m)).toBeUndefined();
+    });
+
+    it("repository: the text › the thread's remembered repo › the default; none → one question; not installed → says so", async () => {
+      const run = async (m: Mention, repo: string | null) => {
+        fx.nockFetch(m, { user: "UWRITER", text: m.text });
+        if (repo) {
+          fx.nockAck(m);
+          await github(repo, "dana", "write");
+        }
+        expect((await deliver(m)).status).toBe(200);
+        return (await intake(m)).returnvalue as { outcome: string; repo?: string; via?: string };
+      };
+      const first = mention({ where: "CDEF", text: "add a changelog" });
+      await settings.setSourceRepo(fx.expected(first).repoDefaultKey, "octo/dflt");
+      expect(await run(first, "octo/dflt")).toMatchObject({ outcome: "queued", repo: "octo/dflt", via: "default" });
+      const named = mention({ where: "CDEF", thread: first.id, text: "actually in repo:octo/named please" });
+      expect(await run(named, "octo/named")).toMatchObject({ outcome: "queued", repo: "octo/named", via: "text" });
+      const later = mention({ where: "CDEF", thread: first.id, text: "and a license too" });
+      expect(await run(later, "octo/named")).toMatchObject({ outcome: "queued", repo: "octo/named", via: "thread" });
+      const url = mention({ where: "CDEF", thread: first.id, text: "see https://github.com/octo/url-named/issues/4" });
+      expect(await run(url, "octo/url-named")).toMatchObject({ outcome: "queued", repo: "octo/url-named", via: "text" });
+
+      const nowhere = mention({ where: "CNODEFAULT", text: "add a changelog" });
+      const ask = fx.nockReply(nowhere, (t) => /Which repository should I work in/.test(t));
+      expect(await run(nowhere, null)).toMatchObject({ outcome: "repo_unknown" });
+      expect(ask.isDone()).toBe(true);
+      expect(await agentJob(nowhere)).toBeUndefined();
+
+      const ghost = mention({ where: "CNODEFAULT", text: "fix repo:octo/ghost" });
+      nock(API).get("/repos/octo/ghost/installation").reply(404, { message: "Not Found" });
+      const notInstalled = fx.nockReply(ghost, (t) => /not installed on octo\/ghost/.test(t));
+      expect(await run(ghost, null)).toMatchObject({ outcome: "not_installed", repo: "octo/ghost" });
+      expect(notInstalled.isDone()).toBe(true);
+    });
+
+    it("reply formatting: the agent's Markdown arrives in the source's own format", async () => {
+      const source = buildSourceRegistry(testConfig(fx.env)).get(fx.name)!;
+      const client = source.client(createLogger("silent"));
+      const m = mention();
+      for (const [markdown, received] of fx.replyFormatting) {
+        const scope = fx.nockReply(m, (t) => t === received);
+        await client.reply(fx.ref(m), markdown);
+        expect(scope.isDone()).toBe(true);
+      }
+    });
+  });
+}

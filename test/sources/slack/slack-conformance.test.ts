@@ -1,0 +1,4 @@
+import { describeSourceConformance } from "../conformance.js";
+import { slackFixture } from "./slack-fixture.js";
+
+describeSourceConformance(slackFixture);
