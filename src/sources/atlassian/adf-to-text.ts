@@ -1,5 +1,8 @@
-/** Plain text of an ADF document as Jira returns it (any node we don't know contributes its children), plus who it @-mentions. */
-export function adfToText(doc: unknown): { text: string; mentionIds: string[] } {
+/**
+ * Plain text of an ADF document as Jira returns it (any node we don't know contributes its children), plus who
+ * it @-mentions; mentions of `omitMention` (the bot itself) are counted but left out of the text.
+ */
+export function adfToText(doc: unknown, opts: { omitMention?: string } = {}): { text: string; mentionIds: string[] } {
   const mentionIds: string[] = [];
   const walk = (node: unknown, depth: number): string => {
     if (depth > 64 || typeof node !== "object" || node === null) return "";
@@ -13,6 +16,7 @@ export function adfToText(doc: unknown): { text: string; mentionIds: string[] } 
       case "mention": {
         const id = typeof n.attrs?.id === "string" ? n.attrs.id : "";
         if (id) mentionIds.push(id);
+        if (id && id === opts.omitMention) return "";
         return typeof n.attrs?.text === "string" ? n.attrs.text : `@${id}`;
       }
       case "emoji":

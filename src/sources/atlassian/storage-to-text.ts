@@ -1,13 +1,13 @@
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
 /** Plain text of Confluence storage XHTML (a comment or page body) for the agent, plus the account ids it @-mentions. */
-export function storageToText(xhtml: string): { text: string; mentionIds: string[] } {
+export function storageToText(xhtml: string, opts: { omitMention?: string } = {}): { text: string; mentionIds: string[] } {
   const mentionIds: string[] = [];
   const text = xhtml
     .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_, body: string) => body.replace(/</g, "&lt;").replace(/>/g, "&gt;"))
     .replace(/<ri:user\b[^>]*?ri:account-id="([^"]*)"[^>]*\/?>/g, (_, id: string) => {
       mentionIds.push(id);
-      return `@${id}`;
+      return id === opts.omitMention ? "" : `@${id}`;
     })
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<li\b[^>]*>/gi, "\n- ")

@@ -61,7 +61,7 @@ export class ConfluenceSourceClient implements SourceClient {
       if (ref.kind === "comment" && String(content.container?.id ?? "") !== ref.pageId) return null;
       const author = content.history?.createdBy;
       if (!author?.accountId || author.accountId === me) return null;
-      const { text, mentionIds } = storageToText(content.body?.storage?.value ?? "");
+      const { text, mentionIds } = storageToText(content.body?.storage?.value ?? "", { omitMention: me });
       if (!mentionIds.includes(me) && !hasMention(text, this.opts.handles)) {
         this.opts.log.info({ contentId: id }, "confluence content does not mention the app; nothing runs");
         return null;

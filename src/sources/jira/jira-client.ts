@@ -45,13 +45,13 @@ export class JiraSourceClient implements SourceClient {
         fields: ["summary", "description", "reporter", "creator"],
       });
       const summary = issue.fields.summary ?? "";
-      const description = adfToText(issue.fields.description);
+      const description = adfToText(issue.fields.description, { omitMention: me });
       let text: string;
       let mentionIds: string[];
       let author: JiraAuthor | null | undefined;
       if (ref.kind === "comment") {
         const comment = await this.api.issueComments.getComment<{ body?: unknown; author?: JiraAuthor }>({ issueIdOrKey: ref.issueKey, id: ref.commentId });
-        ({ text, mentionIds } = adfToText(comment.body));
+        ({ text, mentionIds } = adfToText(comment.body, { omitMention: me }));
         author = comment.author;
       } else {
         text = `${summary}\n\n${description.text}`.trim();

@@ -47,7 +47,7 @@ describe("Confluence client: fetchMessage re-reads with the install's credential
     current();
     content("360449", mention(ME));
     expect(await client.fetchMessage(commentRef)).toEqual({
-      text: `@${ME} please update the deploy steps`,
+      text: "please update the deploy steps",
       user: { id: ALICE.accountId, name: "Alice", email: "alice@example.com" },
       context: 'Confluence page "Runbook" (id 98305)',
     });

@@ -29,7 +29,7 @@ describe("Jira client: fetchMessage re-reads before trusting", () => {
     getIssue();
     jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(200, { id: "10100", author: ALICE, body: adfBody(BOT_ACCOUNT, "please fix the redirect") });
     expect(await client().fetchMessage(commentRef)).toEqual({
-      text: "@Open SWE please fix the redirect",
+      text: "please fix the redirect",
       user: { id: ALICE.accountId, name: ALICE.displayName, email: ALICE.emailAddress },
       context: "Jira issue ENG-42: Login redirect loops\n\n@Open SWE see logs",
     });
