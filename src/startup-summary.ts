@@ -58,6 +58,7 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
   const lines: StartupSummary["lines"] = [];
   const warnings: StartupSummary["warnings"] = [];
   if (role === "web" || role === "all") {
+    const unconfigured = (input.sources ?? []).filter((s) => !s.configured);
     const publicUrl = env.WEBHOOK_PROXY_URL ?? env.APP_URL ?? null;
     lines.push({
       role: "web",
@@ -68,12 +69,10 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
         webhookPath: "/api/github/webhooks",
         sources: ["github", ...(input.sources ?? []).filter((s) => s.configured).map((s) => s.name)],
         mentions: env.MENTION_HANDLES.map((h) => `@${h}`),
+        // Said once, here, rather than as a warning: most installations use only some sources.
+        ...(unconfigured.length > 0 ? { sourcesRefusing: unconfigured.map((s) => `${s.name}: ${s.secretEnv ?? "its secret"} is not set, every request to its routes gets 401`) } : {}),
       },
     });
-    for (const s of (input.sources ?? []).filter((x) => !x.configured)) {
-      const key = s.secretEnv ?? s.name;
-      warnings.push({ key, message: `${key} is not set: every request to the ${s.name} webhook is refused (401) until it is` });
-    }
   }
   if (role === "worker" || role === "all") {
     const model = modelKey(config.model);

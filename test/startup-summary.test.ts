@@ -19,7 +19,6 @@ describe("startupSummary", () => {
     ["modal without tokens", { ANTHROPIC_API_KEY: "sk", SANDBOX_TYPE: "modal" }, {}, ["MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"]],
     ["replay needs no key", { OPEN_SWE_MODEL: "replay:/tmp/r.json" }, {}, []],
     ["the web role needs neither", {}, { role: "web" as const }, []],
-    ["a source without its secret (web role)", { ANTHROPIC_API_KEY: "sk" }, { role: "web" as const, sources: [{ name: "slack" as const, configured: false, secretEnv: "SLACK_SIGNING_SECRET" }, { name: "linear" as const, configured: true }] }, ["SLACK_SIGNING_SECRET"]],
     ["a failed isolation check", { ANTHROPIC_API_KEY: "sk" }, { sandboxIsolation: { ok: false, reason: "no user namespaces" } }, ["SANDBOX_TYPE"]],
   ])("%s → warnings %j", (_name, env, over, keys) => {
     expect(startupSummary(input(env, over)).warnings.map((w) => w.key)).toEqual(keys);
@@ -40,5 +39,11 @@ describe("startupSummary", () => {
       },
     ]);
     expect(s.warnings).toEqual([{ key: "ANTHROPIC_API_KEY", message: "ANTHROPIC_API_KEY is not set: every agent run and review on anthropic:claude-sonnet-4-6 will fail until it is" }]);
+  });
+
+  it("the web line names the sources it serves and, once, those refusing every request for want of their secret", () => {
+    const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [{ name: "slack", configured: false, secretEnv: "SLACK_SIGNING_SECRET" }, { name: "linear", configured: true }] }));
+    expect(s.lines[0]!.fields).toMatchObject({ sources: ["github", "linear"], sourcesRefusing: ["slack: SLACK_SIGNING_SECRET is not set, every request to its routes gets 401"] });
+    expect(s.warnings).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { SourceEventJob } from "../queue/schemas.js";
 import { threadId as deriveThreadId } from "../threads/thread-id.js";
 import { jobHasWriteAccess } from "../worker/authorize.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import { loginForEmail } from "./email-login.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
 import { chooseRepo } from "./resolve-repo.js";
 import type { SourceClient } from "./source.js";
@@ -35,12 +36,15 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
   const message = await client.fetchMessage(data.ref);
   if (!message) return { outcome: "message_gone" };
 
-  const login = await ctx.settings.getIdentity(`${data.source}:${message.user.id}`);
-  if (!login) {
+  const unmapped = async () => {
     ctx.log.info({ sourceUser: message.user.id }, "source user has no GitHub identity: refused");
     await say(INTAKE_REPLIES.unmapped(data.source, message.user.id));
     return { outcome: "unmapped", sourceUser: message.user.id };
-  }
+  };
+  const mapped = await ctx.settings.getIdentity(`${data.source}:${message.user.id}`);
+  // No mapping: a confirmed email may still match a GitHub account's public email (looked up below).
+  const email = mapped ? null : ((await client.verifiedEmail?.(message.user)) ?? null);
+  if (!mapped && !email) return unmapped();
 
   const thread = deriveThreadId({ kind: "raw", key: data.threadKey });
   const threadRepos = new ThreadRepos(ctx.redis, ctx.prefix);
@@ -57,6 +61,8 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
   }
   const [owner, repo] = choice.repo.split("/") as [string, string];
   const octokit = await ctx.github.installation(installationId);
+  const login = mapped ?? (email ? await loginForEmail(octokit, email) : null);
+  if (!login) return unmapped();
   let allowed: boolean;
   try {
     allowed = await jobHasWriteAccess(ctx, octokit, { owner, repo, login });
@@ -90,5 +96,5 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     id,
   );
   ctx.log.info({ jobId: id, repo: choice.repo, via: choice.via, threadId: thread }, "source request queued as an agent job");
-  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login };
+  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login, identity: mapped ? "settings" : "email" };
 }

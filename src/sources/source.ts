@@ -85,6 +85,11 @@ export interface SourceClient {
   status?(ref: Record<string, unknown>, status: RunStatus): Promise<void>;
   /** A reply in the conversation (Markdown in; the source converts). */
   reply(ref: Record<string, unknown>, markdown: string): Promise<void>;
+  /**
+   * The person's email as the source vouches for it (confirmed), for matching a GitHub account's public
+   * email when no `settings identity` maps them; null when unknown or unconfirmed. Optional.
+   */
+  verifiedEmail?(user: SourceUser): Promise<string | null>;
   /** The agent's tools for this conversation (`slack_thread_reply`, `linear_comment`, …). */
   tools(ref: Record<string, unknown>): StructuredToolInterface[];
 }

@@ -47,6 +47,8 @@ export interface SourceFixture {
   nockAck(m: Mention): nock.Scope;
   /** A reply in the conversation; `match` sees the text as the source received it. */
   nockReply(m: Mention, match: (text: string) => boolean): nock.Scope;
+  /** A source with `SourceClient.verifiedEmail`: its API saying a user's confirmed email (`null`: none or unconfirmed). */
+  nockEmail?(userId: string, email: string | null): nock.Scope;
   /** Markdown the agent writes → what the source receives. */
   replyFormatting: Array<[markdown: string, received: string]>;
 }
@@ -154,11 +156,38 @@ export function describeSourceConformance(fx: SourceFixture): void {
     it("unmapped: the author the API names (not the payload's claim) has no GitHub identity → one reply, nothing runs", async () => {
       const m = mention({ user: "UWRITER" });
       fx.nockFetch(m, { user: "USTRANGER", text: m.text });
+      fx.nockEmail?.("USTRANGER", null);
       const reply = fx.nockReply(m, (t) => /don.t know who you are on GitHub/.test(t) && t.includes(`${fx.name}:USTRANGER`));
       expect((await deliver(m)).status).toBe(200);
       expect((await intake(m)).returnvalue).toMatchObject({ outcome: "unmapped", sourceUser: "USTRANGER" });
       expect(reply.isDone()).toBe(true);
       expect(await agentJob(m)).toBeUndefined();
+    });
+
+    it.runIf(fx.nockEmail !== undefined)("email: a confirmed email equal to exactly one GitHub account's public email maps the user; a loose match does not", async () => {
+      const m = mention({ user: "UEMAIL" });
+      fx.nockFetch(m, { user: "UEMAIL", text: m.text });
+      fx.nockEmail!("UEMAIL", "Eve@Example.com");
+      fx.nockAck(m);
+      nock(API).get("/search/users").query({ q: "eve@example.com in:email", per_page: "5" }).reply(200, { items: [{ login: "eve" }, { login: "eve2" }] });
+      nock(API).get("/users/eve").reply(200, { login: "eve", id: 41, email: "eve@example.com" });
+      nock(API).get("/users/eve2").reply(200, { login: "eve2", id: 42, email: "eve@example.com.evil" });
+      await github("octo/hello", "eve", "write");
+      expect((await deliver(m)).status).toBe(200);
+      expect((await intake(m)).returnvalue).toMatchObject({ outcome: "queued", login: "eve", identity: "email" });
+
+      const loose = mention({ user: "UEMAIL2" });
+      fx.nockFetch(loose, { user: "UEMAIL2", text: loose.text });
+      fx.nockEmail!("UEMAIL2", "mallory@example.com");
+      installation += 1;
+      await settings.recordInstalled("octo/hello", { installationId: installation });
+      nock(API).post(`/app/installations/${installation}/access_tokens`).reply(201, { token: "ghs_conformance", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+      nock(API).get("/search/users").query(true).reply(200, { items: [{ login: "dana" }] });
+      nock(API).get("/users/dana").reply(200, { login: "dana", id: 31, email: "dana@example.com" });
+      const reply = fx.nockReply(loose, (t) => /don.t know who you are on GitHub/.test(t));
+      expect((await deliver(loose)).status).toBe(200);
+      expect((await intake(loose)).returnvalue).toMatchObject({ outcome: "unmapped" });
+      expect(reply.isDone()).toBe(true);
     });
 
     it("non-writer: a mapped login without write access → one reply, nothing runs", async () => {

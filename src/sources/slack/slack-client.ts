@@ -61,6 +61,17 @@ export function slackClient(token: string, log: Logger): SourceClient {
       const ref = SlackRef.parse(raw);
       await client.chat.postMessage({ channel: ref.channel, thread_ts: ref.threadTs, text: markdownToMrkdwn(markdown), unfurl_links: false });
     },
+    async verifiedEmail(user) {
+      try {
+        const res = await client.users.info({ user: user.id });
+        const email = res.user?.profile?.email;
+        return res.user?.is_email_confirmed === true && !res.user.is_bot && email ? email : null;
+      } catch (err) {
+        // Without users:read.email (or for a user we cannot see) there is no email to match.
+        if (isSlackError(err, "missing_scope", "user_not_found", "user_not_visible")) return null;
+        throw err;
+      }
+    },
     tools(raw) {
       return slackTools(client, SlackRef.parse(raw));
     },

@@ -60,6 +60,10 @@ export const slackFixture: SourceFixture = {
     nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.channel === m.where && b.thread_ts === threadOf(m) && match(b.text ?? ""))
       .reply(200, { ok: true, ts: "9999.0001" }),
+  nockEmail: (userId, email) =>
+    nock(SLACK)
+      .post("/api/users.info", (b: Form) => b.user === userId)
+      .reply(200, { ok: true, user: { id: userId, is_bot: false, is_email_confirmed: email !== null, profile: { email: email ?? "unconfirmed@example.com" } } }),
   replyFormatting: [
     ["**Done**: see [the PR](https://github.com/octo/hello/pull/7), thanks @Dana(U0DANA)", "*Done*: see <https://github.com/octo/hello/pull/7|the PR>, thanks <@U0DANA>"],
     ["# Summary\n- fixed `a < b`\n- _tested_", "*Summary*\n• fixed `a &lt; b`\n• _tested_"],
