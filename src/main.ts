@@ -85,7 +85,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
-  const sources = buildSourceRegistry(config, opts.sources);
+  const sources = buildSourceRegistry(config, opts.sources, { redis });
 
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;

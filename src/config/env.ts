@@ -76,6 +76,15 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
+  /** Jira Cloud site the worker reads and writes (`https://acme.atlassian.net`), with an API token of the bot account. */
+  JIRA_BASE_URL: z.url("a URL, e.g. https://acme.atlassian.net").optional(),
+  JIRA_EMAIL: z.string().min(3).optional(),
+  JIRA_API_TOKEN: z.string().min(1).optional(),
+  /** Signs Jira admin webhooks (`X-Hub-Signature`) and is the shared-secret header of Automation web requests. */
+  JIRA_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
+  /** Confluence sites allowed to install the Connect app (`acme.atlassian.net`); unset: Confluence is off. */
+  CONFLUENCE_SITES: csv(""),
+  CONFLUENCE_APP_KEY: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ -").default("open-swe"),
   WEBHOOK_PROXY_URL: z.url("a URL, e.g. https://smee.io/abc123").optional(),
   /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
   APP_URL: z.url("a URL, e.g. https://open-swe.example.com").optional(),

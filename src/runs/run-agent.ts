@@ -1,6 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
+import { DEFAULT_REPLY_TOOLS } from "../agent/middleware/build-agent-middleware.js";
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
 import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
@@ -184,7 +185,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   ] as StructuredToolInterface[];
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
-  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => /reply|comment/.test(n)) } : null), tools, repoConfig, runModel, profile, team });
+  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => (DEFAULT_REPLY_TOOLS as readonly string[]).includes(n)) } : null), tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });

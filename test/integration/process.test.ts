@@ -49,7 +49,7 @@ describe("open-swe processes", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok", role: "all", redis: "up" });
     expect(existsSync(join(data, "redis", "appendonlydir"))).toBe(true);
-    await p.waitFor(/worker role started.*\n.*ANTHROPIC_API_KEY is not set/);
+    await p.waitFor(/worker role started[\s\S]*ANTHROPIC_API_KEY is not set/);
     const logged = p.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.filter((l) => /role started$/.test(String(l.msg))).map((l) => [l.role, l.redis, l.sandbox])).toEqual([
       ["web", "embedded", undefined],

@@ -1,0 +1,98 @@
+import type { Logger } from "pino";
+import { hasMention } from "../../github/command.js";
+import { OpenSweError } from "../../errors.js";
+import type { SourceClient, TrustedMessage } from "../source.js";
+import { adfToStorage } from "../atlassian/adf-to-storage.js";
+import { markdownToAdf } from "../atlassian/markdown-to-adf.js";
+import { storageToText } from "../atlassian/storage-to-text.js";
+import { ACK_MARKDOWN } from "../jira/jira-client.js";
+import { ConfluenceApi, confluenceStatus } from "./confluence-api.js";
+import { ConfluenceRef } from "./confluence-ref.js";
+import { commentBody, confluenceTools } from "./confluence-tools.js";
+import type { ConnectInstalls } from "./install-store.js";
+
+const MAX_TEXT = 20_000;
+const MAX_CONTEXT = 4_000;
+
+interface Content {
+  id: string;
+  title?: string;
+  body?: { storage?: { value?: string } };
+  history?: { createdBy?: { accountId?: string; displayName?: string; email?: string } };
+  container?: { id?: string | number; title?: string };
+}
+
+/** Worker side of Confluence: every call made as the Connect app with the install's shared secret. */
+export class ConfluenceSourceClient implements SourceClient {
+  private readonly me = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly installs: ConnectInstalls,
+    private readonly opts: { appKey: string; handles: readonly string[]; log: Logger },
+  ) {}
+
+  private api(ref: ConfluenceRef): ConfluenceApi {
+    return new ConfluenceApi(async () => {
+      const install = await this.installs.get(ref.clientKey);
+      if (!install) throw new OpenSweError("confluence_not_installed", "the Confluence site uninstalled the app");
+      return install;
+    }, this.opts.appKey);
+  }
+
+  /** The app's own user on this install: its comments never trigger a run, and a mention must name it. */
+  private myAccountId(ref: ConfluenceRef, api: ConfluenceApi): Promise<string> {
+    let me = this.me.get(ref.clientKey);
+    if (!me) {
+      me = api.request<{ accountId: string }>("GET", "/rest/api/user/current").then((u) => u.accountId);
+      this.me.set(ref.clientKey, me);
+      me.catch(() => this.me.delete(ref.clientKey));
+    }
+    return me;
+  }
+
+  async fetchMessage(raw: Record<string, unknown>): Promise<TrustedMessage | null> {
+    const ref = parseRef(raw);
+    if (!(await this.installs.get(ref.clientKey))) return null;
+    const api = this.api(ref);
+    try {
+      const me = await this.myAccountId(ref, api);
+      const id = ref.kind === "comment" ? ref.commentId : ref.pageId;
+      const content = await api.request<Content>("GET", `/rest/api/content/${id}`, { query: { expand: "body.storage,history,container" } });
+      if (ref.kind === "comment" && String(content.container?.id ?? "") !== ref.pageId) return null;
+      const author = content.history?.createdBy;
+      if (!author?.accountId || author.accountId === me) return null;
+      const { text, mentionIds } = storageToText(content.body?.storage?.value ?? "", { omitMention: me });
+      if (!mentionIds.includes(me) && !hasMention(text, this.opts.handles)) {
+        this.opts.log.info({ contentId: id }, "confluence content does not mention the app; nothing runs");
+        return null;
+      }
+      const title = ref.kind === "comment" ? content.container?.title : content.title;
+      const user = { id: author.accountId, ...(author.displayName ? { name: author.displayName } : {}), ...(author.email ? { email: author.email } : {}) };
+      return { text: text.slice(0, MAX_TEXT), user, ...(title ? { context: `Confluence page "${title}" (id ${ref.pageId})`.slice(0, MAX_CONTEXT) } : {}) };
+    } catch (err) {
+      if (confluenceStatus(err) === 404) return null;
+      throw err;
+    }
+  }
+
+  async acknowledge(raw: Record<string, unknown>): Promise<void> {
+    await this.reply(raw, ACK_MARKDOWN);
+  }
+
+  async reply(raw: Record<string, unknown>, markdown: string): Promise<void> {
+    const ref = parseRef(raw);
+    const storage = adfToStorage(markdownToAdf(markdown));
+    await this.api(ref).request("POST", "/rest/api/content", { body: commentBody(ref.pageId, storage, ref.kind === "comment" ? ref.threadRoot : undefined) });
+  }
+
+  tools(raw: Record<string, unknown>) {
+    const ref = parseRef(raw);
+    return confluenceTools(this.api(ref), ref);
+  }
+}
+
+function parseRef(raw: Record<string, unknown>): ConfluenceRef {
+  const ref = ConfluenceRef.safeParse(raw);
+  if (!ref.success) throw new OpenSweError("source_ref_invalid", `not a Confluence reference: ${ref.error.issues[0]?.message ?? "invalid"}`);
+  return ref.data;
+}

@@ -1,0 +1,4 @@
+import { describeSourceConformance } from "../conformance.js";
+import { jiraFixture } from "./jira-fixture.js";
+
+describeSourceConformance(jiraFixture);
