@@ -1,0 +1,4 @@
+import { describeSourceConformance } from "../conformance.js";
+import { confluenceFixture } from "./confluence-fixture.js";
+
+describeSourceConformance(confluenceFixture);
