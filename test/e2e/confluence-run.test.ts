@@ -1,0 +1,103 @@
+import nock from "nock";
+import { writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sourceEventJobId } from "../../src/http/source-routes.js";
+import { sourceRunJobId } from "../../src/sources/intake.js";
+import { SettingsStore } from "../../src/store/settings-store.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
+import { mockInstallationToken } from "../helpers/github-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+import { testRedis } from "../helpers/redis.js";
+import { CLIENT_KEY, SITE, commentCreated, webhookToken } from "../fixtures/confluence/connect.js";
+import { APP_ACCOUNT, CONFLUENCE_ENV, PAGE_ID, confluenceFixture } from "../sources/confluence/confluence-fixture.js";
+
+const API = "https://api.github.com";
+const PR_URL = "https://github.com/octo/hello/pull/41";
+const ALICE = { accountId: "557058:alice", displayName: "Alice" };
+const COMMENT = "360449";
+
+const script = [
+  { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/DEPLOY.md", content: "Run ./deploy.sh --prod\n" } }], usage: { input_tokens: 900, output_tokens: 40 } },
+  { tool_calls: [{ name: "commit_and_push", args: { message: "Document the deploy script" } }], usage: { input_tokens: 1000, output_tokens: 20 } },
+  { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Document the deploy script", body: "From the Runbook page." } }], usage: { input_tokens: 1100, output_tokens: 30 } },
+  { tool_calls: [{ name: "confluence_comment", args: { body: `**Opened a PR**: ${PR_URL}` } }], usage: { input_tokens: 1200, output_tokens: 20 } },
+  { tool_calls: [{ name: "confirming_completion", args: { summary: "Documented the deploy script" } }], usage: { input_tokens: 1300, output_tokens: 10 } },
+];
+
+interface Posted {
+  ancestors?: { id: string }[];
+  container: { id: string };
+  body: { storage: { value: string } };
+}
+const inThread = (b: Posted) => b.container.id === PAGE_ID && b.ancestors?.[0]?.id === COMMENT;
+
+describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR and a reply in its thread with the link", () => {
+  let app: E2eApp;
+  let remote: ReturnType<typeof makeBareRemote>;
+
+  beforeAll(async () => {
+    remote = makeBareRemote("octo", "hello");
+    app = await startE2eApp(remote.template, "confluence", CONFLUENCE_ENV);
+    await confluenceFixture.setup!({ port: app.proc.port!, prefix: app.prefix });
+  });
+  afterAll(async () => app?.stop());
+
+  it("@app document the deploy script repo:octo/hello → PR → confluence_comment with the link → closing comment", async () => {
+    writeFileSync(app.replay, JSON.stringify(script));
+    const settings = new SettingsStore(testRedis(), app.prefix);
+    await settings.setIdentity(`confluence:${ALICE.accountId}`, "dana");
+    await settings.recordInstalled("octo/hello", { installationId: 7272 });
+    const wiki = () => nock(`https://${SITE}`);
+
+    // Intake: the webhook carries no text; the worker re-reads the comment as the app and acknowledges.
+    wiki().get("/wiki/rest/api/user/current").reply(200, { accountId: APP_ACCOUNT });
+    wiki()
+      .get(`/wiki/rest/api/content/${COMMENT}`)
+      .query({ expand: "body.storage,history,container" })
+      .reply(200, {
+        id: COMMENT,
+        type: "comment",
+        body: { storage: { value: `<p><ac:link><ri:user ri:account-id="${APP_ACCOUNT}" /></ac:link> document the deploy script repo:octo/hello</p>` } },
+        history: { createdBy: ALICE },
+        container: { id: PAGE_ID, title: "Runbook" },
+      });
+    const ack = wiki().post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value.includes("On it")).reply(200, { id: "360500" });
+    mockInstallationToken(7272, 2);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    const pr = nock(API)
+      .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-document-the-deploy/.test(b.head))
+      .reply(201, { number: 41, html_url: PR_URL });
+    // The agent's own reply, in storage format with a real link, in the request's thread.
+    const agentReply = wiki()
+      .post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value === `<p><strong>Opened a PR</strong>: <a href="${PR_URL}">${PR_URL}</a></p>`)
+      .reply(200, { id: "360501" });
+    let closing = "";
+    const summary = wiki()
+      .post("/wiki/rest/api/content", (b: Posted) => inThread(b) && (closing = b.body.storage.value).includes(`Pull request: <a href="${PR_URL}">`))
+      .reply(200, { id: "360502" });
+
+    const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/confluence`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `JWT ${webhookToken({ url: "/webhooks/confluence" })}` },
+      body: JSON.stringify(commentCreated({ id: COMMENT })),
+    });
+    expect(res.status).toBe(200);
+
+    const dedupeKey = `confluence:${CLIENT_KEY}:comment:${COMMENT}`;
+    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("confluence", dedupeKey));
+    expect(intake.returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", via: "text", login: "dana" });
+    const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("confluence", dedupeKey), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    expect(done.returnvalue).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL });
+    expect(ack.isDone() && pr.isDone() && agentReply.isDone() && summary.isDone()).toBe(true);
+    expect(closing).toMatch(/Open SWE · replayed run/);
+    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    expect(remote.git("show", `${branch}:DEPLOY.md`)).toBe("Run ./deploy.sh --prod\n");
+  });
+});
