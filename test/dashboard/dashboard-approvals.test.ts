@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { pausedRun, runStartMocks, SECRET } from "../helpers/approval-run.js";
+import { pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
@@ -36,7 +36,7 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     await app?.stop();
   });
 
-  it("a non-writer sees nothing and is refused; a CSRF-less post is refused; a writer's Approve resumes the run", { timeout: 90_000 }, async () => {
+  it("a non-writer sees nothing and is refused; a CSRF-less post is refused; a writer's Approve resumes the run, Deny passes its reason", { timeout: 90_000 }, async () => {
     mockInstallationToken(4242, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     const { id } = await pausedRun(app, { installationId: 4242, number: 5, issueId: 5005, commentId: 101, reply: "Wrote proof.txt.", requestCommentId: 900 });
@@ -97,6 +97,21 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     const again = await page.request.post(`${base}/app/approvals/${id}/deny`, { form: { _csrf: (await csrfOf(page))! } });
     expect(again.status()).toBe(409);
     expect(await again.text()).toContain(`${id} was already approved by @erin`);
+
+    // Deny with a reason: the model reads who denied it and why, and the call never runs.
+    nock(API).post("/app/installations/4242/access_tokens").optionally().times(2).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    const second = await pausedRun(app, { installationId: 4242, number: 6, issueId: 6006, commentId: 111, reply: "Skipped it.", requestCommentId: 910 });
+    runStartMocks(111);
+    nock(API).post("/repos/octo/hello/issues/6/comments", { body: "Skipped it." }).reply(201, { id: 911 });
+    nock(API).patch("/repos/octo/hello/issues/comments/911").reply(200, { id: 911 });
+    await page.goto(`${base}/app/approvals`);
+    const secondCard = page.locator(`#approval-${second.id}`);
+    await secondCard.getByLabel("Reason (optional)").fill("not on a Friday");
+    await secondCard.getByRole("button", { name: "Deny" }).click();
+    await expect(page.locator("main").textContent()).resolves.toMatch(new RegExp(`Denied ${second.id}`));
+    expect((await waitForJob(app.proc.queues.queues.agent, jobId("approval", second.id), 60_000)).returnvalue).toMatchObject({ outcome: "completed" });
+    expect(await toolMessages(app.prefix, second.thread, "execute")).toEqual(["Denied by @erin: not on a Friday. Continue without this call."]);
+
     const unknown = await page.request.post(`${base}/app/approvals/ffffffff/deny`, { form: { _csrf: (await csrfOf(page))! } });
     expect(unknown.status()).toBe(404);
     await context.close();
