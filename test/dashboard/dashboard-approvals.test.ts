@@ -1,5 +1,3 @@
-import { copyFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import nock from "nock";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,8 +9,7 @@ import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
-import { ROOT } from "../helpers/paths.js";
-import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, SCREENSHOTS, signIn } from "./browser.js";
+import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
 
 const erin = { login: "erin", id: 44, repos: [{ full_name: "octo/hello", push: true }] };
 // Reads octo/hello, writes only octo/other (with no writable repo at all, sign-in itself is refused).
@@ -69,8 +66,6 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     await expect(card.textContent()).resolves.toMatch(/octo\/hello · execute[\s\S]*@dana[\s\S]*just now[\s\S]*GH_TOKEN=\*\*\*/);
     expect(await page.locator("main").textContent()).not.toContain(SECRET);
     await screenshot(page, "approvals");
-    mkdirSync(join(ROOT, "docs", "dashboard"), { recursive: true });
-    copyFileSync(join(SCREENSHOTS, "approvals.png"), join(ROOT, "docs", "dashboard", "approvals.png"));
 
     // A post without the session's CSRF token changes nothing.
     const forged = await page.request.post(`${base}/app/approvals/${id}/approve`, { form: { reason: "" } });
