@@ -13,6 +13,8 @@ export const PendingApproval = z.object({
   /** Tool names and their (masked) input as shown in the request. */
   calls: z.array(z.object({ name: z.string(), preview: z.string() })),
   requestedAt: z.number().int(),
+  /** The paused run (its job id), for the dashboard's link; absent on records made before it was kept. */
+  runId: z.string().optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
@@ -30,6 +32,7 @@ const RESOLVE = `
 if redis.call("exists", KEYS[1]) == 0 then return -1 end
 if redis.call("set", KEYS[2], ARGV[1], "NX", "PX", ARGV[2]) == false then return 0 end
 if redis.call("get", KEYS[3]) == ARGV[3] then redis.call("del", KEYS[3]) end
+redis.call("zrem", KEYS[4], ARGV[3])
 return 1`;
 
 /**
@@ -60,7 +63,17 @@ export class ApprovalStore {
 
   async create(a: PendingApproval): Promise<void> {
     const value = JSON.stringify(PendingApproval.parse(a));
-    await this.redis.multi().set(this.key("req", a.id), value, "PX", this.ttlMs).set(this.key("thread", a.threadId), a.id, "PX", this.ttlMs).exec();
+    await this.redis.multi().set(this.key("req", a.id), value, "PX", this.ttlMs).set(this.key("thread", a.threadId), a.id, "PX", this.ttlMs).zadd(this.key("pending"), a.requestedAt, a.id).exec();
+  }
+
+  /** Undecided approvals, oldest first; ids whose record expired are dropped from the index as they are met. */
+  async listPending(limit = 200): Promise<PendingApproval[]> {
+    const ids = await this.redis.zrange(this.key("pending"), "0", String(limit - 1));
+    if (ids.length === 0) return [];
+    const raws = await this.redis.mget(...ids.map((id) => this.key("req", id)));
+    const gone = ids.filter((_, i) => !raws[i]);
+    if (gone.length > 0) await this.redis.zrem(this.key("pending"), ...gone);
+    return raws.flatMap((raw) => (raw ? [PendingApproval.parse(JSON.parse(raw))] : []));
   }
 
   async get(id: string): Promise<PendingApproval | null> {
@@ -81,7 +94,7 @@ export class ApprovalStore {
   /** "unknown": no such approval (or expired); "decided": someone was first; "resolved": this call decided it. */
   async resolve(a: PendingApproval, r: Omit<ApprovalResolution, "latencyMs" | "resolvedAt">, now = Date.now()): Promise<{ result: "unknown" | "decided" } | { result: "resolved"; resolution: ApprovalResolution }> {
     const resolution = ApprovalResolution.parse({ ...r, resolvedAt: now, latencyMs: Math.max(0, now - a.requestedAt) });
-    const out = await this.redis.eval(RESOLVE, 3, this.key("req", a.id), this.key("decided", a.id), this.key("thread", a.threadId), JSON.stringify(resolution), String(this.ttlMs), a.id);
+    const out = await this.redis.eval(RESOLVE, 4, this.key("req", a.id), this.key("decided", a.id), this.key("thread", a.threadId), this.key("pending"), JSON.stringify(resolution), String(this.ttlMs), a.id);
     if (out === -1) return { result: "unknown" };
     if (out === 0) return { result: "decided" };
     return { result: "resolved", resolution };

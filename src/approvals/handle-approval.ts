@@ -11,7 +11,7 @@ import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./
 import type { PendingToolCalls } from "../runs/invoke-agent.js";
 import { RunEvents } from "../observability/run-events.js";
 
-const runEvents = (ctx: JobContext) => new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
+const runEvents = (ctx: Pick<JobContext, "redis" | "prefix" | "log">) => new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
 
 type ApprovalCommand = Extract<CommandJob, { command: "approval" }>;
 type ApprovalTimeout = Extract<CommandJob, { command: "approval_timeout" }>;
@@ -39,6 +39,7 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
     job: data,
     calls: pending.actionRequests.map((c) => ({ name: c.name, preview: previewToolInput(c.args) })),
     requestedAt: Date.now(),
+    runId: ctx.jobId,
   };
   await approvalStore(ctx).create(approval);
   await ctx.queues.add(
@@ -56,8 +57,11 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
   return approval;
 }
 
+/** What deciding needs: the worker's job context or the dashboard's deps both carry it. */
+export type DecisionDeps = Pick<JobContext, "redis" | "prefix" | "config" | "queues" | "log">;
+
 /** The paused run continues on its thread from the checkpoint, with the decision. */
-async function resume(ctx: JobContext, approval: PendingApproval, resolution: ApprovalResolution, message: string | undefined): Promise<string> {
+async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: ApprovalResolution, message: string | undefined): Promise<string> {
   const id = jobId("approval", approval.id);
   await runEvents(ctx).emit({ type: "approval.resolved", approvalId: approval.id, threadId: approval.threadId, decision: resolution.decision, how: resolution.how, by: resolution.by, latencyMs: resolution.latencyMs });
   await ctx.queues.add(
@@ -69,45 +73,90 @@ async function resume(ctx: JobContext, approval: PendingApproval, resolution: Ap
   return id;
 }
 
-const sameRepo = (a: { owner: string; repo: string }, b: { owner: string; repo: string }) => a.owner.toLowerCase() === b.owner.toLowerCase() && a.repo.toLowerCase() === b.repo.toLowerCase();
+export const sameRepo = (a: { owner: string; repo: string }, b: { owner: string; repo: string }) => a.owner.toLowerCase() === b.owner.toLowerCase() && a.repo.toLowerCase() === b.repo.toLowerCase();
+
+/** Pure: the authority rule. The run's requester decides; anyone else only with write access (asked only then). */
+export function needsWriteAccess(login: string, requester: string): boolean {
+  return login.toLowerCase() !== requester.toLowerCase();
+}
+
+/** Pure: how an earlier decision reads ("approved by @erin", "denied automatically when it timed out"). */
+export function priorDecisionText(prior: ApprovalResolution | null): string {
+  if (!prior) return "decided";
+  if (prior.how === "timeout") return "denied automatically when it timed out";
+  return `${prior.decision === "approve" ? "approved" : "denied"} by @${prior.by}`;
+}
+
+export type DecisionResult =
+  | { result: "unknown" }
+  | { result: "refused"; approval: PendingApproval }
+  | { result: "already_decided"; approval: PendingApproval; prior: string }
+  | { result: "resolved"; approval: PendingApproval; resolution: ApprovalResolution; resumed: string };
+
+export interface DecisionRequest {
+  approvalId: string;
+  login: string;
+  decision: "approve" | "deny";
+  reason?: string | undefined;
+  /** Is this approval one this channel may decide (GitHub: same repo and installation; dashboard: a repo the viewer can write)? Otherwise "unknown". */
+  inScope: (job: AgentJob) => boolean;
+  /** Asked only when the decider is not the run's requester. */
+  canWrite: () => Promise<boolean>;
+}
+
+/**
+ * One decision, from a GitHub comment or the dashboard: scope, the authority rule, first decision wins,
+ * the timeout is cancelled and the run resumes with the decision.
+ */
+export async function decideApproval(ctx: DecisionDeps, req: DecisionRequest): Promise<DecisionResult> {
+  const store = approvalStore(ctx);
+  const approval = await store.get(req.approvalId);
+  if (!approval || !req.inScope(approval.job)) return { result: "unknown" };
+  if (needsWriteAccess(req.login, approval.job.requester.login) && !(await req.canWrite())) {
+    ctx.log.info({ login: req.login, approvalId: approval.id }, "approval decision refused: not the requester, no write access");
+    return { result: "refused", approval };
+  }
+  const decision = req.decision === "approve" ? "approve" : "reject";
+  const r = await store.resolve(approval, { decision, by: req.login, how: "person" });
+  if (r.result !== "resolved") return { result: "already_decided", approval, prior: priorDecisionText(await store.resolution(approval.id)) };
+  await ctx.queues.queues.command.remove(timeoutJobId(approval.id)).catch(() => undefined);
+  const resumed = await resume(ctx, approval, r.resolution, decision === "reject" ? denialMessage({ by: req.login }, req.reason) : undefined);
+  return { result: "resolved", approval, resolution: r.resolution, resumed };
+}
 
 /** `@open-swe approve|deny <id>`: only the run's requester or a repo writer decides; anyone else gets one reply. */
 export async function handleApprovalCommand(data: ApprovalCommand, ctx: JobContext, octokit: Octokit): Promise<JobOutcome> {
   const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment };
-  const store = approvalStore(ctx);
-  const approval = await store.get(data.approvalId);
-  // An id from another repository is unknown here: writers of one repository never decide for another.
-  if (!approval || !sameRepo(approval.job, data) || approval.job.installationId !== data.installationId) {
+  const login = data.requester.login;
+  let d: DecisionResult;
+  try {
+    d = await decideApproval(ctx, {
+      approvalId: data.approvalId,
+      login,
+      decision: data.decision,
+      reason: data.reason,
+      // An id from another repository is unknown here: writers of one repository never decide for another.
+      inScope: (job) => sameRepo(job, data) && job.installationId === data.installationId,
+      canWrite: () => jobHasWriteAccess(ctx, octokit, { owner: data.owner, repo: data.repo, login }),
+    });
+  } catch (err) {
+    if (!(err instanceof GitHubUnreachableError)) throw err;
+    await replyTo(octokit, target, GITHUB_UNREACHABLE_REPLY(login)).catch(() => undefined);
+    throw new UnrecoverableError(err.message);
+  }
+  if (d.result === "unknown") {
     await replyTo(octokit, target, `I have no approval request \`${data.approvalId}\` in this repository, so there is nothing to ${data.decision}.`);
     return { outcome: "approval_unknown", approvalId: data.approvalId };
   }
-  const login = data.requester.login;
-  if (login.toLowerCase() !== approval.job.requester.login.toLowerCase()) {
-    let allowed: boolean;
-    try {
-      allowed = await jobHasWriteAccess(ctx, octokit, { owner: data.owner, repo: data.repo, login });
-    } catch (err) {
-      if (!(err instanceof GitHubUnreachableError)) throw err;
-      await replyTo(octokit, target, GITHUB_UNREACHABLE_REPLY(login)).catch(() => undefined);
-      throw new UnrecoverableError(err.message);
-    }
-    if (!allowed) {
-      ctx.log.info({ login, approvalId: approval.id }, "approval decision refused: not the requester, no write access");
-      await replyTo(octokit, target, `Thanks @${login}. Only @${approval.job.requester.login} (who asked for this run) or someone with write access to this repository can approve or deny \`${approval.id}\`, so nothing changed.`);
-      return { outcome: "approval_refused", approvalId: approval.id };
-    }
+  if (d.result === "refused") {
+    await replyTo(octokit, target, `Thanks @${login}. Only @${d.approval.job.requester.login} (who asked for this run) or someone with write access to this repository can approve or deny \`${d.approval.id}\`, so nothing changed.`);
+    return { outcome: "approval_refused", approvalId: d.approval.id };
   }
-  const decision = data.decision === "approve" ? "approve" : "reject";
-  const r = await store.resolve(approval, { decision, by: login, how: "person" });
-  if (r.result !== "resolved") {
-    const prior = await store.resolution(approval.id);
-    const how = prior ? (prior.how === "timeout" ? "denied automatically when it timed out" : `${prior.decision === "approve" ? "approved" : "denied"} by @${prior.by}`) : "decided";
-    await replyTo(octokit, target, `\`${approval.id}\` was already ${how}.`);
-    return { outcome: "approval_already_decided", approvalId: approval.id };
+  if (d.result === "already_decided") {
+    await replyTo(octokit, target, `\`${d.approval.id}\` was already ${d.prior}.`);
+    return { outcome: "approval_already_decided", approvalId: d.approval.id };
   }
-  await ctx.queues.queues.command.remove(timeoutJobId(approval.id)).catch(() => undefined);
-  const resumed = await resume(ctx, approval, r.resolution, decision === "reject" ? denialMessage({ by: login }, data.reason) : undefined);
-  return { outcome: decision === "approve" ? "approval_approved" : "approval_denied", approvalId: approval.id, latencyMs: r.resolution.latencyMs, resumed };
+  return { outcome: d.resolution.decision === "approve" ? "approval_approved" : "approval_denied", approvalId: d.approval.id, latencyMs: d.resolution.latencyMs, resumed: d.resumed };
 }
 
 /** APPROVAL_TIMEOUT_MINUTES after the request: undecided → denied, and the run continues with that denial. */

@@ -13,6 +13,7 @@ import type { QueueSet } from "../queue/queues.js";
 import { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { mountAdmin } from "./admin-routes.js";
+import { mountApprovals } from "./approvals-routes.js";
 import { mountAuth } from "./auth-routes.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import { requireAdmin, requireSession } from "./guards.js";
@@ -76,6 +77,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   mountTasks(app, deps);
   mountProfile(app, deps);
   mountAdmin(app, deps);
+  mountApprovals(app, deps);
 
   // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
   const board = new HonoAdapter(serveStatic);

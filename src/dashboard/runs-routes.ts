@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { approvalStore } from "../approvals/handle-approval.js";
 import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
 import { RunStops } from "../runs/run-stop.js";
@@ -52,7 +53,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     // A run refused before it started (bad config, no model key) says why through its failed job.
     const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
-    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL) }));
+    const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
+    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId }));
   });
 
   // Live view: new messages as the checkpoints are written, the status, and the end (PR link).

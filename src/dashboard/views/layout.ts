@@ -19,7 +19,7 @@ export function layout(title: string, session: Session | null, body: Html | Html
   <nav aria-label="Main">
     <strong>Open SWE</strong>
     ${session
-      ? html`<a href="/app/runs">Runs</a> <a href="/app/tasks/new">New task</a> <a href="/app/profile">Profile</a>
+      ? html`<a href="/app/runs">Runs</a> <a href="/app/tasks/new">New task</a> <a href="/app/approvals">Approvals</a> <a href="/app/profile">Profile</a>
         ${session.admin ? html`<a href="/app/admin">Admin</a>` : ""}
         <form method="post" action="/auth/logout" class="inline">
           <input type="hidden" name="_csrf" value="${session.csrf}">

@@ -36,6 +36,8 @@ export interface RunPageExtras {
   failure?: string | undefined;
   sandbox?: string | null;
   usage: { inputTokens: number; outputTokens: number; costUsd?: number };
+  /** The approval a paused run waits on. */
+  approvalId?: string | null;
 }
 
 export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], extras: RunPageExtras): Html {
@@ -55,6 +57,7 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
 </dl>
 <div id="run-end">${runEndView(entry, record)}</div>
 ${failure ? html`<p role="alert">The run failed: ${failure}</p>` : ""}
+${extras.approvalId ? html`<p id="run-approval" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
 ${live
   ? html`<div id="controls">
 <form method="post" action="/app/runs/${id}/stop" class="inline">${csrfField(session)}<button type="submit" class="danger">Stop</button></form>
