@@ -3,7 +3,6 @@ import type { RunSourceChannel } from "../github/tools/run-context.js";
 import type { SourceEventJob } from "../queue/schemas.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { loginForEmail } from "./email-login.js";
-import { INTAKE_REPLIES } from "./intake-replies.js";
 
 /** A source run's approval request: with buttons where the source has them, the comment text as the fallback. */
 export function sourceApprovalChannel(channel: RunSourceChannel): ApprovalChannel {
@@ -36,7 +35,7 @@ export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext)
   const login = mapped ?? (email ? await loginForEmail(octokit, email) : null);
   if (!login) {
     ctx.log.info({ sourceUser: data.user.id, approvalId }, "approval click from a user with no GitHub identity: refused");
-    await say(INTAKE_REPLIES.unmapped(data.source, data.user.id));
+    await say(`I don't know who you are on GitHub, so your click on \`${approvalId}\` changed nothing. An operator can link you with \`open-swe settings identity set ${data.source}:${data.user.id} <github-login>\`.`);
     return { outcome: "unmapped", sourceUser: data.user.id, approvalId };
   }
   const result = await decideApproval(ctx, octokit, approval, { login, decision, say });

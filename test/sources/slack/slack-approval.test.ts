@@ -101,6 +101,17 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
     expect(told.isDone()).toBe(true);
   });
 
+  it("a click from a Slack user with no GitHub identity changes nothing and says how to link them", async () => {
+    const store = new ApprovalStore(testRedis(), prefix, 3_600_000);
+    await store.create({ id: "abcdef12", threadId: slackJob(8303).threadId, job: slackJob(8303), calls: [{ name: "execute", preview: "x" }], requestedAt: Date.now() });
+    nock(SLACK).post("/api/users.info", (b: Form) => b.user === "U0ANON").reply(200, { ok: true, user: { id: "U0ANON", is_bot: false, is_email_confirmed: false, profile: { email: "x@example.com" } } });
+    const told = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === THREAD && (b.text ?? "").includes("your click on `abcdef12` changed nothing") && (b.text ?? "").includes("settings identity set slack:U0ANON")).reply(200, { ok: true, ts: "1.4" });
+    expect((await click(clickBody({ user: "U0ANON", id: "abcdef12", at: "1764591200.000005" }))).status).toBe(200);
+    expect((await clickJob("U0ANON", "1764591200.000005")).returnvalue).toMatchObject({ outcome: "unmapped" });
+    expect(told.isDone()).toBe(true);
+    expect(await store.resolution("abcdef12")).toBeNull();
+  });
+
   it("a click naming an approval another conversation asked for changes nothing", async () => {
     const store = new ApprovalStore(testRedis(), prefix, 3_600_000);
     await store.create({ id: "0ddba11a", threadId: slackJob(8302).threadId, job: slackJob(8302), calls: [{ name: "execute", preview: "x" }], requestedAt: Date.now() });
