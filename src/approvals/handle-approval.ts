@@ -30,7 +30,7 @@ export const timeoutJobId = (id: string) => jobId("approval-timeout", id);
  * is decided), its timeout scheduled, and the request posted where the run's request came from.
  */
 /** Where the request is posted: the GitHub issue/PR it came from, or the source conversation (Slack, Linear, …). */
-export type ApprovalChannel = { github: ReplyTarget } | { post: (markdown: string) => Promise<void> };
+export type ApprovalChannel = { github: ReplyTarget } | { post: (markdown: string, approvalId: string) => Promise<void>; buttons?: boolean };
 
 export async function requestApproval(ctx: JobContext, octokit: Octokit, data: AgentJob, channel: ApprovalChannel, pending: PendingToolCalls): Promise<PendingApproval> {
   const approval: PendingApproval = {
@@ -50,8 +50,11 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
   );
   const body = approvalRequestComment({ id: approval.id, handle: ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", requester: data.requester.login, calls: pending.actionRequests, timeoutMinutes: timeoutMinutes(ctx) });
   if ("github" in channel) await replyTo(octokit, channel.github, body);
-  // Decisions are GitHub comments (the write-access check is GitHub's): a source run says where to make them.
-  else await channel.post(`${body}\n\nDecide with that comment on any issue or pull request of \`${data.owner}/${data.repo}\` (the run's pull request, once it has one).`);
+  // A comment on GitHub always decides (the write-access check is GitHub's); Slack also has buttons.
+  else {
+    const where = `that comment on any issue or pull request of \`${data.owner}/${data.repo}\` (the run's pull request, once it has one)`;
+    await channel.post(`${body}\n\n${channel.buttons ? `Decide with the buttons below, or with ${where}.` : `Decide with ${where}.`}`, approval.id);
+  }
   await runEvents(ctx).emit({ type: "approval.requested", runId: ctx.jobId, approvalId: approval.id, threadId: data.threadId, tools: approval.calls.map((c) => c.name) });
   ctx.log.info({ approvalId: approval.id, threadId: data.threadId, tools: approval.calls.map((c) => c.name) }, "run paused for approval");
   return approval;
@@ -101,7 +104,7 @@ export interface DecisionRequest {
   /** Is this approval one this channel may decide (GitHub: same repo and installation; dashboard: a repo the viewer can write)? Otherwise "unknown". */
   inScope: (job: AgentJob) => boolean;
   /** Asked only when the decider is not the run's requester. */
-  canWrite: () => Promise<boolean>;
+  canWrite: (job: AgentJob) => Promise<boolean>;
 }
 
 /**
@@ -112,7 +115,7 @@ export async function decideApproval(ctx: DecisionDeps, req: DecisionRequest): P
   const store = approvalStore(ctx);
   const approval = await store.get(req.approvalId);
   if (!approval || !req.inScope(approval.job)) return { result: "unknown" };
-  if (needsWriteAccess(req.login, approval.job.requester.login) && !(await req.canWrite())) {
+  if (needsWriteAccess(req.login, approval.job.requester.login) && !(await req.canWrite(approval.job))) {
     ctx.log.info({ login: req.login, approvalId: approval.id }, "approval decision refused: not the requester, no write access");
     return { result: "refused", approval };
   }
@@ -124,39 +127,52 @@ export async function decideApproval(ctx: DecisionDeps, req: DecisionRequest): P
   return { result: "resolved", approval, resolution: r.resolution, resumed };
 }
 
-/** `@open-swe approve|deny <id>`: only the run's requester or a repo writer decides; anyone else gets one reply. */
-export async function handleApprovalCommand(data: ApprovalCommand, ctx: JobContext, octokit: Octokit): Promise<JobOutcome> {
-  const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment };
-  const login = data.requester.login;
+/**
+ * `decideApproval` for a person who decided somewhere they can be answered (a comment, a Slack button):
+ * write access is GitHub's answer (unreachable → said, job failed), and every outcome gets one reply.
+ */
+export async function decideAndAnswer(
+  ctx: JobContext,
+  octokit: Octokit,
+  req: Omit<DecisionRequest, "canWrite"> & { where: string; say: (markdown: string) => Promise<void> },
+): Promise<JobOutcome> {
+  const { login, say } = req;
   let d: DecisionResult;
   try {
-    d = await decideApproval(ctx, {
-      approvalId: data.approvalId,
-      login,
-      decision: data.decision,
-      reason: data.reason,
-      // An id from another repository is unknown here: writers of one repository never decide for another.
-      inScope: (job) => sameRepo(job, data) && job.installationId === data.installationId,
-      canWrite: () => jobHasWriteAccess(ctx, octokit, { owner: data.owner, repo: data.repo, login }),
-    });
+    d = await decideApproval(ctx, { ...req, canWrite: (job) => jobHasWriteAccess(ctx, octokit, { owner: job.owner, repo: job.repo, login }) });
   } catch (err) {
     if (!(err instanceof GitHubUnreachableError)) throw err;
-    await replyTo(octokit, target, GITHUB_UNREACHABLE_REPLY(login)).catch(() => undefined);
+    await say(GITHUB_UNREACHABLE_REPLY(login)).catch(() => undefined);
     throw new UnrecoverableError(err.message);
   }
   if (d.result === "unknown") {
-    await replyTo(octokit, target, `I have no approval request \`${data.approvalId}\` in this repository, so there is nothing to ${data.decision}.`);
-    return { outcome: "approval_unknown", approvalId: data.approvalId };
+    await say(`I have no approval request \`${req.approvalId}\` ${req.where}, so there is nothing to ${req.decision}.`);
+    return { outcome: "approval_unknown", approvalId: req.approvalId };
   }
   if (d.result === "refused") {
-    await replyTo(octokit, target, `Thanks @${login}. Only @${d.approval.job.requester.login} (who asked for this run) or someone with write access to this repository can approve or deny \`${d.approval.id}\`, so nothing changed.`);
+    await say(`Thanks @${login}. Only @${d.approval.job.requester.login} (who asked for this run) or someone with write access to this repository can approve or deny \`${d.approval.id}\`, so nothing changed.`);
     return { outcome: "approval_refused", approvalId: d.approval.id };
   }
   if (d.result === "already_decided") {
-    await replyTo(octokit, target, `\`${d.approval.id}\` was already ${d.prior}.`);
+    await say(`\`${d.approval.id}\` was already ${d.prior}.`);
     return { outcome: "approval_already_decided", approvalId: d.approval.id };
   }
   return { outcome: d.resolution.decision === "approve" ? "approval_approved" : "approval_denied", approvalId: d.approval.id, latencyMs: d.resolution.latencyMs, resumed: d.resumed };
+}
+
+/** `@open-swe approve|deny <id>`: only the run's requester or a repo writer decides; anyone else gets one reply. */
+export async function handleApprovalCommand(data: ApprovalCommand, ctx: JobContext, octokit: Octokit): Promise<JobOutcome> {
+  const target = { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment };
+  return decideAndAnswer(ctx, octokit, {
+    approvalId: data.approvalId,
+    login: data.requester.login,
+    decision: data.decision,
+    reason: data.reason,
+    // An id from another repository is unknown here: writers of one repository never decide for another.
+    inScope: (job) => sameRepo(job, data) && job.installationId === data.installationId,
+    where: "in this repository",
+    say: async (text) => void (await replyTo(octokit, target, text)),
+  });
 }
 
 /** APPROVAL_TIMEOUT_MINUTES after the request: undecided → denied, and the run continues with that denial. */

@@ -87,6 +87,7 @@ export function sourceRoutes(deps: SourceRoutesDeps) {
               ref: event.ref,
               dedupeKey: event.dedupeKey,
               ...(event.repoDefaultKey ? { repoDefaultKey: event.repoDefaultKey } : {}),
+              ...(event.action ? { action: event.action } : {}),
             },
             id,
           );

@@ -167,6 +167,8 @@ export const SourceEventJob = z.object({
   ref: z.record(z.string(), z.unknown()),
   repoDefaultKey: z.string().min(1).optional(),
   dedupeKey: z.string().min(1),
+  /** A button click (Slack's Approve / Deny) rather than a message: decided by the approval rules, not run. */
+  action: z.object({ kind: z.literal("approval"), approvalId: ApprovalId, decision: z.enum(["approve", "deny"]) }).optional(),
 });
 
 export const JOB_SCHEMAS = {

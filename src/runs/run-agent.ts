@@ -5,6 +5,7 @@ import { DEFAULT_REPLY_TOOLS } from "../agent/middleware/build-agent-middleware.
 import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
 import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
+import { sourceApprovalChannel } from "../sources/source-approval.js";
 import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
 import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
 import { runMcpServers } from "../mcp/mcp-config.js";
@@ -259,7 +260,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   if (gated.gate) record.autofixGate = gated.gate;
   if (interrupt && error === undefined) {
     // Paused, not finished: the run that resumes after the decision records and sums up the whole run.
-    const approvalChannel = gh.target ? { github: gh.target } : channel ? { post: (text: string) => channel.client.reply(channel.origin.ref, text) } : null;
+    const approvalChannel = gh.target ? { github: gh.target } : channel ? sourceApprovalChannel(channel) : null;
     if (!approvalChannel) throw new UnrecoverableError("a paused run has nowhere to ask for approval");
     const approval = await requestApproval(ctx, octokit, data, approvalChannel, interrupt);
     return { ...record, outcome: "awaiting_approval", approvalId: approval.id } as RunRecord;

@@ -8,6 +8,7 @@ import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { loginForEmail } from "./email-login.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
 import { chooseRepo } from "./resolve-repo.js";
+import { handleSourceApprovalClick } from "./source-approval.js";
 import type { SourceClient } from "./source.js";
 import { ThreadRepos } from "./thread-repo.js";
 
@@ -31,6 +32,7 @@ async function installationFor(ctx: JobContext, repo: string): Promise<number | 
 export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): Promise<JobOutcome> {
   const source = ctx.sources.get(data.source);
   if (!source) throw new UnrecoverableError(`source ${data.source} is not available in this worker`);
+  if (data.action) return handleSourceApprovalClick({ ...data, action: data.action }, ctx);
   const client: SourceClient = source.client(ctx.log);
   const say = async (text: string) => client.reply(data.ref, text);
   const message = await client.fetchMessage(data.ref);

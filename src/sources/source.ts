@@ -51,6 +51,8 @@ export type SourceEvent =
       ref: Record<string, unknown>;
       /** Settings key for the default repository (`slack:<channel>`, `linear:<team>`, `jira:<project>`). */
       repoDefaultKey?: string;
+      /** A signed button click (the payload's user is the source's own word): an approval decision. */
+      action?: { kind: "approval"; approvalId: string; decision: "approve" | "deny" };
     };
 
 /** One HTTP route a source owns, mounted before Probot's middleware. */
@@ -90,6 +92,10 @@ export interface SourceClient {
    * email when no `settings identity` maps them; null when unknown or unconfirmed. Optional.
    */
   verifiedEmail?(user: SourceUser): Promise<string | null>;
+  /** An approval request with Approve / Deny buttons (value = the approval id); without it, `reply`. */
+  approvalRequest?(ref: Record<string, unknown>, markdown: string, approvalId: string): Promise<void>;
+  /** The request message (`ref` as the click's) rewritten to say how it was decided, buttons gone. */
+  approvalDecided?(ref: Record<string, unknown>, markdown: string): Promise<void>;
   /** The agent's tools for this conversation (`slack_thread_reply`, `linear_comment`, …). */
   tools(ref: Record<string, unknown>): StructuredToolInterface[];
 }

@@ -1,5 +1,6 @@
 import type { SourceEvent } from "../source.js";
-import { SlackEnvelope, SlackEvent, type SlackRef } from "./schema.js";
+import { ApprovalId } from "../../queue/schemas.js";
+import { APPROVAL_ACTIONS, SlackBlockActions, SlackEnvelope, SlackEvent, type SlackRef } from "./schema.js";
 
 /** Subtypes that are still a person writing to us; every other subtype (edits, joins, bots) is ignored. */
 const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
@@ -47,14 +48,39 @@ export function parseSlackEvent(raw: Buffer): SourceEvent {
   };
 }
 
-/** A verified interactivity payload (buttons): acknowledged; no button acts yet. */
+/**
+ * A verified interactivity payload (pure): a click on our Approve / Deny buttons becomes a queued decision
+ * (one per click: a second click is told the approval was already decided); anything else is acknowledged.
+ */
 export function parseSlackInteractivity(raw: Buffer): SourceEvent {
   const payload = new URLSearchParams(raw.toString("utf8")).get("payload");
   if (payload === null) return { kind: "ignore", reason: "no interactivity payload" };
+  let json: unknown;
   try {
-    const type = (JSON.parse(payload) as { type?: unknown }).type;
-    return { kind: "ignore", reason: `interactivity ${typeof type === "string" ? type : "payload"}: no action is wired yet` };
+    json = JSON.parse(payload);
   } catch {
     return { kind: "ignore", reason: "interactivity payload is not JSON" };
   }
+  const parsed = SlackBlockActions.safeParse(json);
+  if (!parsed.success) {
+    const type = (json as { type?: unknown } | null)?.type;
+    return { kind: "ignore", reason: `interactivity ${typeof type === "string" ? type.slice(0, 40) : "payload"} is not one we act on` };
+  }
+  const p = parsed.data;
+  const action = p.actions[0]!;
+  const decision = action.action_id === APPROVAL_ACTIONS.approve ? "approve" : action.action_id === APPROVAL_ACTIONS.deny ? "deny" : null;
+  const approvalId = ApprovalId.safeParse(action.value);
+  if (!decision || !approvalId.success) return { kind: "ignore", reason: `action ${action.action_id.slice(0, 40)} is not one we act on` };
+  const threadTs = p.message.thread_ts ?? p.message.ts;
+  // `ts` is the request message itself: the decision rewrites it; replies go to its thread.
+  const ref: SlackRef = { team: p.team.id, channel: p.channel.id, ts: p.message.ts, threadTs };
+  return {
+    kind: "mention",
+    dedupeKey: `action:${p.team.id}:${p.channel.id}:${p.message.ts}:${p.user.id}:${action.action_ts}`,
+    threadKey: slackThreadKey(p.team.id, p.channel.id, threadTs),
+    text: "",
+    user: { id: p.user.id },
+    ref,
+    action: { kind: "approval", approvalId: approvalId.data, decision },
+  };
 }

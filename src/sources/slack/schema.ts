@@ -52,3 +52,17 @@ export const SlackApiMessage = z.looseObject({
   files: z.array(z.looseObject({ url_private: z.string().optional(), mimetype: z.string().optional() })).optional(),
 });
 export type SlackApiMessage = z.infer<typeof SlackApiMessage>;
+
+/** Our Approve / Deny buttons' action ids; the value is the approval id. */
+export const APPROVAL_ACTIONS = { approve: "open_swe_approval_approve", deny: "open_swe_approval_deny" } as const;
+
+/** An interactivity `block_actions` payload (a button click on one of our messages). */
+export const SlackBlockActions = z.object({
+  type: z.literal("block_actions"),
+  team: z.looseObject({ id: SlackId }),
+  user: z.looseObject({ id: SlackId }),
+  channel: z.looseObject({ id: SlackId }),
+  message: z.looseObject({ ts: SlackTs, thread_ts: SlackTs.optional() }),
+  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional(), action_ts: z.string().regex(/^\d{1,12}\.\d{1,8}$/) })).min(1),
+});
+export type SlackBlockActions = z.infer<typeof SlackBlockActions>;

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { RunStatus, SourceClient } from "../source.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
+import { approvalBlocks } from "./approval-blocks.js";
 import { SlackRef } from "./schema.js";
 import { isSlackError, oneMessage, slackWebClient, threadMessages } from "./slack-api.js";
 import { slackTools } from "./slack-tools.js";
@@ -60,6 +61,16 @@ export function slackClient(token: string, log: Logger): SourceClient {
     async reply(raw, markdown) {
       const ref = SlackRef.parse(raw);
       await client.chat.postMessage({ channel: ref.channel, thread_ts: ref.threadTs, text: markdownToMrkdwn(markdown), unfurl_links: false });
+    },
+    async approvalRequest(raw, markdown, approvalId) {
+      const ref = SlackRef.parse(raw);
+      const text = markdownToMrkdwn(markdown);
+      await client.chat.postMessage({ channel: ref.channel, thread_ts: ref.threadTs, text, blocks: approvalBlocks(text, approvalId), unfurl_links: false });
+    },
+    async approvalDecided(raw, markdown) {
+      const ref = SlackRef.parse(raw);
+      const text = markdownToMrkdwn(markdown);
+      await client.chat.update({ channel: ref.channel, ts: ref.ts, text, blocks: [{ type: "section", text: { type: "mrkdwn", text: text.slice(0, 3000) } }] });
     },
     async verifiedEmail(user) {
       try {

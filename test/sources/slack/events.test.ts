@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseSlackEvent, parseSlackInteractivity } from "../../../src/sources/slack/events.js";
+import { CHANNEL, clickBody, REQUEST_TS, TEAM, THREAD } from "./slack-click.js";
 
 const envelope = (event: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   Buffer.from(JSON.stringify({ type: "event_callback", team_id: "T1", event_id: "Ev1", authorizations: [{ user_id: "UBOT" }], event, ...extra }));
@@ -57,8 +58,29 @@ describe("parseSlackEvent", () => {
     expect(parseSlackEvent(Buffer.from(body)).kind).toBe("ignore");
   });
 
-  it("interactivity payloads are acknowledged, never run", () => {
+  it("interactivity payloads other than our buttons are acknowledged, never run", () => {
     expect(parseSlackInteractivity(Buffer.from(`payload=${encodeURIComponent(JSON.stringify({ type: "block_actions" }))}`))).toMatchObject({ kind: "ignore" });
     expect(parseSlackInteractivity(Buffer.from("payload=%7B"))).toMatchObject({ kind: "ignore" });
+  });
+
+  const withAction = (action: Record<string, unknown>) => {
+    const p = JSON.parse(new URLSearchParams(clickBody({ user: "U0ERIN", id: "5eed5eed" })).get("payload")!) as { actions: Record<string, unknown>[] };
+    p.actions[0] = { ...p.actions[0], ...action };
+    return Buffer.from(new URLSearchParams({ payload: JSON.stringify(p) }).toString());
+  };
+  it.each([
+    ["Approve", withAction({}), { kind: "mention", action: { kind: "approval", approvalId: "5eed5eed", decision: "approve" }, user: { id: "U0ERIN" }, ref: { team: TEAM, channel: CHANNEL, ts: REQUEST_TS, threadTs: THREAD }, threadKey: `slack:${TEAM}:${CHANNEL}:${THREAD}` }],
+    ["Deny", withAction({ action_id: "open_swe_approval_deny" }), { kind: "mention", action: { decision: "deny" } }],
+    ["another app's button", withAction({ action_id: "vote_yes" }), { kind: "ignore" }],
+    ["a value that is not an approval id", withAction({ value: "../../etc" }), { kind: "ignore" }],
+    ["no value", withAction({ value: undefined }), { kind: "ignore" }],
+  ])("a click on %s", (_n, body, expected) => {
+    expect(parseSlackInteractivity(body)).toMatchObject(expected);
+  });
+
+  it("each click is its own event (a second click is answered, not deduplicated away)", () => {
+    const a = parseSlackInteractivity(withAction({ action_ts: "1764591200.000001" }));
+    const b = parseSlackInteractivity(withAction({ action_ts: "1764591200.000002" }));
+    expect(a.kind === "mention" && b.kind === "mention" && a.dedupeKey !== b.dedupeKey).toBe(true);
   });
 });
