@@ -14,7 +14,7 @@ import { RunLocks } from "../../src/threads/run-lock.js";
 import { RunRegistry } from "../../src/threads/run-registry.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { failedCheckRunDelivery, issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -113,16 +113,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       .patch("/repos/octo/hello/check-runs/880", (b: { status: string; conclusion: string; output: { title: string } }) => b.status === "completed" && b.conclusion === "success" && b.output.title === "Fix pushed")
       .reply(200, { id: 880 });
     nock(API).patch("/repos/octo/hello/issues/comments/656").reply(200, { id: 656 });
-    const red = await sendWebhook(app.proc.port!, {
-      event: "check_run",
-      payload: {
-        action: "completed",
-        installation: { id: INSTALLATION },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
-        check_run: { id: 77, name: "lint", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
-      },
-    });
+    const red = await sendWebhook(app.proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 77, name: "lint", headSha: head, branch, pr: 12 }));
     const decided = await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(red.deliveryId));
     expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", threadId: ISSUE_THREAD } });
     const fix = await waitForJob(app.proc.queues.queues.agent, (decided.returnvalue as { agentJob: string }).agentJob, 60_000);
@@ -171,16 +162,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const settled = nock(API)
       .patch("/repos/octo/hello/check-runs/881", (b: { conclusion: string; output: { title: string } }) => b.conclusion === "neutral" && b.output.title === "Re-ran failed jobs")
       .reply(200, { id: 881 });
-    const sent = await sendWebhook(app.proc.port!, {
-      event: "check_run",
-      payload: {
-        action: "completed",
-        installation: { id: INSTALLATION },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
-        check_run: { id: 78, name: "test", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
-      },
-    });
+    const sent = await sendWebhook(app.proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 78, name: "test", headSha: head, branch, pr: 12 }));
     const decided = await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(sent.deliveryId));
     expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", attempt: 2 } });
     const agentJob = (decided.returnvalue as { agentJob: string }).agentJob;
@@ -230,16 +212,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
     };
     red();
-    const sent = await sendWebhook(app.proc.port!, {
-      event: "check_run",
-      payload: {
-        action: "completed",
-        installation: { id: INSTALLATION },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
-        check_run: { id: 79, name: "types", status: "completed", conclusion: "failure", head_sha: head, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: branch }, pull_requests: [{ number: 12 }] },
-      },
-    });
+    const sent = await sendWebhook(app.proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 79, name: "types", headSha: head, branch, pr: 12 }));
     expect(await waitForJob(app.proc.queues.queues["ci-event"], deliveryJobId(sent.deliveryId))).toMatchObject({ returnvalue: { outcome: "batch", reason: "batched" } });
     const ledger = new AutofixLedger(testRedis(), app.prefix);
     expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 1, onHead: 0 });

@@ -5,7 +5,7 @@ import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, nockRunStart } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -64,12 +64,7 @@ describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR 
       });
     const ack = wiki().post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value.includes("On it")).reply(200, { id: "360500" });
     mockInstallationToken(7272, 2);
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
-    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    nockRunStart(API, "dana");
     const pr = nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-document-the-deploy/.test(b.head))
       .reply(201, { number: 41, html_url: PR_URL });

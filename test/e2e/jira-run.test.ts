@@ -6,7 +6,7 @@ import { adfToText } from "../../src/sources/atlassian/adf-to-text.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, nockRunStart } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -49,12 +49,7 @@ describe("e2e: a Jira comment mention becomes a pushed branch, a draft PR and a 
     jira().get("/rest/api/3/issue/ENG-77/comment/30001").reply(200, { id: "30001", author: ALICE, body: adfBody(BOT_ACCOUNT, text) });
     const ack = jira().post("/rest/api/3/issue/ENG-77/comment", (b: { body: unknown }) => adfToText(b.body).text.startsWith("👀")).reply(201, { id: "30002" });
     mockInstallationToken(6161, 2);
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
-    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    nockRunStart(API, "dana");
     const pr = nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-document-the-health/.test(b.head))
       .reply(201, { number: 31, html_url: PR_URL });

@@ -9,7 +9,7 @@ import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, nockRunStart } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -65,12 +65,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
 
     nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
     mockInstallationToken(5151, 2);
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
-    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
-    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    nockRunStart(API, "dana");
     const pr = nock(API).post("/repos/octo/hello/pulls", (b) => b.title === "Document the login retry" && b.draft === true).reply(201, { number: 21, html_url: PR_URL });
 
     const raw = JSON.stringify(commentEvent({ body: "@open-swe please document the login retry" }));

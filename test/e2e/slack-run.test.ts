@@ -9,7 +9,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, nockRunStart } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -63,12 +63,7 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     const m: Mention = { id: "1764590000.000100", user: "U0DANA", text: "add a changelog repo:octo/hello", where: "C0ENG" };
     const ack = nockReread(m);
     mockInstallationToken(5151, 2);
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
-    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+    nockRunStart(API, "dana");
     const pr = nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-changelog/.test(b.head))
       .reply(201, { number: 21, html_url: PR_URL });

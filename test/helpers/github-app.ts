@@ -86,3 +86,40 @@ export function issueCommentPayload(o: {
     comment: { id: o.commentId, body: o.body, user },
   };
 }
+
+/** A GitHub Actions `check_run` that completed red on an octo/hello PR, as GitHub delivers it. */
+export function failedCheckRunDelivery(o: { installationId: number; checkRunId: number; name: string; headSha: string; branch: string; pr: number }): SignedDelivery {
+  return {
+    event: "check_run",
+    payload: {
+      action: "completed",
+      installation: { id: o.installationId },
+      repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
+      sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+      check_run: {
+        id: o.checkRunId,
+        name: o.name,
+        status: "completed",
+        conclusion: "failure",
+        head_sha: o.headSha,
+        html_url: "x",
+        app: { slug: "github-actions" },
+        check_suite: { head_branch: o.branch },
+        pull_requests: [{ number: o.pr }],
+      },
+    },
+  };
+}
+
+/**
+ * What an agent run on octo/hello asks GitHub before it works, for a writer: the permission, the
+ * requester's profile, the repo config (none, here or in `octo/.github`), the default branch, open PRs (none).
+ */
+export function nockRunStart(api: string, login: string): void {
+  nock(api).get(`/repos/octo/hello/collaborators/${login}/permission`).reply(200, { permission: "write", role_name: "write" });
+  nock(api).get(`/users/${login}`).reply(200, { login, id: 31 });
+  nock(api).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+  nock(api).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+  nock(api).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+  nock(api).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+}

@@ -5,7 +5,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
-import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { failedCheckRunDelivery, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
@@ -78,16 +78,7 @@ describe("CI monitor sweep", () => {
     tokens();
     pull(30, sha);
     ciFacts(sha);
-    const res = await sendWebhook(proc.port!, {
-      event: "check_run",
-      payload: {
-        action: "completed",
-        installation: { id: INSTALLATION },
-        repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
-        sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
-        check_run: { id: 55, name: "lint", status: "completed", conclusion: "failure", head_sha: sha, html_url: "x", app: { slug: "github-actions" }, check_suite: { head_branch: "open-swe/30" }, pull_requests: [{ number: 30 }] },
-      },
-    });
+    const res = await sendWebhook(proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 55, name: "lint", headSha: sha, branch: "open-swe/30", pr: 30 }));
     expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "dispatch" } });
     const ciEvents = await proc.queues.queues["ci-event"].count();
     pull(30, sha);
