@@ -5,10 +5,10 @@ import type { SourceEventJob } from "../queue/schemas.js";
 import { threadId as deriveThreadId } from "../threads/thread-id.js";
 import { jobHasWriteAccess } from "../worker/authorize.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
-import { loginForEmail } from "./email-login.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
 import { chooseRepo } from "./resolve-repo.js";
 import { handleSourceApprovalClick } from "./source-approval.js";
+import { identityLogin, sourceIdentity } from "./source-identity.js";
 import type { SourceClient } from "./source.js";
 import { ThreadRepos } from "./thread-repo.js";
 
@@ -43,10 +43,9 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     await say(INTAKE_REPLIES.unmapped(data.source, message.user.id));
     return { outcome: "unmapped", sourceUser: message.user.id };
   };
-  const mapped = await ctx.settings.getIdentity(`${data.source}:${message.user.id}`);
-  // No mapping: a confirmed email may still match a GitHub account's public email (looked up below).
-  const email = mapped ? null : ((await client.verifiedEmail?.(message.user)) ?? null);
-  if (!mapped && !email) return unmapped();
+  // No mapping: a confirmed email may still match a GitHub account's public email (looked up below, with the repo's installation).
+  const identity = await sourceIdentity(ctx.settings, client, data.source, message.user);
+  if (!identity) return unmapped();
 
   const thread = deriveThreadId({ kind: "raw", key: data.threadKey });
   const threadRepos = new ThreadRepos(ctx.redis, ctx.prefix);
@@ -63,7 +62,7 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
   }
   const [owner, repo] = choice.repo.split("/") as [string, string];
   const octokit = await ctx.github.installation(installationId);
-  const login = mapped ?? (email ? await loginForEmail(octokit, email) : null);
+  const login = await identityLogin(identity, octokit);
   if (!login) return unmapped();
   let allowed: boolean;
   try {
@@ -98,5 +97,5 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     id,
   );
   ctx.log.info({ jobId: id, repo: choice.repo, via: choice.via, threadId: thread }, "source request queued as an agent job");
-  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login, identity: mapped ? "settings" : "email" };
+  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login, identity: "login" in identity ? "settings" : "email" };
 }

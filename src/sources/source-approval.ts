@@ -2,7 +2,7 @@ import { approvalStore, decideAndAnswer, type ApprovalChannel } from "../approva
 import type { RunSourceChannel } from "../github/tools/run-context.js";
 import type { SourceEventJob } from "../queue/schemas.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
-import { loginForEmail } from "./email-login.js";
+import { identityLogin, sourceIdentity } from "./source-identity.js";
 
 /** A source run's approval request: with buttons where the source has them, the comment text as the fallback. */
 export function sourceApprovalChannel(channel: RunSourceChannel): ApprovalChannel {
@@ -30,9 +30,8 @@ export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext)
     return { outcome: "approval_unknown", approvalId };
   }
   const octokit = await ctx.github.installation(approval.job.installationId);
-  const mapped = await ctx.settings.getIdentity(`${data.source}:${data.user.id}`);
-  const email = mapped ? null : ((await client.verifiedEmail?.({ id: data.user.id })) ?? null);
-  const login = mapped ?? (email ? await loginForEmail(octokit, email) : null);
+  const identity = await sourceIdentity(ctx.settings, client, data.source, { id: data.user.id });
+  const login = identity ? await identityLogin(identity, octokit) : null;
   if (!login) {
     ctx.log.info({ sourceUser: data.user.id, approvalId }, "approval click from a user with no GitHub identity: refused");
     await say(`I don't know who you are on GitHub, so your click on \`${approvalId}\` changed nothing. An operator can link you with \`open-swe settings identity set ${data.source}:${data.user.id} <github-login>\`.`);
