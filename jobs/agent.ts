@@ -34,18 +34,20 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
   }
 
+  // This request, for the thread's follow-up list when another run holds (or a paused approval blocks) the thread.
+  const asFollowUp = () => ({
+    text: data.text,
+    author: data.requester.login,
+    source: data.source.kind,
+    at: Date.now(),
+    ...(target ? { origin: { number: target.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) } } : {}),
+  });
   const continueSafely = () =>
     continueIfPending(ctx, data).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not queue a continuation for pending follow-ups"));
   if (!(await acquireRunLock(ctx, data.threadId))) {
     // A continuation that finds the thread busy hands its messages to the run that holds it.
     if (data.trigger === "follow_up") return { outcome: "handed_off" };
-    const { length, dropped } = await ctx.followUps.push(data.threadId, {
-      text: data.text,
-      author: data.requester.login,
-      source: data.source.kind,
-      at: Date.now(),
-      ...(target ? { origin: { number: target.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) } } : {}),
-    });
+    const { length, dropped } = await ctx.followUps.push(data.threadId, asFollowUp());
     ctx.log.info({ threadId: data.threadId, length, dropped }, "run active: queued as follow-up");
     // The run may have ended between our lock attempt and the push: then nobody would read it.
     await continueSafely();
@@ -56,13 +58,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   const paused = data.trigger === "approval" ? null : await approvalStore(ctx).pendingFor(data.threadId);
   if (paused !== null && paused !== ApprovalStore.idFor(ctx.jobId)) {
     if (data.trigger !== "follow_up") {
-      await ctx.followUps.push(data.threadId, {
-        text: data.text,
-        author: data.requester.login,
-        source: data.source.kind,
-        at: Date.now(),
-        ...(target ? { origin: { number: target.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) } } : {}),
-      });
+      await ctx.followUps.push(data.threadId, asFollowUp());
     }
     await ctx.locks.release(data.threadId, ctx.jobId);
     return { outcome: "awaiting_approval_follow_up" };
