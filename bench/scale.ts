@@ -1,20 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { RedisSaver } from "../src/agent/checkpoint/redis-saver.js";
 import { readConfig } from "../src/config/env.js";
 import { createLogger } from "../src/logger.js";
 import { startProcess } from "../src/main.js";
 import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { connectRedis } from "../src/store/redis.js";
-import { threadId } from "../src/threads/thread-id.js";
 
 const round = (n: number) => Number(n.toFixed(3));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)]!;
@@ -23,6 +20,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function flag(argv: string[], name: string, fallback: string): string {
   const at = argv.indexOf(name);
   return at >= 0 ? argv[at + 1] ?? fallback : fallback;
+}
+
+/** Host-wide CPU time so far (all cores), from /proc/stat. */
+function hostCpu(): { busy: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, total };
 }
 
 /** A bare repository to clone from, with one commit. */
@@ -44,7 +48,8 @@ function makeRemote(root: string): void {
  * once on local sandboxes, each `--steps` model calls of a replayed model that takes `--delay-ms` per call
  * and runs one cheap command per step. Reports, per N, wall time against N = 1 in the same run, worker
  * RSS and Redis memory per active run; and, while the largest N is busy, webhook → first model call for
- * `--probes` more runs (the first assistant message in the thread's checkpoint, less the model's delay).
+ * `--probes` more runs (until the 👀 reaction the run sends as its first model call starts), and the
+ * event loop's and the host's CPU share per round.
  *
  * `--n 1,10,20` picks the Ns. Every thread is warmed first (sandbox, mirror, checkout) by one round with
  * all of them, so the rounds measure runs, not first-time sandbox creation.
@@ -93,23 +98,25 @@ export async function main(argv: string[]): Promise<void> {
   api.get("/repos/octo/hello").reply(200, { default_branch: "main" });
   api.post(/\/issues\/\d+\/comments$/).reply(201, { id: 1 });
   api.patch(/\/issues\/comments\/\d+$/).reply(200, { id: 1 });
-  api.post(/\/reactions$/).reply(201, {});
+  // The run puts 👀 on the request as its first model call starts: that is when a probe's wait ends.
+  const eyes = new Map<number, (at: number) => void>();
+  api.post(/\/issues\/comments\/\d+\/reactions$/).reply(201, (uri, body) => {
+    const at = performance.now();
+    if ((body as { content?: string }).content === "eyes") eyes.get(Number(/comments\/(\d+)\/reactions/.exec(uri)![1]))?.(at);
+    return {};
+  });
   const proc = await startProcess({ role: "all", config, log: createLogger(process.env["BENCH_LOG_LEVEL"] ?? "silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
   const redis = connectRedis(redisServer.url);
-  let stopped = false;
-  const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
-  const aiCount = async (issue: number) =>
-    (((await saver.getTuple({ configurable: { thread_id: threadId({ kind: "issue", issueId: 5000 + issue }) } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m)).length;
-  /** ms from `sent` to the start of the run's first model call on `issue`: its first new assistant message, less the model's delay. */
-  const firstModelCall = async (issue: number, before: number, sent: number): Promise<number> => {
-    const giveUp = Date.now() + 120_000;
-    while ((await aiCount(issue)) === before) {
-      if (stopped) throw new Error("stopped");
-      if (Date.now() > giveUp) throw new Error(`the run on issue ${issue} never reached its model`);
-      await sleep(10);
-    }
-    return performance.now() - sent - delayMs;
-  };
+  /** ms from `sent` to the start of the run's first model call for the request `commentId` (its 👀). */
+  const firstModelCall = (commentId: number, sent: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const giveUp = setTimeout(() => reject(new Error(`the run for comment ${commentId} never reached its model`)), 120_000);
+      eyes.set(commentId, (at) => {
+        clearTimeout(giveUp);
+        eyes.delete(commentId);
+        resolve(at - sent);
+      });
+    });
   const agentQueue = proc.queues.queues.agent;
   let commentId = 1000;
 
@@ -161,7 +168,7 @@ export async function main(argv: string[]): Promise<void> {
       throw new Error(`warm-up runs failed: ${failed.map((j) => j.failedReason).join(" | ")}`);
     }
 
-    const rounds: Array<{ n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number }> = [];
+    const rounds: Array<{ n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number; eventLoopUtilization: number; hostCpuBusy: number }> = [];
     let firstCall: number[] = [];
     // The last round is the largest N again with probe runs asked for while it is busy: its wall time
     // is not a round's figure (it has more runs), only the probes' first model calls are.
@@ -173,6 +180,8 @@ export async function main(argv: string[]): Promise<void> {
       const redisBefore = await usedMemory();
       let rssPeak = rssIdle;
       const cpu0 = process.cpuUsage();
+      const elu0 = performance.eventLoopUtilization();
+      const host0 = hostCpu();
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const t0 = performance.now();
@@ -183,11 +192,9 @@ export async function main(argv: string[]): Promise<void> {
         // Once the runs are well under way (a few model calls each), ask for the probe runs one by one.
         await sleep(Math.min(5 * delayMs, (steps * delayMs) / 3));
         for (let p = 0; p < probes; p++) {
-          const issue = maxN + p + 1;
-          const before = await aiCount(issue);
           const sent = performance.now();
-          await ask(issue);
-          const call = firstModelCall(issue, before, sent);
+          const call = firstModelCall(commentId + 1, sent);
+          await ask(maxN + p + 1);
           call.catch(() => {}); // awaited below; a failed round must not crash on it first
           probeCalls.push(call);
           await sleep(Math.max(50, delayMs / 4));
@@ -200,10 +207,13 @@ export async function main(argv: string[]): Promise<void> {
       const wallMs = performance.now() - t0;
       loop.disable();
       const cpu = process.cpuUsage(cpu0);
+      const eventLoopUtilization = round(performance.eventLoopUtilization(elu0).utilization);
+      const host1 = hostCpu();
+      const hostCpuBusy = round((host1.busy - host0.busy) / (host1.total - host0.total));
       const runsThisRound = n + (probe ? probes : 0);
       if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
       const redisAfter = await usedMemory();
-      if (!probe) rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6) });
+      if (!probe) rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6), eventLoopUtilization, hostCpuBusy });
       if (probeCalls.length > 0) firstCall = await Promise.all(probeCalls);
     }
     const base = rounds.find((r) => r.n === 1) ?? rounds[0]!;
@@ -217,7 +227,7 @@ export async function main(argv: string[]): Promise<void> {
       firstModelCallWhileBusy: firstCall.length > 0 ? { runsBusy: maxN, probes: firstCall.length, p50Ms: round(pct(firstCall, 0.5)), p99Ms: round(pct(firstCall, 0.99)), maxMs: round(Math.max(...firstCall)) } : null,
     };
     for (const r of figures.rounds) {
-      console.log(`N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms`);
+      console.log(`N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`);
     }
     if (figures.firstModelCallWhileBusy) {
       const w = figures.firstModelCallWhileBusy;
@@ -225,7 +235,6 @@ export async function main(argv: string[]): Promise<void> {
     }
     console.log(JSON.stringify(figures));
   } finally {
-    stopped = true;
     await proc.stop();
     // Overlay mounts must go before their directories do.
     const provider = createSandboxProvider(config.sandbox);

@@ -8,6 +8,7 @@ import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.
 import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
 import { toolPolicyMiddleware } from "./middleware/tool-policy.js";
 import { toolEventsMiddleware } from "./middleware/tool-events.js";
+import { installUntracedContext } from "./untraced-context.js";
 import { verdictGuardMiddleware } from "../review/verdict-guard.js";
 
 export interface CreateOpenSweAgentOptions {
@@ -42,6 +43,7 @@ export interface CreateOpenSweAgentOptions {
  * draining, the no-empty-message nudge and the step-limit notice belong to the main run only.
  */
 export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
+  installUntracedContext();
   // The verdict guard runs in the main agent and in every subagent: `execute` never submits a review verdict.
   // It sits outside the run's stack so nothing can skip it, and sanitises the arguments itself, so it
   // judges the command the sandbox receives (test/agent/verdict-guard-wiring.test.ts cuts this).

@@ -1,23 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { spawnChild, type CgroupHandshake, type SpawnChildOptions, type SpawnChildResult } from "./spawn-child.js";
+import { spawnThread } from "./spawn-thread.js";
 
-export interface RunProcessOptions {
-  env: Record<string, string>;
-  cwd?: string;
-  timeoutMs?: number;
+export type { CgroupHandshake };
+
+export interface RunProcessOptions extends Omit<SpawnChildOptions, "onChild" | "onSpawn"> {
   signal?: AbortSignal;
-  /** Per stream; the rest is read and dropped so the child never blocks on a full pipe. */
-  maxOutputBytes: number;
-  stdin?: Uint8Array;
   /** Keep the child's stdin open as a pipe (reached through onChild) instead of writing `stdin` and closing it. */
   stdinStream?: boolean;
-  /** Descriptors handed to the child as fd 3, 4, … ("pipe": a new pipe, reachable through onChild). */
-  extraFds?: Array<number | "pipe">;
   /** Called once right after spawn (e.g. to talk to the child over its extra pipes). */
   onChild?: (child: ChildProcess) => void;
-  /** Start the child as this host user (the worker must be root); supplementary groups are dropped. */
-  uid?: number;
-  gid?: number;
   /**
    * Close every descriptor the worker inherited without close-on-exec (a supervisor's pipe, an IPC
    * channel) before `file` starts, so none reaches it; stdio and `extraFds` stay.
@@ -27,19 +20,15 @@ export interface RunProcessOptions {
   onExit?: (pid: number) => void;
 }
 
-export interface RunProcessResult {
-  exitCode: number;
-  stdout: Buffer;
-  stderr: Buffer;
-  truncated: boolean;
-  timedOut: boolean;
-}
-
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+export type RunProcessResult = SpawnChildResult;
 
 /**
  * Spawns `file` as the leader of a new process group so a timeout can SIGKILL the whole group.
  * Resolves once the process exited and both pipes closed; never rejects for a non-zero exit.
+ *
+ * The fork happens on the spawn thread (src/sandbox/spawn-thread.ts), not on the caller's event loop:
+ * forking copies the page tables of the whole worker (~2 ms per 100 MB of RSS), which would stall every
+ * run in the process. A child whose streams the caller keeps (`stdinStream`, `onChild`) is spawned here.
  */
 export function runProcess(file: string, args: readonly string[], opts: RunProcessOptions): Promise<RunProcessResult> {
   const leaks = opts.closeInheritedFds ? inheritedFds().filter((fd) => fd >= 3 + (opts.extraFds?.length ?? 0)) : [];
@@ -49,67 +38,28 @@ export function runProcess(file: string, args: readonly string[], opts: RunProce
     args = ["-c", `exec ${leaks.map((fd) => `${fd}>&-`).join(" ")}; exec "$@"`, "close-fds", file, ...args];
     file = leaks.every((fd) => fd <= 9) ? "/bin/sh" : "/bin/bash";
   }
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      env: opts.env,
-      ...(opts.cwd ? { cwd: opts.cwd } : {}),
-      ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
-      ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
-      detached: true,
-      stdio: [opts.stdin || opts.stdinStream ? "pipe" : "ignore", "pipe", "pipe", ...(opts.extraFds ?? [])],
+  const { signal, stdinStream, onChild, onSpawn, onExit, closeInheritedFds: _close, ...spawnOpts } = opts;
+  if (stdinStream || onChild) {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort();
+    if (signal?.aborted) ac.abort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    let pid: number | undefined;
+    return spawnChild(file, args, {
+      ...spawnOpts,
+      ...(stdinStream ? { keepStdin: true } : {}),
+      signal: ac.signal,
+      onSpawn: (p) => {
+        pid = p;
+        onSpawn?.(p);
+      },
+      ...(onChild ? { onChild } : {}),
+    }).finally(() => {
+      signal?.removeEventListener("abort", onAbort);
+      if (pid !== undefined) onExit?.(pid);
     });
-    const pid = child.pid;
-    if (pid !== undefined) opts.onSpawn?.(pid);
-    opts.onChild?.(child);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const size = { out: 0, err: 0 };
-    let truncated = false;
-    let timedOut = false;
-    const collect = (chunks: Buffer[], key: "out" | "err") => (chunk: Buffer) => {
-      const room = opts.maxOutputBytes - size[key];
-      if (room <= 0) {
-        truncated = true;
-        return;
-      }
-      if (chunk.length > room) truncated = true;
-      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      chunks.push(kept);
-      size[key] += kept.length;
-    };
-    child.stdout!.on("data", collect(out, "out"));
-    child.stderr!.on("data", collect(err, "err"));
-
-    const killGroup = () => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    };
-    const timer = opts.timeoutMs !== undefined ? setTimeout(killGroup, opts.timeoutMs) : undefined;
-    const onAbort = () => killGroup();
-    if (opts.signal?.aborted) killGroup();
-    else opts.signal?.addEventListener("abort", onAbort, { once: true });
-
-    if (opts.stdin && child.stdin) {
-      child.stdin.on("error", () => {});
-      child.stdin.end(opts.stdin);
-    }
-    child.on("error", (e) => {
-      if (timer) clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      reject(e);
-    });
-    child.on("close", (code, signal) => {
-      if (timer) clearTimeout(timer);
-      if (pid !== undefined) opts.onExit?.(pid);
-      opts.signal?.removeEventListener("abort", onAbort);
-      const exitCode = timedOut ? 124 : (code ?? 128 + (SIGNALS[signal ?? ""] ?? 0));
-      resolve({ exitCode, stdout: Buffer.concat(out), stderr: Buffer.concat(err), truncated, timedOut });
-    });
-  });
+  }
+  return spawnThread().run(file, args, spawnOpts, { ...(signal ? { signal } : {}), ...(onSpawn ? { onSpawn } : {}), ...(onExit ? { onExit } : {}) });
 }
 
 const O_CLOEXEC = 0o2000000;

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { forgetIdleSandbox, isSandboxId, redisNowMs, sandboxActivityKey, threadSandboxKey, touchThreadSandbox, type SandboxCache } from "./lifecycle.js";
+import { unmountOrphanedSandboxMounts } from "./orphaned-mounts.js";
 import { LocalSandboxProvider } from "./providers/local.js";
 import { idleCutoff, isOrphanSandbox, isUnusedBase } from "./sweep-decisions.js";
 import type { SandboxProvider } from "./types.js";
@@ -90,6 +91,8 @@ export async function sweepSandboxes(opts: SweepOptions): Promise<SweepResult> {
       );
     }
     result.bases = await sweepBaseCheckouts(provider, opts);
+    const mounts = await unmountOrphanedSandboxMounts();
+    if (mounts.length > 0) log.info({ count: mounts.length }, "mounts of deleted sandbox directories removed");
   }
   return result;
 }

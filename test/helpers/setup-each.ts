@@ -2,7 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { unmountOrphanedSandboxMounts } from "../../src/sandbox/orphaned-mounts.js";
 import { dropOperatorEnv } from "./operator-env.js";
 
 // Never the operator's data: each test file runs in a fresh working directory (so `.env` and the default
@@ -20,4 +21,10 @@ afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
   if (pending.length > 0) throw new Error(`unused HTTP mocks: ${pending.join(", ")}`);
+});
+
+// Files that remove a sandbox root without destroying its sandboxes leave their bind mounts behind;
+// every later bwrap exec on the machine would copy and tear them down (a mount namespace per exec).
+afterAll(async () => {
+  await unmountOrphanedSandboxMounts();
 });

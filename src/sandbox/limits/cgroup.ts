@@ -1,4 +1,4 @@
-import { constants, existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { constants, existsSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
@@ -219,13 +219,6 @@ async function ensureOnce(setup: CgroupSetup, id: string, limits: CgroupLimits, 
     // memsw / swap.max only exist with swap accounting: without swap there is nothing to cap.
     if (!created.has(c) || (/memsw|swap/.test(file) && !existsSync(path))) continue;
     await writeFile(path, value);
-  }
-}
-
-/** Moves processes into the sandbox's cgroups (synchronously: callers hold a blocked child). */
-export function joinSandboxCgroup(setup: CgroupSetup, id: string, pids: number[]): void {
-  for (const dir of sandboxCgroupDirs(setup, id)) {
-    for (const pid of pids) if (pid > 0) writeFileSync(join(dir, "cgroup.procs"), String(pid));
   }
 }
 

@@ -3,15 +3,14 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess, type RunProcessOptions, type RunProcessResult } from "../run-process.js";
-import type { Readable, Writable } from "node:stream";
 import { errorMessage } from "../../errors.js";
 import { SandboxError } from "../types.js";
 import {
   detectCgroups,
   ensureSandboxCgroup,
-  joinSandboxCgroup,
   readCgroupCounters,
   removeSandboxCgroup,
+  sandboxCgroupDirs,
   sweepIdleCgroups,
   type CgroupSetup,
 } from "./cgroup.js";
@@ -137,8 +136,7 @@ export async function runLimited(
   let before = { oomKills: 0, pidsRefused: 0 };
   const cgLimits = { memoryBytes: limits.memoryMb * MiB, pids: limits.pids, cpus: limits.cpus };
   let launch = { file, args: bwrapArgs };
-  let onChild: RunProcessOptions["onChild"];
-  let joinError: unknown;
+  let cgroupHandshake: RunProcessOptions["cgroupHandshake"];
   if (rt.kind === "cgroup") {
     await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits).catch((err: unknown) => {
       if (filterFd !== undefined) closeSync(filterFd);
@@ -146,42 +144,11 @@ export async function runLimited(
     });
     before = readCgroupCounters(rt.setup, ctx.sandboxId);
     // bwrap reports its child's pid on --info-fd and waits on --block-fd before it runs anything of the
-    // command: we move the child (and bwrap) into the sandbox's cgroups in between, so everything the
-    // command starts is born inside, without an extra exec on the way.
+    // command: the spawn moves the child (and bwrap) into the sandbox's cgroups in between.
     const infoFd = 3 + extraFds.length;
     extraFds.push("pipe", "pipe");
     launch = { file, args: [...args.slice(0, at), "--info-fd", String(infoFd), "--block-fd", String(infoFd + 1), ...bwrapArgs.slice(at)] };
-    onChild = (child) => {
-      const info = child.stdio[infoFd] as Readable | undefined;
-      const block = child.stdio[infoFd + 1] as Writable | undefined;
-      if (!info || !block) return;
-      info.on("error", () => {});
-      block.on("error", () => {});
-      child.once("exit", () => {
-        info.destroy();
-        block.destroy();
-      });
-      let text = "";
-      let joined = false;
-      info.on("data", (chunk: Buffer) => {
-        if (joined) return;
-        text += chunk.toString("utf8");
-        const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
-        if (!m) return;
-        joined = true;
-        try {
-          joinSandboxCgroup(rt.setup, ctx.sandboxId, [Number(m[1]), child.pid ?? 0]);
-          block.end("x");
-        } catch (err) {
-          joinError = err;
-          try {
-            process.kill(-(child.pid ?? 0), "SIGKILL");
-          } catch {
-            // gone already
-          }
-        }
-      });
-    };
+    cgroupHandshake = { infoFd, blockFd: infoFd + 1, cgroupDirs: sandboxCgroupDirs(rt.setup, ctx.sandboxId) };
   } else {
     const rl = [`--data=${limits.memoryMb * MiB}`, `--nproc=${limits.pids}`];
     if (limits.diskMb > 0) rl.push(`--fsize=${limits.diskMb * MiB}`);
@@ -203,19 +170,16 @@ export async function runLimited(
           }
         }, POLL_MS)
       : undefined;
-  const callerOnChild = opts.onChild;
-  const both = onChild && callerOnChild ? (child: Parameters<typeof onChild>[0]) => (onChild(child), callerOnChild(child)) : (onChild ?? callerOnChild);
-  const run = () => runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal, ...(both ? { onChild: both } : {}) });
+  const run = () => runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal, ...(cgroupHandshake ? { cgroupHandshake } : {}) });
   let r: RunProcessResult;
   try {
     r = await run();
     // Another worker process swept the (idle) cgroup between our check and the join: make it again, once.
-    if (rt.kind === "cgroup" && joinError !== undefined) {
-      joinError = undefined;
+    if (rt.kind === "cgroup" && r.joinError !== undefined) {
       await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits);
       before = readCgroupCounters(rt.setup, ctx.sandboxId);
       r = await run();
-      if (joinError !== undefined) throw new SandboxError("unavailable", `cannot move the command into its cgroup: ${errorMessage(joinError)}`);
+      if (r.joinError !== undefined) throw new SandboxError("unavailable", `cannot move the command into its cgroup: ${r.joinError}`);
     }
   } finally {
     if (poll) clearInterval(poll);
