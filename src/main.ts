@@ -82,7 +82,12 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   redis.on("error", (err) => redisError({ err: err.message }));
   const prefix = config.env.QUEUE_PREFIX;
   const queueError = rateLimitedLog(log, "queue error");
-  const queues = new QueueSet({ connection: redis, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
+  // BullMQ defines its ~60 Lua scripts on the connection it is given, and ioredis copies every defined
+  // script onto each MULTI it builds: the stores' transactions (a checkpoint per graph step) get a
+  // connection of their own without them.
+  const queueConnection = redis.duplicate();
+  queueConnection.on("error", (err) => redisError({ err: err.message }));
+  const queues = new QueueSet({ connection: queueConnection, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
@@ -160,7 +165,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         await within(health?.close() ?? Promise.resolve(), 1_000);
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
         await within(queues.close(), 1_000);
-        if ((await within(redis.quit().catch(() => "failed" as const), 500)) !== "OK") redis.disconnect();
+        for (const conn of [queueConnection, redis]) if ((await within(conn.quit().catch(() => "failed" as const), 500)) !== "OK") conn.disconnect();
         if (embedded?.owned) await within(embedded.stop(), 2_000);
         log.info({ role }, "stopped");
       })()),

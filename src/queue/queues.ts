@@ -14,8 +14,11 @@ export interface QueueSetOptions {
 /** One BullMQ queue per job kind, sharing a connection; `add` validates the payload at the boundary. */
 export class QueueSet {
   readonly queues: Record<QueueName, Queue>;
+  /** BullMQ's connection (its workers use it too). */
+  readonly connection: Redis;
 
   constructor(private readonly opts: QueueSetOptions) {
+    this.connection = opts.connection;
     this.queues = Object.fromEntries(
       QUEUE_NAMES.map((name) => [
         name,

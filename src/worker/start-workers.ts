@@ -88,7 +88,7 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
   const workerError = rateLimitedLog(opts.log, "worker error", 30_000, "error");
   const workers = names.map((name) => {
     const worker = new Worker(name, processorFor(name, opts), {
-      connection: services.redis,
+      connection: services.queues.connection,
       prefix: services.prefix,
       concurrency: opts.concurrency,
       ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),

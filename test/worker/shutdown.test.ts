@@ -89,6 +89,26 @@ describe("shutdown", () => {
   });
 });
 
+describe("worker connections", () => {
+  it("BullMQ's Lua scripts live on the queues' own connection, not the stores' (each MULTI copies a connection's scripts); stop closes both", async () => {
+    const own = await startPrivateRedis();
+    privates.push(own);
+    const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: own.url, QUEUE_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_SECONDS: "1" });
+    const scripts = (c: unknown) => Object.keys((c as { scriptsSet: Record<string, unknown> }).scriptsSet).length;
+    try {
+      await proc.queues.queues.agent.waitUntilReady();
+      expect(proc.queues.connection).not.toBe(proc.redis);
+      expect(scripts(proc.queues.connection)).toBeGreaterThan(10);
+      expect(scripts(proc.redis)).toBe(0);
+    } finally {
+      await proc.stop();
+    }
+    // quit resolves on Redis's OK; the socket closes right after.
+    for (let i = 0; i < 100 && [proc.redis.status, proc.queues.connection.status].some((st) => st !== "end"); i++) await new Promise((r) => setTimeout(r, 20));
+    expect([proc.redis.status, proc.queues.connection.status]).toEqual(["end", "end"]);
+  });
+});
+
 describe("worker health endpoint", () => {
   it("with HEALTH_PORT, a worker answers GET /health: 200 while Redis is up, 503 once it is gone", async () => {
     const own = await startPrivateRedis();
