@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runProcess } from "../../src/sandbox/run-process.js";
-import { spawnThread } from "../../src/sandbox/spawn-thread.js";
+import { spawner } from "../../src/sandbox/spawner.js";
 
 const env = { PATH: "/usr/bin:/bin" };
 const gone = (pid: number) => {
@@ -12,7 +12,7 @@ const gone = (pid: number) => {
     return (err as NodeJS.ErrnoException).code === "ESRCH";
   }
 };
-/** No live process is left in the group (the killed leader stays a zombie when its thread is gone: nobody reaps it). */
+/** No live process is left in the group (a killed leader may linger a moment as a zombie). */
 const groupDead = (pgid: number) =>
   readdirSync("/proc")
     .filter((n) => /^\d+$/.test(n))
@@ -30,12 +30,14 @@ const until = async (ok: () => boolean) => {
   return ok();
 };
 
-describe("runProcess on the spawn thread", () => {
-  it("forks away from the caller's event loop: no child process handle lives on it while the command runs", async () => {
+describe("runProcess through the spawner process", () => {
+  it("forks in the spawner, not on the caller's event loop: the command is the spawner's child", async () => {
     let pid = 0;
     const run = runProcess("sh", ["-c", "sleep 0.5; echo done"], { env, maxOutputBytes: 1024, onSpawn: (p) => (pid = p) });
     expect(await until(() => pid > 0)).toBe(true);
-    expect(process.getActiveResourcesInfo()).not.toContain("ProcessWrap");
+    const ppid = Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+    expect(ppid).not.toBe(process.pid);
+    expect(ppid).toBe(spawner().pid());
     const r = await run;
     expect(r).toMatchObject({ exitCode: 0, timedOut: false });
     expect(r.stdout.toString()).toBe("done\n");
@@ -67,16 +69,28 @@ describe("runProcess on the spawn thread", () => {
     expect(await until(() => gone(pid))).toBe(true);
   });
 
-  it("a spawn thread that dies fails its runs with the cause, ends their process groups, and the next run gets a new thread", async () => {
+  it("a spawner that dies fails its runs with the cause, ends their process groups, and the next run gets a new spawner", async () => {
     let pid = 0;
     const exited: number[] = [];
     const run = runProcess("sh", ["-c", "sleep 30 & sleep 30"], { env, maxOutputBytes: 1024, onSpawn: (p) => (pid = p), onExit: (p) => exited.push(p) });
     expect(await until(() => pid > 0)).toBe(true);
-    await spawnThread().stop();
-    await expect(run).rejects.toMatchObject({ code: "SPAWN_THREAD_EXITED" });
+    const first = spawner().pid();
+    spawner().stop();
+    await expect(run).rejects.toMatchObject({ code: "SPAWNER_EXITED" });
     expect(exited).toEqual([pid]);
     expect(await until(() => groupDead(pid))).toBe(true);
     const next = await runProcess("echo", ["again"], { env, maxOutputBytes: 1024 });
     expect(next.stdout.toString()).toBe("again\n");
+    expect(spawner().pid()).not.toBe(first);
+  });
+
+  it("hands the child the worker's descriptors it names (a namespace, a filter): opened anew through /proc", async () => {
+    const fd = openSync("/proc/self/ns/net", "r");
+    try {
+      const r = await runProcess("readlink", ["/proc/self/fd/3"], { env, maxOutputBytes: 1024, extraFds: [fd] });
+      expect(r.stdout.toString().trim()).toBe(readlinkSync(`/proc/self/fd/${fd}`));
+    } finally {
+      closeSync(fd);
+    }
   });
 });
