@@ -19,6 +19,7 @@ import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { connectRedis } from "../src/store/redis.js";
 import { threadId } from "../src/threads/thread-id.js";
+import { makeRemote, mockRunGitHub } from "./run-fixture.js";
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const round = (n: number) => Number(n.toFixed(3));
@@ -92,16 +93,7 @@ async function queueRoundTrip(redisUrl: string, n: number): Promise<number[]> {
 async function webhookToFirstCall(redisUrl: string, runs: number): Promise<number[]> {
   const data = mkdtempSync(join(tmpdir(), "open-swe-bench-agent-"));
   const remoteRoot = mkdtempSync(join(tmpdir(), "open-swe-bench-remote-"));
-  const { execFileSync } = await import("node:child_process");
-  const bare = join(remoteRoot, "octo", "hello.git");
-  execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare]);
-  const seed = mkdtempSync(join(tmpdir(), "seed-"));
-  const g = (...a: string[]) => execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@e", ...a], { cwd: seed });
-  g("init", "-q", "-b", "main");
-  writeFileSync(join(seed, "README.md"), "# bench\n");
-  g("add", "-A");
-  g("commit", "-qm", "init");
-  g("push", "-q", bare, "main");
+  makeRemote(remoteRoot);
   const replay = join(data, "run.json");
   writeFileSync(replay, JSON.stringify([{ tool_calls: [{ name: "confirming_completion", args: { summary: "ok" } }] }]));
   const secret = "bench";
@@ -119,14 +111,7 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
     OPEN_SWE_MODEL: `replay:${replay}`,
     GIT_REMOTE_TEMPLATE: `file://${remoteRoot}/{owner}/{repo}.git`,
   });
-  nock.disableNetConnect();
-  nock.enableNetConnect((h) => h.startsWith("127.0.0.1"));
-  const api = nock("https://api.github.com").persist();
-  api.post(/\/app\/installations\/\d+\/access_tokens/).reply(201, { token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() });
-  api.get(/\/collaborators\/.*\/permission/).reply(200, { permission: "write", role_name: "write" });
-  api.get(/\/contents\//).reply(404, {});
-  api.get("/repos/octo/hello").reply(200, { default_branch: "main" });
-  api.post(/\/issues\/\d+\/comments/).reply(201, { id: 1 });
+  const api = mockRunGitHub();
   api.post(/\/reactions$/).reply(201, {});
   const proc = await startProcess({ role: "all", config, log: createLogger("silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
   const saverRedis = connectRedis(redisUrl);

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +10,7 @@ import { createLogger } from "../src/logger.js";
 import { startProcess } from "../src/main.js";
 import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
+import { makeRemote, mockRunGitHub } from "./run-fixture.js";
 import { connectRedis } from "../src/store/redis.js";
 
 const round = (n: number) => Number(n.toFixed(3));
@@ -27,20 +27,6 @@ function hostCpu(): { busy: number; total: number } {
   const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
   const total = f.reduce((a, b) => a + b, 0);
   return { busy: total - f[3]! - f[4]!, total };
-}
-
-/** A bare repository to clone from, with one commit. */
-function makeRemote(root: string): void {
-  const bare = join(root, "octo", "hello.git");
-  execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare]);
-  const seed = mkdtempSync(join(tmpdir(), "open-swe-bench-seed-"));
-  const g = (...a: string[]) => execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@e", ...a], { cwd: seed });
-  g("init", "-q", "-b", "main");
-  writeFileSync(join(seed, "README.md"), "# bench\n");
-  g("add", "-A");
-  g("commit", "-qm", "init");
-  g("push", "-q", bare, "main");
-  rmSync(seed, { recursive: true, force: true });
 }
 
 /**
@@ -89,15 +75,7 @@ export async function main(argv: string[]): Promise<void> {
     OPEN_SWE_MODEL: `replay:${replay}`,
     GIT_REMOTE_TEMPLATE: `file://${remoteRoot}/{owner}/{repo}.git`,
   });
-  nock.disableNetConnect();
-  nock.enableNetConnect((h) => h.startsWith("127.0.0.1"));
-  const api = nock("https://api.github.com").persist();
-  api.post(/\/app\/installations\/\d+\/access_tokens/).reply(201, { token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() });
-  api.get(/\/collaborators\/.*\/permission/).reply(200, { permission: "write", role_name: "write" });
-  api.get(/\/contents\//).reply(404, {});
-  api.get("/repos/octo/hello").reply(200, { default_branch: "main" });
-  api.post(/\/issues\/\d+\/comments$/).reply(201, { id: 1 });
-  api.patch(/\/issues\/comments\/\d+$/).reply(200, { id: 1 });
+  const api = mockRunGitHub();
   // The run puts 👀 on the request as its first model call starts: that is when a probe's wait ends.
   const eyes = new Map<number, (at: number) => void>();
   api.post(/\/issues\/comments\/\d+\/reactions$/).reply(201, (uri, body) => {

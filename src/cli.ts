@@ -20,7 +20,7 @@ const USAGE = `usage: open-swe <command>
   run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"   run the agent locally: progress, branch, diff, transcript
   agents list --repo <path|owner/name> [--user <login>]   the repo's (and a user's) subagents as JSON: where each came from, which files lost and why
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
-  bench <intake|sandbox|agent>  run a benchmark
+  bench <intake|sandbox|agent|checkpoints|tokens|review|scale>   run a benchmark (npm run bench:<name>)
 `;
 
 const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {

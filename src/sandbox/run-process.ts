@@ -31,29 +31,21 @@ export type RunProcessResult = SpawnChildResult;
  * run in the process. A child whose streams the caller keeps (`stdinStream`, `onChild`) is spawned here.
  */
 export function runProcess(file: string, args: readonly string[], opts: RunProcessOptions): Promise<RunProcessResult> {
-  const { signal, stdinStream, onChild } = opts;
-  // The spawner starts with none of the worker's inherited descriptors, so its children cannot inherit them.
-  if (opts.closeInheritedFds && (stdinStream || onChild)) ({ file, args } = closingInheritedFds(file, [...args], 3 + (opts.extraFds?.length ?? 0)));
-  const { signal: _signal, stdinStream: _keep, onChild: _onChild, onSpawn, onExit, closeInheritedFds: _close, ...spawnOpts } = opts;
-  if (stdinStream || onChild) {
-    const ac = new AbortController();
-    const onAbort = () => ac.abort();
-    if (signal?.aborted) ac.abort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-    let pid: number | undefined;
-    return spawnChild(file, args, {
-      ...spawnOpts,
-      ...(stdinStream ? { keepStdin: true } : {}),
-      signal: ac.signal,
-      onSpawn: (p) => {
-        pid = p;
-        onSpawn?.(p);
-      },
-      ...(onChild ? { onChild } : {}),
-    }).finally(() => {
-      signal?.removeEventListener("abort", onAbort);
-      if (pid !== undefined) onExit?.(pid);
-    });
-  }
-  return spawner().run(file, args, spawnOpts, { ...(signal ? { signal } : {}), ...(onSpawn ? { onSpawn } : {}), ...(onExit ? { onExit } : {}) });
+  const { signal, stdinStream, onChild, onSpawn, onExit, closeInheritedFds, ...spawnOpts } = opts;
+  if (!stdinStream && !onChild) return spawner().run(file, args, spawnOpts, { ...(signal ? { signal } : {}), ...(onSpawn ? { onSpawn } : {}), ...(onExit ? { onExit } : {}) });
+  // The spawner starts without the worker's inherited descriptors; a child forked here needs them closed.
+  const launch = closeInheritedFds ? closingInheritedFds(file, [...args], 3 + (spawnOpts.extraFds?.length ?? 0)) : { file, args };
+  let pid: number | undefined;
+  return spawnChild(launch.file, launch.args, {
+    ...spawnOpts,
+    ...(stdinStream ? { keepStdin: true } : {}),
+    ...(signal ? { signal } : {}),
+    ...(onChild ? { onChild } : {}),
+    onSpawn: (p) => {
+      pid = p;
+      onSpawn?.(p);
+    },
+  }).finally(() => {
+    if (pid !== undefined) onExit?.(pid);
+  });
 }

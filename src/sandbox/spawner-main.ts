@@ -7,6 +7,7 @@ import { frame, frameReader, type SpawnReply, type SpawnRequest } from "./spawne
 const worker = Number(process.argv[2]);
 const aborts = new Map<number, AbortController>();
 const post = (m: SpawnReply) => process.stdout.write(frame(m));
+const fail = (id: number, err: unknown) => post({ type: "failed", id, message: errorMessage(err), ...((err as NodeJS.ErrnoException).code ? { code: (err as NodeJS.ErrnoException).code! } : {}) });
 
 /** The worker's descriptor `fd`, opened anew here through /proc (same namespace, file or pipe). */
 function reopen(fd: number): number {
@@ -25,7 +26,7 @@ function run(m: Extract<SpawnRequest, { type: "run" }>): void {
   } catch (err) {
     for (const fd of opened) closeSync(fd);
     aborts.delete(m.id);
-    post({ type: "failed", id: m.id, message: errorMessage(err), ...((err as NodeJS.ErrnoException).code ? { code: (err as NodeJS.ErrnoException).code! } : {}) });
+    fail(m.id, err);
     return;
   }
   const closeOpened = () => {
@@ -42,7 +43,7 @@ function run(m: Extract<SpawnRequest, { type: "run" }>): void {
   })
     .then(
       (result) => post({ type: "done", id: m.id, result }),
-      (err: unknown) => post({ type: "failed", id: m.id, message: errorMessage(err), ...((err as NodeJS.ErrnoException).code ? { code: (err as NodeJS.ErrnoException).code! } : {}) }),
+      (err: unknown) => fail(m.id, err),
     )
     .finally(() => {
       closeOpened();
