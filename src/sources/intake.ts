@@ -2,7 +2,6 @@ import { UnrecoverableError } from "bullmq";
 import { GitHubUnreachableError } from "../github/permission.js";
 import { jobId } from "../queue/job-ids.js";
 import type { SourceEventJob } from "../queue/schemas.js";
-import { threadId as deriveThreadId } from "../threads/thread-id.js";
 import { jobHasWriteAccess } from "../worker/authorize.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
@@ -47,9 +46,8 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
   const identity = await sourceIdentity(ctx.settings, client, data.source, message.user);
   if (!identity) return unmapped();
 
-  const thread = deriveThreadId({ kind: "raw", key: data.threadKey });
   const threadRepos = new ThreadRepos(ctx.redis, ctx.prefix);
-  const [remembered, channelDefault] = await Promise.all([threadRepos.get(thread), data.repoDefaultKey ? ctx.settings.getSourceRepo(data.repoDefaultKey) : null]);
+  const [remembered, channelDefault] = await Promise.all([threadRepos.conversationRepo(data.threadKey), data.repoDefaultKey ? ctx.settings.getSourceRepo(data.repoDefaultKey) : null]);
   const choice = chooseRepo({ text: message.text, remembered, channelDefault });
   if (!choice) {
     await say(INTAKE_REPLIES.askRepo());
@@ -78,7 +76,14 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     return { outcome: "refused", login, repo: choice.repo };
   }
   const user = await octokit.request("GET /users/{username}", { username: login });
-  await threadRepos.set(thread, choice.repo);
+  // A thread belongs to one repository: naming another one in the conversation starts another thread.
+  const placed = await threadRepos.place(data.threadKey, choice.repo);
+  const thread = placed.threadId;
+  const switched = placed.created && placed.previousRepo !== null && placed.previousRepo !== choice.repo;
+  if (switched) {
+    ctx.log.info({ from: placed.previousRepo, repo: choice.repo, threadId: thread }, "source conversation names another repository: a new thread");
+    await say(INTAKE_REPLIES.newThread(placed.previousRepo!, choice.repo));
+  }
   await client.acknowledge(data.ref).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not acknowledge the request"));
   const id = sourceRunJobId(data.source, data.dedupeKey);
   await ctx.queues.add(
@@ -87,7 +92,8 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
       installationId,
       owner,
       repo,
-      source: { kind: data.source, ref: data.ref, threadKey: data.threadKey, ...(message.context ? { context: message.context } : {}) },
+      // The earlier messages belong to the other repository's thread: a new thread starts without them.
+      source: { kind: data.source, ref: data.ref, threadKey: data.threadKey, ...(message.context && !switched ? { context: message.context } : {}) },
       threadId: thread,
       trigger: "comment",
       requester: { login: user.data.login, id: Number(user.data.id) },
@@ -97,5 +103,5 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     id,
   );
   ctx.log.info({ jobId: id, repo: choice.repo, via: choice.via, threadId: thread }, "source request queued as an agent job");
-  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login, identity: "login" in identity ? "settings" : "email" };
+  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, threadId: thread, newThread: switched, login, identity: "login" in identity ? "settings" : "email" };
 }

@@ -192,7 +192,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     const first = "8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
     const second = "9d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a";
     await send("c-31", "@open-swe investigate the flaky test", first);
-    const thread = threadId({ kind: "raw", key: `linear:${issueId}` });
+    const thread = threadId({ kind: "source", key: `linear:${issueId}`, repo: "octo/hello" });
     const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
     const messagesNow = async () => ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
     for (let i = 0; !(await messagesNow()).some((m) => m.getType() === "ai"); i++) {

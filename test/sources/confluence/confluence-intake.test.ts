@@ -68,7 +68,7 @@ describe("Confluence through the source pipeline", () => {
       owner: "octo",
       repo: "hello",
       text: "fix the deploy script repo:octo/hello",
-      threadId: threadId({ kind: "raw", key: threadKey }),
+      threadId: threadId({ kind: "source", key: threadKey, repo: "octo/hello" }),
       source: { kind: "confluence", threadKey, ref: { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360449", threadRoot: "360449" } },
     });
   });
