@@ -9,7 +9,7 @@ export * from "./model/index.js";
 export { DEFAULT_PROMPTS_DIR, loadPrompts, renderPrompt, renderTemplate, type PromptName, type PromptVars } from "./prompts.js";
 export { RunOutcome, RunRecord, buildRunRecord, formatRunSummary, type BuildRunRecordInput } from "./run-record.js";
 export { createFetchUrlTool } from "./tools/fetch-url-tool.js";
-export { HttpGuardError, guardedFetch, resolvePublicUrl, systemLookup, type GuardedFetchOptions, type GuardedResponse, type LookupAll } from "./tools/http-guard.js";
+export { HttpGuardError, guardedFetch, resolvePublicUrl, systemLookup, type GuardedFetchOptions, type GuardedResponse, type LookupAll } from "../net/http-guard.js";
 export { createHttpRequestTool, type HttpToolDeps } from "./tools/http-request-tool.js";
 export { createWebSearchProvider, readWebSearchConfig, type WebSearchConfig } from "./tools/web-search/create-web-search-provider.js";
 export type { WebSearchProvider, WebSearchResult } from "./tools/web-search/types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyAddress, hostAddresses, type AddressClass } from "../../../src/agent/tools/classify-address.js";
+import { classifyAddress, hostAddresses, type AddressClass } from "../../src/net/classify-address.js";
 
 describe("classifyAddress", () => {
   it.each<[string, AddressClass]>([

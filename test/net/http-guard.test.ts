@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { guardedFetch, resolvePublicUrl, type LookupAll } from "../../../src/agent/tools/http-guard.js";
+import { guardedFetch, resolvePublicUrl, type LookupAll } from "../../src/net/http-guard.js";
 
 const DNS: Record<string, string[]> = {
   "api.example.com": ["93.184.216.34"],

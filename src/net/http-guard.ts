@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { OpenSweError } from "../../errors.js";
+import { OpenSweError } from "../errors.js";
 import { classifyAddress, hostAddresses } from "./classify-address.js";
 
 export interface ResolvedAddress {

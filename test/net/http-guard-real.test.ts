@@ -2,7 +2,7 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
-import { guardedFetch, pinnedLookup } from "../../../src/agent/tools/http-guard.js";
+import { guardedFetch, pinnedLookup } from "../../src/net/http-guard.js";
 
 let server: Server | undefined;
 afterEach(async () => {
