@@ -4,7 +4,7 @@ import { tool } from "@langchain/core/tools";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { verdictGuardMiddleware } from "../../src/review/verdict-guard.js";
+import { verdictGuardMiddleware } from "../../../src/agent/guards/verdict-guard.js";
 
 function fakeExecute(ran: string[]) {
   return tool(

@@ -2,7 +2,7 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createDeepAgent } from "deepagents";
 import { describe, expect, it } from "vitest";
-import { verdictGuardMiddleware } from "../../src/review/verdict-guard.js";
+import { verdictGuardMiddleware } from "../../../src/agent/guards/verdict-guard.js";
 
 describe("verdictGuardMiddleware in a deep agent", () => {
   it("blocks the built-in execute tool before the sandbox runs the command", async () => {

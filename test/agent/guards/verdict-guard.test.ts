@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectShellVerdict } from "../../src/review/verdict-guard.js";
+import { detectShellVerdict } from "../../../src/agent/guards/verdict-guard.js";
 
 type Expected = ReturnType<typeof detectShellVerdict>;
 

@@ -1,6 +1,6 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { sanitizeToolArgs } from "../agent/middleware/sanitize-tool-inputs.js";
+import { sanitizeToolArgs } from "../middleware/sanitize-tool-inputs.js";
 import { analyzeShellCommand, detectShellVerdict, type ShellFinding, type ShellVerdict } from "./shell-verdict.js";
 
 export { analyzeShellCommand, detectShellVerdict, type ShellFinding, type ShellVerdict };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DYN, SPLIT, parseShell } from "../../src/review/shell-words.js";
+import { DYN, SPLIT, parseShell } from "../../../src/agent/guards/shell-words.js";
 
 const words = (script: string): string[][] => parseShell(script).commands.map((c) => c.words);
 
