@@ -1,4 +1,4 @@
-import type { SimpleCommand, Stdin } from "./shell-words.js";
+import type { SimpleCommand, Stdin } from "./shell-command.js";
 
 const DYN = "\u0001";
 const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?", e: "\x1b", E: "\x1b", a: "\x07", b: "\b", f: "\f", v: "\v" };

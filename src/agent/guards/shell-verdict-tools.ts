@@ -1,5 +1,6 @@
 import { judgeBody, targetOf, unknown, type Note, type Part, type Target, type Verdict } from "./shell-verdict-body.js";
-import { SPLIT, isDynamic } from "./shell-words.js";
+import { SPLIT } from "./shell-command.js";
+import { isDynamic } from "./shell-words.js";
 
 export type { Verdict };
 /** What the command reads on stdin: its text, DYN when it has stdin we cannot read, null when none. */

@@ -3,7 +3,8 @@ import { analyzeCode, analyzeSed } from "./shell-verdict-code.js";
 import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type StdinText } from "./shell-verdict-tools.js";
 import { outputOf } from "./shell-static.js";
 import { dropOptions, envSplitString, xargsCommand } from "./shell-wrappers.js";
-import { isAssignment, isDynamic, parseShell, procSubIndex, type SimpleCommand, type Stdin, type Vars } from "./shell-words.js";
+import type { SimpleCommand, Stdin, Vars } from "./shell-command.js";
+import { isAssignment, isDynamic, parseShell, procSubIndex } from "./shell-words.js";
 
 export type ShellVerdict = "APPROVE" | "REQUEST_CHANGES" | "UNKNOWN_REVIEW_POST";
 

@@ -1,5 +1,6 @@
 import { withBashTree, type ShellNode } from "./shell-grammar.js";
 import { decodeAnsiC, staticOutput } from "./shell-static.js";
+import { DYN, SPLIT, type ParsedShell, type SimpleCommand, type Stdin, type Vars } from "./shell-command.js";
 
 /**
  * Turns a bash script (parsed by tree-sitter-bash) into the flat list of simple commands that would
@@ -8,31 +9,6 @@ import { decodeAnsiC, staticOutput } from "./shell-static.js";
  * statically is marked with DYN in the word text (and SPLIT when an unquoted expansion may become
  * several words).
  */
-
-export const DYN = "\u0001";
-export const SPLIT = "\u0002";
-
-export type Stdin = { kind: "text"; text: string } | { kind: "unknown"; path?: string } | { kind: "pipe"; from: SimpleCommand };
-
-export interface SimpleCommand {
-  words: string[];
-  stdin: Stdin | null;
-  /** Files its stdout is redirected to (`> f`, `>> f`), with `>>` marked by a leading `+`. */
-  writes?: string[];
-}
-
-export type Vars = Map<string, string>;
-
-export interface ParsedShell {
-  commands: SimpleCommand[];
-  procSubs: Array<SimpleCommand | null>;
-  /** tree-sitter could not parse part of it (bash may still run what comes before the error). */
-  parseError: boolean;
-  /** Something here produced text we could not read: a command substitution, an encoded string. */
-  unresolved: string[];
-  /** Every variable assignment (`X=1 cmd`, `X=1`, `export X=1`), in order. */
-  assignments: Array<[string, string]>;
-}
 
 const FIELD = "\u0003";
 const STATEMENTS = new Set([

@@ -1,4 +1,5 @@
-import { DYN, isAssignment } from "./shell-words.js";
+import { DYN } from "./shell-command.js";
+import { isAssignment } from "./shell-words.js";
 import type { StdinText } from "./shell-verdict-tools.js";
 
 /** Skips a wrapper's leading options (and the values of those in `withValue`) up to the wrapped command. */

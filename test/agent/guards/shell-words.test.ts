@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DYN, SPLIT, parseShell } from "../../../src/agent/guards/shell-words.js";
+import { DYN, SPLIT } from "../../../src/agent/guards/shell-command.js";
+import { parseShell } from "../../../src/agent/guards/shell-words.js";
 
 const words = (script: string): string[][] => parseShell(script).commands.map((c) => c.words);
 
