@@ -1,8 +1,9 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
-import { DEFAULT_REPLY_TOOLS } from "../agent/middleware/build-agent-middleware.js";
-import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
+import { DEFAULT_REPLY_TOOLS } from "../agent/side-effect-tools.js";
+import { buildRunRecord } from "../agent/run-record.js";
+import type { RunRecord } from "../shared/run-record.js";
 import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
 import { sourceApprovalChannel } from "../sources/source-approval.js";

@@ -1,5 +1,5 @@
 import type { Job, JobType } from "bullmq";
-import { RunOutcome } from "../agent/run-record.js";
+import { RunOutcome } from "../shared/run-record.js";
 import { isRepoName, repoNameError } from "../github/repo-name.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import type { QueueSet } from "../queue/queues.js";

@@ -1,6 +1,6 @@
 import { Worker } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/agent/run-record.js";
+import type { RunRecord } from "../../src/shared/run-record.js";
 import { QueueSet } from "../../src/queue/queues.js";
 import { runOperatorCli } from "../../src/store/operator-cli.js";
 import { RunRecords } from "../../src/store/run-records.js";
