@@ -7,12 +7,13 @@
 /** Top to bottom. Each entry is a path regex (one top-level room or file per alternative). */
 const LAYERS = [
   { name: "entry", rooms: ["src/main\\.ts", "src/cli\\.ts", "src/app\\.ts", "src/startup-summary\\.ts", "bench/"] },
-  { name: "edge", rooms: ["src/http/", "src/setup/", "jobs/"] },
+  { name: "edge", rooms: ["src/http/", "src/setup/", "src/operator/", "jobs/"] },
   { name: "run", rooms: ["src/worker/", "src/runs/"] },
   { name: "feature", rooms: ["src/sources/", "src/autofix/", "src/dashboard/", "src/approvals/"] },
   { name: "github", rooms: ["src/github/", "src/threads/"] },
   { name: "engine", rooms: ["src/agent/", "src/review/", "src/sandbox/", "src/mcp/"] },
-  { name: "state", rooms: ["src/store/", "src/queue/", "src/config/", "src/observability/"] },
+  { name: "state", rooms: ["src/store/", "src/queue/", "src/observability/"] },
+  { name: "config", rooms: ["src/config/"] },
   { name: "shared", rooms: ["src/net/", "src/shared/", "src/errors\\.ts", "src/logger\\.ts"] },
 ];
 

@@ -8,7 +8,7 @@ import { resolvePublicUrl } from "../net/http-guard.js";
 import { errorMessage } from "../errors.js";
 import { shellJoin } from "../sandbox/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { resolveHeaders, type McpServerEntry } from "./mcp-config.js";
+import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
 import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;

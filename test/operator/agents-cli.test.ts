@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { GITHUB_RUN_TOOL_NAMES } from "../../../src/agent/subagents/load-agents.js";
-import { githubTools } from "../../../src/github/tools/index.js";
-import type { GitHubRunContext } from "../../../src/github/tools/run-context.js";
-import { makeBareRemote } from "../../helpers/git-remote.js";
-import { ROOT } from "../../helpers/paths.js";
+import { GITHUB_RUN_TOOL_NAMES } from "../../src/agent/subagents/load-agents.js";
+import { githubTools } from "../../src/github/tools/index.js";
+import type { GitHubRunContext } from "../../src/github/tools/run-context.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { ROOT } from "../helpers/paths.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
 const write = (root: string, files: Record<string, string>) => {

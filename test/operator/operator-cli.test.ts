@@ -2,9 +2,9 @@ import { Worker } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/shared/run-record.js";
 import { QueueSet } from "../../src/queue/queues.js";
-import { runOperatorCli } from "../../src/store/operator-cli.js";
+import { runOperatorCli } from "../../src/operator/operator-cli.js";
 import { RunRecords } from "../../src/store/run-records.js";
-import { UsageError } from "../../src/store/settings-cli.js";
+import { UsageError } from "../../src/operator/settings-cli.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const record = (o: Partial<RunRecord>): RunRecord => ({

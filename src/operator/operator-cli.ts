@@ -1,9 +1,9 @@
 import type { Job, JobType } from "bullmq";
 import { RunOutcome } from "../shared/run-record.js";
-import { isRepoName, repoNameError } from "../github/repo-name.js";
+import { isRepoName, repoNameError } from "../shared/repo-name.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import type { QueueSet } from "../queue/queues.js";
-import type { RunRecords } from "./run-records.js";
+import type { RunRecords } from "../store/run-records.js";
 import { UsageError } from "./settings-cli.js";
 
 export const OPERATOR_USAGE = `usage:

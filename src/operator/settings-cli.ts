@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { checkModelId } from "../agent/model/check-model-id.js";
-import { ToolPolicy } from "../agent/tool-policy/tool-policy.js";
-import type { SecretBox } from "./secret-box.js";
-import { ProfilePatch, type SettingsStore } from "./settings-store.js";
+import { ToolPolicy } from "../config/tool-policy.js";
+import type { SecretBox } from "../store/secret-box.js";
+import { ProfilePatch, type SettingsStore } from "../store/settings-store.js";
 
 export const SETTINGS_USAGE = `usage:
   open-swe settings repos list | enable <owner/repo> | disable <owner/repo>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { McpServers, resolveHeaders, runMcpServers, type McpServerEntry } from "../../src/mcp/mcp-config.js";
+import { McpServers, resolveHeaders, runMcpServers, type McpServerEntry } from "../../src/config/mcp-config.js";
 
 describe("MCP server config", () => {
   it("parses remote and stdio servers with defaults; rejects bad names and mixed shapes", () => {

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import type { AppConfig } from "../../config/env.js";
-import { OpenSweError } from "../../errors.js";
-import { remoteUrl } from "../../runs/branch-name.js";
-import { classifyRepoArg } from "../../runs/repo-arg.js";
-import { hostGit } from "../../sandbox/workspace/host-git.js";
-import { ensureMirror, resolveRef } from "../../sandbox/workspace/mirror.js";
-import { GITHUB_RUN_TOOL_NAMES, loadAgents } from "./load-agents.js";
-import { isLogin } from "./read-agent-dirs.js";
+import type { AppConfig } from "../config/env.js";
+import { OpenSweError } from "../errors.js";
+import { remoteUrl } from "../runs/branch-name.js";
+import { classifyRepoArg } from "../runs/repo-arg.js";
+import { hostGit } from "../sandbox/workspace/host-git.js";
+import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
+import { GITHUB_RUN_TOOL_NAMES, loadAgents } from "../agent/subagents/load-agents.js";
+import { isLogin } from "../agent/subagents/read-agent-dirs.js";
 
 export const AGENTS_USAGE = "usage: open-swe agents list --repo <path|owner/name> [--user <login>]";
 

@@ -4,12 +4,12 @@ import { Command } from "@langchain/langgraph";
 import { tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { RedisSaver } from "../../../src/agent/checkpoint/redis-saver.js";
-import { createOpenSweAgent } from "../../../src/agent/create-agent.js";
-import { buildAgentMiddleware } from "../../../src/agent/middleware/build-agent-middleware.js";
-import { TOOL_DENIED_ERROR_CODE } from "../../../src/agent/middleware/tool-policy.js";
-import { resolveRunToolPolicies, resolveToolPolicy, toolPolicyNotice, type PolicySources, type ResolvedPolicy } from "../../../src/agent/tool-policy/tool-policy.js";
-import { testRedis, uniquePrefix } from "../../helpers/redis.js";
+import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
+import { createOpenSweAgent } from "../../src/agent/create-agent.js";
+import { buildAgentMiddleware } from "../../src/agent/middleware/build-agent-middleware.js";
+import { TOOL_DENIED_ERROR_CODE } from "../../src/agent/middleware/tool-policy.js";
+import { resolveRunToolPolicies, resolveToolPolicy, toolPolicyNotice, type PolicySources, type ResolvedPolicy } from "../../src/config/tool-policy.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 describe("resolveToolPolicy: repo config › team default › built-in", () => {
   const cases: Array<[string, string, PolicySources, ResolvedPolicy]> = [
