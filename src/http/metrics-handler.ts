@@ -1,8 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Queue } from "bullmq";
-import { sendJson } from "../http/raw-body.js";
-import { queueJobs, registry } from "./metrics.js";
+import { sendJson } from "./raw-body.js";
+import { queueJobs, registry } from "../observability/metrics.js";
 
 const STATES = ["waiting", "active", "delayed", "failed"] as const;
 
