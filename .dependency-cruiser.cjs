@@ -54,6 +54,13 @@ module.exports = {
       from: { path: "^src/", pathNot: "^src/cli\\.ts$" },
       to: { path: "^bench/" },
     },
+    {
+      name: "github-not-agent",
+      severity: "error",
+      comment: "GitHub's handlers and host-side tools are given to the agent; they never reach into it",
+      from: { path: "^src/github/" },
+      to: { path: "^src/agent/" },
+    },
     { name: "no-unresolvable", severity: "error", from: {}, to: { couldNotResolve: true, path: "^\\." } },
     ...upward,
     ...sideways,
