@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Redis } from "ioredis";
 import type { Queue } from "bullmq";
-import { metricsHandler } from "../observability/metrics-handler.js";
+import { metricsHandler } from "./metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "./raw-body.js";
 

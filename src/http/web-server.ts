@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import type { Queue } from "bullmq";
-import { metricsHandler } from "../observability/metrics-handler.js";
+import { metricsHandler } from "./metrics-handler.js";
 import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
 import { dashboardHandler } from "../dashboard/handler.js";
 import type { SettingsStore } from "../store/settings-store.js";
