@@ -54,6 +54,8 @@ export const EnvSchema = z.object({
   TRIGGER_LABEL: z.string().min(1).default("open-swe"),
   WORKER_CONCURRENCY: int(4, 1, 256),
   MAX_WEBHOOK_BYTES: int(25 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** Slack, Linear, Jira and Confluence bodies are small: larger ones get 413 as soon as the limit is passed. */
+  SOURCE_MAX_BODY_BYTES: int(1024 * 1024, 1024, 100 * 1024 * 1024),
   PERMISSION_CACHE_SECONDS: int(60, 0, 3600),
   PERMISSION_CHECK_BUDGET_SECONDS: int(60, 1, 600),
   AGENT_COMMIT_MAX_FILES: int(500, 1, 100_000),

@@ -67,7 +67,7 @@ export async function startWebServer(opts: {
         sources: opts.sources.registry,
         queues: opts.sources.queues,
         dedupe: new SourceDedupe(opts.redis, opts.config.env.QUEUE_PREFIX),
-        maxBytes: opts.config.env.MAX_WEBHOOK_BYTES,
+        maxBytes: opts.config.env.SOURCE_MAX_BODY_BYTES,
         log: opts.log.child({ component: "sources" }),
       })
     : null;
