@@ -99,6 +99,9 @@ export const EnvSchema = z.object({
   /** GitHub logins that are dashboard admins (team models, enabled repos, review styles, queues). */
   DASHBOARD_ADMINS: csv(""),
   DASHBOARD_SESSION_HOURS: int(12, 1, 720),
+  /** Live views (SSE streams of a run page) one session, and one client address, may hold open at once. */
+  DASHBOARD_LIVE_STREAMS_PER_SESSION: int(8, 1, 1000),
+  DASHBOARD_LIVE_STREAMS_PER_ADDRESS: int(32, 1, 100_000),
   GIT_REMOTE_TEMPLATE: z
     .string()
     .regex(/\{owner\}.*\{repo\}/, "a URL with {owner} and {repo}, e.g. https://github.com/{owner}/{repo}.git")
