@@ -7,6 +7,7 @@ import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { rateLimitedLog } from "./logger.js";
 import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
 import { startHealthServer } from "./http/health-server.js";
+import { isProduction } from "./observability/metrics-access.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import type { QueueName } from "./queue/names.js";
@@ -144,6 +145,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       host: opts.host ?? config.env.HOST,
       check: () => (workers.every((w) => w.isRunning()) ? null : "a queue worker has stopped"),
       metricsToken: config.env.METRICS_TOKEN,
+      production: isProduction(config.env),
+      queueCacheMs: config.env.METRICS_QUEUE_CACHE_SECONDS * 1000,
       queues: queues.queues,
     });
   }

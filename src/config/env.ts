@@ -110,8 +110,13 @@ export const EnvSchema = z.object({
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   /** A paused run's approval request is denied automatically after this long. */
   APPROVAL_TIMEOUT_MINUTES: int(60, 1, 7 * 24 * 60),
-  /** Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  /**
+   * Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). Unset in production
+   * (NODE_ENV=production or APP_URL set): /metrics answers only on a listener bound to loopback.
+   */
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
+  /** GET /metrics reads the queue depths from Redis at most once per this many seconds (0: every scrape). */
+  METRICS_QUEUE_CACHE_SECONDS: int(5, 0, 300),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
   /** Slack app: requests to /webhooks/slack are verified with it; unset, every one is refused. */
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
