@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
 import { OpenSweError } from "./errors.js";
-import { isRepoName, repoNameError } from "./github/repo-name.js";
+import { isRepoName, repoNameError } from "./shared/repo-name.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis } from "./store/embedded-redis.js";
 import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
-import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./store/settings-cli.js";
+import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./operator/settings-cli.js";
 import { secretBoxFromEnv } from "./store/secret-box.js";
 import { SettingsStore } from "./store/settings-store.js";
 
@@ -79,7 +79,7 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
 }
 
 async function operator(argv: string[], config: AppConfig, log: Logger): Promise<void> {
-  const { runOperatorCli, OPERATOR_USAGE } = await import("./store/operator-cli.js");
+  const { runOperatorCli, OPERATOR_USAGE } = await import("./operator/operator-cli.js");
   if (argv.length < 2 || argv[1] === "help") {
     console.log(OPERATOR_USAGE);
     return;
@@ -168,7 +168,7 @@ export async function main(argv: string[]): Promise<void> {
         return;
       }
       case "agents": {
-        const { runAgentsCli, AgentsUsageError } = await import("./agent/subagents/agents-cli.js");
+        const { runAgentsCli, AgentsUsageError } = await import("./operator/agents-cli.js");
         try {
           return await runAgentsCli(rest, config, (t) => process.stdout.write(t));
         } catch (err) {

@@ -6,7 +6,7 @@ import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { rateLimitedLog } from "./logger.js";
 import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
 import { startHealthServer } from "./http/health-server.js";
-import { isProduction } from "./observability/metrics-access.js";
+import { isProduction } from "./http/metrics-access.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import type { QueueName } from "./queue/names.js";

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { Redis } from "ioredis";
 import type { Queue } from "bullmq";
-import { metricsAccess } from "../observability/metrics-access.js";
-import { metricsHandler } from "../observability/metrics-handler.js";
+import { metricsAccess } from "./metrics-access.js";
+import { metricsHandler } from "./metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "./raw-body.js";
 
