@@ -59,6 +59,12 @@ export type SourceEvent =
 export interface SourceRoute {
   method: "GET" | "POST";
   path: string;
+  /**
+   * Lower-case header names of which a genuine request carries at least one (Slack's `x-slack-signature`,
+   * Connect's `authorization`): without any, the request is refused before its body is read. `[]` only
+   * for a route that takes no signed body (Connect's descriptor).
+   */
+  signatureHeaders: readonly string[];
   /** Verify first, on the raw bytes, timing-safe. Never throws for bad input. */
   verify(req: InboundRequest): Promise<Verification>;
   /** Only called on a verified request. Never throws for bad input: an `ignore` says why. */
