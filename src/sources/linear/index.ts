@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import type { Env } from "../../config/env.js";
-import { header } from "../header.js";
 import type { Source } from "../source.js";
 import { linearClient } from "./linear-client.js";
 import { linearSettings } from "./linear-settings.js";
@@ -19,6 +18,7 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
       {
         method: "POST",
         path: "/webhooks/linear",
+        signatureHeaders: ["linear-signature"],
         verify: async (req) =>
           settings.credential ? verifyLinearRequest(settings.webhookSecret, req) : { ok: false, reason: "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set" },
         parse: (req) => {
@@ -28,7 +28,7 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
           } catch {
             return { kind: "ignore", reason: "body is not JSON" };
           }
-          return parseLinearEvent(body, header(req.headers, "linear-delivery"), settings);
+          return parseLinearEvent(body, settings);
         },
       },
     ],
