@@ -67,3 +67,15 @@ export async function postCompletedCheckRun(octokit: ProbotOctokit, at: CheckRun
     output,
   });
 }
+
+/**
+ * What CI says on one commit: its check runs (up to 100) and its combined status. `statusPerPage` is the
+ * statuses asked for (GitHub's default, 30, when unset).
+ */
+export async function readCommitChecks(octokit: ProbotOctokit, repo: { owner: string; repo: string }, sha: string, o: { statusPerPage?: number } = {}) {
+  const [runs, status] = await Promise.all([
+    octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", { owner: repo.owner, repo: repo.repo, ref: sha, per_page: 100 }),
+    octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/status", { owner: repo.owner, repo: repo.repo, ref: sha, ...(o.statusPerPage !== undefined ? { per_page: o.statusPerPage } : {}) }),
+  ]);
+  return { checkRuns: runs.data.check_runs, status: status.data };
+}
