@@ -17,6 +17,7 @@ import { cachedKeyFetcher, fetchAtlassianInstallKey } from "./install-keys.js";
 import { ConnectInstalls } from "./install-store.js";
 import { applyLifecycle, verifyLifecycle, type LifecycleOptions } from "./lifecycle.js";
 import { parseConfluenceEvent } from "./parse-confluence-event.js";
+import { ConnectTokenReplay } from "./token-replay.js";
 
 type ConfluenceEnv = Pick<
   Env,
@@ -45,6 +46,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
           allowedSites: env.CONFLUENCE_SITES,
           fetchInstallKey: cachedKeyFetcher(deps?.fetchInstallKey ?? fetchAtlassianInstallKey),
           installs,
+          replay: new ConnectTokenReplay(deps!.redis, env.QUEUE_PREFIX),
         }
       : null;
 
@@ -58,6 +60,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
     if (!install) return { ok: false, reason: "no install for the token's iss" };
     const checked = verifySymmetric(token, install.sharedSecret, req, lifecycle.appUrl);
     if (!checked.ok) return checked;
+    if (!(await lifecycle.replay.firstUse(token, checked.claims.exp, req.receivedAt))) return { ok: false, reason: "Connect token already used" };
     return { ok: true, installKey: install.clientKey };
   };
 
@@ -78,14 +81,14 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
         path: CONNECT_INSTALLED_PATH,
         signatureHeaders: ["authorization"],
         verify: (req) => (lifecycle ? verifyLifecycle(req, "installed", lifecycle) : Promise.resolve(refused)),
-        parse: (req) => applyLifecycle(req, lifecycle!),
+        parse: (req, v) => applyLifecycle(req, v, lifecycle!),
       },
       {
         method: "POST",
         path: CONNECT_UNINSTALLED_PATH,
         signatureHeaders: ["authorization"],
         verify: (req) => (lifecycle ? verifyLifecycle(req, "uninstalled", lifecycle) : Promise.resolve(refused)),
-        parse: (req) => applyLifecycle(req, lifecycle!),
+        parse: (req, v) => applyLifecycle(req, v, lifecycle!),
       },
       {
         method: "POST",
