@@ -6,6 +6,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis } from "./store/embedded-redis.js";
+import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
 import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./operator/settings-cli.js";
 import { secretBoxFromEnv } from "./store/secret-box.js";
@@ -22,6 +23,9 @@ const USAGE = `usage: open-swe <command>
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent|checkpoints|tokens|review|scale>   run a benchmark (npm run bench:<name>)
 `;
+
+/** The commands that read or write the data directory (Redis, mirrors, sandboxes). */
+const DATA_COMMANDS = new Set(["web", "worker", "all", "settings", "analyze", "runs", "jobs", "run", "agents", "sandbox"]);
 
 const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
   intake: () => import("../bench/intake.js"),
@@ -133,6 +137,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs", "agents"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
+    if (DATA_COMMANDS.has(command)) await makeDataDirsPrivate(config);
     switch (command) {
       case "web":
       case "worker":

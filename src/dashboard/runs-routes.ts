@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { approvalStore } from "../approvals/handle-approval.js";
 import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
@@ -41,6 +42,18 @@ export async function threadIsRuns(deps: DashboardDeps, entry: RunEntry): Promis
 async function runThread(deps: DashboardDeps, entry: RunEntry): Promise<{ messages: BaseMessage[]; todos: Todo[]; hidden: boolean }> {
   if (!(await threadIsRuns(deps, entry))) return { messages: [], todos: [], hidden: true };
   return { ...(await readThread(deps.checkpoints, entry.threadId)), hidden: false };
+}
+
+/** The stream's body, with its live-view grant given back once when it ends or the viewer leaves. */
+function releasing(release: () => void, body: (stream: SSEStreamingApi) => Promise<void>) {
+  return async (stream: SSEStreamingApi): Promise<void> => {
+    stream.onAbort(release);
+    try {
+      await body(stream);
+    } finally {
+      release();
+    }
+  };
 }
 
 export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
@@ -84,7 +97,10 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     // A reconnecting EventSource says how far it got (Last-Event-ID: messages shown).
     let sent = Number(c.req.header("last-event-id") ?? c.req.query("from") ?? "0");
     if (!Number.isInteger(sent) || sent < 0) sent = 0;
-    return streamSSE(c, async (stream) => {
+    // Each stream polls Redis every POLL_MS: one viewer (or one address) may hold only so many.
+    const grant = deps.liveStreams.acquire(c.get("sessionId"), getConnInfo(c).remote.address ?? "unknown");
+    if (!grant.ok) return c.text(`too many live views: ${grant.reason}`, 429, { "retry-after": "30" });
+    return streamSSE(c, releasing(grant.release, async (stream) => {
       let aborted = false;
       stream.onAbort(() => void (aborted = true));
       let lastStatus = "";
@@ -116,7 +132,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
         if (tick % 30 === 29) await stream.writeSSE({ event: "ping", data: "{}" });
         await stream.sleep(POLL_MS);
       }
-    });
+    }));
   });
 
   app.post("/app/runs/:id/stop", async (c) => {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
+import type { SourceName } from "../shared/source-names.js";
 
 /**
  * One adapter family for every channel people reach the agent from besides GitHub (Slack, Linear,
@@ -8,8 +9,7 @@ import type { Logger } from "pino";
  * re-reads what it must trust, maps the person to a GitHub login, resolves the repository and
  * answers through the same adapter. `test/sources/conformance.ts` is the suite every source runs.
  */
-export const SOURCE_NAMES = ["slack", "linear", "jira", "confluence", "dashboard"] as const;
-export type SourceName = (typeof SOURCE_NAMES)[number];
+export { SOURCE_NAMES, type SourceName } from "../shared/source-names.js";
 
 /** What a route sees: the bytes as received, before anything parses them. */
 export interface InboundRequest {
@@ -59,6 +59,12 @@ export type SourceEvent =
 export interface SourceRoute {
   method: "GET" | "POST";
   path: string;
+  /**
+   * Lower-case header names of which a genuine request carries at least one (Slack's `x-slack-signature`,
+   * Connect's `authorization`): without any, the request is refused before its body is read. `[]` only
+   * for a route that takes no signed body (Connect's descriptor).
+   */
+  signatureHeaders: readonly string[];
   /** Verify first, on the raw bytes, timing-safe. Never throws for bad input. */
   verify(req: InboundRequest): Promise<Verification>;
   /** Only called on a verified request. Never throws for bad input: an `ignore` says why. */

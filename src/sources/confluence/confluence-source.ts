@@ -72,24 +72,28 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
       {
         method: "GET",
         path: CONNECT_DESCRIPTOR_PATH,
+        signatureHeaders: [],
         verify: async () => (lifecycle ? { ok: true } : refused),
         parse: () => ({ kind: "respond", status: 200, body: connectDescriptor({ appUrl: appUrl!, key: env.CONFLUENCE_APP_KEY, name: "Open SWE" }) }),
       },
       {
         method: "POST",
         path: CONNECT_INSTALLED_PATH,
+        signatureHeaders: ["authorization"],
         verify: (req) => (lifecycle ? verifyLifecycle(req, "installed", lifecycle) : Promise.resolve(refused)),
         parse: (req, v) => applyLifecycle(req, v, lifecycle!),
       },
       {
         method: "POST",
         path: CONNECT_UNINSTALLED_PATH,
+        signatureHeaders: ["authorization"],
         verify: (req) => (lifecycle ? verifyLifecycle(req, "uninstalled", lifecycle) : Promise.resolve(refused)),
         parse: (req, v) => applyLifecycle(req, v, lifecycle!),
       },
       {
         method: "POST",
         path: CONFLUENCE_WEBHOOK_PATH,
+        signatureHeaders: ["authorization"],
         verify: verifyWebhook,
         parse: async (req, v) => {
           const install = v.installKey ? await lifecycle!.installs.get(v.installKey) : null;
