@@ -34,8 +34,9 @@ export async function startFixRunCheck(octokit: Octokit, at: { owner: string; re
   }
 }
 
-export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; checkRunId: number }, result: FixRunResult, log: Logger): Promise<void> {
+export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; checkRunId: number }, result: FixRunResult, log: Logger, testNote?: string): Promise<void> {
   const s = SETTLED[result];
+  const summary = testNote ? `${s.summary}\n\n${testNote}` : s.summary;
   await octokit
     .request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
       owner: at.owner,
@@ -44,7 +45,7 @@ export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; r
       status: "completed",
       conclusion: s.conclusion,
       completed_at: new Date().toISOString(),
-      output: { title: s.title, summary: s.summary },
+      output: { title: s.title, summary },
     })
     .catch((err: unknown) => log.warn({ err: errorMessage(err), result }, "CI autofix: could not settle the Autofix check"));
 }
