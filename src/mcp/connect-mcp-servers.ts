@@ -5,14 +5,14 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { STATUS_CODES } from "node:http";
-import { HttpGuardError, resolvePublicUrl, type LookupAll } from "../agent/tools/http-guard.js";
-import { pinnedFetch } from "../agent/tools/pinned-fetch.js";
+import { HttpGuardError, resolvePublicUrl, type LookupAll } from "../net/http-guard.js";
+import { pinnedFetch } from "../net/pinned-fetch.js";
 import { errorMessage } from "../errors.js";
 import { shellJoin } from "../sandbox/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { resolveHeaders, type McpServerEntry } from "./mcp-config.js";
+import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
 import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";
-import type { FetchLike } from "../agent/tools/pinned-fetch.js";
+import type { FetchLike } from "../net/pinned-fetch.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;
 
