@@ -1,6 +1,12 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../src/config/env.js";
 import { startupSummary, type StartupSummaryInput } from "../src/startup-summary.js";
+
+const REPLAY = join(mkdtempSync(join(tmpdir(), "replay-")), "r.json");
+writeFileSync(REPLAY, JSON.stringify([{ text: "done" }]));
 
 const input = (env: Record<string, string>, over: Partial<StartupSummaryInput> = {}): StartupSummaryInput => ({
   role: "all",
@@ -17,7 +23,7 @@ describe("startupSummary", () => {
     ["e2b without its key", { ANTHROPIC_API_KEY: "sk", SANDBOX_TYPE: "e2b" }, {}, ["E2B_API_KEY"]],
     ["daytona without key, openai model without key", { SANDBOX_TYPE: "daytona", OPEN_SWE_MODEL: "openai:gpt-5" }, {}, ["OPENAI_API_KEY", "DAYTONA_API_KEY"]],
     ["modal without tokens", { ANTHROPIC_API_KEY: "sk", SANDBOX_TYPE: "modal" }, {}, ["MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"]],
-    ["replay needs no key", { OPEN_SWE_MODEL: "replay:/tmp/r.json" }, {}, []],
+    ["replay needs no key", { OPEN_SWE_MODEL: `replay:${REPLAY}` }, {}, []],
     ["the web role needs neither", {}, { role: "web" as const }, []],
     ["a failed isolation check", { ANTHROPIC_API_KEY: "sk" }, { sandboxIsolation: { ok: false, reason: "no user namespaces" } }, ["SANDBOX_TYPE"]],
   ])("%s → warnings %j", (_name, env, over, keys) => {

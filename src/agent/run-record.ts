@@ -6,8 +6,9 @@ import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ens
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
 import { canonicalModelId, modelRule } from "./model/model-table.js";
+import { RUN_OUTCOMES } from "./run-outcome.js";
 
-export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded", "stopped"]);
+export const RunOutcome = z.enum(RUN_OUTCOMES);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 export const RunRecord = z.object({

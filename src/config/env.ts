@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { checkModelId } from "../agent/model/check-model-id.js";
 import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
+import { checkReplayScript } from "../agent/model/replay-script.js";
 import { readSandboxConfig, type SandboxConfig } from "../sandbox/config.js";
 import { readWebSearchConfig, type WebSearchConfig } from "../agent/tools/web-search/create-web-search-provider.js";
 
@@ -13,6 +15,9 @@ const csv = (fallback: string) =>
     .transform((s) => s.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean));
 
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+/** An http(s) URL: `localhost:3000` (no scheme) parses as a URL of scheme `localhost:`, so the scheme is checked. */
+const httpUrl = (example: string) => z.url({ protocol: /^https?$/, error: `an http(s) URL with its scheme, e.g. ${example}` });
 
 const bool = (fallback: boolean) =>
   z
@@ -26,7 +31,17 @@ export const EnvSchema = z.object({
   PRIVATE_KEY: z.string().min(1).optional(),
   PRIVATE_KEY_PATH: z.string().min(1).optional(),
   WEBHOOK_SECRET: z.string().min(1).optional(),
-  GHE_HOST: z.string().optional(),
+  /** GitHub Enterprise Server (or GHE.com) host name: the API is `https://<GHE_HOST>/api/v3` unless GITHUB_API_URL says otherwise. */
+  GHE_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/, "a host name like github.example.com (no https://, no path)")
+    .optional(),
+  /** GitHub's REST API base (GHES over http, a proxy): overrides the one derived from GHE_HOST. */
+  GITHUB_API_URL: httpUrl("https://github.example.com/api/v3").optional(),
+  /** Slack's Web API base (GovSlack, a proxy); default https://slack.com/api/. */
+  SLACK_API_URL: httpUrl("https://slack.com/api/").optional(),
+  /** Linear's GraphQL endpoint (a mirror, a proxy); default https://api.linear.app/graphql. */
+  LINEAR_API_URL: httpUrl("https://api.linear.app/graphql").optional(),
   PORT: int(3000, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
   /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
@@ -77,7 +92,7 @@ export const EnvSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
   /** Jira Cloud site the worker reads and writes (`https://acme.atlassian.net`), with an API token of the bot account. */
-  JIRA_BASE_URL: z.url("a URL, e.g. https://acme.atlassian.net").optional(),
+  JIRA_BASE_URL: httpUrl("https://acme.atlassian.net").optional(),
   JIRA_EMAIL: z.string().min(3).optional(),
   JIRA_API_TOKEN: z.string().min(1).optional(),
   /** Signs Jira admin webhooks (`X-Hub-Signature`) and is the shared-secret header of Automation web requests. */
@@ -85,9 +100,9 @@ export const EnvSchema = z.object({
   /** Confluence sites allowed to install the Connect app (`acme.atlassian.net`); unset: Confluence is off. */
   CONFLUENCE_SITES: csv(""),
   CONFLUENCE_APP_KEY: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ -").default("open-swe"),
-  WEBHOOK_PROXY_URL: z.url("a URL, e.g. https://smee.io/abc123").optional(),
+  WEBHOOK_PROXY_URL: httpUrl("https://smee.io/abc123").optional(),
   /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
-  APP_URL: z.url("a URL, e.g. https://open-swe.example.com").optional(),
+  APP_URL: httpUrl("https://open-swe.example.com").optional(),
   NO_SMEE_SETUP: bool(false),
   /** The GitHub App's OAuth client (the manifest flow stores both): dashboard sign-in and "open PRs as me". */
   GITHUB_CLIENT_ID: z.string().min(1).optional(),
@@ -161,6 +176,21 @@ export class ConfigError extends OpenSweError<"config_invalid"> {
   }
 }
 
+/** Variables whose value is a credential: a refusal names them but never prints the value. */
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PRIVATE_KEY|API_KEY|_KEY$/;
+
+/** What a refusal shows of a value: a credential's length only; a URL without its user:password. */
+export function shownValue(name: string, value: string): string {
+  if (SECRET_NAME.test(name)) return `a value of ${value.length} characters, not shown`;
+  return `got "${value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, "$1***@")}"`;
+}
+
+/** GitHub's REST API base: GITHUB_API_URL, else GHE_HOST's `/api/v3`; undefined for github.com. */
+export function githubApiUrl(e: Pick<Env, "GITHUB_API_URL" | "GHE_HOST">): string | undefined {
+  if (e.GITHUB_API_URL) return e.GITHUB_API_URL.replace(/\/+$/, "");
+  return e.GHE_HOST ? `https://${e.GHE_HOST}/api/v3` : undefined;
+}
+
 /** Reads and validates the environment once; a bad value stops start-up naming the variable. */
 export function readConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): AppConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -168,7 +198,20 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = issue?.path.join(".") ?? "environment";
-    throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (got "${String(cleaned[name] ?? "")}")`);
+    throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (${shownValue(name, cleaned[name] ?? "")})`);
+  }
+  for (const [name, id] of [["OPEN_SWE_MODEL", cleaned.OPEN_SWE_MODEL], ["OPEN_SWE_FALLBACK_MODEL", cleaned.OPEN_SWE_FALLBACK_MODEL], ...parsed.data.THREAD_MODELS.map((m) => ["THREAD_MODELS", m] as const)] as const) {
+    if (id === undefined) continue;
+    if (name === "OPEN_SWE_MODEL" && id.trim().startsWith("replay:")) {
+      try {
+        checkReplayScript(resolve(cwd, id.trim().slice("replay:".length)));
+      } catch (err) {
+        throw new ConfigError(`invalid OPEN_SWE_MODEL: ${(err as Error).message}`);
+      }
+      continue;
+    }
+    const refusal = checkModelId(id);
+    if (refusal) throw new ConfigError(`invalid ${name}: ${refusal}`);
   }
   const e: Env = {
     ...parsed.data,
@@ -194,7 +237,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       appId: e.APP_ID,
       privateKey,
       webhookSecret: e.WEBHOOK_SECRET,
-      ...(e.GHE_HOST ? { baseUrl: `https://${e.GHE_HOST}/api/v3` } : {}),
+      ...(githubApiUrl(e) ? { baseUrl: githubApiUrl(e)! } : {}),
     };
   }
   const dataDir = resolve(cwd, e.DATA_DIR);
