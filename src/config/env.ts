@@ -41,7 +41,9 @@ export const EnvSchema = z.object({
   /** Slack's Web API base (GovSlack, a proxy); default https://slack.com/api/. */
   SLACK_API_URL: httpUrl("https://slack.com/api/").optional(),
   /** Linear's GraphQL endpoint (a mirror, a proxy); default https://api.linear.app/graphql. */
-  LINEAR_API_URL: httpUrl("https://api.linear.app/graphql").optional(),
+  LINEAR_API_URL: httpUrl("https://api.linear.app/graphql")
+    .refine((u) => u.startsWith("https:") || /^http:\/\/(localhost|127\.0\.0\.1)(:|\/|$)/.test(u), "https (Linear's SDK allows http only to localhost)")
+    .optional(),
   PORT: int(3000, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
   /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
@@ -56,8 +58,8 @@ export const EnvSchema = z.object({
     .default("open-swe"),
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
-  /** `pretty` (pino-pretty) applies only when stdout is a TTY; piped output is always JSON lines. */
-  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+  /** Unset: pretty (pino-pretty) on a TTY, JSON lines otherwise; `json` forces JSON on a TTY too. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe").default("open-swe"),
   /** Unset: derived from APP_SLUG (`my-bot` → `my-bot,mybot`), so the name GitHub gave the app works. */
   MENTION_HANDLES: csv("").optional(),

@@ -6,7 +6,9 @@ import type { AppConfig } from "../config/env.js";
 import { errorMessage } from "../errors.js";
 import { readRawBody, sendJson } from "../http/raw-body.js";
 import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../http/webhook-proxy.js";
+import { WEBHOOK_PATH } from "../http/web-server.js";
 import { updateEnvFile } from "./env-file.js";
+import { acceptSetupWebhook } from "./setup-installations.js";
 import { buildManifest, readAppYml, webhookUrl } from "./manifest.js";
 import { importPage, messagePage, setupPage } from "./setup-pages.js";
 
@@ -82,6 +84,8 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
   const githubWeb = `https://${env.GHE_HOST ?? "github.com"}`;
   const githubApi = config.github?.baseUrl ?? (env.GHE_HOST ? `https://${env.GHE_HOST}/api/v3` : "https://api.github.com");
   const hookFor = (req: IncomingMessage) => webhookUrl({ webhookProxyUrl: proxyUrl, appUrl: env.APP_URL, requestOrigin: origin(req) });
+  // Known once the app is registered here: installation events are accepted from then on.
+  let webhookSecret: string | undefined;
   const saved = (what: string) =>
     log.info(`${what} saved to .env: add ANTHROPIC_API_KEY to .env if it is not there, then restart (npm start)`);
 
@@ -127,6 +131,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
         WEBHOOK_SECRET: app.webhook_secret,
         ...(app.client_id && app.client_secret ? { GITHUB_CLIENT_ID: app.client_id, GITHUB_CLIENT_SECRET: app.client_secret } : {}),
       });
+      webhookSecret = app.webhook_secret;
       saved(`GitHub App "${app.slug}" (id ${app.id}) registered;`);
       res.writeHead(302, { location: `${app.html_url}/installations/new` }).end();
       return;
@@ -156,12 +161,17 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       }
       const { appId, pem, webhook_secret, slug } = parsed.data;
       updateEnvFile(envPath, { APP_ID: appId, PRIVATE_KEY: pem, WEBHOOK_SECRET: webhook_secret, ...(slug ? { APP_SLUG: slug } : {}) });
+      webhookSecret = webhook_secret;
       saved(`GitHub App ${appId} credentials`);
       sendJson(res, 200, { ok: true });
       return;
     }
     if (req.method === "GET" && path === "/probot/success") {
       html(res, 200, messagePage("Saved", "The credentials are in .env. Restart the app (npm start) to go live."));
+      return;
+    }
+    if (req.method === "POST" && path === WEBHOOK_PATH && webhookSecret) {
+      await acceptSetupWebhook(req, res, { secret: webhookSecret, dataDir: config.dataDir, maxBytes: env.MAX_WEBHOOK_BYTES, log });
       return;
     }
     sendJson(res, 404, { error: `no route for ${req.method} ${path} in setup mode` });

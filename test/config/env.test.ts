@@ -58,6 +58,7 @@ describe("readConfig", () => {
     [{ GITHUB_API_URL: "ftp://ghe.local/api/v3" }, /^invalid GITHUB_API_URL: an http\(s\) URL/],
     [{ SLACK_API_URL: "slack.example.com" }, /^invalid SLACK_API_URL/],
     [{ LINEAR_API_URL: "linear" }, /^invalid LINEAR_API_URL/],
+    [{ LINEAR_API_URL: "http://linear.mirror.example/graphql" }, /^invalid LINEAR_API_URL: https \(Linear's SDK allows http only to localhost\)/],
     [{ OPEN_SWE_MODEL: "replay:/missing.json" }, /^invalid OPEN_SWE_MODEL: cannot read replay script \/missing.json: ENOENT/],
     [{ OPEN_SWE_MODEL: "claude-sonet-4-6" }, /^invalid OPEN_SWE_MODEL: unknown model "claude-sonet-4-6": one of claude-opus-4-8, .*, or openai:<name> for an OpenAI-compatible endpoint$/],
     [{ OPEN_SWE_MODEL: "gpt-4o" }, /^invalid OPEN_SWE_MODEL: unknown model "gpt-4o"/],
