@@ -30,7 +30,7 @@ export function localProviderOptions(c: SandboxConfig): LocalProviderOptions {
     hostUser: c.hostUser,
     overlay: c.localOverlay !== "off",
     hostPath: c.hostPath,
-    egressPolicy: githubApiRules(c.gheHost),
+    egressPolicy: githubApiRules(c.gheHost, c.githubApiUrl),
     limits: c.limits,
   };
 }
