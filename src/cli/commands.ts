@@ -1,19 +1,15 @@
-import { AGENTS_COMMANDS } from "../agent/subagents/agents-commands.js";
-import type { CommandSpec } from "../parse-command.js";
+import { AGENTS_COMMANDS } from "../operator/agents-commands.js";
+import type { CommandSpec } from "../shared/parse-command.js";
 import { SANDBOX_COMMANDS } from "../sandbox/sandbox-commands.js";
-import { OPERATOR_COMMANDS } from "../store/operator-commands.js";
-import { SETTINGS_USAGE } from "../store/settings-usage.js";
+import { OPERATOR_COMMANDS } from "../operator/operator-commands.js";
+import { SETTINGS_USAGE } from "../operator/settings-usage.js";
 
-/** Benchmarks, each `bench/<name>.ts` exporting `main(argv)`; imported only when run. */
-export const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
-  intake: () => import("../../bench/intake.js"),
-  agent: () => import("../../bench/agent.js"),
-  sandbox: () => import("../../bench/sandbox.js"),
-  checkpoints: () => import("../../bench/checkpoints.js"),
-  scale: () => import("../../bench/scale.js"),
-  review: () => import("../../bench/review.js"),
-  tokens: () => import("../../bench/tokens.js"),
-};
+/** The benchmarks (`bench/<name>.ts`); `src/cli.ts` maps each to its dynamic import. */
+export const BENCH_NAMES = ["intake", "agent", "sandbox", "checkpoints", "scale", "review", "tokens"] as const;
+export type BenchName = (typeof BENCH_NAMES)[number];
+
+/** How a benchmark is loaded: `src/cli.ts` alone imports bench/ (dynamically, only the one run). */
+export type BenchLoaders = Record<BenchName, () => Promise<{ main(argv: string[]): Promise<void> }>>;
 
 const serve = (what: string): CommandSpec => ({ usage: `usage: open-swe ${what}\n  (settings from the environment and ./.env: see the README's Configuration table)` });
 
@@ -35,7 +31,7 @@ export const COMMANDS = {
   },
   ...AGENTS_COMMANDS,
   ...SANDBOX_COMMANDS,
-  bench: { usage: `usage: open-swe bench <${Object.keys(BENCHES).join("|")}> [benchmark options]\n  run a benchmark (npm run bench:<name>)`, positionals: [1, 1] },
+  bench: { usage: `usage: open-swe bench <${BENCH_NAMES.join("|")}> [benchmark options]\n  run a benchmark (npm run bench:<name>)`, positionals: [1, 1] },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -49,4 +45,4 @@ export const USAGE = `usage: open-swe <command> [--help]
   run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"   run the agent locally: progress, branch, diff, transcript
   agents list --repo <path|owner/name> [--user <login>]   the repo's (and a user's) subagents as JSON: where each came from, which files lost and why
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes (open-swe sandbox --help)
-  bench <${Object.keys(BENCHES).join("|")}>   run a benchmark (npm run bench:<name>)`;
+  bench <${BENCH_NAMES.join("|")}>   run a benchmark (npm run bench:<name>)`;

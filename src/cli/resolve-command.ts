@@ -1,5 +1,5 @@
-import { CommandLineError, parseCommand, type ParsedCommand } from "../parse-command.js";
-import { BENCHES, COMMANDS, USAGE, type CommandName } from "./commands.js";
+import { CommandLineError, parseCommand, type ParsedCommand } from "../shared/parse-command.js";
+import { BENCH_NAMES, COMMANDS, USAGE, type CommandName } from "./commands.js";
 
 export type Resolved =
   | { kind: "usage"; text: string }
@@ -38,7 +38,7 @@ export function resolveCommand(argv: readonly string[]): Resolved {
   if (name === "bench") {
     const [bench, ...passOn] = tail;
     if (bench === undefined || HELP.has(bench)) return { kind: "usage", text: COMMANDS.bench.usage };
-    if (!Object.hasOwn(BENCHES, bench)) throw new CommandLineError(`unknown benchmark "${bench}": one of ${Object.keys(BENCHES).join(", ")}`);
+    if (!(BENCH_NAMES as readonly string[]).includes(bench)) throw new CommandLineError(`unknown benchmark "${bench}": one of ${BENCH_NAMES.join(", ")}`);
     return { kind: "run", name, args: parseCommand(name, COMMANDS.bench, [bench]), argv: passOn };
   }
   return resolved(name, tail);

@@ -2,7 +2,7 @@ import { readConfig, type AppConfig } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import type { Resolved } from "./resolve-command.js";
-import { BENCHES } from "./commands.js";
+import type { BenchLoaders, BenchName } from "./commands.js";
 
 type Run = Extract<Resolved, { kind: "run" }>;
 
@@ -50,10 +50,15 @@ async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Log
 }
 
 /** Runs a resolved command; returns its exit code. Errors propagate (the entry prints them in one line). */
-export async function runCommand({ name, args, argv }: Run, env: Record<string, string | undefined>): Promise<number> {
+export async function runCommand({ name, args, argv }: Run, env: Record<string, string | undefined>, benches: BenchLoaders): Promise<number> {
   const config = readConfig(env);
   const log = createLogger(SERVE.has(name) ? config.env.LOG_LEVEL : "warn", "open-swe", undefined, config.env.LOG_FORMAT);
   const print = (line: string) => console.log(line);
+  // Every command that reads or writes the data directory (Redis, mirrors, sandboxes) makes it private first.
+  if (name !== "bench") {
+    const { makeDataDirsPrivate } = await import("../store/private-data-dirs.js");
+    await makeDataDirsPrivate(config);
+  }
   switch (name) {
     case "web":
     case "worker":
@@ -61,7 +66,7 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       await serve(name, config, log);
       return 0;
     case "settings": {
-      const { runSettingsCli } = await import("../store/settings-cli.js");
+      const { runSettingsCli } = await import("../operator/settings-cli.js");
       const { SettingsStore } = await import("../store/settings-store.js");
       const { secretBoxFromEnv } = await import("../store/secret-box.js");
       await withRedis(config, log, (redis) => runSettingsCli(args.positionals, new SettingsStore(redis, config.env.QUEUE_PREFIX), print, secretBoxFromEnv(config.env)));
@@ -71,7 +76,7 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
     case "runs show":
     case "jobs ls":
     case "jobs retry": {
-      const { runOperatorCli } = await import("../store/operator-cli.js");
+      const { runOperatorCli } = await import("../operator/operator-cli.js");
       const { RunRecords } = await import("../store/run-records.js");
       const { QueueSet } = await import("../queue/queues.js");
       await withRedis(config, log, async (redis) => {
@@ -86,7 +91,7 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
     }
     case "analyze": {
       const repo = args.positionals[0]!;
-      const { isRepoName, repoNameError } = await import("../github/repo-name.js");
+      const { isRepoName, repoNameError } = await import("../shared/repo-name.js");
       if (!isRepoName(repo)) throw new OpenSweError("invalid_repo", repoNameError(repo));
       const { QueueSet } = await import("../queue/queues.js");
       const { SettingsStore } = await import("../store/settings-store.js");
@@ -114,7 +119,7 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       return await runLocal({ config, repo, task, verbose: args.flag("verbose"), ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context } : {}), out: (t) => process.stdout.write(t) });
     }
     case "agents list": {
-      const { runAgentsCli } = await import("../agent/subagents/agents-cli.js");
+      const { runAgentsCli } = await import("../operator/agents-cli.js");
       await runAgentsCli(["list", ...argv], config, (t) => process.stdout.write(t));
       return 0;
     }
@@ -125,7 +130,7 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       return await runSandboxCli([name.split(" ")[1]!, ...argv], config.sandbox);
     }
     case "bench":
-      await (await BENCHES[args.positionals[0]!]!()).main(argv);
+      await (await benches[args.positionals[0] as BenchName]()).main(argv);
       return 0;
   }
 }

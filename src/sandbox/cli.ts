@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { errorMessage } from "../errors.js";
-import { CommandLineError, parseCommand, type ParsedCommand } from "../parse-command.js";
+import { CommandLineError, parseCommand, type ParsedCommand } from "../shared/parse-command.js";
 import { SANDBOX_COMMANDS, type SandboxCommand } from "./sandbox-commands.js";
 import type { SandboxConfig } from "./config.js";
 import { createSandboxProvider } from "./registry.js";

@@ -1,4 +1,4 @@
-import type { CommandSpec } from "../parse-command.js";
+import type { CommandSpec } from "../shared/parse-command.js";
 
 const provider = { provider: { type: "string" } } as const;
 

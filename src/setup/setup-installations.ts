@@ -1,10 +1,9 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { verify } from "@octokit/webhooks-methods";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { readRawBody, sendJson } from "../http/raw-body.js";
 import type { InstalledRepo, SettingsStore } from "../store/settings-store.js";
 
 /** Installations GitHub reported while the process was in setup mode (no Redis yet), kept for the first start. */
@@ -33,7 +32,9 @@ function readKept(path: string): Record<string, InstalledRepo> {
 export function applyInstallationEvent(kept: Record<string, InstalledRepo>, event: string, e: z.infer<typeof InstallationEvent>): Record<string, InstalledRepo> {
   const next = { ...kept };
   const id = e.installation.id;
-  const add = (repos: z.infer<typeof Repo>[] = []) => repos.forEach((r) => (next[r.full_name.toLowerCase()] = { installationId: id, repoId: r.id }));
+  const add = (repos: z.infer<typeof Repo>[] = []) => {
+    for (const r of repos) next[r.full_name.toLowerCase()] = { installationId: id, repoId: r.id };
+  };
   if (event === "installation" && ["created", "new_permissions_accepted", "unsuspend"].includes(e.action)) add(e.repositories);
   if (event === "installation" && ["deleted", "suspend"].includes(e.action)) for (const [k, v] of Object.entries(next)) if (v.installationId === id) delete next[k];
   if (event === "installation_repositories") {
@@ -44,34 +45,33 @@ export function applyInstallationEvent(kept: Record<string, InstalledRepo>, even
 }
 
 /**
- * `POST /api/github/webhooks` in setup mode once the app is registered (its webhook secret known): GitHub
- * sends `installation.created` right after the install page, while this process still runs the setup
- * flow. A signed installation event is kept in `DATA_DIR` (0600) for the first normal start; other
- * events are acknowledged and dropped (nothing can act on them yet).
+ * A delivery to `POST /api/github/webhooks` in setup mode once the app is registered (its webhook secret
+ * known): GitHub sends `installation.created` right after the install page, while this process still
+ * runs the setup flow. A signed installation event is kept in `DATA_DIR` (0600) for the first normal
+ * start; other events are acknowledged and dropped (nothing can act on them yet). Returns the answer.
  */
-export async function acceptSetupWebhook(req: IncomingMessage, res: ServerResponse, o: { secret: string; dataDir: string; maxBytes: number; log: Logger }): Promise<void> {
-  const body = await readRawBody(req, o.maxBytes);
-  if (!body.ok) return void sendJson(res, body.status, { error: body.reason });
-  const signature = String(req.headers["x-hub-signature-256"] ?? "");
-  if (!signature || !(await verify(o.secret, body.body, signature).catch(() => false))) {
-    o.log.warn({ deliveryId: req.headers["x-github-delivery"] }, "setup mode: webhook refused, bad signature");
-    return void sendJson(res, 400, { error: "signature does not match" });
+export async function keepSetupInstallation(o: { headers: IncomingHttpHeaders; body: string; secret: string; dataDir: string; log: Logger }): Promise<{ status: number; body: Record<string, unknown> }> {
+  const signature = String(o.headers["x-hub-signature-256"] ?? "");
+  const deliveryId = o.headers["x-github-delivery"];
+  if (!signature || !(await verify(o.secret, o.body, signature).catch(() => false))) {
+    o.log.warn({ deliveryId }, "setup mode: webhook refused, bad signature");
+    return { status: 400, body: { error: "signature does not match" } };
   }
-  const event = String(req.headers["x-github-event"] ?? "");
-  if (event !== "installation" && event !== "installation_repositories") return void sendJson(res, 202, { kept: false, reason: "setup mode: only installation events are kept" });
+  const event = String(o.headers["x-github-event"] ?? "");
+  if (event !== "installation" && event !== "installation_repositories") return { status: 202, body: { kept: false, reason: "setup mode: only installation events are kept" } };
   let parsed: z.infer<typeof InstallationEvent>;
   try {
-    parsed = InstallationEvent.parse(JSON.parse(body.body));
+    parsed = InstallationEvent.parse(JSON.parse(o.body));
   } catch {
-    return void sendJson(res, 400, { error: "not an installation event" });
+    return { status: 400, body: { error: "not an installation event" } };
   }
   mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const path = join(o.dataDir, SETUP_INSTALLATIONS_FILE);
   const next = applyInstallationEvent(readKept(path), event, parsed);
   writeFileSync(`${path}.tmp`, JSON.stringify(next), { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
-  o.log.info({ deliveryId: req.headers["x-github-delivery"], installationId: parsed.installation.id, repos: Object.keys(next).length }, "setup mode: installation kept for the first start");
-  sendJson(res, 202, { kept: true });
+  o.log.info({ deliveryId, installationId: parsed.installation.id, repos: Object.keys(next).length }, "setup mode: installation kept for the first start");
+  return { status: 202, body: { kept: true } };
 }
 
 /** At start-up: the installations kept in setup mode go into the installed-repositories record, once. */

@@ -101,7 +101,9 @@ describe("open-swe CLI (spawned)", () => {
       [["bench", "nope"], /^open-swe: unknown benchmark "nope": one of intake,/],
     ];
     const results = await Promise.all(cases.map(([args]) => cli(args, { DATA_DIR: data, PORT: "0", HOST: "127.0.0.1" })));
-    results.forEach((r, i) => expect(refusedInOneLine(r)).toMatch(cases[i]![1]));
+    results.forEach((r, i) => {
+      expect(refusedInOneLine(r)).toMatch(cases[i]![1]);
+    });
     expect(readdirSync(data)).toEqual([]);
   }, 120_000);
 
@@ -117,7 +119,9 @@ describe("open-swe CLI (spawned)", () => {
       [["run", "--repo", repo, "--model", `replay:${bad}`, "fix it"], {}, /is not JSON/],
     ];
     const results = await Promise.all(cases.map(([args, extra]) => cli(args, { ...env(), ...extra })));
-    results.forEach((r, i) => expect(refusedInOneLine(r)).toMatch(cases[i]![2]));
+    results.forEach((r, i) => {
+      expect(refusedInOneLine(r)).toMatch(cases[i]![2]);
+    });
   }, 120_000);
 
   it("a working copy owned by another user: git's own reason (safe.directory), not 'not a git repository'", async () => {

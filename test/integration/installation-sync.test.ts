@@ -52,7 +52,11 @@ describe("no install is ever lost", () => {
     nock(API)
       .post("/app-manifests/c0de/conversions")
       .reply(201, { id: 4242, slug: "acme-swe", html_url: "https://github.com/apps/acme-swe", pem: testPrivateKey(), webhook_secret: WEBHOOK_SECRET });
-    const registered = await fetch(`http://127.0.0.1:${setup.port}/probot/setup?code=c0de`, { redirect: "manual" });
+    // The registration as the browser does it: the page's state and its cookie come back with the code.
+    const page = await fetch(`http://127.0.0.1:${setup.port}/probot`);
+    const state = /\?state=([A-Za-z0-9_-]+)/.exec(await page.text())![1]!;
+    const cookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
+    const registered = await fetch(`http://127.0.0.1:${setup.port}/probot/setup?code=c0de&state=${state}`, { redirect: "manual", headers: { cookie } });
     expect(registered.headers.get("location")).toBe("https://github.com/apps/acme-swe/installations/new");
 
     // GitHub sends installation.created at once, to the setup-mode server.

@@ -7,7 +7,7 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { OpenSweError } from "../../errors.js";
 import { loadReplayScript, type ReplayTurn } from "./replay-script.js";
 
-export { loadReplayScript, parseReplayScript, ReplayScript, ReplayTurn } from "./replay-script.js";
+export { loadReplayScript, parseReplayScript, ReplayTurn } from "./replay-script.js";
 
 interface Cursor {
   next: number;
