@@ -9,6 +9,7 @@ import { startHealthServer } from "./http/health-server.js";
 import { isProduction } from "./http/metrics-access.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
+import { applySetupInstallations } from "./setup/setup-installations.js";
 import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
@@ -22,6 +23,7 @@ import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
 import { scheduleReconcile } from "./threads/reconcile.js";
+import { scheduleInstallationSync } from "./github/sync-installations.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
 import { buildSourceRegistry } from "./sources/registry.js";
@@ -91,6 +93,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
+  await applySetupInstallations(config.dataDir, settings, log);
 
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
@@ -133,6 +136,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     await scheduleSandboxSweep(queues, config.sandbox);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
     await scheduleReconcile(queues);
+    await scheduleInstallationSync(queues);
   }
   let health: { port: number; close(): Promise<void> } | null = null;
   if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {
@@ -151,6 +155,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   }
   const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
+  if (summary.dashboard) log.info({ url: summary.dashboard.url, signIn: summary.dashboard.signIn }, summary.dashboard.message);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
   let stopping: Promise<void> | null = null;
   return {

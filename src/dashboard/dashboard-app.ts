@@ -54,6 +54,8 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
 /**
  * The dashboard: `/auth/*` (GitHub sign-in) and `/app/*` (pages, signed in), server-rendered HTML.
  * Scripts only on the run page (live view) and bull-board; the CSP allows nothing inline elsewhere.
+ * Forms may post (and be redirected) to GitHub's web host only — `https://<GHE_HOST>` with GHE set —
+ * for the OAuth authorize step ("open PRs as me", sign-in).
  */
 export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   const app = new Hono<DashboardEnv>();
@@ -63,7 +65,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   });
   app.notFound((c) => c.html(messagePage("Not found", null, `There is no page at ${c.req.path}.`, { href: "/app", label: "Dashboard" }), 404));
   const ours = secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", "data:"], formAction: ["'self'", "https://github.com"], frameAncestors: ["'none'"] },
+    contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", "data:"], formAction: ["'self'", deps.oauth?.webBase ?? "https://github.com"], frameAncestors: ["'none'"] },
     referrerPolicy: "same-origin",
   });
   app.use("/auth/*", ours);

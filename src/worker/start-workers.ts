@@ -77,9 +77,16 @@ function processorFor(name: QueueName, opts: StartWorkersOptions) {
       log.warn({ ms: Date.now() - started }, "job aborted by shutdown: returned to the queue");
       throw new WaitingError();
     }
-    log.info({ ...result, ms: Date.now() - started }, "job done");
+    // Scheduled sweeps run every few minutes: their line is for debugging, not the operator's log.
+    log[isSweep(name, parsed.data) ? "debug" : "info"]({ ...result, ms: Date.now() - started }, "job done");
     return result;
   };
+}
+
+/** A scheduled housekeeping job (the CI sweep, the reconcile, the sandbox sweep), not someone's request. */
+export function isSweep(queue: string, data: unknown): boolean {
+  const d = data as { reason?: string; kind?: string };
+  return (queue === "ci-monitor" && (d.reason === "scheduled" || d.reason === "reconcile")) || (queue === "cleanup" && d.kind === "sweep");
 }
 
 export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPool> {

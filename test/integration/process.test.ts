@@ -37,7 +37,8 @@ function run(args: string[], env: Record<string, string>, cwd = mkdtempSync(join
   return { child, exited, waitFor, output: () => out + err };
 }
 
-const appEnv = () => ({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, PORT: "0", HOST: "127.0.0.1" });
+// GITHUB_API_URL on a closed loopback port: the worker's start-up installations sync fails at once, never leaving the machine.
+const appEnv = () => ({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, PORT: "0", HOST: "127.0.0.1", GITHUB_API_URL: "http://127.0.0.1:9/api/v3" });
 
 describe("open-swe processes", () => {
   it("`all` with no QUEUE_REDIS_URL starts a private redis-server, serves /health, and exits 0 on SIGTERM", async () => {
@@ -55,7 +56,10 @@ describe("open-swe processes", () => {
       ["web", "embedded", undefined],
       ["worker", "embedded", "local"],
     ]);
-    expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["ANTHROPIC_API_KEY"]);
+    // No APP_URL and no smee channel: GitHub cannot reach the webhook, said at every start.
+    expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["APP_URL", "ANTHROPIC_API_KEY"]);
+    expect(logged.find((l) => l.key === "APP_URL")?.msg).toMatch(/^GitHub cannot reach this app's webhook: neither APP_URL nor WEBHOOK_PROXY_URL is set/);
+    expect(logged.filter((l) => /^dashboard at /.test(String(l.msg))).map((l) => l.msg)).toEqual([`dashboard at http://localhost:${port}/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)`]);
     expect(logged.every((l) => Object.keys(l).filter((k) => k === "name").length === 1)).toBe(true);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
