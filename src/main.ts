@@ -45,10 +45,8 @@ export interface StartOptions {
   log: Logger;
   port?: number;
   host?: string;
-  /** For tests: Octokit without retries/throttling; shorter BullMQ lock timings. */
+  /** For tests: Octokit without retries/throttling. */
   octokitDefaults?: GitHubAuthOptions["octokitDefaults"];
-  lockDuration?: number;
-  stalledInterval?: number;
   /** For tests: sources added to (or replacing) the ones built from config. */
   sources?: Source[];
   /** For tests: only these queues get workers (the rest stay waiting, to be inspected). */
@@ -127,8 +125,6 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       log,
       concurrency: config.env.WORKER_CONCURRENCY,
       ...(opts.queues ? { queues: opts.queues } : {}),
-      ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
-      ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
     await scheduleSandboxSweep(queues, config.sandbox);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);

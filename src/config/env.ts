@@ -63,6 +63,16 @@ export const EnvSchema = z.object({
   /** How often the `ci-monitor` sweep looks at our open PRs (red checks the webhooks missed, merge conflicts). */
   CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
+  /**
+   * BullMQ's job lock: a worker renews it every quarter of this; a job whose lock lapsed is stalled. Shorter:
+   * a dead worker's jobs are taken over sooner, but a Redis pause or an event-loop stall this long makes the
+   * worker give the job up (it stops and the job resumes elsewhere from its checkpoint).
+   */
+  QUEUE_LOCK_DURATION_MS: int(30_000, 1_000, 600_000),
+  /** How often each worker looks for stalled jobs (active, lock lapsed) and moves them back to waiting. */
+  QUEUE_STALLED_INTERVAL_MS: int(30_000, 500, 600_000),
+  /** Stalls a job survives before it is failed ("job stalled more than allowable limit"). */
+  QUEUE_MAX_STALLED_COUNT: int(1, 0, 100),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
   /** A thread's checkpoints live this long after its last write (every step writes), then all of them go. */

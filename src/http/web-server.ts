@@ -17,6 +17,7 @@ import { sendJson } from "./raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";
+import { listen } from "./listen.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -87,10 +88,7 @@ export async function startWebServer(opts: {
     })();
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? opts.config.env.PORT, opts.host ?? opts.config.env.HOST, () => resolve());
-  });
+  await listen(server, opts.port ?? opts.config.env.PORT, opts.host ?? opts.config.env.HOST, "PORT");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   opts.log.info({ port, path: WEBHOOK_PATH }, "web server listening");

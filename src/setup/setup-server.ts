@@ -9,6 +9,7 @@ import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../http/webhook-prox
 import { updateEnvFile } from "./env-file.js";
 import { buildManifest, readAppYml, webhookUrl } from "./manifest.js";
 import { importPage, messagePage, setupPage } from "./setup-pages.js";
+import { listen } from "../http/listen.js";
 
 export interface SetupServer {
   port: number;
@@ -173,10 +174,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       if (!res.headersSent) sendJson(res, 500, { error: "setup request failed; see the app's log" });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? env.PORT, opts.host ?? env.HOST, () => resolve());
-  });
+  await listen(server, opts.port ?? env.PORT, opts.host ?? env.HOST, "PORT");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const shown = env.APP_URL ?? `http://localhost:${port}`;

@@ -3,6 +3,8 @@ import { keyer } from "../store/keys.js";
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 const TAKE_OVER = `if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) return 1 else return 0 end`;
+// The holder is `<jobId>#<token>` (run-owner.ts), or the bare id written before tokens were part of it.
+const RELEASE_JOB = `local v = redis.call("get", KEYS[1]) if v == ARGV[1] or (v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. "#") then return redis.call("del", KEYS[1]) else return 0 end`;
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 /** The Redis key of a thread's run lock (the sandbox sweep reads it atomically with the sandbox's key). */
@@ -41,5 +43,10 @@ export class RunLocks {
 
   async release(threadId: string, owner: string): Promise<boolean> {
     return (await this.redis.eval(RELEASE, 1, this.key(threadId), owner)) === 1;
+  }
+
+  /** Releases the lock if any execution of `jobId` holds it (a job BullMQ gave up on never released it). */
+  async releaseJob(threadId: string, jobId: string): Promise<boolean> {
+    return (await this.redis.eval(RELEASE_JOB, 1, this.key(threadId), jobId)) === 1;
   }
 }
