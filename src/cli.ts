@@ -1,4 +1,5 @@
 import { ListenError } from "./http/listen.js";
+import { ClockSkewError } from "./store/redis-clock.js";
 import { existsSync } from "node:fs";
 import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
 import { OpenSweError } from "./errors.js";
@@ -186,7 +187,7 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`unknown command "${command}"\n${USAGE}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof ListenError || (err instanceof OpenSweError && err.code === "invalid_repo")) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof ListenError || err instanceof ClockSkewError || (err instanceof OpenSweError && err.code === "invalid_repo")) {
       console.error(`open-swe: ${err.message}`);
       process.exit(2);
     }

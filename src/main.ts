@@ -13,6 +13,7 @@ import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
+import { checkClock } from "./store/redis-clock.js";
 import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
 import { PrThreads } from "./threads/pr-threads.js";
@@ -90,6 +91,16 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
 
+  // Delays and schedules are stamped with Redis's time, but BullMQ promotes delayed jobs and steps its
+  // schedulers on the worker's own clock: a worker too far off Redis's refuses to start.
+  const stopClockWatch =
+    role === "web"
+      ? () => undefined
+      : await checkClock(redis, log).catch(async (err: unknown) => {
+          for (const conn of [queueConnection, redis]) conn.disconnect();
+          if (embedded?.owned) await within(embedded.stop(), 2_000);
+          throw err;
+        });
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
   if (role === "web" || role === "all") {
@@ -156,6 +167,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     stop: () =>
       (stopping ??= (async () => {
         log.info({ role }, "shutting down");
+        stopClockWatch();
         // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(health?.close() ?? Promise.resolve(), 1_000);

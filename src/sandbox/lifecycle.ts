@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { runLockKey } from "../threads/run-lock.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
+import { redisNowMs } from "../store/redis-clock.js";
 
 /** Per-process handles by thread id; a cache only: Redis holds the truth. */
 export type SandboxCache = Map<string, Sandbox>;
@@ -66,12 +67,6 @@ return 0`;
 
 async function cas(redis: Redis, key: string, expected: string, next: string | null): Promise<boolean> {
   return (await redis.eval(CAS, 1, key, expected, next ?? "")) === 1;
-}
-
-/** Redis's clock, so workers on machines with skewed clocks agree on a sentinel's age. */
-export async function redisNowMs(redis: Redis): Promise<number> {
-  const [s, us] = await redis.time();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
 
 /** The creation time in a creation sentinel, or undefined for a sandbox id. */
