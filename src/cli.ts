@@ -66,8 +66,8 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
     console.log(SETTINGS_USAGE);
     return;
   }
-  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
-  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const embedded = config.redis ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redis ?? embedded!.url);
   try {
     await runSettingsCli(argv, new SettingsStore(redis, config.env.QUEUE_PREFIX), (l) => console.log(l), secretBoxFromEnv(config.env));
   } finally {
@@ -83,8 +83,8 @@ async function operator(argv: string[], config: AppConfig, log: Logger): Promise
     return;
   }
   const { RunRecords } = await import("./store/run-records.js");
-  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
-  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const embedded = config.redis ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redis ?? embedded!.url);
   const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
   try {
     await runOperatorCli(argv, { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, (l) => console.log(l));
@@ -99,8 +99,8 @@ async function analyze(argv: string[], config: AppConfig, log: Logger): Promise<
   const repo = argv.find((a) => !a.startsWith("--"));
   if (!repo) throw new UsageError("usage: open-swe analyze <owner/repo> [--continual]");
   if (!isRepoName(repo)) throw new UsageError(repoNameError(repo));
-  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
-  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const embedded = config.redis ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redis ?? embedded!.url);
   const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
   try {
     const { enqueueAnalyze } = await import("./runs/analyze-enqueue.js");

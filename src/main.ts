@@ -14,6 +14,7 @@ import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
 import { checkClock } from "./store/redis-clock.js";
+import { evictionProblem, readEvictionPolicy } from "./store/eviction-policy.js";
 import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
 import { PrThreads } from "./threads/pr-threads.js";
@@ -75,10 +76,13 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     sandboxIsolation = isolation;
   }
   let embedded: EmbeddedRedis | null = null;
-  const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
-  const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });
+  const target = config.redis ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
+  const redis = connectRedis(target, { connectionName: `open-swe-${role}` });
   const redisError = rateLimitedLog(log, "redis connection error");
   redis.on("error", (err) => redisError({ err: err.message }));
+  // BullMQ needs a Redis that never evicts: said once at start-up, in one line.
+  const eviction = evictionProblem(await readEvictionPolicy(redis).catch(() => null));
+  if (eviction) log.warn(eviction);
   const prefix = config.env.QUEUE_PREFIX;
   const queueError = rateLimitedLog(log, "queue error");
   // BullMQ defines its ~60 Lua scripts on the connection it is given, and ioredis copies every defined
@@ -154,7 +158,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       queues: queues.queues,
     });
   }
-  const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
+  const summary = startupSummary({ role, config, redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
   let stopping: Promise<void> | null = null;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
 import { readSandboxConfig, type SandboxConfig } from "../sandbox/config.js";
+import type { RedisTarget } from "../store/redis.js";
 import { readWebSearchConfig, type WebSearchConfig } from "../agent/tools/web-search/create-web-search-provider.js";
 
 const csv = (fallback: string) =>
@@ -35,6 +36,18 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^(redis|rediss|unix):/, "a redis://, rediss:// or unix:/path URL")
     .optional(),
+  /** Redis Sentinel instead of QUEUE_REDIS_URL: `host:port,host:port` of the sentinels; the master is asked of them. */
+  QUEUE_REDIS_SENTINELS: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, "host:port of each sentinel, comma-separated")
+    .optional(),
+  /** The master's name the sentinels monitor. */
+  QUEUE_REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -").default("mymaster"),
+  /** With sentinels: the master's (and replicas') password; the sentinels' own, if they have one. */
+  QUEUE_REDIS_PASSWORD: z.string().min(1).optional(),
+  QUEUE_REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  /** With sentinels: TLS to the sentinels and to the master they name. */
+  QUEUE_REDIS_SENTINEL_TLS: bool(false),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]+$/, "letters, digits, _ - and {} (no colons)")
@@ -151,7 +164,8 @@ export interface AppConfig {
   env: Env;
   /** null means setup mode: Probot's manifest flow registers the app first. */
   github: { appId: string; privateKey: string; webhookSecret: string; baseUrl?: string } | null;
-  redisUrl: string | null;
+  /** An external Redis (a URL, or sentinels to ask for the master); null: the embedded redis-server. */
+  redis: RedisTarget | null;
   dataDir: string;
   botLogins: string[];
   sandbox: SandboxConfig;
@@ -169,6 +183,22 @@ export class ConfigError extends OpenSweError<"config_invalid"> {
   constructor(message: string) {
     super("config_invalid", message);
   }
+}
+
+function redisTarget(e: Env): RedisTarget | null {
+  if (e.QUEUE_REDIS_URL && e.QUEUE_REDIS_SENTINELS) throw new ConfigError("QUEUE_REDIS_URL and QUEUE_REDIS_SENTINELS are both set: use one (a URL, or the sentinels that name the master)");
+  if (e.QUEUE_REDIS_URL) return { url: e.QUEUE_REDIS_URL };
+  if (!e.QUEUE_REDIS_SENTINELS) return null;
+  return {
+    sentinels: e.QUEUE_REDIS_SENTINELS.split(",").map((hp) => {
+      const [host, port] = hp.trim().split(":") as [string, string];
+      return { host, port: Number(port) };
+    }),
+    name: e.QUEUE_REDIS_SENTINEL_NAME,
+    tls: e.QUEUE_REDIS_SENTINEL_TLS,
+    ...(e.QUEUE_REDIS_PASSWORD ? { password: e.QUEUE_REDIS_PASSWORD } : {}),
+    ...(e.QUEUE_REDIS_SENTINEL_PASSWORD ? { sentinelPassword: e.QUEUE_REDIS_SENTINEL_PASSWORD } : {}),
+  };
 }
 
 /** Reads and validates the environment once; a bad value stops start-up naming the variable. */
@@ -226,7 +256,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     model,
     webSearch: readWebSearchConfig(cleaned),
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
-    redisUrl: e.QUEUE_REDIS_URL ?? null,
+    redis: redisTarget(e),
     mcpSecrets: Object.fromEntries(Object.entries(cleaned).flatMap(([k, v]) => (k.startsWith("MCP_SECRET_") && v !== undefined ? [[k.slice("MCP_SECRET_".length), v]] : []))),
     dataDir,
     userAgentsRoot: e.USER_AGENTS_ROOT ? resolve(cwd, e.USER_AGENTS_ROOT) : join(dataDir, "users"),
