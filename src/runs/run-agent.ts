@@ -39,6 +39,7 @@ import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { STOP_REASON } from "./run-stop.js";
+import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -81,11 +82,16 @@ function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspa
   return new HumanMessage(lines.join("\n"));
 }
 
+/** Says `message` where the request came from (its source's conversation, or the issue/PR). */
+async function replyFailure(octokit: Octokit, data: AgentJob, channel: RunSourceChannel | null, message: string): Promise<void> {
+  if (channel) await channel.client.reply(channel.origin.ref, message);
+  else if (data.number !== undefined) await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, message);
+}
+
 /** A user-facing problem (bad config, no model key): reply once, fail the job without retries. */
 async function refuse(ctx: JobContext, octokit: Octokit, data: AgentJob, channel: RunSourceChannel | null, message: string): Promise<never> {
   await ctx.fence();
-  if (channel) await channel.client.reply(channel.origin.ref, message);
-  else if (data.number !== undefined) await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, message);
+  await replyFailure(octokit, data, channel, message);
   throw new UnrecoverableError(message);
 }
 
@@ -128,10 +134,23 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const gated = await gateCiFix(data, ctx, octokit, effects, runModel);
   if (gated.record) return gated.record;
 
-  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log });
+  // Before the agent loop (workspace, sandbox): a failure here is said once, with its cause, on the last attempt.
+  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log })
+    .then(async (prepared) => {
+      // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
+      if (data.autofixBase) await shareBranchWithSandbox(prepared.sandbox, prepared.mirror, data.autofixBase, prepared.expectedOld);
+      return prepared;
+    })
+    .catch(async (err: unknown) => {
+      if (!ctx.lockLost() && isLastAttempt(err, ctx.attempt, ctx.config.env.JOB_ATTEMPTS)) {
+        ctx.log.error({ err: String(err) }, "run failed before the agent loop");
+        await effects
+          .once(`${ctx.jobId}:setup-failure`, async () => (await replyFailure(octokit, data, channel, setupFailureReply(err)), true))
+          .catch((e: unknown) => ctx.log.warn({ err: String(e) }, "could not say why the run could not start"));
+      }
+      throw err;
+    });
   let expectedOld = ws.expectedOld;
-  // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
-  if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, expectedOld);
   const gh: GitHubRunContext = {
     octokit,
     installationId: data.installationId,
