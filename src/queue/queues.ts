@@ -2,7 +2,7 @@ import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { QUEUE_NAMES, type QueueName } from "./names.js";
 import { JOB_SCHEMAS, type JobInput } from "./schemas.js";
-import { redisNowMs } from "../store/redis-clock.js";
+import { redisNowMs } from "../shared/redis-time.js";
 
 export interface QueueSetOptions {
   connection: Redis;

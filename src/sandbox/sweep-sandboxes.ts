@@ -2,7 +2,7 @@ import { lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { redisNowMs } from "../store/redis-clock.js";
+import { redisNowMs } from "../shared/redis-time.js";
 import { forgetIdleSandbox, isSandboxId, sandboxActivityKey, threadSandboxKey, touchThreadSandbox, type SandboxCache } from "./lifecycle.js";
 import { unmountOrphanedSandboxMounts } from "./orphaned-mounts.js";
 import { LocalSandboxProvider } from "./providers/local.js";

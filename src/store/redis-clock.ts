@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { OpenSweError } from "../errors.js";
+import { redisNowMs } from "../shared/redis-time.js";
 
 /** Past this, a worker's clock is too far from Redis's to schedule by (BullMQ promotes delayed jobs and steps its schedulers on the worker's clock). */
 export const MAX_CLOCK_SKEW_MS = 30_000;
@@ -11,12 +12,6 @@ export class ClockSkewError extends OpenSweError<"clock_skew"> {
   constructor(message: string) {
     super("clock_skew", message);
   }
-}
-
-/** Redis's own time (`TIME`): the one clock every process shares. */
-export async function redisNowMs(redis: Redis): Promise<number> {
-  const [s, us] = await redis.time();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
 
 /** This host's clock minus Redis's (positive: ahead), taken at the middle of the round trip. */

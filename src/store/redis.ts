@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { RedisTarget } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
 
 export interface ConnectOptions {
@@ -7,10 +8,7 @@ export interface ConnectOptions {
   enableOfflineQueue?: boolean;
 }
 
-/** Where Redis is: a URL, or Redis Sentinel (the sentinels are asked which server is the master, again after a failover). */
-export type RedisTarget =
-  | { url: string }
-  | { sentinels: { host: string; port: number }[]; name: string; tls: boolean; password?: string; sentinelPassword?: string };
+export type { RedisTarget };
 
 /**
  * Opens an ioredis connection: `redis://`, `rediss://` (TLS; a private CA through `NODE_EXTRA_CA_CERTS`),

@@ -1,16 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { OpenSweError } from "../errors.js";
+import { LOCK_LOST_REASON, LockLostError } from "../shared/lock-lost.js";
 import { leaseLapsed } from "./lease-lapsed.js";
-
-/** The abort reason a job sees when its worker no longer holds the job's BullMQ lock. */
-export const LOCK_LOST_REASON = "job lock lost";
-
-export class LockLostError extends OpenSweError<"lock_lost"> {
-  constructor(jobId: string) {
-    super("lock_lost", `the job lock of ${jobId} is no longer this worker's: another execution may run it`);
-  }
-}
 
 /** One execution of a job: the job id with the BullMQ token it was fetched with (a retry or a stall re-fetch has another). */
 export interface Execution {

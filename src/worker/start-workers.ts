@@ -7,7 +7,8 @@ import { jobDuration } from "../observability/metrics.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
 import { RunStops, STOP_REASON } from "../runs/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
-import { JobLockWatch, LockLostError } from "./job-lock-watch.js";
+import { LockLostError } from "../shared/lock-lost.js";
+import { JobLockWatch } from "./job-lock-watch.js";
 import { runOwner } from "../threads/run-owner.js";
 import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
 

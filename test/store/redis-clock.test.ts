@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { QueueSet } from "../../src/queue/queues.js";
-import { checkClock, clockSkewProblem, measureClockSkew, redisNowMs } from "../../src/store/redis-clock.js";
+import { redisNowMs } from "../../src/shared/redis-time.js";
+import { checkClock, clockSkewProblem, measureClockSkew } from "../../src/store/redis-clock.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 afterEach(() => vi.restoreAllMocks());

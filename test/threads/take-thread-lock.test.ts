@@ -3,7 +3,7 @@ import { createLogger } from "../../src/logger.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ownerJobId, runOwner } from "../../src/threads/run-owner.js";
 import { takeThreadLock } from "../../src/threads/thread-run.js";
-import { LockLostError } from "../../src/worker/job-lock-watch.js";
+import { LockLostError } from "../../src/shared/lock-lost.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ctxFor = (locks: RunLocks, jobId: string, token: string, fence: () => Promise<void> = async () => undefined) => ({ locks, jobId, runOwner: runOwner(jobId, token), fence, log: createLogger("silent") });
