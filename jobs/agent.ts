@@ -84,6 +84,19 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.runOwner).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
   const release = holdSandbox(ctx.runtime.sandboxCache, data.threadId, ctx.log);
   let ran = false;
+  const endRun = async () => {
+    // The idle TTL counts from the end of the run, not its start.
+    await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
+    if (fixCheck !== null && (await ctx.fence().then(() => true, () => false))) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
+    await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
+    await ctx.locks.release(data.threadId, ctx.runOwner);
+    await registry.unregister(ctx.jobId).catch(() => undefined);
+    // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
+    await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
+    // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
+    // (said so to the user) must not start a chain of continuations failing the same way.
+    if (ran) await continueSafely();
+  };
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
@@ -103,21 +116,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     release();
     // This execution lost the job (a Redis outage): the one that has it now owns the run's end — its
     // check, its runs-list entry, its registry entry and what follows. Only our own lock is let go.
-    if (ctx.lockLost()) {
-      await ctx.locks.release(data.threadId, ctx.runOwner).catch(() => undefined);
-      // eslint-disable-next-line no-unsafe-finally
-      return { outcome: "lock_lost" };
-    }
-    // The idle TTL counts from the end of the run, not its start.
-    await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
-    if (fixCheck !== null && (await ctx.fence().then(() => true, () => false))) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
-    await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
-    await ctx.locks.release(data.threadId, ctx.runOwner);
-    await registry.unregister(ctx.jobId).catch(() => undefined);
-    // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
-    await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
-    // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
-    // (said so to the user) must not start a chain of continuations failing the same way.
-    if (ran) await continueSafely();
+    if (ctx.lockLost()) await ctx.locks.release(data.threadId, ctx.runOwner).catch(() => undefined);
+    else await endRun();
   }
 }
