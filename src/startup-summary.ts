@@ -7,7 +7,7 @@ export type ProcessRole = "web" | "worker" | "all";
 export interface StartupSummaryInput {
   role: ProcessRole;
   config: Pick<AppConfig, "env" | "sandbox" | "model" | "webSearch">;
-  redis: "embedded" | "embedded (shared)" | "external";
+  redis: "embedded" | "embedded (shared)" | "external" | "sentinel";
   /** The web listener's port, when this process serves HTTP. */
   port: number | null;
   /** The sources besides GitHub (Slack, Linear, …); one whose secret is unset refuses every request. */

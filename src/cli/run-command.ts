@@ -12,8 +12,8 @@ const SERVE = new Set(["web", "worker", "all"]);
 async function withRedis<T>(config: AppConfig, log: Logger, use: (redis: import("ioredis").Redis) => Promise<T>): Promise<T> {
   const { startEmbeddedRedis } = await import("../store/embedded-redis.js");
   const { connectRedis } = await import("../store/redis.js");
-  const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
-  const redis = connectRedis(config.redisUrl ?? embedded!.url);
+  const embedded = config.redis ? null : await startEmbeddedRedis(config.dataDir, log);
+  const redis = connectRedis(config.redis ?? embedded!.url);
   try {
     return await use(redis);
   } finally {

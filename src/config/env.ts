@@ -52,6 +52,18 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^(redis|rediss|unix):/, "a redis://, rediss:// or unix:/path URL")
     .optional(),
+  /** Redis Sentinel instead of QUEUE_REDIS_URL: `host:port,host:port` of the sentinels; the master is asked of them. */
+  QUEUE_REDIS_SENTINELS: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, "host:port of each sentinel, comma-separated")
+    .optional(),
+  /** The master's name the sentinels monitor. */
+  QUEUE_REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -").default("mymaster"),
+  /** With sentinels: the master's (and replicas') password; the sentinels' own, if they have one. */
+  QUEUE_REDIS_PASSWORD: z.string().min(1).optional(),
+  QUEUE_REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  /** With sentinels: TLS to the sentinels and to the master they name. */
+  QUEUE_REDIS_SENTINEL_TLS: bool(false),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]+$/, "letters, digits, _ - and {} (no colons)")
@@ -86,6 +98,16 @@ export const EnvSchema = z.object({
   /** How often the `ci-monitor` sweep looks at our open PRs (red checks the webhooks missed, merge conflicts). */
   CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
+  /**
+   * BullMQ's job lock: a worker renews it every quarter of this; a job whose lock lapsed is stalled. Shorter:
+   * a dead worker's jobs are taken over sooner, but a Redis pause or an event-loop stall this long makes the
+   * worker give the job up (it stops and the job resumes elsewhere from its checkpoint).
+   */
+  QUEUE_LOCK_DURATION_MS: int(30_000, 1_000, 600_000),
+  /** How often each worker looks for stalled jobs (active, lock lapsed) and moves them back to waiting. */
+  QUEUE_STALLED_INTERVAL_MS: int(30_000, 500, 600_000),
+  /** Stalls a job survives before it is failed ("job stalled more than allowable limit"). */
+  QUEUE_MAX_STALLED_COUNT: int(1, 0, 100),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
   /** A thread's checkpoints live this long after its last write (every step writes), then all of them go. */
@@ -172,7 +194,8 @@ export interface AppConfig {
   env: Env;
   /** null means setup mode: Probot's manifest flow registers the app first. */
   github: { appId: string; privateKey: string; webhookSecret: string; baseUrl?: string } | null;
-  redisUrl: string | null;
+  /** An external Redis (a URL, or sentinels to ask for the master); null: the embedded redis-server. */
+  redis: RedisTarget | null;
   dataDir: string;
   botLogins: string[];
   sandbox: SandboxConfig;
@@ -205,6 +228,27 @@ export function shownValue(name: string, value: string): string {
 export function githubApiUrl(e: Pick<Env, "GITHUB_API_URL" | "GHE_HOST">): string | undefined {
   if (e.GITHUB_API_URL) return e.GITHUB_API_URL.replace(/\/+$/, "");
   return e.GHE_HOST ? `https://${e.GHE_HOST}/api/v3` : undefined;
+}
+
+/** Where Redis is: a URL, or Redis Sentinel (the sentinels are asked which server is the master, again after a failover). */
+export type RedisTarget =
+  | { url: string }
+  | { sentinels: { host: string; port: number }[]; name: string; tls: boolean; password?: string; sentinelPassword?: string };
+
+function redisTarget(e: Env): RedisTarget | null {
+  if (e.QUEUE_REDIS_URL && e.QUEUE_REDIS_SENTINELS) throw new ConfigError("QUEUE_REDIS_URL and QUEUE_REDIS_SENTINELS are both set: use one (a URL, or the sentinels that name the master)");
+  if (e.QUEUE_REDIS_URL) return { url: e.QUEUE_REDIS_URL };
+  if (!e.QUEUE_REDIS_SENTINELS) return null;
+  return {
+    sentinels: e.QUEUE_REDIS_SENTINELS.split(",").map((hp) => {
+      const [host, port] = hp.trim().split(":") as [string, string];
+      return { host, port: Number(port) };
+    }),
+    name: e.QUEUE_REDIS_SENTINEL_NAME,
+    tls: e.QUEUE_REDIS_SENTINEL_TLS,
+    ...(e.QUEUE_REDIS_PASSWORD ? { password: e.QUEUE_REDIS_PASSWORD } : {}),
+    ...(e.QUEUE_REDIS_SENTINEL_PASSWORD ? { sentinelPassword: e.QUEUE_REDIS_SENTINEL_PASSWORD } : {}),
+  };
 }
 
 /** Reads and validates the environment once; a bad value stops start-up naming the variable. */
@@ -262,7 +306,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     model,
     webSearch: readWebSearchConfig(cleaned),
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
-    redisUrl: e.QUEUE_REDIS_URL ?? null,
+    redis: redisTarget(e),
     mcpSecrets: Object.fromEntries(Object.entries(cleaned).flatMap(([k, v]) => (k.startsWith("MCP_SECRET_") && v !== undefined ? [[k.slice("MCP_SECRET_".length), v]] : []))),
     dataDir,
     userAgentsRoot: e.USER_AGENTS_ROOT ? resolve(cwd, e.USER_AGENTS_ROOT) : join(dataDir, "users"),

@@ -11,6 +11,7 @@ import { keepSetupInstallation } from "./setup-installations.js";
 import { buildManifest, readAppYml, WEBHOOK_PATH, webhookUrl } from "./manifest.js";
 import { crossSiteWrite, parseCookies, setupHostAllowed } from "./setup-guard.js";
 import { importPage, messagePage, setupPage } from "./setup-pages.js";
+import { listen } from "../net/listen.js";
 import { SetupTokens } from "./setup-tokens.js";
 
 export interface SetupServer {
@@ -235,10 +236,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       if (!res.headersSent) sendJson(res, 500, { error: "setup request failed; see the app's log" });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? env.PORT, opts.host ?? env.SETUP_HOST, () => resolve());
-  });
+  await listen(server, opts.port ?? env.PORT, opts.host ?? env.SETUP_HOST, "PORT");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const boundTo = typeof address === "object" && address ? address.address : "";

@@ -9,7 +9,7 @@ describe("readConfig", () => {
   it("runs on embedded defaults with an empty environment (setup mode)", () => {
     const c = readConfig({}, "/srv/app");
     expect(c.github).toBeNull();
-    expect(c.redisUrl).toBeNull();
+    expect(c.redis).toBeNull();
     expect(c.dataDir).toBe("/srv/app/.data");
     expect(c.env.PORT).toBe(3000);
     expect(c.env.MENTION_HANDLES).toEqual(["open-swe", "openswe"]);
@@ -24,11 +24,29 @@ describe("readConfig", () => {
     expect(readConfig({}).env.APPROVAL_TIMEOUT_MINUTES).toBe(60);
   });
 
+  it("Redis Sentinel: the sentinels, the master's name and passwords; a URL and sentinels together are refused; BullMQ timings", () => {
+    expect(readConfig({ QUEUE_REDIS_SENTINELS: "s1:26379, 10.0.0.2:26380", QUEUE_REDIS_PASSWORD: "pw" }).redis).toEqual({
+      sentinels: [
+        { host: "s1", port: 26379 },
+        { host: "10.0.0.2", port: 26380 },
+      ],
+      name: "mymaster",
+      tls: false,
+      password: "pw",
+    });
+    expect(readConfig({ QUEUE_REDIS_SENTINELS: "s1:1", QUEUE_REDIS_SENTINEL_NAME: "queues", QUEUE_REDIS_SENTINEL_TLS: "true" }).redis).toMatchObject({ name: "queues", tls: true });
+    expect(() => readConfig({ QUEUE_REDIS_SENTINELS: "s1" })).toThrow(/invalid QUEUE_REDIS_SENTINELS: host:port of each sentinel/);
+    expect(() => readConfig({ QUEUE_REDIS_SENTINELS: "s1:1", QUEUE_REDIS_URL: "redis://r" })).toThrow(/both set/);
+    const t = readConfig({ QUEUE_LOCK_DURATION_MS: "5000", QUEUE_STALLED_INTERVAL_MS: "2000", QUEUE_MAX_STALLED_COUNT: "3" }).env;
+    expect([t.QUEUE_LOCK_DURATION_MS, t.QUEUE_STALLED_INTERVAL_MS, t.QUEUE_MAX_STALLED_COUNT]).toEqual([5000, 2000, 3]);
+    expect(() => readConfig({ QUEUE_LOCK_DURATION_MS: "10" })).toThrow(/invalid QUEUE_LOCK_DURATION_MS/);
+  });
+
   it("accepts a full GitHub App config, with \\n-escaped keys", () => {
     const c = readConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey().replace(/\n/g, "\\n"), WEBHOOK_SECRET: "s", QUEUE_REDIS_URL: "redis://r:6379" });
     expect(c.github?.appId).toBe("42");
     expect(c.github?.privateKey).toContain("\n");
-    expect(c.redisUrl).toBe("redis://r:6379");
+    expect(c.redis).toEqual({ url: "redis://r:6379" });
   });
 
   it.each([

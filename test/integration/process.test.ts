@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { testPrivateKey, WEBHOOK_SECRET } from "../helpers/github-app.js";
+import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/open-swe.mjs");
@@ -80,6 +83,19 @@ describe("open-swe processes", () => {
     const p = run(["worker"], { ...appEnv(), SANDBOX_TYPE: "e2b", QUEUE_REDIS_URL: "unix:/nonexistent.sock" });
     expect(await p.exited).toBe(2);
     expect(p.output().trim()).toBe("open-swe: missing E2B_API_KEY: SANDBOX_TYPE=e2b needs it for every run (or set SANDBOX_TYPE=local)");
+  });
+
+  it("a web process on a port already in use says so in one line and exits non-zero (no stack)", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", () => r()));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const p = run(["web"], { ...appEnv(), PORT: String(port), QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), LOG_LEVEL: "warn" });
+      expect(await p.exited).toBe(2);
+      expect(p.output().trim()).toBe(`open-swe: PORT=${port} on 127.0.0.1 is already in use (another process listens there): stop it or set another PORT`);
+    } finally {
+      taken.close();
+    }
   });
 
   it("a malformed setting stops start-up with one line naming the variable", async () => {
