@@ -21,9 +21,9 @@ import { LiveStreamLimit } from "./live-stream-limit.js";
 import { SessionStore } from "./session-store.js";
 import { mountProfile } from "./profile-routes.js";
 import { mountRuns } from "./runs-routes.js";
+import { mountStaticAssets, stripBullBoardFonts } from "./static-assets.js";
 import { mountTasks } from "./tasks-routes.js";
-import { CSS, messagePage } from "./views/layout.js";
-import { LIVE_JS } from "./views/live-script.js";
+import { messagePage } from "./views/layout.js";
 
 export const QUEUES_PATH = "/app/admin/queues";
 
@@ -70,8 +70,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   });
   app.use("/auth/*", ours);
   app.use("/app/*", async (c, next) => (c.req.path.startsWith(QUEUES_PATH) ? next() : ours(c, next)));
-  app.get("/app/static/app.css", (c) => c.body(CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=300" }));
-  app.get("/app/static/live.js", (c) => c.body(LIVE_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "max-age=300" }));
+  mountStaticAssets(app);
   mountAuth(app, deps);
   app.use("/app", requireSession(deps));
   app.use("/app/*", requireSession(deps));
@@ -87,6 +86,8 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   const board = new HonoAdapter(serveStatic);
   createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
   board.setBasePath(QUEUES_PATH);
+  app.use(QUEUES_PATH, stripBullBoardFonts);
+  app.use(`${QUEUES_PATH}/*`, stripBullBoardFonts);
   app.route(QUEUES_PATH, board.registerPlugin());
   return app;
 }
