@@ -5,6 +5,7 @@ import { isRepoName, repoNameError } from "./github/repo-name.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
 import { QueueSet } from "./queue/queues.js";
+import { JobSigner } from "./queue/job-provenance.js";
 import { startEmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
 import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./store/settings-cli.js";
@@ -83,7 +84,7 @@ async function operator(argv: string[], config: AppConfig, log: Logger): Promise
   const { RunRecords } = await import("./store/run-records.js");
   const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
   const redis = connectRedis(config.redisUrl ?? embedded!.url);
-  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });
   try {
     await runOperatorCli(argv, { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, (l) => console.log(l));
   } finally {
@@ -99,11 +100,11 @@ async function analyze(argv: string[], config: AppConfig, log: Logger): Promise<
   if (!isRepoName(repo)) throw new UsageError(repoNameError(repo));
   const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
   const redis = connectRedis(config.redisUrl ?? embedded!.url);
-  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+  const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });
   try {
     const { enqueueAnalyze } = await import("./runs/analyze-enqueue.js");
     const mode = argv.includes("--continual") ? "continual" : "bootstrap";
-    const id = await enqueueAnalyze({ settings: new SettingsStore(redis, config.env.QUEUE_PREFIX), queues, repo, mode }).catch((err: unknown) => {
+    const id = await enqueueAnalyze({ settings: new SettingsStore(redis, config.env.QUEUE_PREFIX), queues, repo, mode, by: { via: "operator", principal: config.env.OPERATOR_LOGIN ? { login: config.env.OPERATOR_LOGIN } : null } }).catch((err: unknown) => {
       throw err instanceof OpenSweError ? new UsageError(err.message) : err;
     });
     console.log(`queued ${mode} review-style analysis of ${repo}: job ${id}`);

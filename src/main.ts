@@ -11,6 +11,7 @@ import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
+import { JobSigner } from "./queue/job-provenance.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { connectRedis } from "./store/redis.js";
 import { SettingsStore } from "./store/settings-store.js";
@@ -87,7 +88,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   // connection of their own without them.
   const queueConnection = redis.duplicate();
   queueConnection.on("error", (err) => redisError({ err: err.message }));
-  const queues = new QueueSet({ connection: queueConnection, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
+  const queues = new QueueSet({ connection: queueConnection, prefix, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env), onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });

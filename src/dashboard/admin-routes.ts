@@ -146,7 +146,7 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
     const session = c.get("session");
     const full = `${c.req.param("owner")}/${c.req.param("repo")}`.toLowerCase();
     try {
-      const id = await enqueueAnalyze({ settings: deps.settings, queues: deps.queues, repo: full, mode: "bootstrap" });
+      const id = await enqueueAnalyze({ settings: deps.settings, queues: deps.queues, repo: full, mode: "bootstrap", by: { via: "dashboard", principal: { login: session.login, id: session.userId } } });
       deps.log.info({ login: session.login, repo: full, jobId: id }, "dashboard: review style re-learn queued");
     } catch (err) {
       return c.html(messagePage("Not queued", session, (err as Error).message, back), 400);

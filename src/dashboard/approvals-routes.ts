@@ -39,6 +39,7 @@ export function mountApprovals(app: Hono<DashboardEnv>, deps: DashboardDeps): vo
       inScope: (job) => approvalInScope(session, job),
       // In scope means the viewer could push to the repo at sign-in.
       canWrite: async () => true,
+      via: "dashboard",
     });
     if (d.result === "unknown") return c.html(messagePage("Approval not found", session, `There is no approval request ${approvalId} in the repositories you can write to.`, back), 404);
     if (d.result === "refused") return c.html(messagePage("Refused", session, `Only @${d.approval.job.requester.login} or someone with write access can decide ${d.approval.id}.`, back), 403);

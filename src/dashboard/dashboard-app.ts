@@ -81,7 +81,9 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
 
   // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
   const board = new HonoAdapter(serveStatic);
-  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
+  // Admins administer, they do not impersonate: the queue view only reads (no add, retry, edit, clean:
+  // bull-board answers 405). A job it could add would be unsigned anyway, and the worker refuses those.
+  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
   board.setBasePath(QUEUES_PATH);
   app.route(QUEUES_PATH, board.registerPlugin());
   return app;

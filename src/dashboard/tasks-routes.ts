@@ -84,6 +84,7 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
         deliveryId: taskId,
       },
       runId,
+      { via: "dashboard" },
     );
     deps.log.info({ login: session.login, repo, runId }, "dashboard: task started");
     return c.redirect(`/app/runs/${encodeURIComponent(runId)}`, 303);
