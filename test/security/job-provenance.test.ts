@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { JobSigner, NO_PROVENANCE } from "../../src/queue/job-provenance.js";
+import { RunIndex } from "../../src/store/run-index.js";
 import { SecretBox } from "../../src/store/secret-box.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { UserTokens } from "../../src/store/user-tokens.js";
@@ -101,5 +102,9 @@ describe("jobs added by hand act as nobody; bull-board only reads", () => {
     expect((await api("/by-hand/update-data", "PATCH", { jobData: aliceJob("edited") })).status).toBe(405);
     expect((await api("/clean/failed", "PUT")).status).toBe(405);
     expect(await web.queues.queues.agent.getJobCountByTypes("waiting", "delayed", "active")).toBe(0);
+    // Nor does being an admin show her a run of a repository she cannot write.
+    await new RunIndex(web.redis, prefix).put({ runId: "run-secret", repo: "octo/secret", threadId: aliceJob("").threadId, trigger: "comment", source: "github", requester: "alice", title: "alice's run", status: "running", queuedAt: Date.now() });
+    expect(await (await fetch(`${base}/app/runs`, { headers: { cookie: cookieHeader(jar) } })).text()).not.toContain("run-secret");
+    expect((await fetch(`${base}/app/runs/run-secret`, { headers: { cookie: cookieHeader(jar) } })).status).toBe(404);
   });
 });
