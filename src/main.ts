@@ -101,7 +101,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       github: config.github,
       app: createApp({ config, queues, settings, prThreads, log }),
       redis,
-      dashboard: { queues, settings },
+      dashboard: { queues, settings, github: createGitHubAuth(config.github, { log, ...(opts.octokitDefaults ? { octokitDefaults: opts.octokitDefaults } : {}) }) },
       role,
       log,
       sources: { registry: sources, queues },

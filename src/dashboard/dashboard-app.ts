@@ -1,3 +1,4 @@
+import type { GitHubAuth } from "../github/app-auth.js";
 import { createHmac } from "node:crypto";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
@@ -27,7 +28,7 @@ import { LIVE_JS } from "./views/live-script.js";
 export const QUEUES_PATH = "/app/admin/queues";
 
 /** Builds what the dashboard needs from the web role's config and connections. */
-export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger }): DashboardDeps {
+export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger; github?: GitHubAuth | null }): DashboardDeps {
   const env = o.config.env;
   const web = env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com";
   const api = o.config.github?.baseUrl ?? "https://api.github.com";
@@ -46,6 +47,7 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
     cookieSecret,
     secureCookies: env.APP_URL?.startsWith("https:") ?? false,
     log: o.log.child({ component: "dashboard" }),
+    github: o.github ?? null,
   };
 }
 
@@ -71,8 +73,8 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   mountAuth(app, deps);
   app.use("/app", requireSession(deps));
   app.use("/app/*", requireSession(deps));
-  app.use("/app/admin", requireAdmin());
-  app.use("/app/admin/*", requireAdmin());
+  app.use("/app/admin", requireAdmin(deps));
+  app.use("/app/admin/*", requireAdmin(deps));
   mountRuns(app, deps);
   mountTasks(app, deps);
   mountProfile(app, deps);

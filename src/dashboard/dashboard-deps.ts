@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import type { AppConfig } from "../config/env.js";
+import type { GitHubAuth } from "../github/app-auth.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
@@ -24,6 +25,8 @@ export interface DashboardDeps {
   /** Cookies get `Secure` when the app is served over TLS (APP_URL https). */
   secureCookies: boolean;
   log: Logger;
+  /** The app's installation clients: rights are asked of GitHub when an action happens (`repo-rights.ts`). */
+  github: GitHubAuth | null;
 }
 
 export interface DashboardEnv {

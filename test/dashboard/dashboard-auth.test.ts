@@ -119,7 +119,7 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     await page.getByRole("button", { name: "Re-learn from past reviews" }).click();
     await expect(page.getByRole("status").textContent()).resolves.toMatch(/Re-learning queued/);
     const analyze = await proc.queues.queues.analyze.getJobs(["waiting", "prioritized", "delayed"]);
-    expect(analyze.map((j) => j.data)).toEqual([{ installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap" }]);
+    expect(analyze.map((j) => j.data)).toEqual([{ installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap", provenance: expect.objectContaining({ via: "dashboard", principal: { login: "ada", id: 7 } }) }]);
     await screenshot(page, "review-style");
     await page.goto(`${base}/app/admin/queues`);
     await page.getByText("agent", { exact: false }).first().waitFor();
