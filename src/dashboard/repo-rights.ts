@@ -45,8 +45,8 @@ export async function repoRightNow(deps: Pick<DashboardDeps, "github" | "redis" 
  * For a route about to act on `repo`: null when the signed-in person may write to it now; otherwise
  * the page that says why (403 no longer a writer, 503 GitHub could not be asked).
  */
-export async function refuseUnlessWriter(c: Context<DashboardEnv>, deps: DashboardDeps, session: Session, repo: string, what: string): Promise<Response | null> {
-  const right = await repoRightNow(deps, session.login, repo, session.installations[repo]);
+export async function refuseUnlessWriter(c: Context<DashboardEnv>, deps: DashboardDeps, session: Session, repo: string, what: string, installationId = session.installations[repo]): Promise<Response | null> {
+  const right = await repoRightNow(deps, session.login, repo, installationId);
   if (right === "write") return null;
   const back = { href: "/app", label: "Dashboard" };
   if (right === "unreachable") {

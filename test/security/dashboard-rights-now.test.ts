@@ -29,7 +29,7 @@ describe("security: dashboard rights are GitHub's answer when the action happens
   const prefix = uniquePrefix();
   beforeAll(async () => {
     // A 1-second cache stands in for the (≤ 5 minute) window; a 1-second budget for GitHub's outage.
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, PERMISSION_CACHE_SECONDS: "1", PERMISSION_CHECK_BUDGET_SECONDS: "1" });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, PERMISSION_CACHE_SECONDS: "1", PERMISSION_CHECK_BUDGET_SECONDS: "1", DASHBOARD_ADMINS: "dana" });
     base = `http://127.0.0.1:${proc.port}`;
     await new SettingsStore(proc.redis, prefix).recordInstalled("octo/hello", { installationId: 4242 });
     await new RunIndex(proc.redis, prefix).put({ runId: "run-1", repo: "octo/hello", threadId: THREAD, trigger: "comment", source: "github", requester: "carl", title: "carl's run", status: "running", queuedAt: Date.now() });
@@ -69,6 +69,11 @@ describe("security: dashboard rights are GitHub's answer when the action happens
     expect((await post("/app/runs/run-1/stop")).status).toBe(403);
     expect((await post("/app/approvals/abcd1234/approve")).status).toBe(403);
     expect((await post("/app/tasks", { repo: "octo/hello", text: "delete the tests" })).status).toBe(403);
+    // Being an admin does not stand in for it: the repository's settings and its style stay as they were.
+    expect((await post("/app/admin/styles/octo/hello/relearn")).status).toBe(403);
+    expect((await post("/app/admin/repos", { repo: "octo/hello", action: "enable" })).status).toBe(403);
+    expect(await proc.queues.queues.analyze.count()).toBe(0);
+    expect(await new SettingsStore(proc.redis, prefix).listEnabledRepos()).toEqual([]);
     expect(await followUps.length(THREAD)).toBe(1);
     expect(await proc.redis.get(`${prefix}:run-stop:run-1`)).toBeNull();
     expect(await new ApprovalStore(proc.redis, prefix, 3600_000).resolution("abcd1234")).toBeNull();
