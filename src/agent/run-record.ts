@@ -1,40 +1,10 @@
 import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
-import { z } from "zod";
-import { GateResult } from "../autofix/classify-failure.js";
-import { DEFAULT_REPLY_TOOLS } from "./middleware/build-agent-middleware.js";
+import type { RunOutcome, RunRecord } from "../shared/run-record.js";
+import { DEFAULT_REPLY_TOOLS } from "./side-effect-tools.js";
 import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
 import { canonicalModelId, modelRule } from "./model/model-table.js";
-
-export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded", "stopped"]);
-export type RunOutcome = z.infer<typeof RunOutcome>;
-
-export const RunRecord = z.object({
-  threadId: z.string(),
-  trigger: z.string(),
-  modelId: z.string(),
-  effort: z.string(),
-  replayed: z.boolean(),
-  startedAt: z.iso.datetime(),
-  durationMs: z.number().int().min(0),
-  modelCalls: z.number().int().min(0),
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  cachedTokens: z.number().int().min(0),
-  cacheWriteTokens: z.number().int().min(0),
-  /** Undefined when the model has no price in the table (self-hosted, replay). */
-  costUsd: z.number().min(0).optional(),
-  toolCounts: z.record(z.string(), z.number().int().min(1)),
-  outcome: RunOutcome,
-  prUrl: z.url().optional(),
-  /** The commit this run pushed last, if it pushed. */
-  pushedSha: z.string().optional(),
-  error: z.string().optional(),
-  /** A CI fix run's confidence gate: the failure's classification and its evidence. */
-  autofixGate: GateResult.optional(),
-});
-export type RunRecord = z.infer<typeof RunRecord>;
 
 export interface RunUsage {
   modelCalls: number;

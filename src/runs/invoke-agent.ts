@@ -13,7 +13,7 @@ import type { SkillFiles } from "../agent/subagents/read-agent-dirs.js";
 import { SKILLS_MOUNT, SkillsBackend } from "../agent/subagents/skills-backend.js";
 import { CompositeBackend } from "deepagents";
 import { renderPrompt } from "../agent/prompts.js";
-import { toolPolicyNotice, type RunToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { toolPolicyNotice, type RunToolPolicies } from "../config/tool-policy.js";
 import { composeSystemPrompt, type PromptParts } from "../agent/compose-prompt.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";

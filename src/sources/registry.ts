@@ -33,8 +33,3 @@ export function buildSourceRegistry(config: AppConfig, extra: readonly Source[] 
   for (const s of extra) sources.set(s.name, s);
   return sources;
 }
-
-/** The start-up warning for each source whose secret is unset: its routes refuse every request. */
-export function unconfiguredSources(registry: SourceRegistry): SourceName[] {
-  return [...registry.values()].filter((s) => !s.configured).map((s) => s.name);
-}

@@ -104,7 +104,7 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Checked both.").reply(200, { ok: true, ts: "1.1" });
     nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, { ok: true, ts: "1.2" });
 
-    const thread = threadId({ kind: "raw", key: `slack:T0TEAM:C0ENG:${first.id}` });
+    const thread = threadId({ kind: "source", key: `slack:T0TEAM:C0ENG:${first.id}`, repo: "octo/hello" });
     const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
     const messagesNow = async () => ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
     expect((await send(first)).status).toBe(200);

@@ -5,7 +5,7 @@ import { LinearApi } from "../../../src/sources/linear/linear-api.js";
 import { toolErrorText } from "../../../src/agent/middleware/tool-errors.js";
 import { linearSource } from "../../../src/sources/linear/index.js";
 import { LINEAR_SIDE_EFFECT_TOOLS } from "../../../src/sources/linear/tools/index.js";
-import { SIDE_EFFECT_TOOLS } from "../../../src/agent/index.js";
+import { SIDE_EFFECT_TOOLS } from "../../../src/agent/side-effect-tools.js";
 import { ISSUE, linearEnv, TEAM } from "./linear-fixtures.js";
 import { capturedLogger, INTERNAL_ERROR, mockLinear, notFound, type GraphqlCall } from "./linear-nock.js";
 
