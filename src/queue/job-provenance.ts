@@ -19,7 +19,7 @@ export const Provenance = z.object({ v: z.literal(1), via: Via, principal: Princ
 export type Provenance = z.infer<typeof Provenance>;
 export type VerifiedProvenance = Omit<Provenance, "sig" | "v">;
 
-export const PROVENANCE_KEY = "provenance";
+const PROVENANCE_KEY = "provenance";
 
 export class ProvenanceError extends OpenSweError<"provenance_invalid" | "provenance_key_missing"> {}
 
