@@ -12,7 +12,7 @@ const SWEEP_EVERY_MS = 5 * 60_000;
 export async function scheduleSandboxSweep(queues: QueueSet, config: Pick<SandboxConfig, "idleTtlMs">): Promise<void> {
   // A short TTL is honoured within a fifth of it, never sweeping more than once a minute.
   const every = config.idleTtlMs > 0 ? Math.max(60_000, Math.min(SWEEP_EVERY_MS, Math.floor(config.idleTtlMs / 5))) : SWEEP_EVERY_MS;
-  await queues.queues.cleanup.upsertJobScheduler(SANDBOX_SWEEP_SCHEDULER, { every }, { name: "sweep", data: { kind: "sweep" }, opts: { attempts: 1 } });
+  await queues.schedule("cleanup", SANDBOX_SWEEP_SCHEDULER, { every }, { name: "sweep", data: { kind: "sweep" }, opts: { attempts: 1 } }, "system:sandbox-sweep");
 }
 
 /**

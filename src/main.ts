@@ -12,6 +12,7 @@ import { startSetupServer } from "./setup/setup-server.js";
 import { applySetupInstallations } from "./setup/setup-installations.js";
 import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
+import { JobSigner } from "./queue/job-provenance.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
@@ -92,7 +93,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   // connection of their own without them.
   const queueConnection = redis.duplicate();
   queueConnection.on("error", (err) => redisError({ err: err.message }));
-  const queues = new QueueSet({ connection: queueConnection, prefix, attempts: config.env.JOB_ATTEMPTS, onError: (err, queue) => queueError({ err: err.message, queue }) });
+  const queues = new QueueSet({ connection: queueConnection, prefix, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env), onError: (err, queue) => queueError({ err: err.message, queue }) });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
@@ -116,7 +117,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       github: config.github,
       app: createApp({ config, queues, settings, prThreads, log }),
       redis,
-      dashboard: { queues, settings },
+      dashboard: { queues, settings, github: createGitHubAuth(config.github, { log, ...(opts.octokitDefaults ? { octokitDefaults: opts.octokitDefaults } : {}) }) },
       role,
       log,
       sources: { registry: sources, queues },

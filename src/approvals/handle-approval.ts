@@ -1,3 +1,4 @@
+import type { Principal, Via } from "../queue/job-provenance.js";
 import { UnrecoverableError } from "bullmq";
 import type { Octokit } from "../github/app-auth.js";
 import { GitHubUnreachableError } from "../github/permission.js";
@@ -46,7 +47,7 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
     "command",
     { command: "approval_timeout", installationId: data.installationId, owner: data.owner, repo: data.repo, approvalId: approval.id, deliveryId: timeoutJobId(approval.id) },
     timeoutJobId(approval.id),
-    { delay: timeoutMinutes(ctx) * 60_000 },
+    { delay: timeoutMinutes(ctx) * 60_000, via: "system:approval-timeout" },
   );
   const body = approvalRequestComment({ id: approval.id, handle: ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", requester: data.requester.login, calls: pending.actionRequests, timeoutMinutes: timeoutMinutes(ctx) });
   if ("github" in channel) await replyTo(octokit, channel.github, body);
@@ -63,14 +64,22 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
 /** What deciding needs: the worker's job context or the dashboard's deps both carry it. */
 export type DecisionDeps = Pick<JobContext, "redis" | "prefix" | "config" | "queues" | "log">;
 
+/** How the resumed run's job is signed: the decision's channel, and the decider (none for a timeout). */
+interface ResumedBy {
+  via: Via;
+  principal?: Principal;
+}
+
 /** The paused run continues on its thread from the checkpoint, with the decision. */
-async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: ApprovalResolution, message: string | undefined): Promise<string> {
+async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: ApprovalResolution, message: string | undefined, by: ResumedBy): Promise<string> {
   const id = jobId("approval", approval.id);
   await runEvents(ctx).emit({ type: "approval.resolved", approvalId: approval.id, threadId: approval.threadId, decision: resolution.decision, how: resolution.how, by: resolution.by, latencyMs: resolution.latencyMs });
   await ctx.queues.add(
     "agent",
     { ...approval.job, trigger: "approval", approval: { id: approval.id, decision: resolution.decision, ...(message ? { message } : {}) }, deliveryId: id },
     id,
+    // The decider continues the run as themselves; a timeout leaves it its requester's.
+    by.principal === undefined ? { via: by.via } : { via: by.via, principal: by.principal },
   );
   ctx.log.info({ approvalId: approval.id, decision: resolution.decision, how: resolution.how, latencyMs: resolution.latencyMs }, "approval resolved: run resumes");
   return id;
@@ -105,6 +114,8 @@ export interface DecisionRequest {
   inScope: (job: AgentJob) => boolean;
   /** Asked only when the decider is not the run's requester. */
   canWrite: (job: AgentJob) => Promise<boolean>;
+  /** How the decider was established (the resumed run is signed with it). */
+  via: Via;
 }
 
 /**
@@ -123,7 +134,7 @@ export async function decideApproval(ctx: DecisionDeps, req: DecisionRequest): P
   const r = await store.resolve(approval, { decision, by: req.login, how: "person" });
   if (r.result !== "resolved") return { result: "already_decided", approval, prior: priorDecisionText(await store.resolution(approval.id)) };
   await ctx.queues.queues.command.remove(timeoutJobId(approval.id)).catch(() => undefined);
-  const resumed = await resume(ctx, approval, r.resolution, decision === "reject" ? denialMessage({ by: req.login }, req.reason) : undefined);
+  const resumed = await resume(ctx, approval, r.resolution, decision === "reject" ? denialMessage({ by: req.login }, req.reason) : undefined, { via: req.via, principal: { login: req.login } });
   return { result: "resolved", approval, resolution: r.resolution, resumed };
 }
 
@@ -134,12 +145,12 @@ export async function decideApproval(ctx: DecisionDeps, req: DecisionRequest): P
 export async function decideAndAnswer(
   ctx: JobContext,
   octokit: Octokit,
-  req: Omit<DecisionRequest, "canWrite"> & { where: string; say: (markdown: string) => Promise<void> },
+  req: Omit<DecisionRequest, "canWrite" | "via"> & { where: string; say: (markdown: string) => Promise<void> },
 ): Promise<JobOutcome> {
   const { login, say } = req;
   let d: DecisionResult;
   try {
-    d = await decideApproval(ctx, { ...req, canWrite: (job) => jobHasWriteAccess(ctx, octokit, { owner: job.owner, repo: job.repo, login }) });
+    d = await decideApproval(ctx, { ...req, via: ctx.provenance.via, canWrite: (job) => jobHasWriteAccess(ctx, octokit, { owner: job.owner, repo: job.repo, login }) });
   } catch (err) {
     if (!(err instanceof GitHubUnreachableError)) throw err;
     await say(GITHUB_UNREACHABLE_REPLY(login)).catch(() => undefined);
@@ -182,6 +193,6 @@ export async function handleApprovalTimeout(data: ApprovalTimeout, ctx: JobConte
   if (!approval) return { outcome: "approval_gone", approvalId: data.approvalId };
   const r = await store.resolve(approval, { decision: "reject", by: null, how: "timeout" });
   if (r.result !== "resolved") return { outcome: "approval_already_decided", approvalId: approval.id };
-  const resumed = await resume(ctx, approval, r.resolution, denialMessage({ timeoutMinutes: timeoutMinutes(ctx) }));
+  const resumed = await resume(ctx, approval, r.resolution, denialMessage({ timeoutMinutes: timeoutMinutes(ctx) }), { via: "system:approval-timeout" });
   return { outcome: "approval_timed_out", approvalId: approval.id, latencyMs: r.resolution.latencyMs, resumed };
 }

@@ -41,7 +41,7 @@ export async function replayBatched(ctx: Pick<JobContext, "redis" | "prefix" | "
   const taken = await new BatchedEvents(ctx.redis, ctx.prefix).take(threadId);
   for (const { fingerprint, event } of taken) {
     const id = jobId("autofix-replay", threadId, createHash("sha256").update(fingerprint).digest("hex").slice(0, 16), Date.now());
-    await ctx.queues.add("ci-event", { ...event, deliveryId: id }, id);
+    await ctx.queues.add("ci-event", { ...event, deliveryId: id }, id, { via: "system:autofix-replay" });
   }
   if (taken.length > 0) ctx.log.info({ threadId, replayed: taken.length }, "CI autofix: batched events replayed after the run");
   return taken.length;

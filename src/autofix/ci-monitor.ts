@@ -14,7 +14,7 @@ export const CI_MONITOR_SCHEDULER = "ci-monitor-sweep";
 
 /** Registers (or updates) the repeating sweep; a worker process calls it once at start. */
 export async function scheduleCiMonitor(queues: QueueSet, everySeconds: number): Promise<void> {
-  await queues.queues["ci-monitor"].upsertJobScheduler(CI_MONITOR_SCHEDULER, { every: everySeconds * 1000 }, { name: "sweep", data: { reason: "scheduled" }, opts: { attempts: 1 } });
+  await queues.schedule("ci-monitor", CI_MONITOR_SCHEDULER, { every: everySeconds * 1000 }, { name: "sweep", data: { reason: "scheduled" }, opts: { attempts: 1 } }, "system:ci-monitor");
 }
 
 export interface CiMonitorResult {
@@ -72,7 +72,7 @@ export async function sweepCiMonitor(ctx: JobContext): Promise<CiMonitorResult> 
         continue;
       }
       const id = jobId("ci-monitor", ref.replace(/[/#]/g, "_"), createHash("sha256").update(found.fingerprint).digest("hex").slice(0, 16));
-      await ctx.queues.add("ci-event", { ...found.event, deliveryId: id }, id);
+      await ctx.queues.add("ci-event", { ...found.event, deliveryId: id }, id, { via: "system:ci-monitor" });
       result.enqueued += 1;
       result.jobs.push(id);
       ctx.log.info({ pr: ref, kind: found.kind, fingerprint: found.fingerprint }, "CI monitor: enqueued");

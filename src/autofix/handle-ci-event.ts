@@ -196,7 +196,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
 
   if (decision.action === "wait" && !manual) {
     const recheck = jobId("autofix-recheck", ref!.replace(/[/#]/g, "_"), headSha, Math.floor(Date.now() / RECHECK_MS));
-    await ctx.queues.add("ci-event", { ...data, deliveryId: recheck }, recheck, { delay: RECHECK_MS });
+    await ctx.queues.add("ci-event", { ...data, deliveryId: recheck }, recheck, { delay: RECHECK_MS, via: ctx.provenance.via });
     return done(decision, { ...facts, attempt: input.attempts.total });
   }
   if (decision.action === "wait") return done(decision, { ...facts, attempt: input.attempts.total, pending });
@@ -247,6 +247,8 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
       deliveryId: agentJob,
     },
     agentJob,
+    // A reviewer's feedback is that reviewer acting on the run (never as its requester); red checks act for the requester.
+    { via: ctx.provenance.via, ...(!manual && data.kind === "review_feedback" && data.reviewer ? { principal: { login: data.reviewer } } : {}) },
   );
   return done(decision, { ...facts, attempt, agentJob });
 }

@@ -79,8 +79,9 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       const { runOperatorCli } = await import("../operator/operator-cli.js");
       const { RunRecords } = await import("../store/run-records.js");
       const { QueueSet } = await import("../queue/queues.js");
+      const { JobSigner } = await import("../queue/job-provenance.js");
       await withRedis(config, log, async (redis) => {
-        const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+        const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });
         try {
           await runOperatorCli([...name.split(" "), ...argv], { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, print);
         } finally {
@@ -94,13 +95,14 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       const { isRepoName, repoNameError } = await import("../shared/repo-name.js");
       if (!isRepoName(repo)) throw new OpenSweError("invalid_repo", repoNameError(repo));
       const { QueueSet } = await import("../queue/queues.js");
+      const { JobSigner } = await import("../queue/job-provenance.js");
       const { SettingsStore } = await import("../store/settings-store.js");
       const { enqueueAnalyze } = await import("../runs/analyze-enqueue.js");
       const mode = args.flag("continual") ? "continual" : "bootstrap";
       await withRedis(config, log, async (redis) => {
-        const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
+        const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });
         try {
-          const id = await enqueueAnalyze({ settings: new SettingsStore(redis, config.env.QUEUE_PREFIX), queues, repo, mode });
+          const id = await enqueueAnalyze({ settings: new SettingsStore(redis, config.env.QUEUE_PREFIX), queues, repo, mode, by: { via: "operator", principal: config.env.OPERATOR_LOGIN ? { login: config.env.OPERATOR_LOGIN } : null } });
           print(`queued ${mode} review-style analysis of ${repo}: job ${id}`);
         } finally {
           await queues.close();

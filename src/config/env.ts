@@ -151,6 +151,8 @@ export const EnvSchema = z.object({
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   /** A paused run's approval request is denied automatically after this long. */
   APPROVAL_TIMEOUT_MINUTES: int(60, 1, 7 * 24 * 60),
+  /** The GitHub login the operator CLI's jobs (`open-swe analyze`) are signed as (via "operator"); unset: nobody. */
+  OPERATOR_LOGIN: z.string().regex(/^[A-Za-z0-9-]{1,39}$/, "a GitHub login").optional(),
   /**
    * Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). Unset in production
    * (NODE_ENV=production or APP_URL set): /metrics answers only on a listener bound to loopback.

@@ -1,3 +1,4 @@
+import { refuseUnlessWriter } from "./repo-rights.js";
 import type { Hono } from "hono";
 import { html } from "hono/html";
 import { z } from "zod";
@@ -85,8 +86,14 @@ ${Object.keys(identities).length === 0
     const f = RepoForm.safeParse(await c.req.parseBody());
     if (!f.success) return c.html(messagePage("Not changed", session, `Give a repository as owner/name and an action (enable or disable).`, back), 400);
     const repo = f.data.repo.toLowerCase();
+    const installed = (await deps.settings.listInstalled())[repo];
+    // An admin changes a repository's settings only while they can write to it (asked of GitHub now).
+    if (installed) {
+      const refused = await refuseUnlessWriter(c, deps, session, repo, "its settings were not changed", installed.installationId);
+      if (refused) return refused;
+    }
     if (f.data.action === "enable") {
-      if (!(await deps.settings.listInstalled())[repo]) return c.html(messagePage("Not enabled", session, `The app is not installed on ${repo}.`, back), 400);
+      if (!installed) return c.html(messagePage("Not enabled", session, `The app is not installed on ${repo}.`, back), 400);
       await deps.settings.enableRepo(repo);
     } else await deps.settings.disableRepo(repo);
     deps.log.info({ login: session.login, repo, action: f.data.action }, "dashboard: repo enablement changed");
@@ -137,6 +144,8 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
     const full = `${r.owner}/${r.repo}`;
     const f = StyleForm.safeParse(await c.req.parseBody());
     if (!isRepoName(full) || !f.success) return c.html(messagePage("Not saved", session, f.success ? "No such repository." : (f.error.issues[0]?.message ?? "invalid"), back), 400);
+    const refused = await refuseUnlessWriter(c, deps, session, full.toLowerCase(), "the style was not saved", (await deps.settings.listInstalled())[full.toLowerCase()]?.installationId);
+    if (refused) return refused;
     await styles.save(r, f.data.prompt, "bootstrap");
     deps.log.info({ login: session.login, repo: full }, "dashboard: review style edited");
     return c.redirect(`/app/admin/styles/${full}?done=Saved.`, 303);
@@ -145,8 +154,13 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
   app.post("/app/admin/styles/:owner/:repo/relearn", async (c) => {
     const session = c.get("session");
     const full = `${c.req.param("owner")}/${c.req.param("repo")}`.toLowerCase();
+    const installed = (await deps.settings.listInstalled())[full];
+    if (installed) {
+      const refused = await refuseUnlessWriter(c, deps, session, full, "no re-learning was queued", installed.installationId);
+      if (refused) return refused;
+    }
     try {
-      const id = await enqueueAnalyze({ settings: deps.settings, queues: deps.queues, repo: full, mode: "bootstrap" });
+      const id = await enqueueAnalyze({ settings: deps.settings, queues: deps.queues, repo: full, mode: "bootstrap", by: { via: "dashboard", principal: { login: session.login, id: session.userId } } });
       deps.log.info({ login: session.login, repo: full, jobId: id }, "dashboard: review style re-learn queued");
     } catch (err) {
       return c.html(messagePage("Not queued", session, (err as Error).message, back), 400);

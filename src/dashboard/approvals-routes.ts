@@ -1,3 +1,4 @@
+import { refuseUnlessWriter, repoRightNow } from "./repo-rights.js";
 import type { Hono } from "hono";
 import { approvalStore, decideApproval } from "../approvals/handle-approval.js";
 import type { AgentJob } from "../queue/schemas.js";
@@ -31,14 +32,20 @@ export function mountApprovals(app: Hono<DashboardEnv>, deps: DashboardDeps): vo
     const reasonField = (await c.req.parseBody())["reason"];
     const reason = typeof reasonField === "string" ? reasonField.trim() : "";
     if (reason.length > MAX_REASON_CHARS) return c.html(messagePage("Nothing decided", session, `Give a reason of at most ${MAX_REASON_CHARS} characters.`, back), 400);
+    // The dashboard decides only in repositories the viewer can write now (asked of GitHub, not the sign-in snapshot).
+    const pending = await store.get(approvalId);
+    if (pending && approvalInScope(session, pending.job)) {
+      const refused = await refuseUnlessWriter(c, deps, session, `${pending.job.owner}/${pending.job.repo}`.toLowerCase(), `${approvalId} was not decided`);
+      if (refused) return refused;
+    }
     const d = await decideApproval(deps, {
       approvalId,
       login: session.login,
       decision,
       reason: reason || undefined,
       inScope: (job) => approvalInScope(session, job),
-      // In scope means the viewer could push to the repo at sign-in.
-      canWrite: async () => true,
+      canWrite: async (job) => (await repoRightNow(deps, session.login, `${job.owner}/${job.repo}`.toLowerCase(), job.installationId)) === "write",
+      via: "dashboard",
     });
     if (d.result === "unknown") return c.html(messagePage("Approval not found", session, `There is no approval request ${approvalId} in the repositories you can write to.`, back), 404);
     if (d.result === "refused") return c.html(messagePage("Refused", session, `Only @${d.approval.job.requester.login} or someone with write access can decide ${d.approval.id}.`, back), 403);

@@ -1,3 +1,4 @@
+import type { GitHubAuth } from "../github/app-auth.js";
 import { createHmac } from "node:crypto";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
@@ -28,7 +29,7 @@ import { messagePage } from "./views/layout.js";
 export const QUEUES_PATH = "/app/admin/queues";
 
 /** Builds what the dashboard needs from the web role's config and connections. */
-export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger }): DashboardDeps {
+export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger; github?: GitHubAuth | null }): DashboardDeps {
   const env = o.config.env;
   const web = env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com";
   const api = o.config.github?.baseUrl ?? "https://api.github.com";
@@ -48,6 +49,7 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
     secureCookies: env.APP_URL?.startsWith("https:") ?? false,
     liveStreams: new LiveStreamLimit({ perSession: env.DASHBOARD_LIVE_STREAMS_PER_SESSION, perAddress: env.DASHBOARD_LIVE_STREAMS_PER_ADDRESS }),
     log: o.log.child({ component: "dashboard" }),
+    github: o.github ?? null,
   };
 }
 
@@ -74,8 +76,8 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   mountAuth(app, deps);
   app.use("/app", requireSession(deps));
   app.use("/app/*", requireSession(deps));
-  app.use("/app/admin", requireAdmin());
-  app.use("/app/admin/*", requireAdmin());
+  app.use("/app/admin", requireAdmin(deps));
+  app.use("/app/admin/*", requireAdmin(deps));
   mountRuns(app, deps);
   mountTasks(app, deps);
   mountProfile(app, deps);
@@ -84,7 +86,9 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
 
   // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
   const board = new HonoAdapter(serveStatic);
-  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
+  // Admins administer, they do not impersonate: the queue view only reads (no add, retry, edit, clean:
+  // bull-board answers 405). A job it could add would be unsigned anyway, and the worker refuses those.
+  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
   board.setBasePath(QUEUES_PATH);
   app.use(QUEUES_PATH, stripBullBoardFonts);
   app.use(`${QUEUES_PATH}/*`, stripBullBoardFonts);

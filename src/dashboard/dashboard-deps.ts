@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import type { AppConfig } from "../config/env.js";
+import type { GitHubAuth } from "../github/app-auth.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
@@ -27,6 +28,8 @@ export interface DashboardDeps {
   /** Open live views per session and per address (in this process). */
   liveStreams: LiveStreamLimit;
   log: Logger;
+  /** The app's installation clients: rights are asked of GitHub when an action happens (`repo-rights.ts`). */
+  github: GitHubAuth | null;
 }
 
 export interface DashboardEnv {

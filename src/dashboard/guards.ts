@@ -54,10 +54,11 @@ export function requireSession(deps: DashboardDeps): MiddlewareHandler<Dashboard
   };
 }
 
-export function requireAdmin(): MiddlewareHandler<DashboardEnv> {
+/** Admin is today's `DASHBOARD_ADMINS`, asked on every request (a session keeps no admin right of its own). */
+export function requireAdmin(deps: Pick<DashboardDeps, "config">): MiddlewareHandler<DashboardEnv> {
   return async (c, next) => {
     const session = c.get("session");
-    if (!session.admin) return c.html(messagePage("Admins only", session, `@${session.login} is not a dashboard admin (DASHBOARD_ADMINS).`), 403);
+    if (!session.admin || !deps.config.env.DASHBOARD_ADMINS.includes(session.login.toLowerCase())) return c.html(messagePage("Admins only", session, `@${session.login} is not a dashboard admin (DASHBOARD_ADMINS).`), 403);
     await next();
   };
 }

@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { refuseUnlessWriter } from "./repo-rights.js";
 import type { Hono } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -140,6 +141,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const entry = await visibleRun(deps, session, c.req.param("id"));
     if (!entry) return c.html(notFound(session), 404);
     if (!isLive(entry.status)) return c.html(messagePage("Already ended", session, `This run already ended (${entry.status}).`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 409);
+    const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the run was not stopped");
+    if (refused) return refused;
     await new RunStops(deps.redis, deps.prefix).request(entry.runId, session.login);
     await index.update(entry.runId, { stoppedBy: session.login });
     // Still waiting in the queue: take it out; a running one is cancelled by its worker.
@@ -161,6 +164,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     if (typeof text !== "string" || text.trim() === "" || text.length > 20_000) return c.html(messagePage("Nothing sent", session, "Write a message of at most 20,000 characters."), 400);
     if (!isLive(entry.status)) return c.html(messagePage("The run has ended", session, "This run has ended; start a new task to continue.", { href: "/app/tasks/new", label: "New task" }), 409);
     if (!(await threadIsRuns(deps, entry))) return c.html(messagePage("Nothing sent", session, `This run's thread now belongs to another repository than ${entry.repo}; start a new task to continue.`, { href: "/app/tasks/new", label: "New task" }), 409);
+    const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the message was not sent");
+    if (refused) return refused;
     await new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP).push(entry.threadId, { text: text.trim(), author: session.login, source: "dashboard", at: Date.now() });
     return c.redirect(`/app/runs/${encodeURIComponent(entry.runId)}`, 303);
   });

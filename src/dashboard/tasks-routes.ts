@@ -1,3 +1,4 @@
+import { refuseUnlessWriter } from "./repo-rights.js";
 import { randomUUID } from "node:crypto";
 import type { Hono } from "hono";
 import { html } from "hono/html";
@@ -52,6 +53,8 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const installationId = session.installations[repo];
     if (!session.repos.includes(repo) || installationId === undefined) return c.html(messagePage("Not started", session, `You cannot write to ${repo} (or the app is not installed there).`, back), 403);
     if (f.data.model && !models.includes(f.data.model)) return c.html(messagePage("Not started", session, `The model ${f.data.model} is not one this installation allows.`, back), 400);
+    const refused = await refuseUnlessWriter(c, deps, session, repo, "the task was not started");
+    if (refused) return refused;
     const [owner, name] = repo.split("/") as [string, string];
     const taskId = randomUUID();
     const key = dashboardThreadKey(taskId);
@@ -84,6 +87,7 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
         deliveryId: taskId,
       },
       runId,
+      { via: "dashboard" },
     );
     deps.log.info({ login: session.login, repo, runId }, "dashboard: task started");
     return c.redirect(`/app/runs/${encodeURIComponent(runId)}`, 303);

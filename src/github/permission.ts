@@ -17,7 +17,8 @@ export class GitHubUnreachableError extends OpenSweError<"github_unreachable"> {
 }
 
 export interface PermissionCheck {
-  octokit: Octokit;
+  /** Or how to get one, asked only when the answer is not cached (the dashboard mints no token for a cached right). */
+  octokit: Octokit | (() => Promise<Octokit>);
   redis: Redis;
   prefix: string;
   cacheSeconds: number;
@@ -48,12 +49,13 @@ export async function hasWriteAccess(c: PermissionCheck): Promise<boolean> {
   const key = keyer(`${c.prefix}:perm`)(`${c.owner}/${c.repo}`.toLowerCase(), c.login.toLowerCase());
   const cached = c.cacheSeconds > 0 ? await c.redis.get(key) : null;
   if (cached !== null) return cached === "1";
+  const octokit = typeof c.octokit === "function" ? await c.octokit() : c.octokit;
   const clock = c.clock ?? { now: Date.now, sleep };
   const deadline = clock.now() + c.budgetMs;
   let allowed: boolean | undefined;
   for (let attempt = 1; allowed === undefined; attempt += 1) {
     try {
-      const res = await c.octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+      const res = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
         owner: c.owner,
         repo: c.repo,
         username: c.login,

@@ -55,6 +55,7 @@ export async function syncInstallations(deps: { github: Pick<GitHubAuth, "app" |
 /** Queues one sync now (start-up, an unknown installation) — at most one waiting at a time — and keeps the hourly one. */
 export async function requestInstallationSync(queues: QueueSet, reason: "startup" | "unknown_installation"): Promise<void> {
   await queues.add("ci-monitor", { reason: "installations" }, `installations-sync__${reason}__${Date.now()}`, {
+    via: "system:installation-sync",
     deduplication: { id: "installations-sync", ttl: 60_000 },
     attempts: 5,
     backoff: { type: "exponential", delay: 10_000 },
@@ -62,6 +63,6 @@ export async function requestInstallationSync(queues: QueueSet, reason: "startup
 }
 
 export async function scheduleInstallationSync(queues: QueueSet): Promise<void> {
-  await queues.queues["ci-monitor"].upsertJobScheduler(INSTALLATION_SYNC_SCHEDULER, { every: SYNC_EVERY_MS }, { name: "installations", data: { reason: "installations" }, opts: { attempts: 1 } });
+  await queues.schedule("ci-monitor", INSTALLATION_SYNC_SCHEDULER, { every: SYNC_EVERY_MS }, { name: "installations", data: { reason: "installations" }, opts: { attempts: 1 } }, "system:installation-sync");
   await requestInstallationSync(queues, "startup");
 }

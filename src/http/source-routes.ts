@@ -106,6 +106,7 @@ export function sourceRoutes(deps: SourceRoutesDeps) {
               ...(event.action ? { action: event.action } : {}),
             },
             id,
+            { via: source.name },
           );
         } catch (err) {
           // Nothing was queued: the claim goes back so the source's retry is accepted.

@@ -1,3 +1,4 @@
+import type { GitHubAuth } from "../github/app-auth.js";
 import { createServer, type Server } from "node:http";
 import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
 import type { Redis } from "ioredis";
@@ -35,7 +36,7 @@ export async function startWebServer(opts: {
   app: ApplicationFunction;
   redis: Redis;
   /** The dashboard's (`/app`, `/auth`): omitted, the server has no dashboard. */
-  dashboard?: { queues: QueueSet; settings: SettingsStore };
+  dashboard?: { queues: QueueSet; settings: SettingsStore; github?: GitHubAuth };
   role: string;
   log: Logger;
   /** Slack, Linear, …: their routes are served ahead of Probot's middleware and queue `source-event` jobs. */
@@ -68,7 +69,7 @@ export async function startWebServer(opts: {
   // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
   // answers before Probot's not-found handler; webhooks keep their own body limit.
   const dashboard = opts.dashboard
-    ? dashboardHandler(createDashboardApp(dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log })))
+    ? dashboardHandler(createDashboardApp(dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log, github: opts.dashboard.github ?? null })))
     : null;
   const sources = opts.sources
     ? sourceRoutes({

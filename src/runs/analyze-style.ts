@@ -34,7 +34,7 @@ export function analyzerSkill(mode: AnalyzerMode, repo: string, promptsDir: stri
 export async function scheduleNightlyAnalyzer(queues: QueueSet, job: Omit<AnalyzeJob, "mode">): Promise<string> {
   const id = analyzeSchedulerId(job.owner, job.repo);
   const data = AnalyzeJob.parse({ ...job, mode: "continual" });
-  await queues.queues.analyze.upsertJobScheduler(id, { pattern: NIGHTLY_PATTERN }, { name: "continual", data, opts: { attempts: 1 } });
+  await queues.schedule("analyze", id, { pattern: NIGHTLY_PATTERN }, { name: "continual", data, opts: { attempts: 1 } }, "system:nightly-analyze");
   return id;
 }
 

@@ -166,12 +166,17 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     baseBranch: ws.baseBranch,
     effects,
     queues: ctx.queues,
+    provenance: ctx.provenance,
     prThreads: ctx.prThreads,
     verdictAuthorized: data.verdictAuthorized,
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
-  const prAuthor = await prAuthorFor({ config: ctx.config, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log, login: data.requester.login, profile });
+  // "Open PRs as me" is the token of whoever acts in this job (its verified principal): a follow-up or an
+  // approval by another person never reaches the first requester's token; nobody acting → the app's.
+  const actor = ctx.provenance.principal;
+  const actorProfile = actor && actor.login.toLowerCase() !== data.requester.login.toLowerCase() ? await ctx.settings.getProfile(actor.login) : profile;
+  const prAuthor = actor ? await prAuthorFor({ config: ctx.config, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log, login: actor.login, profile: actorProfile }) : null;
   if (prAuthor) gh.prAuthor = prAuthor;
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
@@ -227,6 +232,9 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
       drainFollowUps: async (threadId) => {
         const { items, dropped } = await ctx.followUps.drain(threadId);
+        // Someone else's message joins the run: from now on it is not one person's, so not one person's token.
+        const mine = gh.prAuthor?.login.toLowerCase();
+        if (mine && items.some((i) => i.author.toLowerCase() !== mine)) delete gh.prAuthor;
         const texts = items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
         if (dropped > 0) texts.unshift(`(${dropped} older follow-up message(s) were dropped because too many arrived.)`);
         return texts;

@@ -103,6 +103,7 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
       deliveryId: `${data.source}-${data.dedupeKey}`,
     },
     id,
+    { via: data.source },
   );
   ctx.log.info({ jobId: id, repo: choice.repo, via: choice.via, threadId: thread }, "source request queued as an agent job");
   return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, threadId: thread, newThread: switched, login, identity: "login" in identity ? "settings" : "email" };

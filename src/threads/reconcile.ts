@@ -19,7 +19,7 @@ export const RUN_LOST_REPLY =
 
 /** The hourly `reconcile` job (in the `ci-monitor` queue's scheduler family). */
 export async function scheduleReconcile(queues: QueueSet): Promise<void> {
-  await queues.queues["ci-monitor"].upsertJobScheduler(RECONCILE_SCHEDULER, { every: RECONCILE_EVERY_MS }, { name: "reconcile", data: { reason: "reconcile" }, opts: { attempts: 1 } });
+  await queues.schedule("ci-monitor", RECONCILE_SCHEDULER, { every: RECONCILE_EVERY_MS }, { name: "reconcile", data: { reason: "reconcile" }, opts: { attempts: 1 } }, "system:reconcile");
 }
 
 export interface ReconcileResult {
@@ -63,6 +63,6 @@ export async function reconcileRuns(ctx: JobContext): Promise<ReconcileResult> {
     }
   }
   const sweep = jobId("reconcile-sandbox-sweep", Math.floor(Date.now() / RECONCILE_EVERY_MS));
-  await ctx.queues.add("cleanup", { kind: "sweep" }, sweep);
+  await ctx.queues.add("cleanup", { kind: "sweep" }, sweep, { via: "system:reconcile" });
   return result;
 }

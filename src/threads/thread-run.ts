@@ -47,7 +47,7 @@ export async function acquireRunLock(ctx: LockCtx & Pick<JobContext, "queues">, 
  * from the job that noticed, so each noticing job queues at most one; a continuation that finds the
  * thread busy or the list empty does nothing, so the messages are handled by exactly one run.
  */
-export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followUps" | "queues" | "jobId" | "log">, data: AgentJob): Promise<string | null> {
+export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followUps" | "queues" | "jobId" | "log" | "provenance">, data: AgentJob): Promise<string | null> {
   if ((await ctx.locks.holder(data.threadId)) !== null) return null;
   const newest = await ctx.followUps.newest(data.threadId);
   if (!newest) return null;
@@ -72,6 +72,8 @@ export async function continueIfPending(ctx: Pick<JobContext, "locks" | "followU
       deliveryId: id,
     },
     id,
+    // Whoever asked the newest pending message continues the run, as themselves (never as its first requester).
+    { via: ctx.provenance.via, principal: newest.origin ? { login: newest.origin.requester.login, id: newest.origin.requester.id } : { login: newest.author } },
   );
   ctx.log.info({ threadId: data.threadId, continuation: id }, "pending follow-ups: continuation queued");
   return id;

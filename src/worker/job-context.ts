@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import type { GitHubAuth } from "../github/app-auth.js";
+import type { VerifiedProvenance } from "../queue/job-provenance.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { FollowUpQueue } from "../threads/follow-ups.js";
@@ -40,6 +41,8 @@ export interface JobContext extends WorkerServices {
   lockLost(): boolean;
   log: Logger;
   signal: AbortSignal;
+  /** Who this job acts for and how that was established, as signed by whoever queued it (verified). */
+  provenance: VerifiedProvenance;
 }
 
 /** What a processor returns; stored as the job's return value and logged. */

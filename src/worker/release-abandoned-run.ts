@@ -10,7 +10,10 @@ import type { WorkerServices } from "./job-context.js";
  * continuation, instead of waiting out the lock's TTL.
  */
 export async function releaseAbandonedRun(services: Pick<WorkerServices, "locks" | "followUps" | "queues">, job: Job, log: Logger): Promise<void> {
-  const parsed = AgentJob.safeParse(job.data);
+  // A job refused for its provenance never ran and queues nothing.
+  const signed = services.queues.signer.verify("agent", job.data);
+  if (!signed.ok) return;
+  const parsed = AgentJob.safeParse(signed.payload);
   if (!parsed.success || !job.id) return;
   // A failed attempt with retries left is not given up on.
   if ((await job.getState()) !== "failed") return;
@@ -18,5 +21,5 @@ export async function releaseAbandonedRun(services: Pick<WorkerServices, "locks"
   // only one that never got there still holds it. A failed run starts no continuation of its own.
   if (!(await services.locks.releaseJob(parsed.data.threadId, job.id))) return;
   log.warn({ jobId: job.id, threadId: parsed.data.threadId, reason: job.failedReason }, "run lock of an abandoned agent job released");
-  await continueIfPending({ ...services, jobId: job.id, log }, parsed.data);
+  await continueIfPending({ ...services, jobId: job.id, log, provenance: signed.provenance }, parsed.data);
 }

@@ -4,6 +4,7 @@ import { rateLimitedLog } from "../logger.js";
 import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { jobDuration } from "../observability/metrics.js";
+import { NO_PROVENANCE } from "../queue/job-provenance.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
 import { RunStops, STOP_REASON } from "../runs/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
@@ -45,7 +46,11 @@ export interface StartWorkersOptions {
 function processorFor(name: QueueName, opts: StartWorkersOptions, watch: JobLockWatch) {
   return async (job: Job, token?: string, bullSignal?: AbortSignal): Promise<JobOutcome> => {
     const log = opts.log.child({ queue: name, jobId: job.id, attempt: job.attemptsMade + 1 });
-    const parsed = JOB_SCHEMAS[name].safeParse(job.data);
+    // Before anything else: a job added by hand (bull-board, redis-cli, a script) acts as nobody.
+    const signed = opts.services.queues.signer.verify(name, job.data);
+    // One line for it: the `failed` listener's, with this message.
+    if (!signed.ok) throw new UnrecoverableError(`${NO_PROVENANCE} (${signed.reason})`);
+    const parsed = JOB_SCHEMAS[name].safeParse(signed.payload);
     if (!parsed.success) {
       log.error({ issues: parsed.error.issues.slice(0, 5) }, "invalid job payload");
       throw new UnrecoverableError(`invalid ${name} job payload: ${parsed.error.issues[0]?.message ?? "unknown"}`);
@@ -61,6 +66,7 @@ function processorFor(name: QueueName, opts: StartWorkersOptions, watch: JobLock
       lockLost: () => execution.lost(),
       log,
       signal: execution.signal,
+      provenance: signed.provenance,
     };
     try {
       return await runJob(name, opts, job, token, parsed.data, ctx);

@@ -72,7 +72,10 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     expect(forged.status()).toBe(403);
     expect(await store.resolution(id)).toBeNull();
 
-    // erin (a writer, not the requester) approves: the resume agent job is queued and completes.
+    // erin (a writer, not the requester) approves: the dashboard asks GitHub now (the web role's own
+    // installation token), then the resume agent job is queued and completes.
+    mockInstallationToken(4242);
+    nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
     runStartMocks(101);
     const done = nock(API).post("/repos/octo/hello/issues/5/comments", { body: "Wrote proof.txt." }).reply(201, { id: 901 });
     nock(API).patch("/repos/octo/hello/issues/comments/901").reply(200, { id: 901 });

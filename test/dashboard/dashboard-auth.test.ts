@@ -1,3 +1,5 @@
+import nock from "nock";
+import { mockInstallationToken } from "../helpers/github-app.js";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
@@ -5,7 +7,7 @@ import { reviewStores } from "../../src/runs/review-stores.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
-import { CLIENT_ID, CLIENT_SECRET, launchBrowser, mockSignIn, newContext, screenshot, signIn } from "./browser.js";
+import { CLIENT_ID, CLIENT_SECRET, launchBrowser, mockSignIn, newContext, screenshot, signIn, API } from "./browser.js";
 
 const writer = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }, { full_name: "octo/other", push: false }] };
 const reader = { login: "eve", id: 66, repos: [{ full_name: "octo/hello", push: false }] };
@@ -101,6 +103,9 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     const page = await context.newPage();
     await signIn(page, base, authorize, admin, "/app/admin");
     expect(new URL(page.url()).pathname).toBe("/app/admin");
+    // Each change to a repository asks GitHub whether ada can write to it now (then cached).
+    mockInstallationToken(4242);
+    nock(API).get("/repos/octo/hello/collaborators/ada/permission").reply(200, { permission: "admin", role_name: "admin" });
     await page.getByRole("button", { name: "Enable octo/hello" }).click();
     await expect(page.getByRole("status").textContent()).resolves.toBe("octo/hello enabled.");
     expect(await settings.listEnabledRepos()).toEqual(["octo/hello"]);
@@ -119,7 +124,7 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     await page.getByRole("button", { name: "Re-learn from past reviews" }).click();
     await expect(page.getByRole("status").textContent()).resolves.toMatch(/Re-learning queued/);
     const analyze = await proc.queues.queues.analyze.getJobs(["waiting", "prioritized", "delayed"]);
-    expect(analyze.map((j) => j.data)).toEqual([{ installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap" }]);
+    expect(analyze.map((j) => j.data)).toEqual([{ installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap", provenance: expect.objectContaining({ via: "dashboard", principal: { login: "ada", id: 7 } }) }]);
     await screenshot(page, "review-style");
     await page.goto(`${base}/app/admin/queues`);
     await page.getByText("agent", { exact: false }).first().waitFor();

@@ -54,7 +54,9 @@ describe("dashboard in a real browser: a task started from the page streams live
 
   it("start a task: the run page follows it live and ends with the PR link", { timeout: 90_000 }, async () => {
     writeFileSync(app.replay, JSON.stringify(prScript));
-    mockInstallationToken(4242, 2);
+    // The worker's two, and the web role's own for the dashboard's write-access check (which the worker's
+    // check then finds cached).
+    mockInstallationToken(4242, 3);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     mockRunStart();
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);

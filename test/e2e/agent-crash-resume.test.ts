@@ -16,6 +16,7 @@ import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { JobSigner } from "../../src/queue/job-provenance.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/12";
 const children: ChildProcess[] = [];
@@ -68,7 +69,7 @@ describe("e2e: a worker killed mid-run", () => {
       JOB_ATTEMPTS: "3",
     };
     const redis = testRedis();
-    const queues = new QueueSet({ connection: redis, prefix, attempts: 3 });
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: JobSigner.fromEnv(env) });
     const thread = threadId({ kind: "issue", issueId: 4004 });
     const victim = await startWorker(env);
     await queues.add(
@@ -86,7 +87,7 @@ describe("e2e: a worker killed mid-run", () => {
         comment: { kind: "issue_comment", id: 1 },
         deliveryId: "crash-1",
       },
-      deliveryJobId("crash-1"),
+      deliveryJobId("crash-1"), { via: "github-webhook" },
     );
     const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
     const lastCall = async () => {

@@ -180,7 +180,7 @@ describe("e2e: issue → draft PR → comments on that PR continue the issue's t
     await app.proc.queues.add(
       "agent",
       { installationId: INSTALLATION, owner: "octo", repo: "hello", number: 12, isPullRequest: true, threadId: ISSUE_THREAD, trigger: "wakeup", requester: { login: "dana", id: 31 }, text: "request a review --verdict", deliveryId: wakeId },
-      wakeId,
+      wakeId, { via: "github-webhook" },
     );
     expect(await waitForJob(app.proc.queues.queues.agent, wakeId, 60_000)).toMatchObject({ state: "completed" });
     const review = await app.proc.queues.queues.review.getJob(jobId("review", wakeId, 12));

@@ -80,7 +80,7 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
       ]);
     nock(API).get("/repos/octo/hello/pulls/2/comments").query(true).reply(200, [{ user: { login: "lee", type: "User" }, body: "nit: LGTM" , path: "a.ts" }]);
 
-    const id = await enqueueAnalyze({ settings, queues: proc.queues, repo: "Octo/Hello", mode: "bootstrap" });
+    const id = await enqueueAnalyze({ settings, queues: proc.queues, repo: "Octo/Hello", mode: "bootstrap", by: { via: "operator", principal: null } });
     const done = await waitForJob(proc.queues.queues.analyze, id, 30_000);
     expect(done.failedReason).toBeUndefined();
     // One human sample survives: the bot and the trivial comment are skipped.
@@ -114,7 +114,7 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     mockRepoConfig();
     nock(API).get("/repos/octo/hello/pulls/comments/11/reactions").query({ content: "-1", per_page: "1" }).reply(200, []);
     nock(API).get("/repos/octo/hello/pulls/comments/12/reactions").query({ content: "-1", per_page: "1" }).reply(200, [{ id: 1, content: "-1" }]);
-    const job = await proc.queues.add("analyze", scheduler!.template!.data as never, "nightly-now");
+    const job = await proc.queues.add("analyze", scheduler!.template!.data as never, "nightly-now", { via: "github-webhook" });
     const nightly = await waitForJob(proc.queues.queues.analyze, job, 30_000);
     expect(nightly.failedReason).toBeUndefined();
     expect(nightly.returnvalue).toMatchObject({ outcome: "saved", mode: "continual", evidence: 3, version: 2 });
@@ -128,12 +128,12 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     const id = await scheduleNightlyAnalyzer(proc.queues, { installationId: 6003, owner: "Octo", repo: "Gone" });
     expect(await proc.queues.queues.analyze.getJobScheduler(id)).toBeTruthy();
     await settings.removeInstalled("octo/gone");
-    const job = await proc.queues.add("analyze", { installationId: 6003, owner: "octo", repo: "gone", mode: "continual" }, "nightly-gone");
+    const job = await proc.queues.add("analyze", { installationId: 6003, owner: "octo", repo: "gone", mode: "continual" }, "nightly-gone", { via: "github-webhook" });
     expect(await waitForJob(proc.queues.queues.analyze, job)).toMatchObject({ state: "completed", returnvalue: { outcome: "not_installed" } });
     expect(await proc.queues.queues.analyze.getJobScheduler(id)).toBeFalsy();
   });
 
   it("refuses a repository the app is not installed on", async () => {
-    await expect(enqueueAnalyze({ settings: new SettingsStore(testRedis(), prefix), queues: proc.queues, repo: "octo/elsewhere", mode: "bootstrap" })).rejects.toThrow(/not installed on octo\/elsewhere/);
+    await expect(enqueueAnalyze({ settings: new SettingsStore(testRedis(), prefix), queues: proc.queues, repo: "octo/elsewhere", mode: "bootstrap", by: { via: "operator", principal: null } })).rejects.toThrow(/not installed on octo\/elsewhere/);
   });
 });

@@ -280,7 +280,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).patch("/repos/octo/hello/issues/comments/659").reply(200, { id: 659 });
 
     const id = "j__test-sweep__conflict";
-    await app.proc.queues.add("ci-monitor", { reason: "manual" }, id);
+    await app.proc.queues.add("ci-monitor", { reason: "manual" }, id, { via: "github-webhook" });
     const swept = await waitForJob(app.proc.queues.queues["ci-monitor"], id);
     expect(swept.returnvalue).toMatchObject({ enqueued: 1 });
     const decided = await waitForJob(app.proc.queues.queues["ci-event"], (swept.returnvalue as { jobs: string[] }).jobs[0]!);

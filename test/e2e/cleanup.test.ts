@@ -98,7 +98,7 @@ describe("e2e: closing a PR tears its threads down", () => {
     for (const t of [idle, active]) made.push((await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() })).sandbox.id);
     await redis.zadd(sandboxActivityKey(app.prefix), Date.now() - 61 * 60_000, idle);
 
-    await app.proc.queues.add("cleanup", { kind: "sweep" }, "sweep-now");
+    await app.proc.queues.add("cleanup", { kind: "sweep" }, "sweep-now", { via: "github-webhook" });
     const done = await waitForJob(cleanup, "sweep-now");
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "swept", idle: [made[0]], orphans: [] } });
     const left = (await provider.list()).map((s) => s.id);

@@ -1,3 +1,4 @@
+import { JobSigner } from "../../src/queue/job-provenance.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,7 +80,7 @@ describe("a Redis outage never runs a job twice", () => {
       QUEUE_STALLED_INTERVAL_MS: "750",
     };
     const redis = connectRedis(redisServer.url);
-    const queues = new QueueSet({ connection: redis, prefix, attempts: 3 });
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: JobSigner.fromEnv({ WEBHOOK_SECRET: "s" }) });
     const thread = threadId({ kind: "issue", issueId: 5005 });
     await startWorker(env);
     const id = deliveryJobId("freeze-1");
@@ -99,6 +100,7 @@ describe("a Redis outage never runs a job twice", () => {
         deliveryId: "freeze-1",
       },
       id,
+      { via: "github-webhook" },
     );
     const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
     const lastCall = async () => {

@@ -1,3 +1,4 @@
+import { testSigner } from "../helpers/job-signer.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -70,9 +71,9 @@ describe("Redis Sentinel", () => {
       worker.once("exit", (code) => reject(new Error(`worker exited early (${code})`)));
     });
     const queueRedis = connectRedis(target);
-    const queues = new QueueSet({ connection: queueRedis, prefix, attempts: 5 });
+    const queues = new QueueSet({ connection: queueRedis, prefix, attempts: 5, signer: testSigner() });
     const ids = Array.from({ length: 40 }, (_, i) => `f${i}`);
-    for (const id of ids) await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: [randomUUID()], merged: false, deliveryId: id }, deliveryJobId(id));
+    for (const id of ids) await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: [randomUUID()], merged: false, deliveryId: id }, deliveryJobId(id), { via: "github-webhook" });
     // Wait for every add to reach the replica, then kill the master mid-work.
     await until(async () => (await replica.exists(`${prefix}:cleanup:${deliveryJobId("f39")}`)) === 1, 10_000, "jobs replicated");
     await until(async () => (await counters.hlen(`${prefix}:completed`)) >= 8, 20_000, "work under way");

@@ -61,7 +61,7 @@ describe("CI monitor sweep", () => {
   const ourPr = (number: number) => new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number, branch: `open-swe/${number}` }, THREAD, { login: "alice", id: 11 }, INSTALLATION);
   async function sweep(): Promise<CiMonitorResult> {
     const id = jobId("test-sweep", ++sweeps);
-    await proc.queues.add("ci-monitor", { reason: "manual" }, id);
+    await proc.queues.add("ci-monitor", { reason: "manual" }, id, { via: "github-webhook" });
     const job = await waitForJob(proc.queues.queues["ci-monitor"], id);
     expect(job.state).toBe("completed");
     return job.returnvalue as CiMonitorResult;

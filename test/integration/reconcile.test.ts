@@ -44,7 +44,7 @@ describe("reconcile sweep", () => {
   afterAll(async () => proc?.stop());
   async function reconcile(): Promise<ReconcileResult> {
     const id = jobId("test-reconcile", ++n);
-    await proc.queues.add("ci-monitor", { reason: "reconcile" }, id);
+    await proc.queues.add("ci-monitor", { reason: "reconcile" }, id, { via: "github-webhook" });
     const job = await waitForJob(proc.queues.queues["ci-monitor"], id);
     expect(job.failedReason).toBeUndefined();
     return job.returnvalue as ReconcileResult;
@@ -76,7 +76,7 @@ describe("reconcile sweep", () => {
     const continuation = await proc.queues.queues.agent.getJob(jobId("continue", lost, "gone-job"));
     expect(continuation?.data).toMatchObject({ threadId: lost, trigger: "follow_up", number: 41 });
     expect((await registry.list()).map((r) => r.jobId).sort()).toEqual(["locked-job", "queued-job"]);
-    expect(await proc.queues.queues.cleanup.getJobs(["waiting"])).toEqual(expect.arrayContaining([expect.objectContaining({ data: { kind: "sweep" } })]));
+    expect(await proc.queues.queues.cleanup.getJobs(["waiting"])).toEqual(expect.arrayContaining([expect.objectContaining({ data: expect.objectContaining({ kind: "sweep", provenance: expect.objectContaining({ via: "system:reconcile", principal: null }) }) })]));
 
     // Settled once: the next pass says nothing again.
     expect(await reconcile()).toMatchObject({ checked: 2, ended: 0, continued: 0, errors: 0 });

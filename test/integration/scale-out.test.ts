@@ -6,6 +6,7 @@ import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -45,10 +46,10 @@ describe("scale-out: two worker processes on one Redis", () => {
   it("process 200 jobs, each exactly once, shared between both", async () => {
     const prefix = uniquePrefix();
     const redis = testRedis();
-    const queues = new QueueSet({ connection: redis, prefix, attempts: 3 });
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: testSigner() });
     await Promise.all([startWorker(prefix, "w1", 5), startWorker(prefix, "w2", 5)]);
     const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
-    for (const id of ids) await queues.add("cleanup", cleanupJob(id), deliveryJobId(id));
+    for (const id of ids) await queues.add("cleanup", cleanupJob(id), deliveryJobId(id), { via: "github-webhook" });
     await until(async () => (await redis.hlen(`${prefix}:completed`)) === 200, 30_000);
     const counts = await redis.hgetall(`${prefix}:completed`);
     expect(Object.values(counts).every((n) => n === "1")).toBe(true);
@@ -62,9 +63,9 @@ describe("scale-out: two worker processes on one Redis", () => {
   it("a worker killed with SIGKILL mid-job: the other finishes the job, nothing lost", async () => {
     const prefix = uniquePrefix();
     const redis = testRedis();
-    const queues = new QueueSet({ connection: redis, prefix, attempts: 3 });
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: testSigner() });
     const victim = await startWorker(prefix, "victim", 60_000);
-    await queues.add("cleanup", cleanupJob("slow"), deliveryJobId("slow"));
+    await queues.add("cleanup", cleanupJob("slow"), deliveryJobId("slow"), { via: "github-webhook" });
     await until(async () => (await redis.llen(`${prefix}:started`)) === 1, 10_000);
     // The survivor is up before the kill: what is measured is the takeover, not a process start.
     await startWorker(prefix, "survivor", 10);
@@ -85,9 +86,9 @@ describe("scale-out: two worker processes on one Redis", () => {
   it("SIGTERM lets the in-flight job finish, then the process exits 0", async () => {
     const prefix = uniquePrefix();
     const redis = testRedis();
-    const queues = new QueueSet({ connection: redis, prefix, attempts: 3 });
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: testSigner() });
     const worker = await startWorker(prefix, "w", 800);
-    await queues.add("cleanup", cleanupJob("inflight"), deliveryJobId("inflight"));
+    await queues.add("cleanup", cleanupJob("inflight"), deliveryJobId("inflight"), { via: "github-webhook" });
     await until(async () => (await redis.llen(`${prefix}:started`)) === 1, 10_000);
     const exited = new Promise<number | null>((r) => worker.once("exit", (code) => r(code)));
     worker.kill("SIGTERM");

@@ -193,7 +193,7 @@ describe("workers: permission first, then the command", () => {
       origin: { number: 35, isPullRequest: false, requester: { login: "wes", id: 7 }, comment: { kind: "issue_comment", id: 935 } },
     });
     const data = { installationId, owner: "octo", repo: "hello", number: 35, isPullRequest: false, threadId: thread, trigger: "comment" as const, requester: { login: "wes", id: 7 }, text: "fix it", deliveryId: dead };
-    await proc.queues.add("agent", data, dead, { delay: 300 });
+    await proc.queues.add("agent", data, dead, { delay: 300, via: "github-webhook" });
     // BullMQ 6 marks a job stalled past maxStalledCount this way; the next worker to take it fails it.
     await testRedis().hset(`${prefix}:agent:${dead}`, "defa", "job stalled more than allowable limit");
     // The continuation runs (and stops for want of a model key, answering where the follow-up was asked).

@@ -6,6 +6,7 @@ import { runOperatorCli } from "../../src/operator/operator-cli.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { UsageError } from "../../src/operator/settings-cli.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const record = (o: Partial<RunRecord>): RunRecord => ({
   threadId: "t",
@@ -44,7 +45,7 @@ afterEach(async () => {
 async function setup() {
   const redis = testRedis();
   const prefix = uniquePrefix();
-  const queues = new QueueSet({ connection: redis, prefix, attempts: 1 });
+  const queues = new QueueSet({ connection: redis, prefix, attempts: 1, signer: testSigner() });
   closers.push(() => queues.close());
   const runs = new RunRecords(redis, prefix);
   const out: string[] = [];
@@ -70,7 +71,7 @@ describe("open-swe runs / jobs", () => {
 
   it("jobs ls --state failed lists the failure; jobs retry sends it back to waiting", async () => {
     const { redis, prefix, queues, cli } = await setup();
-    await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: ["00000000-0000-4000-8000-000000000000"], merged: false, deliveryId: "j1" }, "j1");
+    await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: ["00000000-0000-4000-8000-000000000000"], merged: false, deliveryId: "j1" }, "j1", { via: "github-webhook" });
     const connection = redis.duplicate();
     closers.push(async () => connection.disconnect());
     const worker = new Worker("cleanup", async () => {

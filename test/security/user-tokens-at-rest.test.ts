@@ -13,6 +13,7 @@ import { PrThreads } from "../../src/threads/pr-threads.js";
 import { testConfig } from "../helpers/github-app.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 import type { Redis } from "ioredis";
+import { testSigner } from "../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 const KEY = "a".repeat(64);
@@ -40,9 +41,10 @@ function runContext(redis: Redis, prefix: string): GitHubRunContext {
     branch: "open-swe/x",
     baseBranch: "main",
     effects: new SideEffectLedger(redis, prefix),
-    queues: new QueueSet({ connection: redis, prefix, attempts: 1 }),
+    queues: new QueueSet({ connection: redis, prefix, attempts: 1, signer: testSigner() }),
     prThreads: new PrThreads(redis, prefix),
     verdictAuthorized: false,
+    provenance: { via: "github-webhook", principal: { login: "alice", id: 1 } },
     state: { replied: false, pushedSha: "abc" },
   };
 }

@@ -1,3 +1,4 @@
+import { testSigner } from "../helpers/job-signer.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { QueueSet } from "../../src/queue/queues.js";
 import { redisNowMs } from "../../src/shared/redis-time.js";
@@ -43,10 +44,10 @@ describe("one clock: Redis's", () => {
 
   it("a delayed job is due `delay` after Redis's now, not after this host's (a host 1 h slow)", async () => {
     const redis = testRedis();
-    const queues = new QueueSet({ connection: redis, prefix: uniquePrefix(), attempts: 1 });
+    const queues = new QueueSet({ connection: redis, prefix: uniquePrefix(), attempts: 1, signer: testSigner() });
     const real = Date.now.bind(Date);
     vi.spyOn(Date, "now").mockImplementation(() => real() - 3_600_000);
-    await queues.add("cleanup", { kind: "sweep" }, "clock-delayed", { delay: 60_000 });
+    await queues.add("cleanup", { kind: "sweep" }, "clock-delayed", { delay: 60_000, via: "system:sandbox-sweep" });
     const job = await queues.queues.cleanup.getJob("clock-delayed");
     expect(Math.abs(job!.timestamp - (await redisNowMs(redis)))).toBeLessThan(2_000);
     vi.restoreAllMocks();

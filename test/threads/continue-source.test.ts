@@ -6,6 +6,7 @@ import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { continueIfPending } from "../../src/threads/thread-run.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const slackRun = AgentJob.parse({
   installationId: 1,
@@ -23,8 +24,8 @@ describe("continuation runs answer where the pending follow-up was asked", () =>
   const setup = () => {
     const prefix = uniquePrefix();
     const redis = testRedis();
-    const queues = new QueueSet({ connection: redis, prefix, attempts: 1 });
-    return { queues, ctx: { locks: new RunLocks(redis, prefix, 60_000), followUps: new FollowUpQueue(redis, prefix, 10), queues, jobId: "run-1", log: createLogger("silent") } };
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 1, signer: testSigner() });
+    return { queues, ctx: { locks: new RunLocks(redis, prefix, 60_000), followUps: new FollowUpQueue(redis, prefix, 10), queues, jobId: "run-1", log: createLogger("silent"), provenance: { via: "slack" as const, principal: null } } };
   };
 
   it("a Slack follow-up continues in Slack, with no issue number", async () => {

@@ -13,6 +13,7 @@ import type { WorkerServices } from "../../src/worker/job-context.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const GRACE_MS = 500;
 /** The documented bound: a stop returns within the grace plus 5 s. */
@@ -30,7 +31,7 @@ async function poolWithRunningJob(url: string) {
   const prefix = uniquePrefix();
   const redis = connectRedis(url);
   redis.on("error", () => {});
-  const queues = new QueueSet({ connection: redis, prefix, attempts: 3 });
+  const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: testSigner() });
   const seen: { aborted?: unknown } = {};
   let started!: () => void;
   const running = new Promise<void>((r) => (started = r));
@@ -52,7 +53,7 @@ async function poolWithRunningJob(url: string) {
         }),
     },
   });
-  await queues.add("cleanup", cleanupJob("d1"), "d1");
+  await queues.add("cleanup", cleanupJob("d1"), "d1", { via: "github-webhook" });
   await running;
   return { pool, queues, redis, seen };
 }

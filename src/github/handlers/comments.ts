@@ -24,7 +24,7 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
     command.kind === "task" && src.pr ? await deps.prThreads.origin({ ...src.pr, ...coords, number: src.number }, `${deps.config.env.APP_SLUG}[bot]`) : null;
   const { pr: _pr, ...input } = src;
   const plan = planCommentJob({ ...input, ...coords, command, originThreadId });
-  const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId);
+  const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook" });
   log().info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
 }
 

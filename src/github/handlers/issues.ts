@@ -45,6 +45,7 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
         deliveryId: ctx.id,
       },
       issueJobId(issue.id, text),
+      { via: "github-webhook" },
     );
     log.info({ queue: "agent", jobId: id }, "issue enqueued");
   });
@@ -59,6 +60,7 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
       "cleanup",
       { ...coords, number: issue.number, threadIds: [threadId({ kind: "issue", issueId: issue.id })], merged: false, deliveryId: ctx.id },
       deliveryJobId(ctx.id),
+      { via: "github-webhook" },
     );
     deps.log.child({ deliveryId: ctx.id, number: issue.number }).info({ queue: "cleanup", jobId: id }, "issue closed: cleanup enqueued");
   });

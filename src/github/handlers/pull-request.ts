@@ -38,6 +38,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
         deliveryId: ctx.id,
       },
       reviewJobId(reviewer, pr.head.sha, ctx.payload.action),
+      { via: "github-webhook" },
     );
     log.info({ queue: "review", jobId: id, trigger }, "review enqueued");
   });
@@ -64,6 +65,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
         deliveryId: ctx.id,
       },
       deliveryJobId(ctx.id),
+      { via: "github-webhook" },
     );
   });
 
@@ -82,6 +84,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
         deliveryId: ctx.id,
       },
       deliveryJobId(ctx.id),
+      { via: "github-webhook" },
     );
   });
 }

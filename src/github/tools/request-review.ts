@@ -30,6 +30,7 @@ export function requestReviewTool(ctx: GitHubRunContext, verdictAuthorized: bool
           deliveryId: `${ctx.runId}-review-${number}`,
         },
         jobId("review", ctx.runId, number),
+        { via: ctx.provenance.via, principal: ctx.provenance.principal },
       );
       return `Review requested on #${number}${verdict && !verdictRequested ? " (comments only: the requester did not ask for a verdict)" : ""}.`;
     },

@@ -1,3 +1,4 @@
+import type { VerifiedProvenance } from "../../queue/job-provenance.js";
 import type { Octokit } from "../app-auth.js";
 import type { QueueSet } from "../../queue/queues.js";
 import type { SideEffectLedger } from "../../store/side-effects.js";
@@ -41,6 +42,8 @@ export interface GitHubRunContext {
   baseBranch: string;
   effects: SideEffectLedger;
   queues: QueueSet;
+  /** The job's verified principal and how it was established: the jobs this run queues carry it on. */
+  provenance: VerifiedProvenance;
   /** Where the PR this run opens is recorded as part of its thread. */
   prThreads: PrThreads;
   /** The job's grant (a writer's explicit `--verdict`), never read from text; wake-ups inherit it. */

@@ -28,7 +28,7 @@ export function scheduleWakeupTool(ctx: GitHubRunContext, isPullRequest: boolean
           deliveryId: id,
         },
         id,
-        { delay: delay_minutes * 60_000 },
+        { delay: delay_minutes * 60_000, via: ctx.provenance.via, principal: ctx.provenance.principal },
       );
       return `Scheduled to resume this thread in ${delay_minutes} minutes.`;
     },

@@ -10,6 +10,7 @@ import { jobId } from "../../../src/queue/job-ids.js";
 import { SideEffectLedger } from "../../../src/store/side-effects.js";
 import { PrThreads } from "../../../src/threads/pr-threads.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
+import { testSigner } from "../../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 const THREAD = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11";
@@ -28,9 +29,10 @@ function context(prefix = uniquePrefix()): GitHubRunContext {
     branch: "open-swe/5f0c6a52-add-contributing",
     baseBranch: "main",
     effects: new SideEffectLedger(redis, prefix),
-    queues: new QueueSet({ connection: redis, prefix, attempts: 1 }),
+    queues: new QueueSet({ connection: redis, prefix, attempts: 1, signer: testSigner() }),
     prThreads: new PrThreads(redis, prefix),
     verdictAuthorized: false,
+    provenance: { via: "github-webhook", principal: { login: "alice", id: 1 } },
     state: { replied: false },
   };
 }
