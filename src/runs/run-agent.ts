@@ -37,7 +37,9 @@ import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
+import { recordStoppedWork } from "./record-stopped-work.js";
 import { STOP_REASON } from "./run-stop.js";
+import { afterStopLine, stoppedWorkNote, takeThreadStop, type ThreadStop } from "../threads/thread-stop.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -72,11 +74,12 @@ function githubTaskLines(data: AgentJob, branch: string, baseBranch: string): st
   ];
 }
 
-function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean, source: { channel: RunSourceChannel; replyTools: string[] } | null): HumanMessage {
+function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean, source: { channel: RunSourceChannel; replyTools: string[] } | null, priorStop: ThreadStop | null): HumanMessage {
   const lines = source
     ? [...sourceTaskLines(data, source.channel, source.replyTools), `Work on branch \`${branch}\`; the pull request goes into \`${baseBranch}\`.`]
     : githubTaskLines(data, branch, baseBranch);
   if (workspaceLost) lines.push("Note: this thread's previous sandbox is gone, so any uncommitted work from an earlier run was lost; you start from the pushed branch.");
+  if (priorStop) lines.unshift(afterStopLine(priorStop));
   return new HumanMessage(lines.join("\n"));
 }
 
@@ -186,7 +189,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   ] as StructuredToolInterface[];
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
-  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => (DEFAULT_REPLY_TOOLS as readonly string[]).includes(n)) } : null), tools, repoConfig, runModel, profile, team });
+  // The first run after a Stop on this thread is told so (once), and does not pick the stopped work up.
+  const priorStop = await takeThreadStop(ctx.redis, ctx.prefix, data.threadId);
+  const replyTools = sourceTools.map((t) => t.name).filter((n) => (DEFAULT_REPLY_TOOLS as readonly string[]).includes(n));
+  const task = taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools } : null, priorStop);
+  const inputs = await prepareAgentInputs({ data, ctx, ws, task, tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
@@ -255,6 +262,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     record.outcome = "stopped";
     delete record.error;
   }
+  // Stop ends the work: the thread's pending follow-ups go with the run (no continuation redoes it).
+  const stop = stopped ? await recordStoppedWork(ctx, data.threadId) : null;
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
   if (gated.gate) record.autofixGate = gated.gate;
@@ -287,6 +296,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
     ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...(stop ? [stoppedWorkNote(stop)] : []),
     ...optional(mcpFailureNote(mcp.failures) ?? undefined),
     ...(inputs.note ? [inputs.note] : []),
   ];

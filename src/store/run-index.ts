@@ -19,6 +19,8 @@ export const RunEntry = z.object({
   startedAt: z.number().int().optional(),
   finishedAt: z.number().int().optional(),
   stoppedBy: z.string().optional(),
+  /** A stopped run: how many pending follow-up messages were dropped with it. */
+  droppedFollowUps: z.number().int().min(0).optional(),
 });
 export type RunEntry = z.infer<typeof RunEntry>;
 

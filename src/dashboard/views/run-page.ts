@@ -5,6 +5,7 @@ import type { ConversationItem, Todo } from "../conversation.js";
 import type { Session } from "../session-store.js";
 import { csrfField, layout, type Html } from "./layout.js";
 import { cost, duration, statusBadge } from "./runs-page.js";
+import { stoppedWorkNote } from "../../threads/thread-stop.js";
 
 export const isLive = (status: string) => status === "queued" || status === "running";
 
@@ -24,7 +25,7 @@ export function todosView(todos: Todo[]): Html {
 
 export function runEndView(entry: RunEntry, record: RunRecord | null): Html {
   if (isLive(entry.status)) return html``;
-  return html`<p>Run ended: ${statusBadge(entry.status)}${entry.status === "stopped" ? html` — stopped${entry.stoppedBy ? ` by @${entry.stoppedBy}` : ""}.` : ""}
+  return html`<p>Run ended: ${statusBadge(entry.status)}${entry.status === "stopped" ? html` — <span id="run-stopped">${stoppedWorkNote({ by: entry.stoppedBy ?? null, dropped: entry.droppedFollowUps ?? 0 }).replace(/^Stopped/, "stopped")}</span>` : ""}
 ${record?.prUrl ? html` Pull request: <a href="${record.prUrl}" id="pr-link">${record.prUrl}</a>` : ""}</p>`;
 }
 
