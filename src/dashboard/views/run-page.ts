@@ -4,7 +4,7 @@ import type { RunEntry } from "../../store/run-index.js";
 import type { ConversationItem, Todo } from "../conversation.js";
 import type { Session } from "../session-store.js";
 import { csrfField, layout, type Html } from "./layout.js";
-import { cost, duration, statusBadge } from "./runs-page.js";
+import { cost, decisionText, duration, statusBadge } from "./runs-page.js";
 import { stoppedWorkNote } from "../../threads/thread-stop.js";
 
 export const isLive = (status: string) => status === "queued" || status === "running";
@@ -58,6 +58,8 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
 </dl>
 <div id="run-end">${runEndView(entry, record)}</div>
 ${failure ? html`<p role="alert">The run failed: ${failure}</p>` : ""}
+${entry.approval ? html`<p id="run-approval" role="status">${decisionText(entry.approval)} at <time datetime="${new Date(entry.approval.at).toISOString()}">${new Date(entry.approval.at).toISOString().replace("T", " ").slice(0, 19)} UTC</time>; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
+${entry.resumes ? html`<p id="run-resumes">Resumes <a href="/app/runs/${encodeURIComponent(entry.resumes)}">the run that paused for approval</a>.</p>` : ""}
 ${extras.approvalId ? html`<p id="run-approval" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
 ${live
   ? html`<div id="controls">

@@ -23,6 +23,12 @@ export function statusBadge(status: string): Html {
   return html`<span class="status status-${status}">${status.replace(/_/g, " ")}</span>`;
 }
 
+/** "Approved by @erin", "Denied by @erin", "Denied automatically (timed out)". */
+export function decisionText(a: NonNullable<RunEntry["approval"]>): string {
+  if (a.by === null) return "Denied automatically (timed out)";
+  return `${a.decision === "approve" ? "Approved" : "Denied"} by @${a.by}`;
+}
+
 function runDuration(r: RunRow): string {
   if (r.record) return duration(r.record.durationMs);
   if (r.entry.startedAt) return duration((r.entry.finishedAt ?? Date.now()) - r.entry.startedAt);
@@ -58,7 +64,7 @@ ${rows.map(
 <td>${r.entry.trigger}</td>
 <td>${r.entry.source}</td>
 <td>${r.record ? (r.record.replayed ? "replay" : r.record.modelId) : ""}</td>
-<td>${statusBadge(r.entry.status)}</td>
+<td>${statusBadge(r.entry.status)}${r.entry.approval ? html`<br><small>${decisionText(r.entry.approval)} · <a href="/app/runs/${encodeURIComponent(r.entry.approval.resumedRunId)}">resumed run</a></small>` : ""}</td>
 <td>${runDuration(r)}</td>
 <td>${r.record ? `${r.record.inputTokens} in / ${r.record.outputTokens} out` : ""}</td>
 <td>${r.record ? cost(r.record.costUsd) : ""}</td>
