@@ -17,25 +17,26 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
 
 /**
  * The run's last word: its one-line summary (cost, duration) appended to the reply the agent posted,
- * or, when the agent never replied, a reply that says how the run ended.
+ * or, when the agent never replied, a reply that says how the run ended. `facts` (computed from what the
+ * run pushed, not from the model's words) lead it.
  */
-export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[]): Promise<void> {
+export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[], facts: string[] = []): Promise<void> {
   const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
   if (record.error) extra.push(`Error: ${record.error}`);
   if (record.outcome === "budget_exceeded") extra.push(`Spent: $${(record.costUsd ?? 0).toFixed(4)}.`);
   if (ctx.source) {
     // Slack, Linear, …: one closing message, always with the PR link (the agent's replies cannot be edited here).
-    const lead = [...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];
+    const lead = [...facts, ...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];
     if (lead.length === 0 && !ctx.state.replied) lead.push("The run finished without a reply.");
     await postRunComment(ctx, [...lead, `_Open SWE · ${formatRunSummary(record)}_`].join("\n\n"));
     return;
   }
   const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
   if (ctx.state.lastReply && ctx.target && record.outcome !== "failed") {
-    const body = [ctx.state.lastReply.body, ...extra, footer].join("\n\n");
+    const body = [...facts, ctx.state.lastReply.body, ...extra, footer].join("\n\n");
     await editReply(ctx.octokit, ctx.target, ctx.state.lastReply.id, body);
     return;
   }
   const lead = extra.length > 0 ? extra : [record.prUrl ? `Pull request: ${record.prUrl}` : "The run finished without a reply."];
-  await postRunComment(ctx, [...lead, footer].join("\n\n"));
+  await postRunComment(ctx, [...facts, ...lead, footer].join("\n\n"));
 }

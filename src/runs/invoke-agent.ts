@@ -35,6 +35,8 @@ export interface InvokeAgentOptions {
   promptParts?: Omit<PromptParts, "global">;
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
+  /** Read by the model before its next call when the run does resume (a fresh start's `message` carries its own notes). */
+  resumeNote?: string;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
   /** `deny` tools are removed (and the prompt says so); `ask` tools pause the run before each call. */
   toolPolicies?: RunToolPolicies;
@@ -71,8 +73,17 @@ function pendingToolCalls(state: { tasks?: Array<{ interrupts?: Array<{ value?: 
 /** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
 export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentResult> {
   const meter = new RunMeter();
+  // Set once the run is known to resume; the first model call after it reads it ahead of any follow-up.
+  let resumeNote: string | undefined;
   const deps: AgentMiddlewareDeps & { meter: RunMeter } = {
     ...o.middleware,
+    drainFollowUps: async (threadId) => {
+      const texts = await o.middleware.drainFollowUps(threadId);
+      if (resumeNote === undefined) return texts;
+      const note = resumeNote;
+      resumeNote = undefined;
+      return [note, ...texts];
+    },
     meter,
     circuitBreaker: { isSandboxFailure: (err) => isSandboxError(err) },
     workspaceRoot: o.sandbox.workdir,
@@ -143,6 +154,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     : undefined;
   const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const, ...(callbacks ? { callbacks } : {}) };
   const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
+  if (resumed && o.resumeNote) resumeNote = o.resumeNote;
   // A decision is sent only while the thread still waits for one (a retried resume job may find it applied).
   const waiting = o.decision !== undefined ? pendingToolCalls(await stateOf(config)) : undefined;
   const decide = waiting !== undefined;

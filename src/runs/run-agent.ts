@@ -38,6 +38,7 @@ import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
+import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
 import { STOP_REASON } from "./run-stop.js";
 import { afterStopLine, stoppedWorkNote, takeThreadStop, type ThreadStop } from "../threads/thread-stop.js";
 
@@ -150,6 +151,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
+  // What an earlier attempt of this job pushed: a resumed run's reply says what it pushed after that.
+  const pushedAtStart = gh.state.pushedSha;
   const prAuthor = await prAuthorFor({ config: ctx.config, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log, login: data.requester.login, profile });
   if (prAuthor) gh.prAuthor = prAuthor;
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
@@ -244,6 +247,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
     resumeIfPending: async () => (await runtime.effects.once(startedKey, async () => startedAt.toISOString())).replayed,
+    // Resumed in a new sandbox (the old one stayed with the dead worker): the model is told what was lost.
+    ...(ws.workspaceLost ? { resumeNote: lostWorkspaceResumeNote({ branch: ws.branch, baseBranch: ws.baseBranch, pushedSha: pushedAtStart }) } : {}),
   }).finally(() => mcp.close());
   ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
   const record = buildRunRecord({
@@ -295,12 +300,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   if (error !== undefined && !lastAttempt) throw error;
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
-    ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...(ws.workspaceLost && !resumed ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
     ...(stop ? [stoppedWorkNote(stop)] : []),
     ...optional(mcpFailureNote(mcp.failures) ?? undefined),
     ...(inputs.note ? [inputs.note] : []),
   ];
-  await finishRun(gh, record, notes);
+  // A run resumed in a new sandbox: its reply leads with what it actually pushed, whatever the model wrote.
+  const facts = ws.workspaceLost && resumed ? [resumedRunFacts({ branch: ws.branch, pushedAtStart, pushedAtEnd: gh.state.pushedSha, prUrl: gh.state.prUrl })] : [];
+  await finishRun(gh, record, notes, facts);
   if (error !== undefined && !stopped) throw error;
   return record;
 }
