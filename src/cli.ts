@@ -81,11 +81,12 @@ async function operator(argv: string[], config: AppConfig, log: Logger): Promise
     return;
   }
   const { RunRecords } = await import("./store/run-records.js");
+  const { RunIndex } = await import("./store/run-index.js");
   const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
   const redis = connectRedis(config.redisUrl ?? embedded!.url);
   const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS });
   try {
-    await runOperatorCli(argv, { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, (l) => console.log(l));
+    await runOperatorCli(argv, { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues, index: new RunIndex(redis, config.env.QUEUE_PREFIX) }, (l) => console.log(l));
   } finally {
     await queues.close();
     await redis.quit();
@@ -159,7 +160,15 @@ export async function main(argv: string[]): Promise<void> {
         const task = args.filter((_, i) => ![repoAt, repoAt + 1, modelAt, modelAt + 1, recordAt, recordAt + 1, ...contextAt].includes(i)).join(" ").trim();
         if (!repo || !task || (recordAt >= 0 && !record) || context.some((c) => !c)) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"');
         const { runLocal } = await import("./runs/local-run.js");
-        process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context: context as string[] } : {}), out: (t) => process.stdout.write(t) });
+        // Recorded like every run: `open-swe runs ls` and the run index (source `local`).
+        const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
+        const redis = connectRedis(config.redisUrl ?? embedded!.url);
+        try {
+          process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context: context as string[] } : {}), runs: { redis, prefix: config.env.QUEUE_PREFIX }, out: (t) => process.stdout.write(t) });
+        } finally {
+          await redis.quit();
+          if (embedded?.owned) await embedded.stop();
+        }
         return;
       }
       case "agents": {
