@@ -16,6 +16,7 @@ export const ProfileForm = z.object({
   autoFixCi: z.literal("on").optional(),
   autoReview: z.literal("on").optional(),
   prsAsMe: z.literal("on").optional(),
+  instructions: z.string().max(4000).optional(),
 });
 
 export function selectOptions(values: readonly string[], current: string | undefined, emptyLabel: string): Html {
@@ -39,6 +40,8 @@ ${saved ? html`<p role="status">Saved.</p>` : ""}
 <select id="model" name="model">${selectOptions(models, profile.model, "team default")}</select>
 <label for="effort">Effort</label>
 <select id="effort" name="effort">${selectOptions(EFFORTS, profile.effort, "default")}</select>
+<label for="instructions">Instructions for your runs (added to the agent's system prompt after the repository's)</label>
+<textarea id="instructions" name="instructions" maxlength="4000">${profile.instructions ?? ""}</textarea>
 <p><input type="checkbox" id="autoFixCi" name="autoFixCi" ${profile.autoFixCi ? "checked" : ""}> <label for="autoFixCi" class="inline">Fix CI automatically on my PRs (autoFixCi)</label></p>
 <p><input type="checkbox" id="autoReview" name="autoReview" ${profile.autoReview ? "checked" : ""}> <label for="autoReview" class="inline">Review my pull requests automatically</label></p>
 <p><input type="checkbox" id="prsAsMe" name="prsAsMe" ${profile.prsAsMe ? "checked" : ""} ${tokens ? "" : "disabled"}> <label for="prsAsMe" class="inline">Open PRs as me</label><br>
@@ -67,6 +70,7 @@ ${saved ? html`<p role="status">Saved.</p>` : ""}
       prsAsMe,
       ...(f.model ? { model: f.model } : {}),
       ...(f.effort ? { effort: f.effort } : {}),
+      ...(f.instructions?.trim() ? { instructions: f.instructions.trim() } : {}),
     });
     await deps.settings.replaceProfile(session.login, next);
     if (!prsAsMe) await tokens?.remove(session.login);

@@ -95,7 +95,8 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
   const middleware = buildAgentMiddleware(deps);
   const systemPrompt = composeSystemPrompt({ global: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
     ...o.promptParts,
-    context: [...(o.promptParts?.context ?? []), ...(o.toolPolicies ? [toolPolicyNotice(o.toolPolicies)] : [])],
+    // Tools, then servers: the policy notice leads the context parts.
+    context: [...(o.toolPolicies ? [toolPolicyNotice(o.toolPolicies)] : []), ...(o.promptParts?.context ?? [])],
   });
   const fileAgents = (o.agents?.resolved ?? []).filter((a) => a.source !== "builtin");
   const skills = o.agents?.skills ?? [];

@@ -36,6 +36,7 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+import { runMode, runPromptParts, serverDeniedByPolicy } from "./run-prompt-parts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
 import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
@@ -158,7 +159,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
   // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
-  const mcp = await connectMcpServers(runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers), {
+  const policySources = { repo: repoConfig.agent.tools, team: teamToolPolicies };
+  // A server whose every tool policy denies is not started at all; the prompt says it is configured but denied.
+  const mcpEntries = runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers);
+  const deniedServers = mcpEntries.filter((e) => serverDeniedByPolicy(e.name, policySources)).map((e) => e.name);
+  const mcp = await connectMcpServers(mcpEntries.filter((e) => !deniedServers.includes(e.name)), {
     sandbox: ws.sandbox,
     // The environment's `MCP_SECRET_<NAME>` win over secrets stored in settings.
     secrets: { ...(teamMcpSecrets ?? {}), ...ctx.config.mcpSecrets },
@@ -190,7 +195,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
     ...mcp.tools,
   ] as StructuredToolInterface[];
-  const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
+  const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], policySources);
+  const promptParts = runPromptParts({
+    mode: runMode(data),
+    repoInstructions: repoConfig.agent.instructions,
+    userInstructions: profile.instructions,
+    requester: data.requester.login,
+    mcp: { connected: mcp.connected, failed: mcp.failures, denied: deniedServers },
+  });
   // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
   // The first run after a Stop on this thread is told so (once), and does not pick the stopped work up.
   const priorStop = await takeThreadStop(ctx.redis, ctx.prefix, data.threadId);
@@ -242,6 +254,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
+    promptParts,
     message: inputs.message,
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
