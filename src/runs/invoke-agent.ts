@@ -121,6 +121,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
             meter,
             runModelId: o.agents!.runModelId,
             skillPath: (name) => (skills.some((s) => s.name === name) ? `${SKILLS_MOUNT}${name}/` : undefined),
+            ...(o.toolPolicies ? { runPolicies: o.toolPolicies } : {}),
             ...(o.agents?.models ? { models: o.agents.models } : {}),
           }),
         }

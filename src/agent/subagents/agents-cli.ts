@@ -8,6 +8,8 @@ import { hostGit } from "../../sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../../sandbox/workspace/mirror.js";
 import { GITHUB_RUN_TOOL_NAMES, loadAgents } from "./load-agents.js";
 import { isLogin } from "./read-agent-dirs.js";
+import { agentToolNames, effectivePolicy, keysNotActedOn } from "./permission-policy.js";
+import { resolveRunToolPolicies } from "../tool-policy/tool-policy.js";
 
 export const AGENTS_USAGE = "usage: open-swe agents list --repo <path|owner/name> [--user <login>]";
 
@@ -58,6 +60,9 @@ export async function runAgentsCli(argv: string[], config: AppConfig, out: (text
     skills: d.skills,
     model: d.model,
     permissionMode: d.permissionMode ?? null,
+    // Built-in defaults with permission_mode applied; a repository's or team's tool policies apply on top at run time.
+    effectivePolicy: effectivePolicy(d.permissionMode, agentToolNames(d), resolveRunToolPolicies(agentToolNames(d), {})),
+    notActedOn: keysNotActedOn(d),
     maxIterationPerRun: d.maxIterationPerRun ?? null,
     maxBudgetPerRun: d.maxBudgetPerRun ?? null,
     whenToUseExamples: d.whenToUseExamples,

@@ -23,13 +23,15 @@ name: code-reviewer
 description: |
   Reviews code changes.
   <example>please review this PR</example>
-tools: [read_file, grep]
+tools: [read_file, grep, execute]
 skills: release
 model: claude-haiku-4-5
 permission_mode: confirm_risky
 max_iteration_per_run: 5
 max_budget_per_run: 0.25
 audience: maintainers
+hooks: { pre_tool: ./check.sh }
+condenser: none
 ---
 You are a meticulous code reviewer.
 `;
@@ -69,18 +71,22 @@ describe("open-swe agents list", () => {
         source: "project",
         file: ".agents/agents/code-reviewer.md",
         description: "Reviews code changes.\n<example>please review this PR</example>",
-        tools: ["read_file", "grep"],
+        tools: ["read_file", "grep", "execute"],
         skills: ["release"],
         model: "claude-haiku-4-5",
         permissionMode: "confirm_risky",
+        // confirm_risky: execute asks, the reads do not.
+        effectivePolicy: { permissionMode: "confirm_risky", ask: ["execute"], denied: [], allowed: ["grep", "read_file"] },
+        // Parsed, reported, and not acted on.
+        notActedOn: ["hooks", "condenser", "audience"],
         maxIterationPerRun: 5,
         maxBudgetPerRun: 0.25,
         whenToUseExamples: ["please review this PR"],
         metadata: { audience: "maintainers" },
         color: null,
-        hooks: null,
+        hooks: { pre_tool: "./check.sh" },
         mcpConfig: null,
-        condenser: { kind: "default" },
+        condenser: { kind: "none" },
       },
       expect.objectContaining({ name: "helper", source: "user", file: join(users, "alice/.agents/agents/helper.md"), description: "alice's helper", tools: null, model: "inherit" }),
       expect.objectContaining({ name: "general-purpose", source: "builtin", file: null }),
