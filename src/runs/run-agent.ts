@@ -37,6 +37,7 @@ import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { runMode, runPromptParts, serverDeniedByPolicy } from "./run-prompt-parts.js";
+import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
 import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
@@ -307,6 +308,10 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     durationMs: record.durationMs,
     toolCounts: record.toolCounts,
     subagents: record.toolCounts["task"] ?? 0,
+    provider: runModel.settings.provider,
+    mode: runMode(data),
+    ...completionFacts(data.text, messages),
+    branches: { head: ws.branch, base: ws.baseBranch },
   });
   const lastAttempt = stopped || ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
