@@ -174,7 +174,8 @@ export async function main(argv: string[]): Promise<void> {
       case "agents": {
         const { runAgentsCli, AgentsUsageError } = await import("./agent/subagents/agents-cli.js");
         try {
-          return await runAgentsCli(rest, config, (t) => process.stdout.write(t));
+          const { runToolNames } = await import("./runs/run-tool-names.js");
+          return await runAgentsCli(rest, config, (t) => process.stdout.write(t), runToolNames());
         } catch (err) {
           if (err instanceof AgentsUsageError) throw new UsageError(err.message);
           throw err;

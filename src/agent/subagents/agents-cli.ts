@@ -6,7 +6,7 @@ import { remoteUrl } from "../../runs/branch-name.js";
 import { classifyRepoArg } from "../../runs/repo-arg.js";
 import { hostGit } from "../../sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../../sandbox/workspace/mirror.js";
-import { GITHUB_RUN_TOOL_NAMES, loadAgents } from "./load-agents.js";
+import { loadAgents } from "./load-agents.js";
 import { isLogin } from "./read-agent-dirs.js";
 import { agentToolNames, effectivePolicy, keysNotActedOn } from "./permission-policy.js";
 import { resolveRunToolPolicies } from "../tool-policy/tool-policy.js";
@@ -38,9 +38,10 @@ async function mirrorAt(config: AppConfig, repo: string): Promise<{ mirror: stri
 
 /**
  * `open-swe agents list`: every resolved agent (where it came from) and every file passed over (why
- * another definition won, or why it did not load), as JSON.
+ * another definition won, or why it did not load), as JSON. `runTools`: every host-side tool a run can
+ * have (`runToolNames()`, read off the tool factories by the caller).
  */
-export async function runAgentsCli(argv: string[], config: AppConfig, out: (text: string) => void): Promise<void> {
+export async function runAgentsCli(argv: string[], config: AppConfig, out: (text: string) => void, runTools: readonly string[]): Promise<void> {
   const [verb, ...rest] = argv;
   const flag = (name: string) => {
     const at = rest.indexOf(name);
@@ -50,7 +51,7 @@ export async function runAgentsCli(argv: string[], config: AppConfig, out: (text
   const user = flag("--user");
   if (verb !== "list" || !repo || (rest.includes("--user") && !user)) throw new AgentsUsageError(AGENTS_USAGE);
   if (user !== undefined && !isLogin(user)) throw new AgentsUsageError(`"${user}" is not a GitHub login`);
-  const loaded = await loadAgents({ repo: await mirrorAt(config, repo), ...(user ? { user: { root: config.userAgentsRoot, login: user } } : {}), runTools: GITHUB_RUN_TOOL_NAMES });
+  const loaded = await loadAgents({ repo: await mirrorAt(config, repo), ...(user ? { user: { root: config.userAgentsRoot, login: user } } : {}), runTools });
   const agents = loaded.agents.map(({ definition: d, source, file }) => ({
     name: d.name,
     source,

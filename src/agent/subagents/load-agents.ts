@@ -58,17 +58,3 @@ export function skippedAgentsNote(resolution: AgentResolution): string | undefin
   if (bad.length === 0) return undefined;
   return [`Skipped agent file(s) that could not be loaded:`, ...bad.map((p) => `- \`${p.file}\`: ${p.detail ?? "invalid"}`)].join("\n");
 }
-
-/** The host-side tools of a GitHub run (`src/runs/run-agent.ts`), for `open-swe agents list`'s tool check. */
-export const GITHUB_RUN_TOOL_NAMES = [
-  "commit_and_push",
-  "open_or_update_pull_request",
-  "github_comment",
-  "get_pr_checks",
-  "get_check_logs",
-  "request_pr_review",
-  "schedule_thread_wakeup",
-  "http_request",
-  "fetch_url",
-  "web_search",
-] as const;
