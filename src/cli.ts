@@ -1,13 +1,14 @@
 import { existsSync } from "node:fs";
 import { ConfigError, readConfig, type AppConfig } from "./config/env.js";
 import { OpenSweError } from "./errors.js";
-import { isRepoName, repoNameError } from "./github/repo-name.js";
+import { isRepoName, repoNameError } from "./shared/repo-name.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startProcess, startSetupMode, type Role } from "./main.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis } from "./store/embedded-redis.js";
+import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
-import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./store/settings-cli.js";
+import { runSettingsCli, SETTINGS_USAGE, UsageError } from "./operator/settings-cli.js";
 import { secretBoxFromEnv } from "./store/secret-box.js";
 import { SettingsStore } from "./store/settings-store.js";
 
@@ -22,6 +23,9 @@ const USAGE = `usage: open-swe <command>
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes
   bench <intake|sandbox|agent|checkpoints|tokens|review|scale>   run a benchmark (npm run bench:<name>)
 `;
+
+/** The commands that read or write the data directory (Redis, mirrors, sandboxes). */
+const DATA_COMMANDS = new Set(["web", "worker", "all", "settings", "analyze", "runs", "jobs", "run", "agents", "sandbox"]);
 
 const BENCHES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> }>> = {
   intake: () => import("../bench/intake.js"),
@@ -75,7 +79,7 @@ async function settings(argv: string[], config: AppConfig, log: Logger): Promise
 }
 
 async function operator(argv: string[], config: AppConfig, log: Logger): Promise<void> {
-  const { runOperatorCli, OPERATOR_USAGE } = await import("./store/operator-cli.js");
+  const { runOperatorCli, OPERATOR_USAGE } = await import("./operator/operator-cli.js");
   if (argv.length < 2 || argv[1] === "help") {
     console.log(OPERATOR_USAGE);
     return;
@@ -134,6 +138,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const log = createLogger(["settings", "run", "sandbox", "analyze", "runs", "jobs", "agents"].includes(command) ? "warn" : config.env.LOG_LEVEL, "open-swe", undefined, config.env.LOG_FORMAT);
   try {
+    if (DATA_COMMANDS.has(command)) await makeDataDirsPrivate(config);
     switch (command) {
       case "web":
       case "worker":
@@ -172,7 +177,7 @@ export async function main(argv: string[]): Promise<void> {
         return;
       }
       case "agents": {
-        const { runAgentsCli, AgentsUsageError } = await import("./agent/subagents/agents-cli.js");
+        const { runAgentsCli, AgentsUsageError } = await import("./operator/agents-cli.js");
         try {
           const { runToolNames } = await import("./runs/run-tool-names.js");
           return await runAgentsCli(rest, config, (t) => process.stdout.write(t), runToolNames());

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createApp } from "./app.js";
@@ -7,11 +6,13 @@ import { createGitHubAuth, type GitHubAuthOptions } from "./github/app-auth.js";
 import { rateLimitedLog } from "./logger.js";
 import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
 import { startHealthServer } from "./http/health-server.js";
+import { isProduction } from "./http/metrics-access.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
 import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
+import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
 import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
@@ -22,7 +23,6 @@ import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
 import { scheduleReconcile } from "./threads/reconcile.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
-import { privateDirs } from "./sandbox/host-identity.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
 import { buildSourceRegistry } from "./sources/registry.js";
 import type { Source } from "./sources/source.js";
@@ -64,7 +64,7 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
 export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
   const { config, log, role } = opts;
   if (!config.github) throw new Error("startProcess needs GitHub App credentials; without them run the setup flow");
-  await privateDirs([config.dataDir, join(config.dataDir, "redis"), config.sandbox.mirrorRoot, config.sandbox.root]);
+  await makeDataDirsPrivate(config);
   let sandboxIsolation: { ok: boolean; detail?: string; reason?: string } | undefined;
   if (role !== "web") {
     const missing = missingSandboxKeys(config.sandbox).filter((m) => m.required).map((m) => m.key);
@@ -144,6 +144,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       host: opts.host ?? config.env.HOST,
       check: () => (workers.every((w) => w.isRunning()) ? null : "a queue worker has stopped"),
       metricsToken: config.env.METRICS_TOKEN,
+      production: isProduction(config.env),
+      queueCacheMs: config.env.METRICS_QUEUE_CACHE_SECONDS * 1000,
       queues: queues.queues,
     });
   }

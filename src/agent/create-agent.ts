@@ -9,7 +9,7 @@ import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
 import { toolPolicyMiddleware } from "./middleware/tool-policy.js";
 import { toolEventsMiddleware } from "./middleware/tool-events.js";
 import { installUntracedContext } from "./untraced-context.js";
-import { verdictGuardMiddleware } from "../review/verdict-guard.js";
+import { verdictGuardMiddleware } from "./guards/verdict-guard.js";
 
 export interface CreateOpenSweAgentOptions {
   model: BaseChatModel;

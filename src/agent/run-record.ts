@@ -1,40 +1,10 @@
 import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
-import { z } from "zod";
-import { GateResult } from "../autofix/classify-failure.js";
-import { DEFAULT_REPLY_TOOLS } from "./middleware/build-agent-middleware.js";
+import type { RunOutcome, RunRecord } from "../shared/run-record.js";
+import { DEFAULT_REPLY_TOOLS } from "./side-effect-tools.js";
 import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
 import { canonicalModelId, modelRule } from "./model/model-table.js";
-
-export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded", "stopped"]);
-export type RunOutcome = z.infer<typeof RunOutcome>;
-
-export const RunRecord = z.object({
-  threadId: z.string(),
-  trigger: z.string(),
-  modelId: z.string(),
-  effort: z.string(),
-  replayed: z.boolean(),
-  startedAt: z.iso.datetime(),
-  durationMs: z.number().int().min(0),
-  modelCalls: z.number().int().min(0),
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  cachedTokens: z.number().int().min(0),
-  cacheWriteTokens: z.number().int().min(0),
-  /** Undefined when the model has no price in the table (self-hosted, replay). */
-  costUsd: z.number().min(0).optional(),
-  toolCounts: z.record(z.string(), z.number().int().min(1)),
-  outcome: RunOutcome,
-  prUrl: z.url().optional(),
-  /** The commit this run pushed last, if it pushed. */
-  pushedSha: z.string().optional(),
-  error: z.string().optional(),
-  /** A CI fix run's confidence gate: the failure's classification and its evidence. */
-  autofixGate: GateResult.optional(),
-});
-export type RunRecord = z.infer<typeof RunRecord>;
 
 export interface RunUsage {
   modelCalls: number;
@@ -118,14 +88,14 @@ export function prUrlFrom(messages: readonly BaseMessage[], prTools: readonly st
   return url;
 }
 
-export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | undefined): RunOutcome {
+export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | undefined, replyTools: readonly string[] = DEFAULT_REPLY_TOOLS): RunOutcome {
   const last = messages.at(-1);
   if (last && AIMessage.isInstance(last) && last.response_metadata["budget_exceeded"] === true) return "budget_exceeded";
   if (isModelCallLimitMessage(last)) return "step_limit";
   if (last && AIMessage.isInstance(last) && last.text.startsWith("Stopping: the sandbox failed")) return "sandbox_failed";
   if (prUrl) return "pr_opened";
   // Replied or confirmed is a finished run (a question needs no PR).
-  const finished = [CONFIRMING_COMPLETION_TOOL, ...DEFAULT_REPLY_TOOLS] as readonly string[];
+  const finished = [CONFIRMING_COMPLETION_TOOL, ...replyTools] as readonly string[];
   if (messages.some((m) => ToolMessage.isInstance(m) && m.name !== undefined && finished.includes(m.name) && m.status !== "error")) return "completed";
   return "incomplete";
 }
@@ -140,6 +110,8 @@ export interface BuildRunRecordInput {
   finishedAt: Date;
   /** A thrown error ends the run as `failed` whatever the messages say. */
   error?: unknown;
+  /** Tools whose success means the run answered (default: GitHub's reply; a source run adds its sources'). */
+  replyTools?: readonly string[];
   /** The `task` subagents' turns and tool calls: part of the run's usage, cost and tool counts. */
   subagent?: { subagentTurns: readonly AIMessage[]; subagentToolCounts: Readonly<Record<string, number>> };
 }
@@ -162,7 +134,7 @@ export function buildRunRecord(input: BuildRunRecordInput): RunRecord {
     durationMs: Math.max(0, input.finishedAt.getTime() - input.startedAt.getTime()),
     ...usage,
     toolCounts: tools,
-    outcome: input.error !== undefined ? "failed" : inferOutcome(run, prUrl),
+    outcome: input.error !== undefined ? "failed" : inferOutcome(run, prUrl, input.replyTools),
   };
   if (cost !== undefined) record.costUsd = cost;
   if (prUrl) record.prUrl = prUrl;

@@ -1,7 +1,5 @@
 import { z } from "zod";
-
-export const FailureClass = z.enum(["fix", "flaky", "no_change"]);
-export type FailureClass = z.infer<typeof FailureClass>;
+import { FailureClass } from "../shared/run-record.js";
 
 export const Classification = z
   .object({
@@ -11,19 +9,6 @@ export const Classification = z
   })
   .strict();
 export type Classification = z.infer<typeof Classification>;
-
-/** What the gate decided, kept in the run record. */
-export const GateResult = z.object({
-  classification: FailureClass,
-  reason: z.string(),
-  evidence: z.string(),
-  /** Set when the classifier's answer was unusable and the gate failed closed. */
-  malformed: z.string().optional(),
-  /** Workflow runs whose failed jobs were re-run, and which re-run of this head it was. */
-  rerunRuns: z.array(z.number().int()).optional(),
-  rerun: z.number().int().optional(),
-});
-export type GateResult = z.infer<typeof GateResult>;
 
 export type ParsedClassification = { ok: true; value: Classification } | { ok: false; error: string };
 

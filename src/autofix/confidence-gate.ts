@@ -4,7 +4,8 @@ import type { Octokit } from "../github/app-auth.js";
 import { replyTo } from "../github/reply.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
+import { buildRunRecord } from "../agent/run-record.js";
+import { GateResult, type RunRecord } from "../shared/run-record.js";
 import type { AgentJob } from "../queue/schemas.js";
 import type { RunModel } from "../runs/resolve-run-model.js";
 import { RunRecords } from "../store/run-records.js";
@@ -13,7 +14,7 @@ import type { SideEffectLedger } from "../store/side-effects.js";
 import { prRef } from "../threads/thread-id.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState } from "./ci-state.js";
-import { CLASSIFIER_PROMPT, GateResult, parseClassification } from "./classify-failure.js";
+import { CLASSIFIER_PROMPT, parseClassification } from "./classify-failure.js";
 
 /** Re-runs of a flaky head's failed jobs before a human is needed. */
 export const MAX_RERUNS_PER_HEAD = 3;

@@ -14,6 +14,7 @@ import { BatchedEvents, replayBatched } from "./batched-events.js";
 import { readCiState, type CiState } from "./ci-state.js";
 import { ciFingerprint, conflictFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
 import { ciFixMessage, conflictFixMessage, reviewFixMessage } from "./fix-message.js";
+import { postCompletedCheckRun } from "../shared/check-runs.js";
 import { AUTOFIX_CHECK_NAME, CAP_COMMENT, skipNotice, type SkipFacts } from "./skip-notice.js";
 
 const RECHECK_MS = 120_000;
@@ -59,16 +60,7 @@ async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: st
   const notice = skipNotice(reason, facts);
   if (!notice) return;
   if (await ledger.once(at.ref, `check:${at.headSha}:${reason}`)) {
-    await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
-      owner: at.owner,
-      repo: at.repo,
-      name: AUTOFIX_CHECK_NAME,
-      head_sha: at.headSha,
-      status: "completed",
-      conclusion: "neutral",
-      completed_at: new Date().toISOString(),
-      output: { title: notice.title, summary: notice.summary },
-    });
+    await postCompletedCheckRun(octokit, at, AUTOFIX_CHECK_NAME, "neutral", { title: notice.title, summary: notice.summary });
   }
   if (notice.capReached && (await ledger.once(at.ref, "cap-comment"))) {
     await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: at.owner, repo: at.repo, issue_number: at.number, body: CAP_COMMENT(facts.attempts.total) });

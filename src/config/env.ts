@@ -29,6 +29,8 @@ export const EnvSchema = z.object({
   GHE_HOST: z.string().optional(),
   PORT: int(3000, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
+  /** Setup mode (no credentials yet) listens here: loopback unless told otherwise (`0.0.0.0` in a container). */
+  SETUP_HOST: z.string().min(1).default("127.0.0.1"),
   /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   QUEUE_REDIS_URL: z
@@ -52,6 +54,8 @@ export const EnvSchema = z.object({
   TRIGGER_LABEL: z.string().min(1).default("open-swe"),
   WORKER_CONCURRENCY: int(4, 1, 256),
   MAX_WEBHOOK_BYTES: int(25 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** Slack, Linear, Jira and Confluence bodies are small: larger ones get 413 as soon as the limit is passed. */
+  SOURCE_MAX_BODY_BYTES: int(1024 * 1024, 1024, 100 * 1024 * 1024),
   PERMISSION_CACHE_SECONDS: int(60, 0, 3600),
   PERMISSION_CHECK_BUDGET_SECONDS: int(60, 1, 600),
   AGENT_COMMIT_MAX_FILES: int(500, 1, 100_000),
@@ -95,6 +99,9 @@ export const EnvSchema = z.object({
   /** GitHub logins that are dashboard admins (team models, enabled repos, review styles, queues). */
   DASHBOARD_ADMINS: csv(""),
   DASHBOARD_SESSION_HOURS: int(12, 1, 720),
+  /** Live views (SSE streams of a run page) one session, and one client address, may hold open at once. */
+  DASHBOARD_LIVE_STREAMS_PER_SESSION: int(8, 1, 1000),
+  DASHBOARD_LIVE_STREAMS_PER_ADDRESS: int(32, 1, 100_000),
   GIT_REMOTE_TEMPLATE: z
     .string()
     .regex(/\{owner\}.*\{repo\}/, "a URL with {owner} and {repo}, e.g. https://github.com/{owner}/{repo}.git")
@@ -103,8 +110,13 @@ export const EnvSchema = z.object({
   AGENT_TIMEOUT_MINUTES: int(60, 1, 24 * 60),
   /** A paused run's approval request is denied automatically after this long. */
   APPROVAL_TIMEOUT_MINUTES: int(60, 1, 7 * 24 * 60),
-  /** Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  /**
+   * Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). Unset in production
+   * (NODE_ENV=production or APP_URL set): /metrics answers only on a listener bound to loopback.
+   */
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
+  /** GET /metrics reads the queue depths from Redis at most once per this many seconds (0: every scrape). */
+  METRICS_QUEUE_CACHE_SECONDS: int(5, 0, 300),
   REVIEW_TOKEN_BUDGET: int(60_000, 1_000, 2_000_000),
   /** Slack app: requests to /webhooks/slack are verified with it; unset, every one is refused. */
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),

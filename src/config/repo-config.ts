@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Octokit } from "../github/app-auth.js";
+import type { ProbotOctokit as Octokit } from "probot";
 import { OpenSweError } from "../errors.js";
-import { ToolPolicies } from "../agent/tool-policy/tool-policy.js";
-import { McpServers } from "../mcp/mcp-config.js";
+import { ToolPolicies } from "./tool-policy.js";
+import { McpServers } from "./mcp-config.js";
 
 export const REPO_CONFIG_PATH = ".github/open-swe.yml";
 

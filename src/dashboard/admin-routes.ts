@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { html } from "hono/html";
 import { z } from "zod";
 import { allowedThreadModels } from "../agent/model/thread-model.js";
-import { isRepoName } from "../github/repo-name.js";
+import { isRepoName } from "../shared/repo-name.js";
 import { enqueueAnalyze } from "../runs/analyze-enqueue.js";
 import { reviewStores } from "../runs/review-stores.js";
 import { MAX_STYLE_PROMPT_CHARS } from "../review/style/style-store.js";

@@ -17,6 +17,7 @@ import { mountApprovals } from "./approvals-routes.js";
 import { mountAuth } from "./auth-routes.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import { requireAdmin, requireSession } from "./guards.js";
+import { LiveStreamLimit } from "./live-stream-limit.js";
 import { SessionStore } from "./session-store.js";
 import { mountProfile } from "./profile-routes.js";
 import { mountRuns } from "./runs-routes.js";
@@ -45,6 +46,7 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
     secretBox: env.OPEN_SWE_SECRET_KEY ? new SecretBox(env.OPEN_SWE_SECRET_KEY, env.OPEN_SWE_SECRET_KEY_PREVIOUS ? [env.OPEN_SWE_SECRET_KEY_PREVIOUS] : []) : null,
     cookieSecret,
     secureCookies: env.APP_URL?.startsWith("https:") ?? false,
+    liveStreams: new LiveStreamLimit({ perSession: env.DASHBOARD_LIVE_STREAMS_PER_SESSION, perAddress: env.DASHBOARD_LIVE_STREAMS_PER_ADDRESS }),
     log: o.log.child({ component: "dashboard" }),
   };
 }

@@ -6,6 +6,7 @@ import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { OAuthClient } from "../github/user-oauth.js";
+import type { LiveStreamLimit } from "./live-stream-limit.js";
 import type { Session, SessionStore } from "./session-store.js";
 
 export interface DashboardDeps {
@@ -23,6 +24,8 @@ export interface DashboardDeps {
   cookieSecret: Buffer;
   /** Cookies get `Secure` when the app is served over TLS (APP_URL https). */
   secureCookies: boolean;
+  /** Open live views per session and per address (in this process). */
+  liveStreams: LiveStreamLimit;
   log: Logger;
 }
 

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { approvalStore } from "../approvals/handle-approval.js";
 import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
@@ -22,6 +23,18 @@ const POLL_MS = 400;
 export async function visibleRun(deps: DashboardDeps, session: Session, runId: string): Promise<RunEntry | null> {
   const entry = await new RunIndex(deps.redis, deps.prefix).get(runId);
   return entry && session.repos.includes(entry.repo) ? entry : null;
+}
+
+/** The stream's body, with its live-view grant given back once when it ends or the viewer leaves. */
+function releasing(release: () => void, body: (stream: SSEStreamingApi) => Promise<void>) {
+  return async (stream: SSEStreamingApi): Promise<void> => {
+    stream.onAbort(release);
+    try {
+      await body(stream);
+    } finally {
+      release();
+    }
+  };
 }
 
 export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
@@ -65,7 +78,10 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     // A reconnecting EventSource says how far it got (Last-Event-ID: messages shown).
     let sent = Number(c.req.header("last-event-id") ?? c.req.query("from") ?? "0");
     if (!Number.isInteger(sent) || sent < 0) sent = 0;
-    return streamSSE(c, async (stream) => {
+    // Each stream polls Redis every POLL_MS: one viewer (or one address) may hold only so many.
+    const grant = deps.liveStreams.acquire(c.get("sessionId"), getConnInfo(c).remote.address ?? "unknown");
+    if (!grant.ok) return c.text(`too many live views: ${grant.reason}`, 429, { "retry-after": "30" });
+    return streamSSE(c, releasing(grant.release, async (stream) => {
       let aborted = false;
       stream.onAbort(() => void (aborted = true));
       let lastStatus = "";
@@ -97,7 +113,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
         if (tick % 30 === 29) await stream.writeSSE({ event: "ping", data: "{}" });
         await stream.sleep(POLL_MS);
       }
-    });
+    }));
   });
 
   app.post("/app/runs/:id/stop", async (c) => {

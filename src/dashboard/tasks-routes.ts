@@ -55,7 +55,7 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const [owner, name] = repo.split("/") as [string, string];
     const taskId = randomUUID();
     const key = dashboardThreadKey(taskId);
-    const thread = threadId({ kind: "raw", key });
+    const thread = threadId({ kind: "source", key, repo });
     const runId = jobId("dashboard", taskId);
     // A new thread's model is the one picked here (the thread model has the highest precedence).
     if (f.data.model) await new ThreadModelStore(deps.redis, deps.prefix).set(thread, f.data.model);

@@ -1,5 +1,5 @@
 import { HumanMessage } from "@langchain/core/messages";
-import { guardedFetch, type LookupAll } from "../agent/tools/http-guard.js";
+import { guardedFetch, type LookupAll } from "../net/http-guard.js";
 import { errorMessage } from "../errors.js";
 
 /** Images attached per request, at most. */

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { Redis } from "ioredis";
 import type { Queue } from "bullmq";
-import { metricsHandler } from "../observability/metrics-handler.js";
+import { metricsAccess } from "./metrics-access.js";
+import { metricsHandler } from "./metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "./raw-body.js";
 
@@ -13,10 +14,18 @@ export async function startHealthServer(o: {
   host: string;
   check?: () => string | null;
   metricsToken?: string | undefined;
+  /** NODE_ENV=production or APP_URL set: without a token, /metrics answers only when `host` is loopback. */
+  production: boolean;
+  queueCacheMs: number;
   queues?: Record<string, Queue>;
 }): Promise<{ port: number; close(): Promise<void> }> {
   const health = healthHandler(o.redis, o.role, o.check);
-  const metrics = metricsHandler({ token: o.metricsToken, ...(o.queues ? { queues: o.queues } : {}) });
+  const metrics = metricsHandler({
+    access: metricsAccess({ token: o.metricsToken, production: o.production, host: o.host }),
+    token: o.metricsToken,
+    queueCacheMs: o.queueCacheMs,
+    ...(o.queues ? { queues: o.queues } : {}),
+  });
   const server: Server = createServer((req, res) => {
     void (async () => (await health(req, res)) || (await metrics(req, res)) || sendJson(res, 404, { error: "only GET /health and GET /metrics here" }))().catch(() => {
       if (!res.headersSent) sendJson(res, 500, { error: "internal error" });

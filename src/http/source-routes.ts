@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { rateLimitedLog } from "../logger.js";
 import { jobId } from "../queue/job-ids.js";
@@ -22,15 +22,25 @@ export function sourceEventJobId(source: string, dedupeKey: string): string {
   return jobId("src", source, dedupeKey);
 }
 
-const refuse = (res: ServerResponse) => {
-  res.writeHead(401, { "content-length": 0 }).end();
+const refuse = (res: ServerResponse, unread = false) => {
+  // A body we did not read is not drained: `connection: close` ends the socket once the answer is out.
+  res.writeHead(401, { "content-length": 0, ...(unread ? { connection: "close" } : {}) }).end();
   return true;
 };
 
+/** Pure: does the request carry at least one of the route's signature headers (none declared: yes)? */
+export function hasSignatureHeader(headers: IncomingHttpHeaders, names: readonly string[]): boolean {
+  return names.length === 0 || names.some((n) => {
+    const v = headers[n];
+    return typeof v === "string" ? v.length > 0 : Array.isArray(v) && v.length > 0;
+  });
+}
+
 /**
- * The source routes, ahead of Probot: read the bytes under the body limit → verify (401, no detail, on
- * any failure, and always for a source whose secret is unset) → parse → answer, ignore, or claim the
- * event once and queue one `source-event` job.
+ * The source routes, ahead of Probot: a source whose secret is unset, or a request without any of the
+ * route's signature headers, is a bare 401 before the body is read → read the bytes under the body limit
+ * (`SOURCE_MAX_BODY_BYTES`, 413 as soon as it is passed) → verify (401, no detail, on any failure) →
+ * parse → answer, ignore, or claim the event once and queue one `source-event` job.
  */
 export function sourceRoutes(deps: SourceRoutesDeps) {
   const table = new Map<string, { source: Source; route: SourceRoute }>();
@@ -41,14 +51,19 @@ export function sourceRoutes(deps: SourceRoutesDeps) {
     const hit = path === null ? undefined : table.get(`${req.method ?? ""} ${path}`);
     if (!hit) return false;
     const { source, route } = hit;
+    // Decided on the headers, before a byte of the body is read: an unsigned request costs nothing.
+    if (!source.configured) {
+      refused({ source: source.name, path, reason: "secret not set" });
+      return refuse(res, true);
+    }
+    if (!hasSignatureHeader(req.headers, route.signatureHeaders)) {
+      refused({ source: source.name, path, reason: "no signature header" });
+      return refuse(res, true);
+    }
     const read = await readRawBytes(req, deps.maxBytes);
     if (!read.ok) {
       res.setHeader("connection", "close");
       return sendJson(res, read.status, { error: read.reason });
-    }
-    if (!source.configured) {
-      refused({ source: source.name, path, reason: "secret not set" });
-      return refuse(res);
     }
     const inbound: InboundRequest = { method: req.method ?? "POST", url: req.url ?? path!, headers: req.headers, rawBody: read.body, receivedAt: new Date() };
     const verification = await route.verify(inbound).catch((err: unknown) => ({ ok: false as const, reason: `verifier failed: ${String(err)}` }));

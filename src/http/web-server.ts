@@ -4,7 +4,8 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import type { Queue } from "bullmq";
-import { metricsHandler } from "../observability/metrics-handler.js";
+import { isProduction, metricsAccess } from "./metrics-access.js";
+import { metricsHandler } from "./metrics-handler.js";
 import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
 import { dashboardHandler } from "../dashboard/handler.js";
 import type { SettingsStore } from "../store/settings-store.js";
@@ -55,7 +56,13 @@ export async function startWebServer(opts: {
   });
   const webhooks = await createNodeMiddleware(opts.app, { probot, webhooksPath: WEBHOOK_PATH });
   const health = healthHandler(opts.redis, opts.role);
-  const metrics = metricsHandler({ token: opts.config.env.METRICS_TOKEN, ...(opts.queues ? { queues: opts.queues } : {}) });
+  const host = opts.host ?? opts.config.env.HOST;
+  const metrics = metricsHandler({
+    access: metricsAccess({ token: opts.config.env.METRICS_TOKEN, production: isProduction(opts.config.env), host }),
+    token: opts.config.env.METRICS_TOKEN,
+    queueCacheMs: opts.config.env.METRICS_QUEUE_CACHE_SECONDS * 1000,
+    ...(opts.queues ? { queues: opts.queues } : {}),
+  });
   const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
   // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
   // answers before Probot's not-found handler; webhooks keep their own body limit.
@@ -67,7 +74,7 @@ export async function startWebServer(opts: {
         sources: opts.sources.registry,
         queues: opts.sources.queues,
         dedupe: new SourceDedupe(opts.redis, opts.config.env.QUEUE_PREFIX),
-        maxBytes: opts.config.env.MAX_WEBHOOK_BYTES,
+        maxBytes: opts.config.env.SOURCE_MAX_BODY_BYTES,
         log: opts.log.child({ component: "sources" }),
       })
     : null;
@@ -89,7 +96,7 @@ export async function startWebServer(opts: {
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? opts.config.env.PORT, opts.host ?? opts.config.env.HOST, () => resolve());
+    server.listen(opts.port ?? opts.config.env.PORT, host, () => resolve());
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;

@@ -15,6 +15,9 @@ export function routedPath(url: string): string | null {
   }
 }
 
+/** The headers every GitHub delivery carries (@octokit/webhooks' `WEBHOOK_HEADERS`). */
+const GITHUB_WEBHOOK_HEADERS = ["x-github-event", "x-hub-signature-256", "x-github-delivery"] as const;
+
 /**
  * Runs before Probot's webhook middleware: every POST that Probot would route to the webhook path,
  * whatever its spelling, is read here under the size limit (413 past it), and the raw string is
@@ -23,6 +26,17 @@ export function routedPath(url: string): string | null {
 export function webhookBodyLimit(path: string, limit: number) {
   return async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<boolean> => {
     if (req.method !== "POST" || routedPath(req.url ?? "") !== path) return false;
+    // What @octokit/webhooks would refuse on the headers alone is refused here before the body is read
+    // (its own words), and the connection closed instead of draining an unsigned body.
+    const refusal = !/^\s*application\/json\s*(?:;|$)/i.test(req.headers["content-type"] ?? "")
+      ? { status: 415, error: 'Unsupported "Content-Type" header value. Must be "application/json"' }
+      : GITHUB_WEBHOOK_HEADERS.some((h) => req.headers[h] === undefined)
+        ? { status: 400, error: `Required headers missing: ${GITHUB_WEBHOOK_HEADERS.filter((h) => req.headers[h] === undefined).join(", ")}` }
+        : null;
+    if (refusal) {
+      res.setHeader("connection", "close");
+      return sendJson(res, refusal.status, { error: refusal.error });
+    }
     const result = await readRawBody(req, limit);
     if (!result.ok) {
       res.setHeader("connection", "close");

@@ -4,11 +4,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { resolvePublicUrl } from "../agent/tools/http-guard.js";
+import { resolvePublicUrl } from "../net/http-guard.js";
 import { errorMessage } from "../errors.js";
 import { shellJoin } from "../sandbox/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { resolveHeaders, type McpServerEntry } from "./mcp-config.js";
+import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
 import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SOURCE_NAMES, type SourceName } from "../sources/source.js";
+import { SOURCE_NAMES, type SourceName } from "../shared/source-names.js";
 import type { QueueName } from "./names.js";
 
 const Repo = {

@@ -1,4 +1,5 @@
-import { formatRunSummary, type RunRecord } from "../agent/run-record.js";
+import { formatRunSummary } from "../agent/run-record.js";
+import type { RunRecord } from "../shared/run-record.js";
 import { editReply } from "../github/edit-reply.js";
 import { postRunComment } from "../github/tools/github-comment.js";
 import type { GitHubRunContext } from "../github/tools/run-context.js";

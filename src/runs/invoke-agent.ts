@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { Command } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { RUN_SIDE_EFFECT_TOOLS } from "./run-tool-names.js";
 import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import { RunMeter } from "../agent/run-meter.js";
@@ -13,7 +14,7 @@ import type { SkillFiles } from "../agent/subagents/read-agent-dirs.js";
 import { SKILLS_MOUNT, SkillsBackend } from "../agent/subagents/skills-backend.js";
 import { CompositeBackend } from "deepagents";
 import { renderPrompt } from "../agent/prompts.js";
-import { toolPolicyNotice, type RunToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { toolPolicyNotice, type RunToolPolicies } from "../config/tool-policy.js";
 import { composeSystemPrompt, type PromptParts } from "../agent/compose-prompt.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
@@ -122,6 +123,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
             runModelId: o.agents!.runModelId,
             skillPath: (name) => (skills.some((s) => s.name === name) ? `${SKILLS_MOUNT}${name}/` : undefined),
             ...(o.toolPolicies ? { runPolicies: o.toolPolicies } : {}),
+            sideEffectTools: RUN_SIDE_EFFECT_TOOLS,
             ...(o.agents?.models ? { models: o.agents.models } : {}),
           }),
         }

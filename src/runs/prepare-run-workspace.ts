@@ -84,6 +84,8 @@ export async function prepareRunWorkspace(opts: {
       redis: opts.redis,
       keyPrefix: opts.prefix,
       threadId: t.threadId,
+      repo: `${t.owner}/${t.repo}`,
+      log: opts.log,
       provider: opts.runtime.sandboxProvider,
       creationTimeoutMs: config.sandbox.createTimeoutMs,
       cache: opts.runtime.sandboxCache,

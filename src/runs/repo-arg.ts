@@ -1,4 +1,4 @@
-import { isRepoName, repoNameError } from "../github/repo-name.js";
+import { isRepoName, repoNameError } from "../shared/repo-name.js";
 
 export type RepoArg = { kind: "path"; path: string } | { kind: "remote"; repo: string } | { kind: "error"; message: string };
 

@@ -9,7 +9,7 @@ import { sandboxCircuitBreakerMiddleware } from "../agent/middleware/sandbox-cir
 import { sanitizeThinkingBlocksMiddleware } from "../agent/middleware/sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "../agent/middleware/sanitize-tool-inputs.js";
 import { toolErrorsMiddleware } from "../agent/middleware/tool-errors.js";
-import { verdictGuardMiddleware } from "../review/verdict-guard.js";
+import { verdictGuardMiddleware } from "../agent/guards/verdict-guard.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import type { Sandbox } from "../sandbox/types.js";
 

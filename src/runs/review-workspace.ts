@@ -56,6 +56,8 @@ export async function prepareReviewWorkspace(opts: {
   await release();
   const ensured = await ensureSandboxForThread({
     ...lifecycle,
+    repo: `${t.owner}/${t.repo}`,
+    log: opts.log,
     creationTimeoutMs: config.sandbox.createTimeoutMs,
     createOptions: { network: false, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}`, role: "reviewer" } },
   });

@@ -1,14 +1,15 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
-import { DEFAULT_REPLY_TOOLS } from "../agent/middleware/build-agent-middleware.js";
-import { buildRunRecord, type RunRecord } from "../agent/run-record.js";
-import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../agent/tool-policy/tool-policy.js";
+import { buildRunRecord } from "../agent/run-record.js";
+import { RUN_REPLY_TOOLS, RUN_SIDE_EFFECT_TOOLS } from "./run-tool-names.js";
+import type { RunRecord } from "../shared/run-record.js";
+import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../config/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
 import { sourceApprovalChannel } from "../sources/source-approval.js";
 import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
 import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
-import { runMcpServers } from "../mcp/mcp-config.js";
+import { runMcpServers } from "../config/mcp-config.js";
 import { secretBoxFromEnv } from "../store/secret-box.js";
 import { gateCiFix } from "../autofix/confidence-gate.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
@@ -207,7 +208,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
   // The first run after a Stop on this thread is told so (once), and does not pick the stopped work up.
   const priorStop = await takeThreadStop(ctx.redis, ctx.prefix, data.threadId);
-  const replyTools = sourceTools.map((t) => t.name).filter((n) => (DEFAULT_REPLY_TOOLS as readonly string[]).includes(n));
+  const replyTools = sourceTools.map((t) => t.name).filter((n) => RUN_REPLY_TOOLS.includes(n));
   const task = taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools } : null, priorStop);
   const inputs = await prepareAgentInputs({ data, ctx, ws, task, tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
@@ -231,7 +232,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       threadId: data.threadId,
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
-      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls` },
+      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls`, tools: RUN_SIDE_EFFECT_TOOLS },
+      replyTools: RUN_REPLY_TOOLS,
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
       // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
       onStatus: (status) => {
@@ -273,6 +275,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     subagent: meter,
     startedAt,
     finishedAt: new Date(),
+    replyTools: RUN_REPLY_TOOLS,
     ...(error !== undefined ? { error } : {}),
   });
   // Stop from the dashboard aborts the run through its signal: not a failure, and never retried.

@@ -1,5 +1,5 @@
 import type { PromptParts } from "../agent/compose-prompt.js";
-import { resolveToolPolicy, type PolicySources } from "../agent/tool-policy/tool-policy.js";
+import { resolveToolPolicy, type PolicySources } from "../config/tool-policy.js";
 import type { AgentJob } from "../queue/schemas.js";
 
 export type RunMode = "task" | "ci_fix" | "conflict_fix" | "follow_up";

@@ -66,14 +66,6 @@ export async function privateDir(path: string, id: HostIdentity): Promise<void> 
   }
 }
 
-/** The worker's own data (Redis files, mirrors, sandboxes): 0700, created when missing. */
-export async function privateDirs(paths: string[]): Promise<void> {
-  for (const p of paths) {
-    await mkdir(p, { recursive: true, mode: 0o700 });
-    await chmod(p, 0o700);
-  }
-}
-
 const claiming = new Map<string, Promise<void>>();
 
 /**

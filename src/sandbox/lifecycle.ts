@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { runLockKey } from "../threads/run-lock.js";
+import type { Logger } from "pino";
+import { runLockKey } from "../store/keys.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
 
 /** Per-process handles by thread id; a cache only: Redis holds the truth. */
@@ -10,7 +11,10 @@ export interface EnsureSandboxOptions {
   redis: Redis;
   keyPrefix: string;
   threadId: string;
+  /** `owner/name`: the sandbox records it at creation and is never reused for another one. */
+  repo: string;
   provider: SandboxProvider;
+  log?: Logger;
   /** A creation sentinel older than this is treated as abandoned (its worker died). */
   creationTimeoutMs: number;
   cache: SandboxCache;
@@ -20,7 +24,8 @@ export interface EnsureSandboxOptions {
 
 export interface EnsureSandboxResult {
   sandbox: Sandbox;
-  outcome: "cached" | "created" | "reconnected" | "recreated";
+  /** `replaced`: the thread's sandbox was made for another repository (or recorded none): destroyed, a new one made. */
+  outcome: "cached" | "created" | "reconnected" | "recreated" | "replaced";
   /** The thread had a sandbox that is gone: its workspace was lost and the run must say so. */
   workspaceLost: boolean;
   lostSandboxId?: string;
@@ -55,6 +60,18 @@ export async function touchThreadSandbox(redis: Redis, keyPrefix: string, thread
 
 export function threadSandboxKey(keyPrefix: string, threadId: string): string {
   return `${keyPrefix}:thread:${threadId}:sandbox`;
+}
+
+/** The repository a sandbox was made for, written before its id is published to its thread. */
+export function sandboxRepoKey(keyPrefix: string, sandboxId: string): string {
+  return `${keyPrefix}:sandbox:${sandboxId}:repo`;
+}
+
+const REPO_TTL_SECONDS = 90 * 86400;
+
+/** May a sandbox recorded for `recorded` serve a run on `wanted`? Only the very same repository (pure). */
+export function sandboxServes(recorded: string | null, wanted: string): boolean {
+  return recorded !== null && recorded === wanted.toLowerCase();
 }
 
 // Compare-and-set: replace (or delete, when ARGV[2] is empty) only if the value is still ARGV[1].
@@ -96,20 +113,45 @@ export async function ensureSandboxForThread(opts: EnsureSandboxOptions): Promis
 async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxResult> {
   const { redis, threadId, provider, cache, creationTimeoutMs } = opts;
   const key = threadSandboxKey(opts.keyPrefix, threadId);
+  const repo = opts.repo.toLowerCase();
   const poll = opts.pollIntervalMs ?? 100;
   let lost: string | undefined;
+
+  /** The recorded repository of `id` is this run's (its record's lifetime renewed); otherwise logged. */
+  const servesThisRepo = async (id: string): Promise<boolean> => {
+    const repoKey = sandboxRepoKey(opts.keyPrefix, id);
+    const recorded = await redis.get(repoKey);
+    if (sandboxServes(recorded, repo)) {
+      await redis.expire(repoKey, REPO_TTL_SECONDS);
+      return true;
+    }
+    opts.log?.warn({ sandbox: id, threadId, recorded, repo }, "the thread's sandbox was made for another repository (or records none): destroying it and making a new one");
+    return false;
+  };
+  /** Replace a live sandbox of another repository; undefined when someone else changed the key first. */
+  const replace = async (id: string): Promise<EnsureSandboxResult | undefined> => {
+    const mine = await sentinel(redis);
+    if (!(await cas(redis, key, id, mine))) return undefined;
+    await provider.destroy(id).catch((err: unknown) => opts.log?.warn({ sandbox: id, err: String(err) }, "could not destroy the other repository's sandbox"));
+    await redis.del(sandboxRepoKey(opts.keyPrefix, id));
+    const made = await createAndPersist(mine, undefined);
+    return made && { ...made, outcome: "replaced" };
+  };
 
   const cached = cache.get(threadId);
   if (cached) {
     cache.delete(threadId);
     const alive = await cached.ping();
     const current = await redis.get(key);
-    if (alive && current === cached.id) {
+    if (alive && current === cached.id && (await servesThisRepo(cached.id))) {
       cache.set(threadId, cached);
       return { sandbox: cached, outcome: "cached", workspaceLost: false };
     }
     await cached.close();
-    if (!alive && current === cached.id) {
+    if (alive && current === cached.id) {
+      const made = await replace(current);
+      if (made) return made;
+    } else if (!alive && current === cached.id) {
       const mine = await sentinel(redis);
       if (await cas(redis, key, current, mine)) {
         await provider.destroy(current).catch(() => undefined);
@@ -153,6 +195,11 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
       await new Promise((r) => setTimeout(r, poll));
       continue;
     }
+    if (!(await servesThisRepo(value))) {
+      const made = await replace(value);
+      if (made) return made;
+      continue;
+    }
     try {
       const sandbox = await provider.connect(value);
       cache.set(threadId, sandbox);
@@ -176,14 +223,17 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     let sandbox: Sandbox;
     try {
       // `prefix` tells the orphan sweep which deployment made it (several may share a vendor account).
-      sandbox = await provider.create({ ...opts.createOptions, labels: { ...opts.createOptions?.labels, thread: threadId, prefix: opts.keyPrefix } });
+      sandbox = await provider.create({ ...opts.createOptions, labels: { ...opts.createOptions?.labels, thread: threadId, repo, prefix: opts.keyPrefix } });
     } catch (err) {
       // Put back what we replaced, so the next attempt still reports the lost workspace.
       await cas(redis, key, mine, lostId ?? null);
       throw err;
     }
+    // Recorded before the id is published: nobody can find the sandbox without its repository.
+    await redis.set(sandboxRepoKey(opts.keyPrefix, sandbox.id), repo, "EX", REPO_TTL_SECONDS);
     if (!(await cas(redis, key, mine, sandbox.id))) {
       await provider.destroy(sandbox.id).catch(() => undefined);
+      await redis.del(sandboxRepoKey(opts.keyPrefix, sandbox.id));
       lost = lostId;
       return undefined;
     }
@@ -211,7 +261,10 @@ export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sa
   const value = await opts.redis.get(key);
   if (value === null) return { sandboxId: null };
   const isId = isSandboxId(value);
-  if (isId) await opts.provider.destroy(value);
+  if (isId) {
+    await opts.provider.destroy(value);
+    await opts.redis.del(sandboxRepoKey(opts.keyPrefix, value));
+  }
   // Deleting a creation sentinel makes the creating worker discard what it made.
   await cas(opts.redis, key, value, null);
   await opts.redis.zrem(sandboxActivityKey(opts.keyPrefix), opts.threadId);

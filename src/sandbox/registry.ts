@@ -2,7 +2,8 @@ import type { SandboxConfig } from "./config.js";
 import { DaytonaSandboxProvider } from "./providers/daytona.js";
 import { E2bSandboxProvider } from "./providers/e2b.js";
 import { githubApiRules } from "./providers/egress-policy.js";
-import { LocalSandboxProvider, type LocalProviderOptions } from "./providers/local.js";
+import type { LocalProviderOptions } from "./providers/local-dir.js";
+import { LocalSandboxProvider } from "./providers/local.js";
 import { ModalSandboxProvider } from "./providers/modal.js";
 import type { SandboxProvider, SandboxType } from "./types.js";
 

@@ -1,9 +1,8 @@
 import type { ChildProcess } from "node:child_process";
-import { spawnChild, type CgroupHandshake, type SpawnChildOptions, type SpawnChildResult } from "./spawn-child.js";
+import { spawnChild, type SpawnChildOptions, type SpawnChildResult } from "./spawn-child.js";
 import { closingInheritedFds } from "./inherited-fds.js";
 import { spawner } from "./spawner.js";
 
-export type { CgroupHandshake };
 
 export interface RunProcessOptions extends Omit<SpawnChildOptions, "onChild" | "onSpawn"> {
   signal?: AbortSignal;

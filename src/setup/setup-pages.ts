@@ -23,7 +23,7 @@ Or <a href="/probot/import">use an existing GitHub App</a>.</p>`,
   );
 }
 
-export function importPage(o: { hookUrl: string; appsUrl: string }): string {
+export function importPage(o: { hookUrl: string; appsUrl: string; csrf: string }): string {
   return page(
     "Use an existing GitHub App",
     `<h1>Use an existing GitHub App</h1>
@@ -31,7 +31,7 @@ export function importPage(o: { hookUrl: string; appsUrl: string }): string {
 <p>In <a href="${esc(o.appsUrl)}" target="_blank" rel="noreferrer">your app's settings</a>, replace the Webhook URL with
 <code id="webhook-url">${esc(o.hookUrl)}</code></p>
 <h2>2. Its credentials</h2>
-<form id="f">
+<form id="f" data-csrf="${esc(o.csrf)}">
 <label for="appId">App ID</label><input id="appId" required>
 <label for="slug">Slug (the last part of its github.com/apps/… URL)</label><input id="slug">
 <label for="whs">Webhook secret</label><input id="whs" type="password" required>
@@ -45,7 +45,7 @@ document.getElementById("f").addEventListener("submit", async (e) => {
   const v = (id) => document.getElementById(id).value.trim();
   const pem = await document.getElementById("pem").files[0].text();
   const body = { appId: v("appId"), webhook_secret: v("whs"), pem, ...(v("slug") ? { slug: v("slug") } : {}) };
-  const r = await fetch("/probot/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch("/probot/import", { method: "POST", headers: { "content-type": "application/json", "x-setup-csrf": document.getElementById("f").dataset.csrf }, body: JSON.stringify(body) });
   if (r.ok) location.replace("/probot/success");
   else document.getElementById("msg").textContent = (await r.json()).error;
 });

@@ -8,10 +8,14 @@ import { readRawBody, sendJson } from "../http/raw-body.js";
 import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../http/webhook-proxy.js";
 import { updateEnvFile } from "./env-file.js";
 import { buildManifest, readAppYml, webhookUrl } from "./manifest.js";
+import { crossSiteWrite, parseCookies, setupHostAllowed } from "./setup-guard.js";
 import { importPage, messagePage, setupPage } from "./setup-pages.js";
+import { SetupTokens } from "./setup-tokens.js";
 
 export interface SetupServer {
   port: number;
+  /** The address it listens on (SETUP_HOST, loopback by default). */
+  address: string;
   /** The smee channel this flow created (and wrote to .env), if any. */
   webhookProxyUrl: string | undefined;
   stop(): Promise<void>;
@@ -52,8 +56,17 @@ const origin = (req: IncomingMessage) => {
   return `${proto === "https" ? "https" : "http"}://${req.headers["x-forwarded-host"] ?? req.headers.host ?? "localhost"}`;
 };
 
-const html = (res: ServerResponse, status: number, body: string) => {
-  res.writeHead(status, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+/** The manifest flow's `state` (GitHub sends it back on the redirect: a cross-site GET, so Lax) and the import form's CSRF token. */
+const STATE_COOKIE = "osw_setup_state";
+const CSRF_COOKIE = "osw_setup_csrf";
+const CSRF_HEADER = "x-setup-csrf";
+const cookie = (name: string, value: string, sameSite: "Lax" | "Strict", maxAge = 3600) => `${name}=${value}; Path=/probot; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAge}`;
+
+// Never framed, never cached, no Referer: the pages carry the webhook URL and set-up tokens.
+const PAGE_HEADERS = { "cache-control": "no-store", "x-frame-options": "DENY", "content-security-policy": "frame-ancestors 'none'", "referrer-policy": "no-referrer" };
+
+const html = (res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}) => {
+  res.writeHead(status, { ...PAGE_HEADERS, ...headers, "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
 };
 
 /**
@@ -82,6 +95,9 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
   const githubWeb = `https://${env.GHE_HOST ?? "github.com"}`;
   const githubApi = config.github?.baseUrl ?? (env.GHE_HOST ? `https://${env.GHE_HOST}/api/v3` : "https://api.github.com");
   const hookFor = (req: IncomingMessage) => webhookUrl({ webhookProxyUrl: proxyUrl, appUrl: env.APP_URL, requestOrigin: origin(req) });
+  const states = new SetupTokens();
+  const csrfTokens = new SetupTokens();
+  const ownOrigins = (req: IncomingMessage) => [`http://${req.headers.host ?? ""}`, `https://${req.headers.host ?? ""}`, ...(env.APP_URL ? [new URL(env.APP_URL).origin] : [])].map((o) => o.toLowerCase());
   const saved = (what: string) =>
     log.info(`${what} saved to .env: add ANTHROPIC_API_KEY to .env if it is not there, then restart (npm start)`);
 
@@ -91,21 +107,38 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       sendJson(res, 200, { status: "setup", role: "setup", detail: "no GitHub App credentials yet: finish the setup flow, then restart" });
       return;
     }
+    // DNS rebinding: a page elsewhere whose name now resolves to this address must read nothing here.
+    if (!setupHostAllowed(req.headers.host, { appUrl: env.APP_URL, setupHost: env.SETUP_HOST })) {
+      html(res, 421, messagePage("Wrong address", "The setup page answers only at localhost, this machine's IP address, or APP_URL."));
+      return;
+    }
+    const cookies = parseCookies(req.headers.cookie);
     if (req.method === "GET" && path === "/") {
       res.writeHead(302, { location: "/probot" }).end();
       return;
     }
     if (req.method === "GET" && path === "/probot") {
       const manifest = buildManifest(appYml, { hookUrl: hookFor(req), setupOrigin: env.APP_URL?.replace(/\/+$/, "") ?? origin(req) });
-      html(res, 200, setupPage({ appYml, manifest, hookUrl: hookFor(req), createAppUrl: `${githubWeb}/settings/apps/new` }));
+      const state = states.issue();
+      const createAppUrl = `${githubWeb}/settings/apps/new?state=${state}`;
+      html(res, 200, setupPage({ appYml, manifest, hookUrl: hookFor(req), createAppUrl }), { "set-cookie": cookie(STATE_COOKIE, state, "Lax") });
       return;
     }
     if (req.method === "GET" && path === "/probot/setup") {
-      const code = new URLSearchParams(query).get("code");
+      const params = new URLSearchParams(query);
+      const code = params.get("code");
       if (!code || !/^[A-Za-z0-9_-]{1,100}$/.test(code)) {
         html(res, 400, messagePage("Setup", "GitHub did not send a valid code: start again from /probot."));
         return;
       }
+      // Only a registration this browser started here (its `state`, GitHub echoes it) may write .env.
+      const state = params.get("state");
+      if (!states.matches(state, cookies.get(STATE_COOKIE))) {
+        log.warn("manifest code refused: its state is missing or not one this browser was given");
+        html(res, 400, messagePage("Setup refused", "This code does not come from a registration started in this browser (its state is missing or does not match). Nothing was saved: start again from /probot."));
+        return;
+      }
+      states.consume(state!);
       let app: z.infer<typeof Conversion>;
       try {
         const r = await fetch(`${githubApi}/app-manifests/${code}/conversions`, {
@@ -128,14 +161,28 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
         ...(app.client_id && app.client_secret ? { GITHUB_CLIENT_ID: app.client_id, GITHUB_CLIENT_SECRET: app.client_secret } : {}),
       });
       saved(`GitHub App "${app.slug}" (id ${app.id}) registered;`);
-      res.writeHead(302, { location: `${app.html_url}/installations/new` }).end();
+      res.writeHead(302, { location: `${app.html_url}/installations/new`, "set-cookie": cookie(STATE_COOKIE, "", "Lax", 0) }).end();
       return;
     }
     if (req.method === "GET" && path === "/probot/import") {
-      html(res, 200, importPage({ hookUrl: hookFor(req), appsUrl: `${githubWeb}/settings/apps` }));
+      const csrf = csrfTokens.issue();
+      html(res, 200, importPage({ hookUrl: hookFor(req), appsUrl: `${githubWeb}/settings/apps`, csrf }), { "set-cookie": cookie(CSRF_COOKIE, csrf, "Strict") });
       return;
     }
     if (req.method === "POST" && path === "/probot/import") {
+      // Decided on the headers alone, before the body is read.
+      const crossSite = crossSiteWrite(
+        { contentType: req.headers["content-type"], origin: req.headers.origin, secFetchSite: req.headers["sec-fetch-site"] as string | undefined },
+        ownOrigins(req),
+      );
+      const csrf = req.headers[CSRF_HEADER];
+      const refusal = crossSite ?? (csrfTokens.matches(typeof csrf === "string" ? csrf : null, cookies.get(CSRF_COOKIE)) ? null : { status: 403, reason: "missing or stale setup token: reload /probot/import and submit again" });
+      if (refusal) {
+        log.warn({ reason: refusal.reason }, "setup import refused");
+        res.setHeader("connection", "close");
+        sendJson(res, refusal.status, { error: refusal.reason });
+        return;
+      }
       const body = await readRawBody(req, 64 * 1024);
       if (!body.ok) {
         sendJson(res, body.status, { error: body.reason });
@@ -175,14 +222,16 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? env.PORT, opts.host ?? env.HOST, () => resolve());
+    server.listen(opts.port ?? env.PORT, opts.host ?? env.SETUP_HOST, () => resolve());
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
+  const boundTo = typeof address === "object" && address ? address.address : "";
   const shown = env.APP_URL ?? `http://localhost:${port}`;
   log.info({ port, webhookUrl: proxyUrl ?? (env.APP_URL ? webhookUrl({ appUrl: env.APP_URL, requestOrigin: "" }) : undefined) }, `setup mode: no GitHub App credentials yet; open ${shown} to register the app`);
   return {
     port,
+    address: boundTo,
     webhookProxyUrl: proxyUrl,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -2,7 +2,6 @@ import { UnrecoverableError } from "bullmq";
 import { GitHubUnreachableError } from "../github/permission.js";
 import { jobId } from "../queue/job-ids.js";
 import type { SourceEventJob } from "../queue/schemas.js";
-import { threadId as deriveThreadId } from "../threads/thread-id.js";
 import { jobHasWriteAccess } from "../worker/authorize.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
@@ -34,9 +33,11 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
   if (!source) throw new UnrecoverableError(`source ${data.source} is not available in this worker`);
   if (data.action) return handleSourceApprovalClick({ ...data, action: data.action }, ctx);
   const client: SourceClient = source.client(ctx.log);
-  const say = async (text: string) => client.reply(data.ref, text);
   const message = await client.fetchMessage(data.ref);
   if (!message) return { outcome: "message_gone" };
+  // What the re-read says about where the message is beats what an unsigned payload claimed.
+  const where = message.conversation ?? { ref: data.ref, threadKey: data.threadKey, ...(data.repoDefaultKey ? { repoDefaultKey: data.repoDefaultKey } : {}) };
+  const say = async (text: string) => client.reply(where.ref, text);
 
   const unmapped = async () => {
     ctx.log.info({ sourceUser: message.user.id }, "source user has no GitHub identity: refused");
@@ -47,9 +48,8 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
   const identity = await sourceIdentity(ctx.settings, client, data.source, message.user);
   if (!identity) return unmapped();
 
-  const thread = deriveThreadId({ kind: "raw", key: data.threadKey });
   const threadRepos = new ThreadRepos(ctx.redis, ctx.prefix);
-  const [remembered, channelDefault] = await Promise.all([threadRepos.get(thread), data.repoDefaultKey ? ctx.settings.getSourceRepo(data.repoDefaultKey) : null]);
+  const [remembered, channelDefault] = await Promise.all([threadRepos.conversationRepo(where.threadKey), where.repoDefaultKey ? ctx.settings.getSourceRepo(where.repoDefaultKey) : null]);
   const choice = chooseRepo({ text: message.text, remembered, channelDefault });
   if (!choice) {
     await say(INTAKE_REPLIES.askRepo());
@@ -78,8 +78,15 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     return { outcome: "refused", login, repo: choice.repo };
   }
   const user = await octokit.request("GET /users/{username}", { username: login });
-  await threadRepos.set(thread, choice.repo);
-  await client.acknowledge(data.ref).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not acknowledge the request"));
+  // A thread belongs to one repository: naming another one in the conversation starts another thread.
+  const placed = await threadRepos.place(where.threadKey, choice.repo);
+  const thread = placed.threadId;
+  const switched = placed.created && placed.previousRepo !== null && placed.previousRepo !== choice.repo;
+  if (switched) {
+    ctx.log.info({ from: placed.previousRepo, repo: choice.repo, threadId: thread }, "source conversation names another repository: a new thread");
+    await say(INTAKE_REPLIES.newThread(placed.previousRepo!, choice.repo));
+  }
+  await client.acknowledge(where.ref).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not acknowledge the request"));
   const id = sourceRunJobId(data.source, data.dedupeKey);
   await ctx.queues.add(
     "agent",
@@ -87,7 +94,8 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
       installationId,
       owner,
       repo,
-      source: { kind: data.source, ref: data.ref, threadKey: data.threadKey, ...(message.context ? { context: message.context } : {}) },
+      // The earlier messages belong to the other repository's thread: a new thread starts without them.
+      source: { kind: data.source, ref: where.ref, threadKey: where.threadKey, ...(message.context && !switched ? { context: message.context } : {}) },
       threadId: thread,
       trigger: "comment",
       requester: { login: user.data.login, id: Number(user.data.id) },
@@ -97,5 +105,5 @@ export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): 
     id,
   );
   ctx.log.info({ jobId: id, repo: choice.repo, via: choice.via, threadId: thread }, "source request queued as an agent job");
-  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, login, identity: "login" in identity ? "settings" : "email" };
+  return { outcome: "queued", agentJob: id, repo: choice.repo, via: choice.via, threadId: thread, newThread: switched, login, identity: "login" in identity ? "settings" : "email" };
 }

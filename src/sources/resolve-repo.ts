@@ -1,4 +1,4 @@
-import { isRepoName } from "../github/repo-name.js";
+import { isRepoName } from "../shared/repo-name.js";
 
 export type RepoVia = "text" | "thread" | "default";
 

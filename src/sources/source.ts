@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
+import type { SourceName } from "../shared/source-names.js";
 
 /**
  * One adapter family for every channel people reach the agent from besides GitHub (Slack, Linear,
@@ -8,8 +9,7 @@ import type { Logger } from "pino";
  * re-reads what it must trust, maps the person to a GitHub login, resolves the repository and
  * answers through the same adapter. `test/sources/conformance.ts` is the suite every source runs.
  */
-export const SOURCE_NAMES = ["slack", "linear", "jira", "confluence", "dashboard"] as const;
-export type SourceName = (typeof SOURCE_NAMES)[number];
+export { SOURCE_NAMES, type SourceName } from "../shared/source-names.js";
 
 /** What a route sees: the bytes as received, before anything parses them. */
 export interface InboundRequest {
@@ -22,7 +22,7 @@ export interface InboundRequest {
 }
 
 /** `reason` is logged, never sent: a refused request gets a bare 401. */
-export type Verification = { ok: true; installKey?: string } | { ok: false; reason: string };
+export type Verification = { ok: true; installKey?: string; /** The signed `iat` of a token-authenticated request (Connect). */ issuedAt?: number } | { ok: false; reason: string };
 
 /** A person on the source, as the payload claims; the worker re-reads it before trusting it. */
 export interface SourceUser {
@@ -59,6 +59,12 @@ export type SourceEvent =
 export interface SourceRoute {
   method: "GET" | "POST";
   path: string;
+  /**
+   * Lower-case header names of which a genuine request carries at least one (Slack's `x-slack-signature`,
+   * Connect's `authorization`): without any, the request is refused before its body is read. `[]` only
+   * for a route that takes no signed body (Connect's descriptor).
+   */
+  signatureHeaders: readonly string[];
   /** Verify first, on the raw bytes, timing-safe. Never throws for bad input. */
   verify(req: InboundRequest): Promise<Verification>;
   /** Only called on a verified request. Never throws for bad input: an `ignore` says why. */
@@ -73,6 +79,11 @@ export interface TrustedMessage {
   context?: string;
   /** Images attached to the message, fetched host-side later (never by the sandbox). */
   attachments?: { url: string; mediaType?: string }[];
+  /**
+   * Where the message really is, as the re-read found it, for a source whose signature does not cover
+   * the body (Confluence): replaces the payload's reference, thread key and default-repository key.
+   */
+  conversation?: { ref: Record<string, unknown>; threadKey: string; repoDefaultKey?: string };
 }
 
 export type RunStatus = { kind: "thinking" } | { kind: "tool"; name: string } | { kind: "done" };

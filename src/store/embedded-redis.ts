@@ -50,7 +50,7 @@ const hasSetpriv = (): boolean => !spawnSync("setpriv", ["--help"], { stdio: "ig
  */
 export async function startEmbeddedRedis(dataDir: string, log: Logger): Promise<EmbeddedRedis> {
   const dir = join(dataDir, "redis");
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const socket = join(dir, "redis.sock");
   const url = `unix:${socket}`;
   if (existsSync(socket) && (await answers(url))) {
@@ -63,9 +63,15 @@ export async function startEmbeddedRedis(dataDir: string, log: Logger): Promise<
   if (!setpriv) log.warn("setpriv (util-linux) not found: the embedded redis-server would outlive this process if it were killed");
   const launch = (): ChildProcess => {
     rmSync(socket, { force: true });
-    return setpriv
-      ? spawn("setpriv", ["--pdeathsig", "TERM", "--", "redis-server", ...args], { stdio: "ignore" })
-      : spawn("redis-server", args, { stdio: "ignore" });
+    // redis-server creates its AOF files with the umask it inherits: only ours may read them.
+    const umask = process.umask(0o077);
+    try {
+      return setpriv
+        ? spawn("setpriv", ["--pdeathsig", "TERM", "--", "redis-server", ...args], { stdio: "ignore" })
+        : spawn("redis-server", args, { stdio: "ignore" });
+    } finally {
+      process.umask(umask);
+    }
   };
   const waitReady = async (c: ChildProcess): Promise<void> => {
     const started = Date.now();

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { RunRecord } from "../agent/run-record.js";
+import type { RunRecord } from "../shared/run-record.js";
 import { keyer } from "./keys.js";
 
 /** Every run's record (trigger, model, tokens, cost, duration, tools, outcome, PR), newest first. */

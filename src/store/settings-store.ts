@@ -1,9 +1,9 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { ToolPattern, ToolPolicies, ToolPolicy } from "../agent/tool-policy/tool-policy.js";
-import { McpServerConfig, McpServerName, McpSecretName, type McpServers } from "../mcp/mcp-config.js";
+import { ToolPattern, ToolPolicies, ToolPolicy } from "../config/tool-policy.js";
+import { McpServerConfig, McpServerName, McpSecretName, type McpServers } from "../config/mcp-config.js";
 import type { SecretBox } from "./secret-box.js";
-import { isRepoName, repoNameError } from "../github/repo-name.js";
+import { isRepoName, repoNameError } from "../shared/repo-name.js";
 import { keyer } from "./keys.js";
 
 const ProfileFields = {

@@ -7,6 +7,9 @@ export type ThreadKey =
   | { kind: "pr"; owner: string; repo: string; number: number }
   | { kind: "reviewer"; owner: string; repo: string; number: number }
   | { kind: "issue"; issueId: number }
+  /** A source conversation (Slack thread, Linear issue, …) about one repository: a thread belongs to one repository. */
+  | { kind: "source"; key: string; repo: string }
+  /** The conversation key alone: source threads from before they were per repository (and their migration). */
   | { kind: "raw"; key: string };
 
 /** The human-readable key a thread id is derived from; owner/repo are case-insensitive on GitHub. */
@@ -18,6 +21,8 @@ export function threadKey(key: ThreadKey): string {
       return `github:${key.owner.toLowerCase()}/${key.repo.toLowerCase()}#${key.number}/reviewer`;
     case "issue":
       return `github-issue:${key.issueId}`;
+    case "source":
+      return `${key.key}#repo:${key.repo.toLowerCase()}`;
     case "raw":
       return key.key;
   }

@@ -1,6 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { RunRecord, buildRunRecord, costUsd, formatRunSummary, inferOutcome, prUrlFrom, usageFromMessages, type RunUsage } from "../../src/agent/run-record.js";
+import { RunRecord } from "../../src/shared/run-record.js";
+import { buildRunRecord, costUsd, formatRunSummary, inferOutcome, prUrlFrom, usageFromMessages, type RunUsage } from "../../src/agent/run-record.js";
 
 function ai(input: number, output: number, cacheRead = 0, cacheWrite = 0, toolCalls: string[] = []): AIMessage {
   const m = new AIMessage({ content: "", tool_calls: toolCalls.map((name, i) => ({ name, args: {}, id: `${name}-${i}`, type: "tool_call" as const })) });

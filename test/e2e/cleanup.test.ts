@@ -27,7 +27,7 @@ describe("e2e: closing a PR tears its threads down", () => {
     const threads = [threadId({ kind: "pr", owner: "octo", repo: "hello", number: 21 }), threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 21 })];
     const ids: string[] = [];
     for (const t of threads) {
-      const { sandbox } = await ensureSandboxForThread({ redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() });
+      const { sandbox } = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() });
       ids.push(sandbox.id);
     }
     await new FollowUpQueue(redis, app.prefix, 10).push(threads[0]!, { text: "also this", author: "a", source: "github", at: 1 });
@@ -56,7 +56,7 @@ describe("e2e: closing a PR tears its threads down", () => {
     const redis = testRedis();
     const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
     const issueThread = threadId({ kind: "issue", issueId: 7001 });
-    const { sandbox } = await ensureSandboxForThread({ redis, keyPrefix: app.prefix, threadId: issueThread, provider, creationTimeoutMs: 30_000, cache: new Map() });
+    const { sandbox } = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: issueThread, provider, creationTimeoutMs: 30_000, cache: new Map() });
     await new PrThreads(redis, app.prefix).record({ owner: "octo", repo: "hello", number: 31, branch: "open-swe/issue-5" }, issueThread);
     await new FollowUpQueue(redis, app.prefix, 10).push(issueThread, { text: "and docs", author: "a", source: "github", at: 1 });
     const repository = { name: "hello", full_name: "octo/hello", owner: { login: "octo" } };
@@ -95,7 +95,7 @@ describe("e2e: closing a PR tears its threads down", () => {
     const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
     const [idle, active] = [threadId({ kind: "issue", issueId: 8001 }), threadId({ kind: "issue", issueId: 8002 })];
     const made = [];
-    for (const t of [idle, active]) made.push((await ensureSandboxForThread({ redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() })).sandbox.id);
+    for (const t of [idle, active]) made.push((await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() })).sandbox.id);
     await redis.zadd(sandboxActivityKey(app.prefix), Date.now() - 61 * 60_000, idle);
 
     await app.proc.queues.add("cleanup", { kind: "sweep" }, "sweep-now");

@@ -54,7 +54,7 @@ describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR 
     wiki().get("/wiki/rest/api/user/current").reply(200, { accountId: APP_ACCOUNT });
     wiki()
       .get(`/wiki/rest/api/content/${COMMENT}`)
-      .query({ expand: "body.storage,history,container" })
+      .query({ expand: "body.storage,history,container,space,ancestors" })
       .reply(200, {
         id: COMMENT,
         type: "comment",

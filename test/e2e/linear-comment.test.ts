@@ -6,6 +6,7 @@ import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
+import { linearDedupeKey } from "../../src/sources/linear/parse-linear-event.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
@@ -19,6 +20,8 @@ import { mockLinear, type GraphqlCall } from "../sources/linear/linear-nock.js";
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/21";
 const DELIVERY = "7d6f1b7e-2c1a-4f7e-9a1d-0c2b3a4d5e6f";
+/** The dedupe key of the first test's comment: its webhook, comment and action, from the signed body. */
+const COMMENT_KEY = "linear:webhook-0001:Comment:comment-0001:create";
 
 const script = [
   { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/LOGIN.md", content: "# Login\n\nThe retry waits for the session.\n" } }], usage: { input_tokens: 1000, output_tokens: 50 } },
@@ -76,10 +79,10 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     });
     expect(res.status).toBe(200);
 
-    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("linear", DELIVERY), 30_000);
+    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("linear", COMMENT_KEY), 30_000);
     expect(intake.failedReason).toBeUndefined();
     expect(intake.returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", login: "dana" });
-    const run = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", DELIVERY), 90_000);
+    const run = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", COMMENT_KEY), 90_000);
     expect(run.failedReason).toBeUndefined();
     expect(run).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
     expect(pr.isDone()).toBe(true);
@@ -97,16 +100,16 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
 
     const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
     expect(remote.git("show", `${branch}:LOGIN.md`)).toContain("The retry waits");
-    const record = await new RunRecords(testRedis(), app.prefix).get(sourceRunJobId("linear", DELIVERY));
+    const record = await new RunRecords(testRedis(), app.prefix).get(sourceRunJobId("linear", COMMENT_KEY));
     expect(record).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL, replayed: true });
     expect(record?.toolCounts).toMatchObject({ linear_comment: 1, commit_and_push: 1 });
   });
 
-  it("the same delivery again (Linear's retry) starts nothing", async () => {
+  it("the same event again (Linear's retry, under another Linear-Delivery id) starts nothing", async () => {
     const raw = JSON.stringify(commentEvent({ body: "@open-swe please document the login retry" }));
     const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, {
       method: "POST",
-      headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": DELIVERY },
+      headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": "another-delivery-id" },
       body: raw,
     });
     expect(res.status).toBe(200);
@@ -147,9 +150,9 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
       body: raw,
     });
     expect(res.status).toBe(200);
-    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("linear", delivery), 30_000);
+    const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("linear", linearDedupeKey(JSON.parse(raw))), 30_000);
     expect(intake.returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", login: "dana" });
-    const run = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", delivery), 90_000);
+    const run = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", linearDedupeKey(JSON.parse(raw))), 90_000);
     expect(run.failedReason).toBeUndefined();
     expect(run.state).toBe("completed");
     expect(linear[1]!.variables).toEqual({ input: { issueId, emoji: "👀" } });
@@ -192,7 +195,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     const first = "8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
     const second = "9d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a";
     await send("c-31", "@open-swe investigate the flaky test", first);
-    const thread = threadId({ kind: "raw", key: `linear:${issueId}` });
+    const thread = threadId({ kind: "source", key: `linear:${issueId}`, repo: "octo/hello" });
     const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
     const messagesNow = async () => ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
     for (let i = 0; !(await messagesNow()).some((m) => m.getType() === "ai"); i++) {
@@ -200,8 +203,8 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
       await new Promise((r) => setTimeout(r, 20));
     }
     await send("c-32", "@open-swe also check the retry logic", second);
-    expect(await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", second), 30_000)).toMatchObject({ returnvalue: { outcome: "follow_up" } });
-    const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", first), 90_000);
+    expect(await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", "linear:webhook-0001:Comment:c-32:create"), 30_000)).toMatchObject({ returnvalue: { outcome: "follow_up" } });
+    const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("linear", "linear:webhook-0001:Comment:c-31:create"), 90_000);
     expect(done.failedReason).toBeUndefined();
     const kinds = (await messagesNow()).map((m) => `${m.getType()}:${typeof m.content === "string" ? m.content : ""}`);
     const followUp = kinds.findIndex((k) => k.startsWith("human:Follow-up from @dana (linear): @open-swe also check the retry logic"));

@@ -87,6 +87,6 @@ describe("e2e: a Slack run pauses with Approve / Deny buttons and a writer's cli
     expect(resumed.failedReason).toBeUndefined();
     expect(updated.isDone() && reply.isDone()).toBe(true);
     expect(await new ApprovalStore(testRedis(), app.prefix, 60_000).resolution(id)).toMatchObject({ decision: "approve", by: "erin", how: "person" });
-    expect(await toolMessages(app.prefix, threadId({ kind: "raw", key: `slack:T0TEAM:C0ENG:${M.id}` }), "execute")).toEqual([expect.stringMatching(/^approved/)]);
+    expect(await toolMessages(app.prefix, threadId({ kind: "source", key: `slack:T0TEAM:C0ENG:${M.id}`, repo: "octo/hello" }), "execute")).toEqual([expect.stringMatching(/^approved/)]);
   });
 });

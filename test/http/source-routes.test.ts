@@ -18,6 +18,7 @@ function fakeSource(name: "linear" | "jira", configured: boolean, path: string):
       {
         method: "POST",
         path,
+        signatureHeaders: ["x-sig", "x-sig-alt"],
         async verify(req) {
           const given = Buffer.from(String(req.headers["x-sig"] ?? ""), "utf8");
           const want = Buffer.from(sign(req.rawBody.toString("utf8")), "utf8");
@@ -46,7 +47,7 @@ describe("source routes: verify before parsing, 401 without detail, one job per 
   const jobs = () => proc.queues.queues["source-event"].getJobs(["waiting", "delayed", "active", "completed", "failed"]);
 
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), MAX_WEBHOOK_BYTES: "2048" }, { sources: [fakeSource("linear", true, "/webhooks/fake"), fakeSource("jira", false, "/webhooks/unset")] });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), SOURCE_MAX_BODY_BYTES: "2048" }, { sources: [fakeSource("linear", true, "/webhooks/fake"), fakeSource("jira", false, "/webhooks/unset")] });
   });
   afterAll(async () => proc?.stop());
 
@@ -101,7 +102,7 @@ describe("source routes: verify before parsing, 401 without detail, one job per 
     expect((await jobs()).length).toBe(before);
   });
 
-  it("a body past MAX_WEBHOOK_BYTES is a 413 before it is verified; other methods and paths fall through", async () => {
+  it("a body past SOURCE_MAX_BODY_BYTES is a 413 before it is verified; other methods and paths fall through", async () => {
     const big = JSON.stringify({ do: "mention", id: "big", pad: "x".repeat(4096) });
     expect((await post("/webhooks/fake", big)).status).toBe(413);
     expect((await fetch(`http://127.0.0.1:${proc.port}/webhooks/fake`)).status).toBe(404);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenSweAgent } from "../../src/agent/create-agent.js";
 import { buildAgentMiddleware } from "../../src/agent/middleware/build-agent-middleware.js";
 import { connectMcpServers, mcpFailureNote } from "../../src/mcp/connect-mcp-servers.js";
-import { McpServers, runMcpServers } from "../../src/mcp/mcp-config.js";
+import { McpServers, runMcpServers } from "../../src/config/mcp-config.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 import { ROOT } from "../helpers/paths.js";
 import { startMcpHttpServer } from "../helpers/mcp-http-server.js";

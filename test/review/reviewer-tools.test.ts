@@ -12,7 +12,7 @@ import { reconcileFindings } from "../../src/review/reconcile-findings.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { ReviewSession, type ReviewSessionOptions } from "../../src/review/review-session.js";
 import { createReviewerTools } from "../../src/review/reviewer-tools.js";
-import { verdictGuardMiddleware } from "../../src/review/verdict-guard.js";
+import { verdictGuardMiddleware } from "../../src/agent/guards/verdict-guard.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const API = "https://api.github.com";

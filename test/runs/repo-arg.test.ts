@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkModelId } from "../../src/agent/model/check-model-id.js";
-import { isRepoName } from "../../src/github/repo-name.js";
+import { isRepoName } from "../../src/shared/repo-name.js";
 import { classifyRepoArg } from "../../src/runs/repo-arg.js";
 
 describe("repository names and model ids an operator types", () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ensureSandboxForThread, teardownThreadSandbox, threadSandboxKey, type SandboxCache } from "../../src/sandbox/lifecycle.js";
+import { ensureSandboxForThread, sandboxRepoKey, teardownThreadSandbox, threadSandboxKey, type SandboxCache } from "../../src/sandbox/lifecycle.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type SandboxProvider } from "../../src/sandbox/types.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -47,8 +47,8 @@ describe("ensureSandboxForThread", () => {
   it("two workers racing on one thread over two Redis connections end with ONE sandbox", async () => {
     const { provider, stats } = instrumented(local, 150);
     const [a, b] = await Promise.all([
-      ensureSandboxForThread({ redis: testRedis(), keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), pollIntervalMs: 20 }),
-      ensureSandboxForThread({ redis: testRedis(), keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), pollIntervalMs: 20 }),
+      ensureSandboxForThread({ repo: "octo/hello", redis: testRedis(), keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), pollIntervalMs: 20 }),
+      ensureSandboxForThread({ repo: "octo/hello", redis: testRedis(), keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), pollIntervalMs: 20 }),
     ]);
     expect(stats.creates).toBe(1);
     expect(a.sandbox.id).toBe(b.sandbox.id);
@@ -61,12 +61,12 @@ describe("ensureSandboxForThread", () => {
     const { provider, stats } = instrumented(local);
     const redis = testRedis();
     const cache: SandboxCache = new Map();
-    const first = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+    const first = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
     await first.sandbox.exec("echo kept > f");
-    const again = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+    const again = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
     expect(again.outcome).toBe("cached");
     expect(again.sandbox).toBe(first.sandbox);
-    const restarted = await ensureSandboxForThread({ redis: testRedis(), keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    const restarted = await ensureSandboxForThread({ repo: "octo/hello", redis: testRedis(), keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
     expect(restarted).toMatchObject({ outcome: "reconnected", workspaceLost: false });
     expect((await restarted.sandbox.exec("cat f")).stdout).toBe("kept\n");
     expect(stats.creates).toBe(1);
@@ -75,9 +75,9 @@ describe("ensureSandboxForThread", () => {
   it("recreates a sandbox that is gone and records that the workspace was lost", async () => {
     const { provider } = instrumented(local);
     const redis = testRedis();
-    const first = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    const first = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
     await local.destroy(first.sandbox.id);
-    const next = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    const next = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
     expect(next).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: first.sandbox.id });
     expect(next.sandbox.id).not.toBe(first.sandbox.id);
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBe(next.sandbox.id);
@@ -86,12 +86,12 @@ describe("ensureSandboxForThread", () => {
   it("keeps reporting the lost workspace when the replacement's creation fails once", async () => {
     const { provider, stats } = instrumented(local);
     const redis = testRedis();
-    const first = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    const first = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
     await local.destroy(first.sandbox.id);
     stats.failNext = true;
-    await expect(ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).rejects.toThrow("no capacity");
+    await expect(ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).rejects.toThrow("no capacity");
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBe(first.sandbox.id);
-    const next = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    const next = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
     expect(next).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: first.sandbox.id });
   });
 
@@ -99,9 +99,9 @@ describe("ensureSandboxForThread", () => {
     const { provider } = instrumented(local);
     const redis = testRedis();
     const cache: SandboxCache = new Map();
-    const first = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+    const first = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
     await rm(join(root, first.sandbox.id, "workspace"), { recursive: true });
-    const next = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+    const next = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
     expect(next).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: first.sandbox.id });
     expect((await local.list()).map((s) => s.id)).toEqual([next.sandbox.id]);
   });
@@ -112,17 +112,19 @@ describe("ensureSandboxForThread", () => {
     const key = threadSandboxKey(keyPrefix, threadId);
     const [s] = await redis.time();
     await redis.set(key, `__creating__:${Number(s) * 1000 - 60_000}:deadbeef`);
-    const took = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
+    const took = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() });
     expect(took.outcome).toBe("created");
     expect(stats.creates).toBe(1);
 
     const other = "thread-2";
     const otherKey = threadSandboxKey(keyPrefix, other);
     await redis.set(otherKey, `__creating__:${Number(s) * 1000}:alive`);
-    const waiting = ensureSandboxForThread({ redis, keyPrefix, threadId: other, provider, creationTimeoutMs: 5_000, cache: new Map(), pollIntervalMs: 20 });
+    const waiting = ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId: other, provider, creationTimeoutMs: 5_000, cache: new Map(), pollIntervalMs: 20 });
     await new Promise((r) => setTimeout(r, 150));
     expect(stats.creates).toBe(1);
     const made = await local.create();
+    // What the creating worker does: the repository first, then the id.
+    await redis.set(sandboxRepoKey(keyPrefix, made.id), "octo/hello");
     await redis.set(otherKey, made.id);
     expect(await waiting).toMatchObject({ outcome: "reconnected" });
     expect((await waiting).sandbox.id).toBe(made.id);
@@ -132,18 +134,18 @@ describe("ensureSandboxForThread", () => {
     const { provider, stats } = instrumented(local);
     const redis = testRedis();
     stats.failNext = true;
-    await expect(ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).rejects.toSatisfy((e: unknown) =>
+    await expect(ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).rejects.toSatisfy((e: unknown) =>
       isSandboxError(e, "quota"),
     );
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBeNull();
-    expect((await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).outcome).toBe("created");
+    expect((await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map() })).outcome).toBe("created");
   });
 
   it("teardown destroys the sandbox and forgets it (idempotent)", async () => {
     const { provider } = instrumented(local);
     const redis = testRedis();
     const cache: SandboxCache = new Map();
-    const made = await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+    const made = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
     expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, cache })).toEqual({ sandboxId: made.sandbox.id });
     expect(cache.size).toBe(0);
     expect(await local.list()).toEqual([]);

@@ -39,7 +39,7 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
   const sweep = (o: Partial<SweepOptions> = {}) =>
     sweepSandboxes({ redis, keyPrefix, provider, cache: new Map(), idleTtlMs: HOUR, orphanGraceMs: HOUR, mirrorRoot, log: createLogger("silent"), ...o });
   const ensure = async (threadId: string) =>
-    (await ensureSandboxForThread({ redis, keyPrefix, threadId, provider, creationTimeoutMs: 10_000, cache: new Map() })).sandbox;
+    (await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 10_000, cache: new Map() })).sandbox;
   const ids = async () => (await provider.list()).map((s) => s.id);
 
   it("destroys a sandbox idle past the TTL, never one whose run lock is held, and keeps recent ones", async () => {
@@ -58,7 +58,7 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
     expect(Number(await redis.zscore(sandboxActivityKey(keyPrefix), locked))).toBeGreaterThan(longAgo);
 
     // The next run on the idle thread gets a fresh sandbox and is told the old workspace went.
-    const again = await ensureSandboxForThread({ redis, keyPrefix, threadId: idle, provider, creationTimeoutMs: 10_000, cache: new Map() });
+    const again = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId: idle, provider, creationTimeoutMs: 10_000, cache: new Map() });
     expect(again).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: sandboxes.idle.id });
     expect(await redis.get(threadSandboxKey(keyPrefix, idle))).toBe(again.sandbox.id);
   });

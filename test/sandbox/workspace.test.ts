@@ -8,7 +8,7 @@ import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/provi
 import { ModalSandboxProvider } from "../../src/sandbox/providers/modal.js";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
-import { BOT_IDENTITY, withCoAuthors } from "../../src/sandbox/workspace/identity.js";
+import { BOT_IDENTITY, coAuthoredByTrailer } from "../../src/sandbox/workspace/identity.js";
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
 import { DEFAULT_MAX_BUNDLE_BYTES as MAX, PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
@@ -73,7 +73,7 @@ describe("workspace from a host mirror, and the host-side push", () => {
     const fresh = await sb.exec("git branch --show-current && git status --porcelain && git config user.name");
     expect(fresh.stdout).toBe("open-swe/t1\nopen-swe[bot]\n");
 
-    const message = withCoAuthors("Fix the greeting", [{ name: "Ada", email: "ada@example.com" }]);
+    const message = `Fix the greeting\n\n${coAuthoredByTrailer({ name: "Ada", email: "ada@example.com" })}\n`;
     const edit = await sb.exec(`echo two >> src/a.txt && git commit -qam ${shellQuote(message)} && git log -1 --format='%an <%ae>%n%B'`);
     expect(edit.exitCode, edit.stderr).toBe(0);
     expect(edit.stdout).toContain(`${BOT_IDENTITY.name} <${BOT_IDENTITY.email}>`);

@@ -105,13 +105,13 @@ describe("Atlassian routes refuse forged deliveries (real HTTP, real server, rea
     });
 
     it("a genuinely signed install from a site not in CONFLUENCE_SITES is refused (403) and stores nothing", async () => {
-      const res = await install(lifecycleBody("installed", { baseUrl: "https://evil.atlassian.net/wiki" }), installToken({ url: "/connect/installed" }));
+      const res = await install(lifecycleBody("installed", { baseUrl: "https://evil.atlassian.net/wiki" }), installToken({ url: "/connect/installed", iat: Math.floor(Date.now() / 1000) - 2 }));
       expect(res.status).toBe(403);
       expect(await installRecord()).toEqual({});
     });
 
     it("install → webhook queued → forged webhooks refused → forged uninstall refused → uninstall → webhook refused", async () => {
-      expect((await install(lifecycleBody("installed"), installToken({ url: "/connect/installed" }))).status).toBe(204);
+      expect((await install(lifecycleBody("installed"), installToken({ url: "/connect/installed", iat: Math.floor(Date.now() / 1000) - 1 }))).status).toBe(204);
       const record = await installRecord();
       expect(record.baseUrl).toBe(`https://${SITE}/wiki`);
       expect(JSON.stringify(record)).not.toContain(SHARED_SECRET);
@@ -142,6 +142,47 @@ describe("Atlassian routes refuse forged deliveries (real HTTP, real server, rea
       expect((await hook(commentCreated({ id: "700" }), webhookToken({ url: path }))).status).toBe(401);
 
       expect((await queued()).filter((d) => d.source === "confluence").map((d) => d.dedupeKey)).toEqual([`confluence:${CLIENT_KEY}:comment:500`]);
+    });
+
+    it("a Connect token is accepted once: a captured webhook token with another body, or a captured install token, is a 401", async () => {
+      const t = Math.floor(Date.now() / 1000);
+      const installTok = installToken({ url: "/connect/installed", iat: t - 10 });
+      expect((await install(lifecycleBody("installed"), installTok)).status).toBe(204);
+      const path = "/webhooks/confluence";
+      const captured = webhookToken({ url: path, iat: t - 5 });
+      expect((await hook(commentCreated({ id: "800" }), captured)).status).toBe(200);
+      // Same token, any body (the token does not sign it): refused, nothing queued.
+      const replayed = await hook(commentCreated({ id: "801" }), captured);
+      expect(replayed.status).toBe(401);
+      expect(await replayed.text()).toBe("");
+      // A fresh token from the host is fine.
+      expect((await hook(commentCreated({ id: "802" }), webhookToken({ url: path, iat: t - 4 }))).status).toBe(200);
+      // The captured install token again, now carrying the attacker's shared secret: refused, the secret stays.
+      const before = await installRecord();
+      expect((await install(lifecycleBody("installed", { sharedSecret: "attacker-chosen-secret-000000" }), installTok)).status).toBe(401);
+      expect(await installRecord()).toEqual(before);
+      expect((await hook(commentCreated({ id: "803" }), webhookToken({ url: path, iat: t - 3 }))).status).toBe(200);
+      const keys = (await queued()).filter((d) => d.source === "confluence").map((d) => d.dedupeKey);
+      expect(keys).toEqual(expect.arrayContaining([`confluence:${CLIENT_KEY}:comment:800`, `confluence:${CLIENT_KEY}:comment:802`, `confluence:${CLIENT_KEY}:comment:803`]));
+      expect(keys).not.toContain(`confluence:${CLIENT_KEY}:comment:801`);
+    });
+
+    // Signing times in the future (within the leeway) keep these tokens apart from the earlier tests' ones.
+    it("an install for an installed client key is a rotation: one signed before the recorded install (or an old uninstall) is refused", async () => {
+      const t = Math.floor(Date.now() / 1000);
+      expect((await install(lifecycleBody("installed", { sharedSecret: "rotation-secret-one-0000000000" }), installToken({ url: "/connect/installed", iat: t + 3 }))).status).toBe(204);
+      const rotated = await installRecord();
+      expect(rotated.iat).toBe(String(t + 3));
+      // Older than the recorded one (a token captured before the rotation, within its life): refused, nothing changes.
+      expect((await install(lifecycleBody("installed", { sharedSecret: "attacker-chosen-secret-000000" }), installToken({ url: "/connect/installed", iat: t - 7 }))).status).toBe(401);
+      expect(await installRecord()).toEqual(rotated);
+      const oldUninstall = await post("/connect/uninstalled", JSON.stringify(lifecycleBody("uninstalled")), { authorization: `JWT ${installToken({ url: "/connect/uninstalled", iat: t - 7 })}` });
+      expect(oldUninstall.status).toBe(401);
+      expect(await installRecord()).toEqual(rotated);
+      // Newer: the rotation is taken, with its own signing time.
+      expect((await install(lifecycleBody("installed", { sharedSecret: "rotation-secret-two-0000000000" }), installToken({ url: "/connect/installed", iat: t + 5 }))).status).toBe(204);
+      expect((await installRecord()).iat).toBe(String(t + 5));
+      expect((await installRecord()).secret).not.toBe(rotated.secret);
     });
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServers } from "../../src/mcp/connect-mcp-servers.js";
-import { McpServers, runMcpServers } from "../../src/mcp/mcp-config.js";
+import { McpServers, runMcpServers } from "../../src/config/mcp-config.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
 import { startMcpHttpServer } from "../helpers/mcp-http-server.js";

@@ -1,7 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import type { LookupAll } from "../../src/agent/tools/http-guard.js";
+import type { LookupAll } from "../../src/net/http-guard.js";
 import { attachRequestImages, fetchRequestImages, MAX_IMAGE_BYTES } from "../../src/github/request-images.js";
 
 // Addresses the guard judges; no connection is made: nock answers every request.

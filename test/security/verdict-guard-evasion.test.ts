@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeShellCommand, detectShellVerdict } from "../../src/review/verdict-guard.js";
+import { analyzeShellCommand, detectShellVerdict } from "../../src/agent/guards/verdict-guard.js";
 
 /**
  * Shell-string analysis can be evaded; the guard is defence in depth (the boundary is egress

@@ -27,6 +27,11 @@ async function manifestOf(url: string): Promise<Record<string, any>> {
   const html = await (await fetch(url)).text();
   return JSON.parse(unescape(/name="manifest" value="([^"]*)"/.exec(html)![1]!));
 }
+/** The manifest flow's state as the page hands it to GitHub, and the cookie this browser got with it. */
+async function stateOf(url: string): Promise<{ state: string; cookie: string }> {
+  const res = await fetch(url);
+  return { state: /\?state=([A-Za-z0-9_-]+)/.exec(await res.text())![1]!, cookie: res.headers.getSetCookie()[0]!.split(";")[0]! };
+}
 const envFile = (cwd: string) => parseEnv(readFileSync(join(cwd, ".env"), "utf8"));
 const mode = (cwd: string) => statSync(join(cwd, ".env")).mode & 0o777;
 
@@ -82,7 +87,8 @@ describe("setup flow", () => {
       .post("/app-manifests/c0de/conversions")
       .reply(201, { id: 4242, slug: "acme-swe-bot", name: "Acme SWE Bot", html_url: "https://github.com/apps/acme-swe-bot", pem, webhook_secret: "whs", client_id: "Iv1", client_secret: "cs" });
     const { url } = await start({ WEBHOOK_PROXY_URL: "https://smee.io/x" }, cwd);
-    const res = await fetch(url("/probot/setup?code=c0de"), { redirect: "manual" });
+    const { state, cookie } = await stateOf(url("/probot"));
+    const res = await fetch(url(`/probot/setup?code=c0de&state=${state}`), { redirect: "manual", headers: { cookie } });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("https://github.com/apps/acme-swe-bot/installations/new");
     expect(mode(cwd)).toBe(0o600);
@@ -100,7 +106,8 @@ describe("setup flow", () => {
   it("a failed conversion is a 502 page with GitHub's reason; .env is untouched", async () => {
     nock("https://api.github.com").post("/app-manifests/old/conversions").reply(404, { message: "Not Found" });
     const { url, cwd } = await start({ NO_SMEE_SETUP: "true" });
-    const res = await fetch(url("/probot/setup?code=old"));
+    const { state, cookie } = await stateOf(url("/probot"));
+    const res = await fetch(url(`/probot/setup?code=old&state=${state}`), { headers: { cookie } });
     expect(res.status).toBe(502);
     expect(await res.text()).toContain("GitHub answered 404 to the manifest conversion");
     expect(() => statSync(join(cwd, ".env"))).toThrow();
@@ -108,11 +115,13 @@ describe("setup flow", () => {
 
   it("importing an existing app refuses a body without a key, saying which field", async () => {
     const { url, cwd } = await start({ NO_SMEE_SETUP: "true" });
-    const bad = await fetch(url("/probot/import"), { method: "POST", body: JSON.stringify({ appId: "7", pem: "nope", webhook_secret: "s" }) });
+    const form = await fetch(url("/probot/import"));
+    const headers = { "content-type": "application/json", "x-setup-csrf": /data-csrf="([^"]+)"/.exec(await form.text())![1]!, cookie: form.headers.getSetCookie()[0]!.split(";")[0]! };
+    const bad = await fetch(url("/probot/import"), { method: "POST", headers, body: JSON.stringify({ appId: "7", pem: "nope", webhook_secret: "s" }) });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: "pem: a PEM private key" });
     const pem = "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----\n";
-    const good = await fetch(url("/probot/import"), { method: "POST", body: JSON.stringify({ appId: "7", pem, webhook_secret: "s", slug: "my-app" }) });
+    const good = await fetch(url("/probot/import"), { method: "POST", headers, body: JSON.stringify({ appId: "7", pem, webhook_secret: "s", slug: "my-app" }) });
     expect(good.status).toBe(200);
     expect(envFile(cwd)).toEqual({ APP_ID: "7", PRIVATE_KEY: pem, WEBHOOK_SECRET: "s", APP_SLUG: "my-app" });
     expect(mode(cwd)).toBe(0o600);

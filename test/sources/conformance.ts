@@ -118,7 +118,7 @@ export function describeSourceConformance(fx: SourceFixture): void {
         owner: "octo",
         repo: "hello",
         source: { kind: fx.name, threadKey, ref: fx.ref(m) },
-        threadId: threadId({ kind: "raw", key: threadKey }),
+        threadId: threadId({ kind: "source", key: threadKey, repo: "octo/hello" }),
         requester: { login: "dana", id: 31 },
         text: expect.stringContaining("the real request"),
       });
@@ -254,10 +254,12 @@ export function describeSourceConformance(fx: SourceFixture): void {
       await settings.setSourceRepo(fx.expected(first).repoDefaultKey, "octo/dflt");
       expect(await run(first, "octo/dflt")).toMatchObject({ outcome: "queued", repo: "octo/dflt", via: "default" });
       const named = mention({ where: "CDEF", thread: first.id, text: "actually in repo:octo/named please" });
+      fx.nockReply(named, (t) => t.includes("I started a new thread for octo/named"));
       expect(await run(named, "octo/named")).toMatchObject({ outcome: "queued", repo: "octo/named", via: "text" });
       const later = mention({ where: "CDEF", thread: first.id, text: "and a license too" });
       expect(await run(later, "octo/named")).toMatchObject({ outcome: "queued", repo: "octo/named", via: "thread" });
       const url = mention({ where: "CDEF", thread: first.id, text: "see https://github.com/octo/url-named/issues/4" });
+      fx.nockReply(url, (t) => t.includes("I started a new thread for octo/url-named"));
       expect(await run(url, "octo/url-named")).toMatchObject({ outcome: "queued", repo: "octo/url-named", via: "text" });
 
       const nowhere = mention({ where: "CNODEFAULT", text: "add a changelog" });
@@ -271,6 +273,54 @@ export function describeSourceConformance(fx: SourceFixture): void {
       const notInstalled = fx.nockReply(ghost, (t) => /not installed on octo\/ghost/.test(t));
       expect(await run(ghost, null)).toMatchObject({ outcome: "not_installed", repo: "octo/ghost" });
       expect(notInstalled.isDone()).toBe(true);
+    });
+
+    it("another repository: a message naming it in the conversation starts a new thread, says so, and follow-ups reach only their repository's thread", async () => {
+      const job = async (m: Mention, repo: string, reply?: RegExp) => {
+        fx.nockFetch(m, { user: "UWRITER", text: m.text });
+        fx.nockAck(m);
+        const said = reply ? fx.nockReply(m, (t) => reply.test(t)) : null;
+        await github(repo, "dana", "write");
+        expect((await deliver(m)).status).toBe(200);
+        expect((await intake(m)).returnvalue).toMatchObject({ outcome: "queued", repo });
+        expect(said?.isDone() ?? true).toBe(true);
+        return (await agentJob(m))!.data;
+      };
+      const first = mention({ where: "CSWITCH", text: "fix the build repo:octo/secret" });
+      const a = await job(first, "octo/secret");
+      const { threadKey } = fx.expected(first);
+      expect(a.threadId).toBe(threadId({ kind: "source", key: threadKey, repo: "octo/secret" }));
+      const other = await job(mention({ where: "CSWITCH", thread: first.id, text: "and the docs repo:octo/public" }), "octo/public", /This conversation was about octo\/secret; I started a new thread for octo\/public/);
+      expect(other.source?.threadKey).toBe(threadKey);
+      expect(other.threadId).toBe(threadId({ kind: "source", key: threadKey, repo: "octo/public" }));
+      expect(other.threadId).not.toBe(a.threadId);
+      expect(other.source).not.toHaveProperty("context");
+      // No repository named: the conversation's latest one; naming the first again goes back to its thread, without a notice.
+      const follow = await job(mention({ where: "CSWITCH", thread: first.id, text: "also the readme" }), "octo/public");
+      expect(follow.threadId).toBe(other.threadId);
+      const back = await job(mention({ where: "CSWITCH", thread: first.id, text: "back to repo:octo/secret" }), "octo/secret");
+      expect(back.threadId).toBe(a.threadId);
+    });
+
+    it("migration: a conversation from before threads were per repository keeps its thread for the repository it recorded", async () => {
+      const first = mention({ where: "CLEGACY", text: "hello" });
+      const { threadKey } = fx.expected(first);
+      const legacy = threadId({ kind: "raw", key: threadKey });
+      await testRedis().set(`${prefix}:thread:${legacy}:repo`, "octo/old");
+      const run = async (m: Mention, repo: string) => {
+        fx.nockFetch(m, { user: "UWRITER", text: m.text });
+        fx.nockAck(m);
+        await github(repo, "dana", "write");
+        expect((await deliver(m)).status).toBe(200);
+        expect((await intake(m)).returnvalue).toMatchObject({ outcome: "queued", repo });
+        return (await agentJob(m))!.data.threadId;
+      };
+      expect(await run(mention({ where: "CLEGACY", thread: first.id, text: "carry on" }), "octo/old")).toBe(legacy);
+      const other = mention({ where: "CLEGACY", thread: first.id, text: "now repo:octo/new" });
+      fx.nockReply(other, (t) => t.includes("This conversation was about octo/old; I started a new thread for octo/new"));
+      expect(await run(other, "octo/new")).toBe(threadId({ kind: "source", key: threadKey, repo: "octo/new" }));
+      expect(await run(mention({ where: "CLEGACY", thread: first.id, text: "back in repo:octo/old" }), "octo/old")).toBe(legacy);
+      expect(await testRedis().get(`${prefix}:thread:${legacy}:repo`)).toBe("octo/old");
     });
 
     it("reply formatting: the agent's Markdown arrives in the source's own format", async () => {

@@ -1,6 +1,6 @@
 import { SecretBox } from "../../src/store/secret-box.js";
 import { describe, expect, it } from "vitest";
-import { runSettingsCli, UsageError } from "../../src/store/settings-cli.js";
+import { runSettingsCli, UsageError } from "../../src/operator/settings-cli.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 

@@ -16,6 +16,7 @@ import { scopedAgentsMdMiddleware } from "./scoped-agents-md.js";
 import { sourceStatusMiddleware, type AgentStatus } from "./source-status.js";
 import { stepLimitNoticeMiddleware } from "./step-limit-notice.js";
 import { toolErrorsMiddleware } from "./tool-errors.js";
+import { DEFAULT_REPLY_TOOLS, SIDE_EFFECT_TOOLS } from "../side-effect-tools.js";
 
 export interface AgentMiddlewareDeps {
   /** Model calls per run before it ends gracefully. */
@@ -42,10 +43,6 @@ export interface AgentMiddlewareDeps {
   budgetUsd?: number;
   budgetModelId?: string;
 }
-
-export const DEFAULT_PUSH_TOOLS = ["commit_and_push"] as const;
-export const DEFAULT_REPLY_TOOLS = ["github_comment", "slack_thread_reply", "linear_comment", "jira_comment", "confluence_comment"] as const;
-export const SIDE_EFFECT_TOOLS = [...DEFAULT_PUSH_TOOLS, ...DEFAULT_REPLY_TOOLS, "open_or_update_pull_request", "request_pr_review", "schedule_thread_wakeup", "linear_create_issue", "linear_update_issue", "linear_delete_issue", "jira_create_issue", "jira_update_issue", "confluence_create_page", "confluence_update_page"] as const;
 
 /**
  * The agent's middleware stack in the order the issue fixes (seed 002): the first entry wraps all

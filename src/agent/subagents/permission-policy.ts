@@ -1,12 +1,13 @@
-import { SIDE_EFFECT_TOOLS } from "../middleware/build-agent-middleware.js";
-import { MCP_TOOL_PREFIX } from "../tool-policy/tool-policy.js";
+import { MCP_TOOL_PREFIX } from "../../config/tool-policy.js";
+import { SIDE_EFFECT_TOOLS } from "../side-effect-tools.js";
 import type { AgentDefinition, PermissionMode } from "./agent-definition.js";
 import { FILE_TOOL_NAMES } from "./load-agents.js";
 
 /** `confirm_risky` asks before these: commands, writes, outward side effects, network and MCP tools. */
-const RISKY = new Set<string>(["execute", "write_file", "edit_file", "delete", ...SIDE_EFFECT_TOOLS, "http_request", "fetch_url", "web_search"]);
+const RISKY = ["execute", "write_file", "edit_file", "delete", "http_request", "fetch_url", "web_search"];
 
-export const isRiskyTool = (tool: string): boolean => RISKY.has(tool) || tool.startsWith(MCP_TOOL_PREFIX);
+/** `sideEffects`: the run's side-effecting tools (the host's and every source's replies and writes). */
+export const isRiskyTool = (tool: string, sideEffects: readonly string[] = SIDE_EFFECT_TOOLS): boolean => RISKY.includes(tool) || sideEffects.includes(tool) || tool.startsWith(MCP_TOOL_PREFIX);
 
 /** The tools a file agent has: the ones its file lists, else the file tools. */
 export const agentToolNames = (d: Pick<AgentDefinition, "tools">): string[] => [...(d.tools ?? FILE_TOOL_NAMES)];
@@ -24,10 +25,10 @@ export interface EffectivePolicy {
  * tool asks; `confirm_risky`: commands, writes, side effects, network and MCP tools ask; `never_confirm`
  * (or none): the run's policies as they are. A denied tool stays denied whatever the mode.
  */
-export function effectivePolicy(mode: PermissionMode | undefined, tools: readonly string[], run: { readonly denied: readonly string[]; readonly ask: readonly string[] }): EffectivePolicy {
+export function effectivePolicy(mode: PermissionMode | undefined, tools: readonly string[], run: { readonly denied: readonly string[]; readonly ask: readonly string[] }, sideEffects: readonly string[] = SIDE_EFFECT_TOOLS): EffectivePolicy {
   const denied = new Set(run.denied);
   const runAsk = new Set(run.ask);
-  const asks = (t: string) => runAsk.has(t) || mode === "always_confirm" || (mode === "confirm_risky" && isRiskyTool(t));
+  const asks = (t: string) => runAsk.has(t) || mode === "always_confirm" || (mode === "confirm_risky" && isRiskyTool(t, sideEffects));
   const sorted = [...new Set(tools)].sort();
   return {
     permissionMode: mode ?? "inherit",

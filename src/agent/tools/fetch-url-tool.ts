@@ -1,6 +1,6 @@
 import { tool } from "langchain";
 import { z } from "zod";
-import { guardedFetch } from "./http-guard.js";
+import { guardedFetch } from "../../net/http-guard.js";
 import { fetchOptions, type HttpToolDeps } from "./http-request-tool.js";
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };

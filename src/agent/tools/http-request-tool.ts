@@ -1,6 +1,6 @@
 import { tool } from "langchain";
 import { z } from "zod";
-import { guardedFetch, type LookupAll } from "./http-guard.js";
+import { guardedFetch, type LookupAll } from "../../net/http-guard.js";
 
 export interface HttpToolDeps {
   lookup?: LookupAll;

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import type { RunRecord } from "../../agent/run-record.js";
+import type { RunRecord } from "../../shared/run-record.js";
 import { RunStatus, type RunEntry } from "../../store/run-index.js";
 import type { Session } from "../session-store.js";
 import { layout, type Html } from "./layout.js";

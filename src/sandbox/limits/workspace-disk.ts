@@ -43,8 +43,7 @@ export async function removeSandboxDisk(dir: string): Promise<void> {
 let unsupported: string | undefined;
 
 /**
- * The capped filesystem for a new sandbox, or undefined (with the reason kept for `diskUnsupportedReason`)
- * when this process cannot make one: not root, no loop devices, no mkfs.ext4. Tried once per process.
+ * The capped filesystem for a new sandbox, or undefined when this process cannot make one: not root, no loop devices, no mkfs.ext4. Tried once per process.
  */
 export async function trySandboxDisk(dir: string, mb: number): Promise<string | undefined> {
   if (unsupported) return undefined;
@@ -59,10 +58,6 @@ export async function trySandboxDisk(dir: string, mb: number): Promise<string | 
     await removeSandboxDisk(dir).catch(() => {});
     return undefined;
   }
-}
-
-export function diskUnsupportedReason(): string | undefined {
-  return unsupported;
 }
 
 /** Free bytes on the filesystem holding `path`. */

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { classifyAddress } from "../../agent/tools/classify-address.js";
+import { classifyAddress } from "../../net/classify-address.js";
 
 /**
  * What a sandbox's egress proxy refuses beyond the address classes. Plain data: it crosses into the

@@ -29,15 +29,6 @@ export class PushRejectedError extends OpenSweError<"push_rejected"> {
 
 const BUNDLE_PATH = ".git/open-swe-push.bundle";
 
-/** What the remote branch points at according to the (freshly fetched) mirror; null for a new branch. */
-export async function remoteBranchSha(mirror: string, branch: string): Promise<string | null> {
-  try {
-    return (await hostGit(["-C", mirror, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`])).trim();
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Inside the sandbox: a git bundle of `branch` holding only commits the remote lacks (`since` is the
  * commit the remote has). Returns null when there is nothing new.

@@ -7,7 +7,8 @@ import { markdownToAdf } from "../atlassian/markdown-to-adf.js";
 import { storageToText } from "../atlassian/storage-to-text.js";
 import { ACK_MARKDOWN } from "../jira/jira-client.js";
 import { ConfluenceApi, confluenceStatus } from "./confluence-api.js";
-import { ConfluenceRef } from "./confluence-ref.js";
+import { ConfluenceRef, confluenceThreadKey } from "./confluence-ref.js";
+import { hostOf } from "../atlassian/host-of.js";
 import { commentBody, confluenceTools } from "./confluence-tools.js";
 import type { ConnectInstalls } from "./install-store.js";
 
@@ -19,7 +20,31 @@ interface Content {
   title?: string;
   body?: { storage?: { value?: string } };
   history?: { createdBy?: { accountId?: string; displayName?: string; email?: string } };
-  container?: { id?: string | number; title?: string };
+  container?: { id?: string | number; title?: string; space?: { key?: string } };
+  space?: { key?: string };
+  /** A comment's parent comments, the thread's first comment first. */
+  ancestors?: { id?: string | number; type?: string }[];
+}
+
+/**
+ * Where re-read content really is (pure): its space and, for a comment, its thread's first comment — never
+ * the webhook's claims, which the Connect token does not sign.
+ */
+export function trustedConversation(ref: ConfluenceRef, content: Content, site: string): NonNullable<TrustedMessage["conversation"]> {
+  const rawSpace = content.space?.key ?? content.container?.space?.key;
+  const spaceKey = typeof rawSpace === "string" && /^[A-Za-z0-9~_-]{1,255}$/.test(rawSpace) ? rawSpace : undefined;
+  const space = spaceKey ? { spaceKey } : {};
+  const defaults = spaceKey ? { repoDefaultKey: `confluence:${spaceKey}` } : {};
+  if (ref.kind === "page") {
+    return { ref: { kind: "page", clientKey: ref.clientKey, pageId: ref.pageId, ...space }, threadKey: confluenceThreadKey(site, ref.pageId, "page"), ...defaults };
+  }
+  const root = (content.ancestors ?? []).find((a) => a.type === "comment" && a.id !== undefined && /^\d{1,20}$/.test(String(a.id)));
+  const threadRoot = root ? String(root.id) : ref.commentId;
+  return {
+    ref: { kind: "comment", clientKey: ref.clientKey, pageId: ref.pageId, commentId: ref.commentId, threadRoot, ...space },
+    threadKey: confluenceThreadKey(site, ref.pageId, threadRoot),
+    ...defaults,
+  };
 }
 
 /** Worker side of Confluence: every call made as the Connect app with the install's shared secret. */
@@ -52,12 +77,13 @@ export class ConfluenceSourceClient implements SourceClient {
 
   async fetchMessage(raw: Record<string, unknown>): Promise<TrustedMessage | null> {
     const ref = parseRef(raw);
-    if (!(await this.installs.get(ref.clientKey))) return null;
+    const install = await this.installs.get(ref.clientKey);
+    if (!install) return null;
     const api = this.api(ref);
     try {
       const me = await this.myAccountId(ref, api);
       const id = ref.kind === "comment" ? ref.commentId : ref.pageId;
-      const content = await api.request<Content>("GET", `/rest/api/content/${id}`, { query: { expand: "body.storage,history,container" } });
+      const content = await api.request<Content>("GET", `/rest/api/content/${id}`, { query: { expand: "body.storage,history,container,space,ancestors" } });
       if (ref.kind === "comment" && String(content.container?.id ?? "") !== ref.pageId) return null;
       const author = content.history?.createdBy;
       if (!author?.accountId || author.accountId === me) return null;
@@ -68,7 +94,8 @@ export class ConfluenceSourceClient implements SourceClient {
       }
       const title = ref.kind === "comment" ? content.container?.title : content.title;
       const user = { id: author.accountId, ...(author.displayName ? { name: author.displayName } : {}), ...(author.email ? { email: author.email } : {}) };
-      return { text: text.slice(0, MAX_TEXT), user, ...(title ? { context: `Confluence page "${title}" (id ${ref.pageId})`.slice(0, MAX_CONTEXT) } : {}) };
+      const conversation = trustedConversation(ref, content, hostOf(install.baseUrl) ?? install.baseUrl);
+      return { text: text.slice(0, MAX_TEXT), user, conversation, ...(title ? { context: `Confluence page "${title}" (id ${ref.pageId})`.slice(0, MAX_CONTEXT) } : {}) };
     } catch (err) {
       if (confluenceStatus(err) === 404) return null;
       throw err;

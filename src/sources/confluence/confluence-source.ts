@@ -17,6 +17,7 @@ import { cachedKeyFetcher, fetchAtlassianInstallKey } from "./install-keys.js";
 import { ConnectInstalls } from "./install-store.js";
 import { applyLifecycle, verifyLifecycle, type LifecycleOptions } from "./lifecycle.js";
 import { parseConfluenceEvent } from "./parse-confluence-event.js";
+import { ConnectTokenReplay } from "./token-replay.js";
 
 type ConfluenceEnv = Pick<
   Env,
@@ -45,6 +46,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
           allowedSites: env.CONFLUENCE_SITES,
           fetchInstallKey: cachedKeyFetcher(deps?.fetchInstallKey ?? fetchAtlassianInstallKey),
           installs,
+          replay: new ConnectTokenReplay(deps!.redis, env.QUEUE_PREFIX),
         }
       : null;
 
@@ -58,6 +60,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
     if (!install) return { ok: false, reason: "no install for the token's iss" };
     const checked = verifySymmetric(token, install.sharedSecret, req, lifecycle.appUrl);
     if (!checked.ok) return checked;
+    if (!(await lifecycle.replay.firstUse(token, checked.claims.exp, req.receivedAt))) return { ok: false, reason: "Connect token already used" };
     return { ok: true, installKey: install.clientKey };
   };
 
@@ -69,24 +72,28 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
       {
         method: "GET",
         path: CONNECT_DESCRIPTOR_PATH,
+        signatureHeaders: [],
         verify: async () => (lifecycle ? { ok: true } : refused),
         parse: () => ({ kind: "respond", status: 200, body: connectDescriptor({ appUrl: appUrl!, key: env.CONFLUENCE_APP_KEY, name: "Open SWE" }) }),
       },
       {
         method: "POST",
         path: CONNECT_INSTALLED_PATH,
+        signatureHeaders: ["authorization"],
         verify: (req) => (lifecycle ? verifyLifecycle(req, "installed", lifecycle) : Promise.resolve(refused)),
-        parse: (req) => applyLifecycle(req, lifecycle!),
+        parse: (req, v) => applyLifecycle(req, v, lifecycle!),
       },
       {
         method: "POST",
         path: CONNECT_UNINSTALLED_PATH,
+        signatureHeaders: ["authorization"],
         verify: (req) => (lifecycle ? verifyLifecycle(req, "uninstalled", lifecycle) : Promise.resolve(refused)),
-        parse: (req) => applyLifecycle(req, lifecycle!),
+        parse: (req, v) => applyLifecycle(req, v, lifecycle!),
       },
       {
         method: "POST",
         path: CONFLUENCE_WEBHOOK_PATH,
+        signatureHeaders: ["authorization"],
         verify: verifyWebhook,
         parse: async (req, v) => {
           const install = v.installKey ? await lifecycle!.installs.get(v.installKey) : null;

@@ -33,12 +33,18 @@ export function commentBody(pageId: string, storage: string, threadRoot?: string
 
 /**
  * The agent's Confluence tools, on the install the request came from. Reads reach what the app can see;
- * writes stay in the space of the page that asked (when Confluence told us the space).
+ * writes stay in the space of the page that asked (as its re-read says; unknown: no write outside its own page).
  */
 export function confluenceTools(api: ConfluenceApi, ref: ConfluenceRef) {
   const link = async (p: Page) => `${await api.siteUrl()}${p._links?.webui ?? `/pages/viewpage.action?pageId=${p.id}`}`;
   const getPage = (id: string) => api.request<Page>("GET", `/rest/api/content/${id}`, { query: { expand: "body.storage,version,space" } });
-  const spaceRefusal = (key: string | undefined) => (ref.spaceKey && key !== ref.spaceKey ? `Refused: that is outside space ${ref.spaceKey}, where this request came from.` : null);
+  // Fails closed: with no space known (the re-read did not say), nothing outside the request's own page is written.
+  const spaceRefusal = (key: string | undefined) =>
+    !ref.spaceKey
+      ? "Refused: I do not know which space this request came from, so I write nowhere but its own page."
+      : key !== ref.spaceKey
+        ? `Refused: that is outside space ${ref.spaceKey}, where this request came from.`
+        : null;
 
   return [
     tool(

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { keyer } from "../../store/keys.js";
 import type { SecretBox } from "../../store/secret-box.js";
+import { JWT_LEEWAY_SECONDS } from "./connect-jwt.js";
 
 export interface ConnectInstall {
   clientKey: string;
@@ -25,12 +26,25 @@ export class ConnectInstalls {
     return `confluence-install:${clientKey}`;
   }
 
-  async save(install: ConnectInstall): Promise<void> {
+  /** `issuedAt`: the signed `iat` of the install callback; a later callback may not be older. */
+  async save(install: ConnectInstall, issuedAt?: number): Promise<void> {
     await this.redis.hset(this.k(install.clientKey), {
       baseUrl: install.baseUrl,
       secret: this.box.seal(install.sharedSecret, ConnectInstalls.aad(install.clientKey)),
       savedAt: new Date().toISOString(),
+      ...(issuedAt !== undefined ? { iat: String(issuedAt) } : {}),
     });
+  }
+
+  /**
+   * When the recorded install was signed (epoch seconds): its callback's `iat`, or for an install saved
+   * before that was kept, the time we saved it less the clock leeway. Null: not installed.
+   */
+  async installedAt(clientKey: string): Promise<number | null> {
+    const [iat, savedAt] = await this.redis.hmget(this.k(clientKey), "iat", "savedAt");
+    if (iat && Number.isFinite(Number(iat))) return Number(iat);
+    const saved = savedAt ? Date.parse(savedAt) : Number.NaN;
+    return Number.isFinite(saved) ? Math.floor(saved / 1000) - JWT_LEEWAY_SECONDS : null;
   }
 
   async get(clientKey: string): Promise<ConnectInstall | null> {

@@ -3,6 +3,7 @@ import type { InboundRequest, SourceEvent, Verification } from "../source.js";
 import { hostOf } from "../atlassian/host-of.js";
 import { connectToken, verifyAsymmetric, type InstallKeyFetcher } from "./connect-jwt.js";
 import type { ConnectInstalls } from "./install-store.js";
+import type { ConnectTokenReplay } from "./token-replay.js";
 
 const LifecycleBody = z.looseObject({
   key: z.string(),
@@ -28,6 +29,7 @@ export interface LifecycleOptions {
   allowedSites: readonly string[];
   fetchInstallKey: InstallKeyFetcher;
   installs: ConnectInstalls;
+  replay: ConnectTokenReplay;
 }
 
 /** A lifecycle callback is Atlassian's: RS256 by the key `kid` names, aud = us, iss = the body's clientKey, our app key. */
@@ -41,11 +43,15 @@ export async function verifyLifecycle(req: InboundRequest, eventType: "installed
   if (b.eventType !== eventType) return { ok: false, reason: `eventType ${b.eventType} on the ${eventType} callback` };
   if (b.clientKey !== checked.claims.iss) return { ok: false, reason: "clientKey is not the token's iss" };
   if (b.key !== o.appKey) return { ok: false, reason: "the callback is for another app key" };
-  return { ok: true, installKey: b.clientKey };
+  // A callback for an install we hold is a rotation (or its end): never one signed before the install we recorded.
+  const recorded = await o.installs.installedAt(b.clientKey);
+  if (recorded !== null && checked.claims.iat < recorded) return { ok: false, reason: `${eventType} callback signed before the recorded install` };
+  if (!(await o.replay.firstUse(token, checked.claims.exp, req.receivedAt))) return { ok: false, reason: "Connect token already used" };
+  return { ok: true, installKey: b.clientKey, issuedAt: checked.claims.iat };
 }
 
 /** After verification: store (sealed) or forget the install's shared secret; sites not allowed are refused. */
-export async function applyLifecycle(req: InboundRequest, o: LifecycleOptions): Promise<SourceEvent> {
+export async function applyLifecycle(req: InboundRequest, v: Extract<Verification, { ok: true }>, o: LifecycleOptions): Promise<SourceEvent> {
   const b = body(req)!;
   if (b.eventType === "uninstalled") {
     await o.installs.remove(b.clientKey);
@@ -57,6 +63,6 @@ export async function applyLifecycle(req: InboundRequest, o: LifecycleOptions): 
     return { kind: "respond", status: 403, body: { error: `site ${host ?? "?"} is not in CONFLUENCE_SITES` } };
   }
   if (!b.sharedSecret) return { kind: "respond", status: 400, body: { error: "installed callback without a sharedSecret" } };
-  await o.installs.save({ clientKey: b.clientKey, baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, "")}`, sharedSecret: b.sharedSecret });
+  await o.installs.save({ clientKey: b.clientKey, baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, "")}`, sharedSecret: b.sharedSecret }, v.issuedAt);
   return { kind: "respond", status: 204, body: null };
 }

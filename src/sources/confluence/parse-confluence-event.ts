@@ -3,18 +3,18 @@ import type { SourceEvent } from "../source.js";
 import { hostOf } from "../atlassian/host-of.js";
 import { ContentId, confluenceThreadKey, type ConfluenceRef } from "./confluence-ref.js";
 
+// Connect's token signs the method and URL, not this body: only the ids to re-read are taken from it. The
+// space and the comment thread come from the re-read content (`trustedConversation`), never from here.
 const Webhook = z.looseObject({
   userAccountId: z.string().optional(),
   comment: z
     .looseObject({
       id: ContentId,
       self: z.string().optional(),
-      spaceKey: z.string().optional(),
-      parent: z.looseObject({ id: ContentId, spaceKey: z.string().optional() }),
-      inReplyTo: z.looseObject({ id: ContentId }).optional(),
+      parent: z.looseObject({ id: ContentId }),
     })
     .optional(),
-  page: z.looseObject({ id: ContentId, self: z.string().optional(), spaceKey: z.string().optional() }).optional(),
+  page: z.looseObject({ id: ContentId, self: z.string().optional() }).optional(),
 });
 
 /**
@@ -36,22 +36,20 @@ export function parseConfluenceEvent(raw: Buffer, install: { clientKey: string; 
   const { comment, page } = parsed.data;
   if (comment) {
     if (!fromSite(comment.self)) return { kind: "ignore", reason: "content from another site" };
-    const threadRoot = comment.inReplyTo?.id ?? comment.id;
-    const spaceKey = comment.spaceKey ?? comment.parent.spaceKey;
-    const ref: ConfluenceRef = { kind: "comment", clientKey: install.clientKey, pageId: comment.parent.id, commentId: comment.id, threadRoot, ...(spaceKey ? { spaceKey } : {}) };
+    // Provisional until the worker re-reads the comment: its own thread, no space.
+    const ref: ConfluenceRef = { kind: "comment", clientKey: install.clientKey, pageId: comment.parent.id, commentId: comment.id, threadRoot: comment.id };
     return {
       kind: "mention",
       dedupeKey: `confluence:${install.clientKey}:comment:${comment.id}`,
-      threadKey: confluenceThreadKey(site, comment.parent.id, threadRoot),
+      threadKey: confluenceThreadKey(site, comment.parent.id, comment.id),
       text: "",
       user,
       ref,
-      ...(spaceKey ? { repoDefaultKey: `confluence:${spaceKey}` } : {}),
     };
   }
   if (page) {
     if (!fromSite(page.self)) return { kind: "ignore", reason: "content from another site" };
-    const ref: ConfluenceRef = { kind: "page", clientKey: install.clientKey, pageId: page.id, ...(page.spaceKey ? { spaceKey: page.spaceKey } : {}) };
+    const ref: ConfluenceRef = { kind: "page", clientKey: install.clientKey, pageId: page.id };
     return {
       kind: "mention",
       dedupeKey: `confluence:${install.clientKey}:page:${page.id}:created`,
@@ -59,7 +57,6 @@ export function parseConfluenceEvent(raw: Buffer, install: { clientKey: string; 
       text: "",
       user,
       ref,
-      ...(page.spaceKey ? { repoDefaultKey: `confluence:${page.spaceKey}` } : {}),
     };
   }
   return { kind: "ignore", reason: "neither a comment nor a page" };

@@ -6,7 +6,7 @@ import { createJiraApi } from "./jira-api.js";
 import { JiraSourceClient } from "./jira-client.js";
 import { hostOf } from "../atlassian/host-of.js";
 import { parseJiraEvent } from "./parse-jira-event.js";
-import { verifyJiraRequest } from "./verify-jira-request.js";
+import { JIRA_SECRET_HEADER, verifyJiraRequest } from "./verify-jira-request.js";
 
 export const JIRA_WEBHOOK_PATH = "/webhooks/jira";
 
@@ -25,6 +25,7 @@ export function jiraSource(env: JiraEnv): Source {
       {
         method: "POST",
         path: JIRA_WEBHOOK_PATH,
+        signatureHeaders: ["x-hub-signature", JIRA_SECRET_HEADER],
         verify: async (req) => (configured ? verifyJiraRequest(req, secret) : { ok: false, reason: "Jira is not configured (JIRA_BASE_URL, JIRA_EMAIL, JIRA_API_TOKEN, JIRA_WEBHOOK_SECRET)" }),
         parse: (req) => parseJiraEvent(req.rawBody, { site: site!, handles: env.MENTION_HANDLES }),
       },

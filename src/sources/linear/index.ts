@@ -1,15 +1,10 @@
 import type { Logger } from "pino";
 import type { Env } from "../../config/env.js";
-import type { InboundRequest, Source } from "../source.js";
+import type { Source } from "../source.js";
 import { linearClient } from "./linear-client.js";
 import { linearSettings } from "./linear-settings.js";
 import { parseLinearEvent } from "./parse-linear-event.js";
 import { verifyLinearRequest } from "./verify-linear.js";
-
-function header(req: InboundRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /** Linear: `POST /webhooks/linear` (Comment and Issue webhooks), answered through the GraphQL API. */
 export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
@@ -23,6 +18,7 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
       {
         method: "POST",
         path: "/webhooks/linear",
+        signatureHeaders: ["linear-signature"],
         verify: async (req) =>
           settings.credential ? verifyLinearRequest(settings.webhookSecret, req) : { ok: false, reason: "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set" },
         parse: (req) => {
@@ -32,7 +28,7 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
           } catch {
             return { kind: "ignore", reason: "body is not JSON" };
           }
-          return parseLinearEvent(body, header(req, "linear-delivery"), settings);
+          return parseLinearEvent(body, settings);
         },
       },
     ],

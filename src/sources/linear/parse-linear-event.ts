@@ -32,21 +32,34 @@ const IssueData = z.object({
 const Envelope = z.object({
   type: z.string(),
   action: z.string(),
+  /** Signed with the body: the dedupe key is built from it, never from the unsigned `Linear-Delivery` header. */
+  webhookId: z.string().regex(/^[\w-]{1,128}$/).optional(),
   actor: Actor.nullish(),
   data: z.unknown(),
   updatedFrom: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const DELIVERY = /^[\w-]{1,128}$/;
+const Entity = z.object({ id: z.string().min(1), updatedAt: z.string().nullish() });
 
-/** A verified Linear webhook → what it asks for (pure; `headers` are lower-cased as Node gives them). */
-export function parseLinearEvent(body: unknown, delivery: string | undefined, settings: LinearSettings): SourceEvent {
+/**
+ * What one event is, from the signed body only: the webhook, the entity, the action — and for an
+ * update, the entity's new `updatedAt` (a later change of the same issue is another event; a
+ * redelivery of this one is not). The `Linear-Delivery` header is not signed, so it never counts.
+ */
+export function linearDedupeKey(e: { webhookId: string; type: string; action: string; data: { id: string; updatedAt?: string | null | undefined } }): string {
+  return ["linear", e.webhookId, e.type, e.data.id, e.action, ...(e.action === "update" ? [e.data.updatedAt ?? ""] : [])].join(":");
+}
+
+/** A verified Linear webhook → what it asks for (pure). */
+export function parseLinearEvent(body: unknown, settings: LinearSettings): SourceEvent {
   const envelope = Envelope.safeParse(body);
   if (!envelope.success) return { kind: "ignore", reason: "not a Linear entity event" };
   const e = envelope.data;
   if (e.type !== "Comment" && e.type !== "Issue") return { kind: "ignore", reason: `${e.type} events are not handled` };
-  if (!delivery || !DELIVERY.test(delivery)) return { kind: "ignore", reason: "no usable Linear-Delivery header" };
-  return e.type === "Comment" ? parseComment(e, delivery, settings) : parseIssue(e, delivery, settings);
+  const entity = Entity.safeParse(e.data);
+  if (!e.webhookId || !entity.success) return { kind: "ignore", reason: "no webhookId or entity id in the signed body" };
+  const key = linearDedupeKey({ webhookId: e.webhookId, type: e.type, action: e.action, data: entity.data });
+  return e.type === "Comment" ? parseComment(e, key, settings) : parseIssue(e, key, settings);
 }
 
 function parseComment(e: z.infer<typeof Envelope>, delivery: string, s: LinearSettings): SourceEvent {

@@ -7,6 +7,7 @@ import { slackClient } from "./slack-client.js";
 
 export const SLACK_EVENTS_PATH = "/webhooks/slack";
 export const SLACK_INTERACTIVITY_PATH = "/webhooks/slack/interactivity";
+const SLACK_SIGNATURE_HEADERS = ["x-slack-signature"] as const;
 
 /** Slack: Events API and interactivity, both signed with the app's signing secret. */
 export function slackSource(config: AppConfig): Source {
@@ -19,8 +20,8 @@ export function slackSource(config: AppConfig): Source {
     configured: Boolean(secret),
     secretEnv: "SLACK_SIGNING_SECRET",
     routes: [
-      { method: "POST", path: SLACK_EVENTS_PATH, verify, parse: (req) => parseSlackEvent(req.rawBody) },
-      { method: "POST", path: SLACK_INTERACTIVITY_PATH, verify, parse: (req) => parseSlackInteractivity(req.rawBody) },
+      { method: "POST", path: SLACK_EVENTS_PATH, signatureHeaders: SLACK_SIGNATURE_HEADERS, verify, parse: (req) => parseSlackEvent(req.rawBody) },
+      { method: "POST", path: SLACK_INTERACTIVITY_PATH, signatureHeaders: SLACK_SIGNATURE_HEADERS, verify, parse: (req) => parseSlackInteractivity(req.rawBody) },
     ],
     client(log) {
       if (!token) throw new UnrecoverableError("SLACK_BOT_TOKEN is not set: Slack requests cannot be read or answered");

@@ -16,7 +16,7 @@ export const SlackRef = z.object({
 });
 export type SlackRef = z.infer<typeof SlackRef>;
 
-const SlackMessageEvent = z.object({
+export const SlackEvent = z.object({
   type: z.enum(["app_mention", "message"]),
   subtype: z.string().optional(),
   user: z.string().optional(),
@@ -27,7 +27,6 @@ const SlackMessageEvent = z.object({
   channel: SlackId,
   channel_type: z.string().optional(),
 });
-export type SlackMessageEvent = z.infer<typeof SlackMessageEvent>;
 
 export const SlackEnvelope = z.discriminatedUnion("type", [
   z.object({ type: z.literal("url_verification"), challenge: z.string().max(1000) }),
@@ -39,8 +38,6 @@ export const SlackEnvelope = z.discriminatedUnion("type", [
     authorizations: z.array(z.looseObject({ user_id: z.string().optional() })).optional(),
   }),
 ]);
-
-export const SlackEvent = SlackMessageEvent;
 
 /** A message as `conversations.replies` returns it. */
 export const SlackApiMessage = z.looseObject({

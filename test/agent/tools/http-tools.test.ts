@@ -2,7 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { createFetchUrlTool, htmlToText } from "../../../src/agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../../../src/agent/tools/http-request-tool.js";
-import type { LookupAll } from "../../../src/agent/tools/http-guard.js";
+import type { LookupAll } from "../../../src/net/http-guard.js";
 
 const lookup: LookupAll = async (host) => [{ address: host === "docs.example.com" ? "93.184.216.34" : "192.168.0.10", family: 4 }];
 

@@ -32,13 +32,13 @@ const signed = (method: string, relative: string) => (value: string) => {
 };
 const wiki = () => nock("https://acme.atlassian.net");
 const current = () => wiki().get("/wiki/rest/api/user/current").matchHeader("authorization", signed("GET", "/rest/api/user/current")).reply(200, { accountId: ME });
-const EXPAND = "?expand=body.storage%2Chistory%2Ccontainer";
-const content = (id: string, body: string, author = ALICE, container: unknown = { id: "98305", title: "Runbook" }) =>
+const EXPAND = "?expand=body.storage%2Chistory%2Ccontainer%2Cspace%2Cancestors";
+const content = (id: string, body: string, author = ALICE, container: unknown = { id: "98305", title: "Runbook" }, where: Record<string, unknown> = { space: { key: "ENG" } }) =>
   wiki()
     .get(`/wiki/rest/api/content/${id}`)
-    .query({ expand: "body.storage,history,container" })
+    .query({ expand: "body.storage,history,container,space,ancestors" })
     .matchHeader("authorization", signed("GET", `/rest/api/content/${id}${EXPAND}`))
-    .reply(200, { id, title: "Runbook", body: { storage: { value: body } }, history: { createdBy: author }, container });
+    .reply(200, { id, title: "Runbook", body: { storage: { value: body } }, history: { createdBy: author }, container, ...where });
 const mention = (id: string) => `<p><ac:link><ri:user ri:account-id="${id}" /></ac:link> please update the deploy steps</p>`;
 
 describe("Confluence client: fetchMessage re-reads with the install's credentials", () => {
@@ -50,7 +50,26 @@ describe("Confluence client: fetchMessage re-reads with the install's credential
       text: "please update the deploy steps",
       user: { id: ALICE.accountId, name: "Alice", email: "alice@example.com" },
       context: 'Confluence page "Runbook" (id 98305)',
+      conversation: { ref: commentRef, threadKey: `confluence:${SITE}:98305:360449`, repoDefaultKey: "confluence:ENG" },
     });
+  });
+
+  it("the space and the comment thread come from the re-read, whatever the webhook claimed", async () => {
+    const { client } = await setup();
+    current();
+    // The webhook claimed space HR and its own thread; Confluence says space ENG, a reply in thread 360001.
+    const claimed = { ...commentRef, commentId: "360500", threadRoot: "360500", spaceKey: "HR" };
+    content("360500", mention(ME), ALICE, { id: "98305", title: "Runbook" }, { space: { key: "ENG" }, ancestors: [{ id: "360001", type: "comment" }] });
+    expect((await client.fetchMessage(claimed))?.conversation).toEqual({
+      ref: { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360500", threadRoot: "360001", spaceKey: "ENG" },
+      threadKey: `confluence:${SITE}:98305:360001`,
+      repoDefaultKey: "confluence:ENG",
+    });
+    // No space in the re-read: none in the reference either (the tools then write nowhere else).
+    content("360500", mention(ME), ALICE, { id: "98305", title: "Runbook" }, {});
+    const bare = (await client.fetchMessage(claimed))?.conversation;
+    expect(bare?.ref).not.toHaveProperty("spaceKey");
+    expect(bare).not.toHaveProperty("repoDefaultKey");
   });
 
   it("nothing runs for a comment that mentions someone else, the app's own comment, a comment on another page, or a deleted one", async () => {

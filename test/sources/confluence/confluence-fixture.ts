@@ -63,10 +63,13 @@ export const confluenceFixture: SourceFixture = {
     });
     expect(res.status).toBe(204);
   },
-  deliver(m, { at }) {
+  deliver(m, { at, redelivery }) {
     const body = confluenceCommentBody(m, at);
-    // A redelivery is the same signed request again: Connect sends no retry header.
-    const iat = Math.floor(at.getTime() / 1000);
+    // A token is accepted once. Connect's tokens carry no unique claim (iss, iat, exp, qsh): two requests the
+    // host signs in the same second for the same URL get the same token, and the second is refused. So each
+    // mention (and each redelivery, signed again) is signed in its own second here, as separate events are.
+    const seq = Number(m.id.split(".")[1] ?? 0);
+    const iat = Math.floor(at.getTime() / 1000) - ((seq * 4 + (redelivery ?? 0)) % 90);
     return {
       path: WEBHOOK_PATH,
       body,
@@ -85,8 +88,16 @@ export const confluenceFixture: SourceFixture = {
       wiki().get("/wiki/rest/api/user/current").reply(200, { accountId: APP_ACCOUNT }),
       wiki()
         .get(`/wiki/rest/api/content/${id}`)
-        .query({ expand: "body.storage,history,container" })
-        .reply(200, { id, type: "comment", body: { storage: { value: storageMention(truth.text) } }, history: { createdBy: { accountId: truth.user, displayName: truth.user } }, container: { id: PAGE_ID, title: "Runbook" } }),
+        .query({ expand: "body.storage,history,container,space,ancestors" })
+        .reply(200, {
+          id,
+          type: "comment",
+          body: { storage: { value: storageMention(truth.text) } },
+          history: { createdBy: { accountId: truth.user, displayName: truth.user } },
+          container: { id: PAGE_ID, title: "Runbook" },
+          space: { key: m.where },
+          ancestors: m.thread ? [{ id: threadRootOf(m), type: "comment" }] : [],
+        }),
     ];
   },
   nockAck: (m) =>

@@ -68,14 +68,14 @@ describe("Confluence through the source pipeline", () => {
       owner: "octo",
       repo: "hello",
       text: "fix the deploy script repo:octo/hello",
-      threadId: threadId({ kind: "raw", key: threadKey }),
+      threadId: threadId({ kind: "source", key: threadKey, repo: "octo/hello" }),
       source: { kind: "confluence", threadKey, ref: { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360449", threadRoot: "360449" } },
     });
   });
 
   it("a comment that does not mention the app is re-read and runs nothing, with no reply", async () => {
     reread("360450", "557058:alice", "<p>just a remark</p>");
-    expect((await post("/webhooks/confluence", commentCreated({ id: "360450" }), webhookToken({ url: "/webhooks/confluence" }))).status).toBe(200);
+    expect((await post("/webhooks/confluence", commentCreated({ id: "360450" }), webhookToken({ url: "/webhooks/confluence", iat: Math.floor(Date.now() / 1000) - 1 }))).status).toBe(200);
     const dedupeKey = `confluence:${CLIENT_KEY}:comment:360450`;
     expect((await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("confluence", dedupeKey))).returnvalue).toEqual({ outcome: "message_gone" });
     expect(await proc.queues.queues.agent.getJob(sourceRunJobId("confluence", dedupeKey))).toBeUndefined();

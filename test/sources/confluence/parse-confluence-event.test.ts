@@ -13,14 +13,15 @@ describe("parseConfluenceEvent", () => {
       threadKey: `confluence:${SITE}:98305:360449`,
       text: "",
       user: { id: "557058:alice" },
-      ref: { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360449", threadRoot: "360449", spaceKey: "ENG" },
-      repoDefaultKey: "confluence:ENG",
+      ref: { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360449", threadRoot: "360449" },
     });
   });
 
-  it("a reply joins the thread of the comment it answers", () => {
+  it("the body's space and thread claims are not taken (the token does not sign the body): the re-read decides", () => {
     const e = parse(commentCreated({ id: "360500", inReplyTo: "360449" }));
-    expect(e).toMatchObject({ threadKey: `confluence:${SITE}:98305:360449`, ref: { commentId: "360500", threadRoot: "360449" } });
+    expect(e).toMatchObject({ threadKey: `confluence:${SITE}:98305:360500`, ref: { commentId: "360500", threadRoot: "360500" } });
+    expect(e).not.toHaveProperty("repoDefaultKey");
+    expect(e.kind === "mention" && e.ref).not.toHaveProperty("spaceKey");
   });
 
   it("a new page is a page-level thread", () => {
@@ -28,7 +29,7 @@ describe("parseConfluenceEvent", () => {
       kind: "mention",
       dedupeKey: `confluence:${CLIENT_KEY}:page:98400:created`,
       threadKey: `confluence:${SITE}:98400:page`,
-      ref: { kind: "page", pageId: "98400", spaceKey: "ENG" },
+      ref: { kind: "page", pageId: "98400" },
     });
   });
 

@@ -14,8 +14,8 @@ export const linearFixture: SourceFixture = {
   name: "linear",
   env: { LINEAR_WEBHOOK_SECRET: SECRET, LINEAR_API_KEY: "lin_api_test", LINEAR_APP_USER_ID: APP_USER },
   windowSeconds: 60,
-  deliver(m, { at }) {
-    // Linear redelivers the same bytes under the same Linear-Delivery id.
+  deliver(m, { at, redelivery }) {
+    // The Linear-Delivery header is not signed: a redelivery under another one must still be the same event.
     const body = JSON.stringify(
       commentEvent(
         {
@@ -30,9 +30,9 @@ export const linearFixture: SourceFixture = {
         { actor: { id: m.user, name: m.user, type: "user" }, webhookTimestamp: at.getTime() },
       ),
     );
-    return { path: "/webhooks/linear", body, headers: { "content-type": "application/json; charset=utf-8", "linear-signature": signLinear(body), "linear-delivery": deliveryOf(m), "linear-event": "Comment" } };
+    return { path: "/webhooks/linear", body, headers: { "content-type": "application/json; charset=utf-8", "linear-signature": signLinear(body), "linear-delivery": `${deliveryOf(m)}${redelivery ? `-again-${redelivery}` : ""}`, "linear-event": "Comment" } };
   },
-  expected: (m) => ({ dedupeKey: deliveryOf(m), threadKey: `linear:${issueOf(m)}`, repoDefaultKey: `linear:${m.where}` }),
+  expected: (m) => ({ dedupeKey: `linear:webhook-0001:Comment:${commentOf(m.id)}:create`, threadKey: `linear:${issueOf(m)}`, repoDefaultKey: `linear:${m.where}` }),
   ref: (m) => ({ issueId: issueOf(m), teamId: m.where, trigger: "comment", commentId: commentOf(m.id), parentId: parentOf(m) }),
   nockFetch: (m, truth) => [
     mockLinear(

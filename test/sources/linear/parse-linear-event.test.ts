@@ -6,9 +6,7 @@ import { linearSource } from "../../../src/sources/linear/index.js";
 import { ALICE, APP_USER, commentEvent, ISSUE, issueEvent, linearEnv, linearRequest, TEAM } from "./linear-fixtures.js";
 
 const settings = linearSettings(linearEnv());
-const DELIVERY = "0b9c5c8e-6f0a-4d3e-9b1a-1a2b3c4d5e6f";
-const parse = (body: unknown, delivery: string | undefined = DELIVERY, s = settings) => parseLinearEvent(body, delivery, s);
-const parseWithout = (body: unknown) => parseLinearEvent(body, undefined, settings);
+const parse = (body: unknown, s = settings) => parseLinearEvent(body, s);
 
 describe("mentionsLinearApp", () => {
   const handles = ["open-swe", "openswe"];
@@ -36,7 +34,7 @@ describe("parseLinearEvent: comments", () => {
   it("a comment mentioning the app → one mention on the issue's thread", () => {
     expect(parse(commentEvent())).toEqual({
       kind: "mention",
-      dedupeKey: DELIVERY,
+      dedupeKey: "linear:webhook-0001:Comment:comment-0001:create",
       threadKey: `linear:${ISSUE}`,
       text: "@open-swe please fix the flaky login test",
       user: ALICE,
@@ -68,27 +66,27 @@ describe("parseLinearEvent: comments", () => {
     ["a comment without a user (synced external user)", commentEvent({ userId: null, user: null, externalUserId: "ext-1" }), /without a Linear user/],
     ["a project update comment", commentEvent({ issueId: null, issue: null, projectUpdateId: "pu-1" }), /not on an issue/],
     ["a comment without a body", commentEvent({ body: undefined }), /without id or body/],
-    ["no Linear-Delivery header", commentEvent(), /Linear-Delivery/, ""],
-    ["a Linear-Delivery header with odd characters", commentEvent(), /Linear-Delivery/, "a:b c"],
+    ["no webhookId in the body", commentEvent({}, { webhookId: undefined }), /no webhookId/],
+    ["a webhookId with odd characters", commentEvent({}, { webhookId: "a:b c" }), /not a Linear entity event/],
     ["another event type", { ...commentEvent(), type: "Reaction" }, /Reaction events are not handled/],
     ["not an entity event", { hello: "world" }, /not a Linear entity event/],
     ["a JSON array", [1, 2], /not a Linear entity event/],
   ];
-  it.each(ignored)("ignores %s", (_name, body, reason, delivery) => {
-    const event = delivery === "" ? parseWithout(body) : parse(body, delivery ?? DELIVERY);
+  it.each(ignored)("ignores %s", (_name, body, reason) => {
+    const event = parse(body);
     expect(event.kind).toBe("ignore");
     if (event.kind === "ignore") expect(event.reason).toMatch(reason);
   });
 
   it("without LINEAR_APP_USER_ID a mention still works and a self-check cannot match", () => {
     const s = linearSettings(linearEnv({ LINEAR_APP_USER_ID: "" }));
-    expect(parse(commentEvent(), DELIVERY, s)).toMatchObject({ kind: "mention" });
+    expect(parse(commentEvent(), s)).toMatchObject({ kind: "mention" });
   });
 
   it("LINEAR_MENTION_HANDLES replaces the GitHub handles", () => {
     const s = linearSettings(linearEnv({ LINEAR_MENTION_HANDLES: "coder" }));
-    expect(parse(commentEvent({ body: "@coder fix it" }), DELIVERY, s)).toMatchObject({ kind: "mention" });
-    expect(parse(commentEvent(), DELIVERY, s)).toMatchObject({ kind: "ignore" });
+    expect(parse(commentEvent({ body: "@coder fix it" }), s)).toMatchObject({ kind: "mention" });
+    expect(parse(commentEvent(), s)).toMatchObject({ kind: "ignore" });
   });
 });
 
@@ -105,7 +103,7 @@ describe("parseLinearEvent: issues", () => {
     const event = parse(body);
     expect(event).toMatchObject({
       kind: "mention",
-      dedupeKey: DELIVERY,
+      dedupeKey: expect.stringMatching(new RegExp(`^linear:webhook-0001:Issue:${ISSUE}:(create|update:)`)),
       threadKey: `linear:${ISSUE}`,
       text: "Flaky login test\n\nIt fails one run in ten.",
       user: ALICE,
@@ -136,21 +134,39 @@ describe("parseLinearEvent: issues", () => {
 
   it("without LINEAR_APP_USER_ID an assignment cannot be ours (the label still works)", () => {
     const s = linearSettings(linearEnv({ LINEAR_APP_USER_ID: "" }));
-    expect(parse(issueEvent(), DELIVERY, s)).toMatchObject({ kind: "ignore" });
+    expect(parse(issueEvent(), s)).toMatchObject({ kind: "ignore" });
   });
 
   it("LINEAR_TRIGGER_LABEL names the label; TRIGGER_LABEL is the fallback", () => {
     const body = issueEvent({ assigneeId: null, labels: [{ id: "l-ai", name: "AI" }] }, { updatedFrom: { labelIds: [] } });
-    expect(parse(body, DELIVERY, linearSettings(linearEnv({ LINEAR_TRIGGER_LABEL: "ai" })))).toMatchObject({ kind: "mention" });
-    expect(parse(body, DELIVERY, linearSettings(linearEnv({ TRIGGER_LABEL: "AI" })))).toMatchObject({ kind: "mention" });
+    expect(parse(body, linearSettings(linearEnv({ LINEAR_TRIGGER_LABEL: "ai" })))).toMatchObject({ kind: "mention" });
+    expect(parse(body, linearSettings(linearEnv({ TRIGGER_LABEL: "AI" })))).toMatchObject({ kind: "mention" });
     expect(parse(body)).toMatchObject({ kind: "ignore" });
   });
 });
 
 describe("the route's parse", () => {
   const route = linearSource(linearEnv()).routes[0]!;
-  it("reads the Linear-Delivery header from the request", async () => {
-    expect(await route.parse(linearRequest(commentEvent(), { delivery: "d-42" }), { ok: true })).toMatchObject({ kind: "mention", dedupeKey: "d-42" });
+  it("keys on the signed body, whatever Linear-Delivery header came with it", async () => {
+    const a = await route.parse(linearRequest(commentEvent(), { delivery: "d-42" }), { ok: true });
+    const b = await route.parse(linearRequest(commentEvent(), { delivery: "d-43" }), { ok: true });
+    const none = await route.parse(linearRequest(commentEvent(), { delivery: null }), { ok: true });
+    expect(a).toMatchObject({ kind: "mention", dedupeKey: "linear:webhook-0001:Comment:comment-0001:create" });
+    expect([b, none].map((e) => e.kind === "mention" && e.dedupeKey)).toEqual(["linear:webhook-0001:Comment:comment-0001:create", "linear:webhook-0001:Comment:comment-0001:create"]);
+  });
+
+  it.each([
+    ["another comment", commentEvent({ id: "comment-0002" }), true],
+    ["another webhook", commentEvent({}, { webhookId: "webhook-0002" }), true],
+    ["the same issue updated again", issueEvent({ updatedAt: "2026-12-01T10:00:01.000Z" }), true],
+    ["the same update redelivered", issueEvent({ updatedAt: "2026-12-01T10:00:00.000Z" }), false],
+  ] as const)("%s is a different event: %s", async (_name, body, different) => {
+    const base = body.type === "Issue" ? issueEvent({ updatedAt: "2026-12-01T10:00:00.000Z" }) : commentEvent();
+    const key = (b: unknown) => {
+      const e = parse(b);
+      return e.kind === "mention" ? e.dedupeKey : e.kind;
+    };
+    expect(key(body) !== key(base)).toBe(different);
   });
   it("an unparsable body is ignored with a reason, not thrown", async () => {
     expect(await route.parse(linearRequest(null, { raw: "{" }), { ok: true })).toEqual({ kind: "ignore", reason: "body is not JSON" });

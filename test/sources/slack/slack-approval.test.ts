@@ -28,7 +28,7 @@ function slackJob(installationId: number): AgentJob {
     owner: "octo",
     repo: "hello",
     source: { kind: "slack", ref: { team: TEAM, channel: CHANNEL, ts: THREAD, threadTs: THREAD, botUserId: "UBOT" }, threadKey },
-    threadId: threadId({ kind: "raw", key: threadKey }),
+    threadId: threadId({ kind: "source", key: threadKey, repo: "octo/hello" }),
     trigger: "comment",
     requester: { login: "dana", id: 41 },
     text: "run the migration",

@@ -1,0 +1,125 @@
+import type { Job, JobType } from "bullmq";
+import { RunOutcome } from "../shared/run-record.js";
+import { isRepoName, repoNameError } from "../shared/repo-name.js";
+import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
+import type { QueueSet } from "../queue/queues.js";
+import type { RunIndex } from "../store/run-index.js";
+import type { RunRecords } from "../store/run-records.js";
+import { UsageError } from "./settings-cli.js";
+
+export const OPERATOR_USAGE = `usage:
+  open-swe runs ls [--repo owner/name] [--status ${RunOutcome.options.join("|")}] [--limit N]
+  open-swe runs show <run id>
+  open-swe jobs ls <${QUEUE_NAMES.join("|")}> [--state failed|waiting|active|delayed|completed] [--limit N]
+  open-swe jobs retry <job id>`;
+
+const JOB_STATES = ["failed", "waiting", "active", "delayed", "completed", "prioritized", "waiting-children"] as const;
+
+function flag(argv: string[], name: string): string | undefined {
+  const at = argv.indexOf(name);
+  if (at < 0) return undefined;
+  const v = argv[at + 1];
+  if (v === undefined || v.startsWith("--")) throw new UsageError(`${name} needs a value\n${OPERATOR_USAGE}`);
+  return v;
+}
+
+function limitOf(argv: string[], fallback: number): number {
+  const raw = flag(argv, "--limit");
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--limit takes a whole number from 1 to 1000, not "${raw}"`);
+  return n;
+}
+
+/** The repository a run belongs to: from its job, while the queue still holds it. */
+/** The run's repo and source: its job's, else the run index's (a local `open-swe run` has no job). */
+async function whereOfRun(deps: OperatorDeps, runId: string): Promise<{ repo: string | undefined; source: string | undefined }> {
+  const entry = await deps.index?.get(runId);
+  for (const name of ["agent", "review"] as const) {
+    const job = await deps.queues.queues[name].getJob(runId);
+    const data = job?.data as { owner?: string; repo?: string; source?: { kind?: string } } | undefined;
+    if (data?.owner && data.repo) return { repo: `${data.owner}/${data.repo}`.toLowerCase(), source: entry?.source ?? data.source?.kind ?? (name === "agent" ? "github" : undefined) };
+  }
+  return { repo: entry?.repo, source: entry?.source };
+}
+
+export interface OperatorDeps {
+  runs: RunRecords;
+  queues: QueueSet;
+  /** The runs list (repo and source of runs without a job, such as local ones). */
+  index?: RunIndex;
+}
+
+async function findJob(queues: QueueSet, id: string): Promise<{ queue: QueueName; job: Job } | null> {
+  for (const queue of QUEUE_NAMES) {
+    const job = await queues.queues[queue].getJob(id);
+    if (job) return { queue, job };
+  }
+  return null;
+}
+
+const jobLine = async (queue: QueueName, job: Job) => ({
+  id: job.id,
+  queue,
+  state: await job.getState(),
+  attemptsMade: job.attemptsMade,
+  createdAt: new Date(job.timestamp).toISOString(),
+  ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+});
+
+/** `open-swe runs …` and `open-swe jobs …`: JSON to `out`; UsageError with the reason for bad input. */
+export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (line: string) => void): Promise<void> {
+  const [area, verb, ...rest] = argv;
+  const print = (v: unknown) => out(JSON.stringify(v, null, 2));
+  switch (`${area ?? ""} ${verb ?? ""}`.trim()) {
+    case "runs ls": {
+      const repo = flag(rest, "--repo");
+      if (repo !== undefined && !isRepoName(repo)) throw new UsageError(repoNameError(repo));
+      const status = flag(rest, "--status");
+      if (status !== undefined && !RunOutcome.safeParse(status).success) throw new UsageError(`--status takes ${RunOutcome.options.join(", ")}, not "${status}"`);
+      const limit = limitOf(rest, 20);
+      const rows: unknown[] = [];
+      // Scan a bounded window of recent runs; filters apply within it.
+      for (const id of await deps.runs.recent(Math.max(limit * 10, 200))) {
+        if (rows.length >= limit) break;
+        const record = await deps.runs.get(id);
+        if (!record || (status && record.outcome !== status)) continue;
+        const where = await whereOfRun(deps, id);
+        const runRepo = where.repo;
+        if (repo && runRepo !== repo.toLowerCase()) continue;
+        rows.push({ id, repo: runRepo ?? null, source: where.source ?? null, trigger: record.trigger, model: record.modelId, outcome: record.outcome, startedAt: record.startedAt, durationMs: record.durationMs, costUsd: record.costUsd ?? null, prUrl: record.prUrl ?? null });
+      }
+      return print(rows);
+    }
+    case "runs show": {
+      const id = rest[0];
+      if (!id) throw new UsageError(`missing run id\n${OPERATOR_USAGE}`);
+      const record = await deps.runs.get(id);
+      if (!record) throw new UsageError(`no run "${id}" (records are kept 90 days; \`open-swe runs ls\` lists recent ones)`);
+      const where = await whereOfRun(deps, id);
+      return print({ id, repo: where.repo ?? null, source: where.source ?? null, ...record });
+    }
+    case "jobs ls": {
+      const queue = rest[0];
+      if (!queue || !(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`jobs ls takes a queue: one of ${QUEUE_NAMES.join(", ")}, not "${queue ?? ""}"`);
+      const state = flag(rest, "--state");
+      if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) throw new UsageError(`--state takes ${JOB_STATES.join(", ")}, not "${state}"`);
+      const limit = limitOf(rest, 50);
+      const q = deps.queues.queues[queue as QueueName];
+      const jobs = await q.getJobs((state ? [state] : ["active", "waiting", "delayed", "failed"]) as JobType[], 0, limit - 1);
+      return print(await Promise.all(jobs.filter(Boolean).map((j) => jobLine(queue as QueueName, j))));
+    }
+    case "jobs retry": {
+      const id = rest[0];
+      if (!id) throw new UsageError(`missing job id\n${OPERATOR_USAGE}`);
+      const found = await findJob(deps.queues, id);
+      if (!found) throw new UsageError(`no job "${id}" in any queue`);
+      const state = await found.job.getState();
+      if (state !== "failed") throw new UsageError(`job "${id}" is ${state}, not failed: only failed jobs are retried`);
+      await found.job.retry("failed");
+      return print(await jobLine(found.queue, found.job));
+    }
+    default:
+      throw new UsageError(`unknown command "${[area, verb].filter(Boolean).join(" ")}"\n${OPERATOR_USAGE}`);
+  }
+}

@@ -1,0 +1,98 @@
+import { Worker } from "bullmq";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunRecord } from "../../src/shared/run-record.js";
+import { QueueSet } from "../../src/queue/queues.js";
+import { runOperatorCli } from "../../src/operator/operator-cli.js";
+import { RunRecords } from "../../src/store/run-records.js";
+import { UsageError } from "../../src/operator/settings-cli.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const record = (o: Partial<RunRecord>): RunRecord => ({
+  threadId: "t",
+  trigger: "issue_comment",
+  modelId: "anthropic:claude-sonnet-4-6",
+  effort: "medium",
+  replayed: false,
+  startedAt: "2026-12-01T10:00:00.000Z",
+  durationMs: 1000,
+  modelCalls: 3,
+  inputTokens: 10,
+  outputTokens: 5,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  toolCounts: { execute: 2 },
+  outcome: "completed",
+  ...o,
+});
+
+const agentJob = (owner: string, repo: string) => ({
+  installationId: 1,
+  owner,
+  repo,
+  number: 1,
+  threadId: "00000000-0000-4000-8000-000000000000",
+  requester: { login: "a", id: 1 },
+  request: { kind: "issue_comment", commentId: 1, body: "x" },
+  deliveryId: "d",
+});
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+async function setup() {
+  const redis = testRedis();
+  const prefix = uniquePrefix();
+  const queues = new QueueSet({ connection: redis, prefix, attempts: 1 });
+  closers.push(() => queues.close());
+  const runs = new RunRecords(redis, prefix);
+  const out: string[] = [];
+  const cli = async (...argv: string[]) => {
+    out.length = 0;
+    await runOperatorCli(argv, { runs, queues }, (l) => out.push(l));
+    return JSON.parse(out.join("\n")) as unknown;
+  };
+  return { redis, prefix, queues, runs, cli };
+}
+
+describe("open-swe runs / jobs", () => {
+  it("runs ls filters by repo and status; runs show prints the whole record", async () => {
+    const { queues, runs, cli } = await setup();
+    for (const [id, owner, outcome] of [["r1", "octo", "pr_opened"], ["r2", "acme", "failed"], ["r3", "octo", "failed"]] as const) {
+      await queues.queues.agent.add("agent", agentJob(owner, "hello"), { jobId: id });
+      await runs.save(id, record({ outcome, ...(outcome === "pr_opened" ? { prUrl: "https://github.com/octo/hello/pull/2" } : {}) }));
+    }
+    expect(((await cli("runs", "ls")) as Array<{ id: string }>).map((r) => r.id)).toEqual(["r3", "r2", "r1"]);
+    expect(((await cli("runs", "ls", "--repo", "octo/hello", "--status", "failed")) as Array<{ id: string; repo: string }>).map((r) => [r.id, r.repo])).toEqual([["r3", "octo/hello"]]);
+    expect(await cli("runs", "show", "r1")).toMatchObject({ id: "r1", repo: "octo/hello", outcome: "pr_opened", prUrl: "https://github.com/octo/hello/pull/2", toolCounts: { execute: 2 }, modelCalls: 3 });
+  });
+
+  it("jobs ls --state failed lists the failure; jobs retry sends it back to waiting", async () => {
+    const { redis, prefix, queues, cli } = await setup();
+    await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: ["00000000-0000-4000-8000-000000000000"], merged: false, deliveryId: "j1" }, "j1");
+    const connection = redis.duplicate();
+    closers.push(async () => connection.disconnect());
+    const worker = new Worker("cleanup", async () => {
+      throw new Error("boom");
+    }, { connection, prefix });
+    await new Promise<void>((r) => worker.once("failed", () => r()));
+    await worker.close();
+    expect(await cli("jobs", "ls", "cleanup", "--state", "failed")).toEqual([expect.objectContaining({ id: "j1", queue: "cleanup", state: "failed", failedReason: "boom" })]);
+    expect(await cli("jobs", "retry", "j1")).toMatchObject({ id: "j1", state: "waiting" });
+  });
+
+  it.each([
+    [["jobs", "ls", "nope"], /^jobs ls takes a queue: one of agent, review, .* not "nope"$/],
+    [["jobs", "ls", "agent", "--state", "gone"], /^--state takes failed, .* not "gone"$/],
+    [["runs", "ls", "--repo", "../etc"], /^"\.\.\/etc" is not a repository name/],
+    [["runs", "ls", "--status", "maybe"], /^--status takes pr_opened, .* not "maybe"$/],
+    [["runs", "show", "nope"], /^no run "nope"/],
+    [["jobs", "retry", "nope"], /^no job "nope" in any queue$/],
+  ])("%j is refused with the value echoed", async (argv, message) => {
+    const { cli } = await setup();
+    const err = await cli(...argv).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(message);
+  });
+});
