@@ -166,13 +166,22 @@ export async function main(argv: string[]): Promise<void> {
         if (!repo || !task || (recordAt >= 0 && !record) || context.some((c) => !c)) throw new UsageError('usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"');
         const { runLocal } = await import("./runs/local-run.js");
         // Recorded like every run: `open-swe runs ls` and the run index (source `local`).
-        const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
-        const redis = connectRedis(config.redisUrl ?? embedded!.url);
+        // Opened once the repository checks out, so a refused request answers without starting Redis.
+        const opened: { current: { redis: ReturnType<typeof connectRedis>; embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | null } | null } = { current: null };
+        const runs = async () => {
+          const embedded = config.redisUrl ? null : await startEmbeddedRedis(config.dataDir, log);
+          const redis = connectRedis(config.redisUrl ?? embedded!.url);
+          opened.current = { redis, embedded };
+          return { redis, prefix: config.env.QUEUE_PREFIX };
+        };
         try {
-          process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context: context as string[] } : {}), runs: { redis, prefix: config.env.QUEUE_PREFIX }, out: (t) => process.stdout.write(t) });
+          process.exitCode = await runLocal({ config, repo, task, verbose, ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context: context as string[] } : {}), runs, out: (t) => process.stdout.write(t) });
         } finally {
-          await redis.quit();
-          if (embedded?.owned) await embedded.stop();
+          const o = opened.current;
+          if (o) {
+            await o.redis.quit();
+            if (o.embedded?.owned) await o.embedded.stop();
+          }
         }
         return;
       }

@@ -8,7 +8,8 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
 
 describe("open-swe run (local, replayed model)", () => {
-  it("leaves a branch in the working copy and prints it with the diff; says the run was replayed", () => {
+  // Two CLI processes (the run, then `runs ls`): more than the default timeout on a loaded machine.
+  it("leaves a branch in the working copy and prints it with the diff; says the run was replayed", { timeout: 120_000 }, () => {
     const repo = mkdtempSync(join(tmpdir(), "open-swe-local-"));
     git(repo, "init", "-q", "-b", "main");
     writeFileSync(join(repo, "README.md"), "# demo\n");
