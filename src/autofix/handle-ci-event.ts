@@ -83,6 +83,8 @@ async function canWrite(ctx: JobContext, octokit: Octokit, data: CiEventJob, log
 export interface ManualFix {
   requester: { login: string; id: number };
   comment: NonNullable<AgentJob["comment"]>;
+  /** `fix ci --allow-test-config`: the run may change how tests are selected or run. */
+  allowTestConfig?: true;
 }
 
 /** The `ci-event` payload a `fix ci` on PR #n stands for: no check named, the PR's head read from GitHub. */
@@ -239,6 +241,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
       requester: requester!,
       text,
       ...(manual ? { comment: manual.comment } : {}),
+      ...(manual?.allowTestConfig ? { allowTestConfig: true as const } : {}),
       ...(trigger === "ci" ? { autofixHead: headSha } : {}),
       ...(trigger === "merge_conflict" ? { autofixBase: found!.base.ref } : {}),
       deliveryId: agentJob,

@@ -189,6 +189,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       caps: commitCaps(ctx.config),
       guardTests: data.trigger === "ci_fix",
       ...(data.autofixBase ? { guardTestsAcceptFrom: `refs/heads/${data.autofixBase}` } : {}),
+      ...(data.allowTestConfig ? { allowTestConfig: true } : {}),
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }).filter((t) => !channel || t.name !== "github_comment"),
     ...sourceTools,
@@ -288,6 +289,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const stop = stopped ? await recordStoppedWork(ctx, data.threadId) : null;
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
+  if (gh.state.testNote) record.testNote = gh.state.testNote.slice(0, 1000);
   if (gated.gate) record.autofixGate = gated.gate;
   if (interrupt && error === undefined) {
     // Paused, not finished: the run that resumes after the decision records and sums up the whole run.
