@@ -9,6 +9,7 @@ import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { RunRegistry } from "../src/threads/run-registry.js";
+import { recordStoppedWork } from "../src/runs/record-stopped-work.js";
 import { RunStops } from "../src/runs/run-stop.js";
 import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
@@ -69,6 +70,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   }
   // Stop pressed while the job waited: it never starts.
   if (await new RunStops(ctx.redis, ctx.prefix).requested(ctx.jobId)) {
+    await recordStoppedWork(ctx, data.threadId);
     await ctx.locks.release(data.threadId, ctx.runOwner);
     await markRunFinished(ctx, "stopped");
     return { outcome: "stopped" };

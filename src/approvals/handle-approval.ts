@@ -11,6 +11,7 @@ import { approvalRequestComment, denialMessage, previewToolInput } from "./appro
 import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./approval-store.js";
 import type { PendingToolCalls } from "../runs/invoke-agent.js";
 import { RunEvents } from "../observability/run-events.js";
+import { markApprovalResolved } from "./mark-approval-resolved.js";
 
 const runEvents = (ctx: Pick<JobContext, "redis" | "prefix" | "log">) => new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
 
@@ -81,6 +82,7 @@ async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: 
     // The decider continues the run as themselves; a timeout leaves it its requester's.
     by.principal === undefined ? { via: by.via } : { via: by.via, principal: by.principal },
   );
+  await markApprovalResolved(ctx, approval, resolution, id).catch((err: unknown) => ctx.log.warn({ err: String(err), approvalId: approval.id }, "could not mark the paused run resolved in the runs list"));
   ctx.log.info({ approvalId: approval.id, decision: resolution.decision, how: resolution.how, latencyMs: resolution.latencyMs }, "approval resolved: run resumes");
   return id;
 }

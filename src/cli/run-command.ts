@@ -78,12 +78,13 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
     case "jobs retry": {
       const { runOperatorCli } = await import("../operator/operator-cli.js");
       const { RunRecords } = await import("../store/run-records.js");
+      const { RunIndex } = await import("../store/run-index.js");
       const { QueueSet } = await import("../queue/queues.js");
       const { JobSigner } = await import("../queue/job-provenance.js");
       await withRedis(config, log, async (redis) => {
         const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });
         try {
-          await runOperatorCli([...name.split(" "), ...argv], { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues }, print);
+          await runOperatorCli([...name.split(" "), ...argv], { runs: new RunRecords(redis, config.env.QUEUE_PREFIX), queues, index: new RunIndex(redis, config.env.QUEUE_PREFIX) }, print);
         } finally {
           await queues.close();
         }
@@ -118,11 +119,31 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       const record = args.string("record");
       const context = args.strings("context");
       const { runLocal } = await import("../runs/local-run.js");
-      return await runLocal({ config, repo, task, verbose: args.flag("verbose"), ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context } : {}), out: (t) => process.stdout.write(t) });
+      const { startEmbeddedRedis } = await import("../store/embedded-redis.js");
+      const { connectRedis } = await import("../store/redis.js");
+      // Recorded like every run: `open-swe runs ls` and the run index (source `local`).
+      // Opened once the repository checks out, so a refused request answers without starting Redis.
+      let opened: { redis: import("ioredis").Redis; embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | null } | null = null;
+      const runs = async () => {
+        const embedded = config.redis ? null : await startEmbeddedRedis(config.dataDir, log);
+        const redis = connectRedis(config.redis ?? embedded!.url);
+        opened = { redis, embedded };
+        return { redis, prefix: config.env.QUEUE_PREFIX };
+      };
+      try {
+        return await runLocal({ config, repo, task, verbose: args.flag("verbose"), ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context } : {}), runs, out: (t) => process.stdout.write(t) });
+      } finally {
+        const o = opened as { redis: import("ioredis").Redis; embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | null } | null;
+        if (o) {
+          await o.redis.quit();
+          if (o.embedded?.owned) await o.embedded.stop();
+        }
+      }
     }
     case "agents list": {
       const { runAgentsCli } = await import("../operator/agents-cli.js");
-      await runAgentsCli(["list", ...argv], config, (t) => process.stdout.write(t));
+      const { runToolNames } = await import("../runs/run-tool-names.js");
+      await runAgentsCli(["list", ...argv], config, (t) => process.stdout.write(t), runToolNames());
       return 0;
     }
     case "sandbox exec":

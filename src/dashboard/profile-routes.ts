@@ -16,6 +16,7 @@ export const ProfileForm = z.object({
   autoFixCi: z.literal("on").optional(),
   autoReview: z.literal("on").optional(),
   prsAsMe: z.literal("on").optional(),
+  instructions: z.string().max(4000).optional(),
 });
 
 export function selectOptions(values: readonly string[], current: string | undefined, emptyLabel: string): Html {
@@ -39,6 +40,8 @@ ${saved ? html`<div class="flash flash-success mb-3" role="status">Saved.</div>`
 <select class="form-select" id="model" name="model">${selectOptions(models, profile.model, "team default")}</select>
 <label for="effort">Effort</label>
 <select class="form-select" id="effort" name="effort">${selectOptions(EFFORTS, profile.effort, "default")}</select>
+<label for="instructions">Instructions for your runs (added to the agent's system prompt after the repository's)</label>
+<textarea class="form-control" id="instructions" name="instructions" maxlength="4000">${profile.instructions ?? ""}</textarea>
 <div class="form-checkbox"><label><input type="checkbox" id="autoFixCi" name="autoFixCi" ${profile.autoFixCi ? "checked" : ""}> Fix CI automatically on my PRs (autoFixCi)</label></div>
 <div class="form-checkbox"><label><input type="checkbox" id="autoReview" name="autoReview" ${profile.autoReview ? "checked" : ""}> Review my pull requests automatically</label></div>
 <div class="form-checkbox"><label><input type="checkbox" id="prsAsMe" name="prsAsMe" aria-describedby="prsAsMe-note" ${profile.prsAsMe ? "checked" : ""} ${tokens ? "" : "disabled"}> Open PRs as me</label>
@@ -67,6 +70,7 @@ ${saved ? html`<div class="flash flash-success mb-3" role="status">Saved.</div>`
       prsAsMe,
       ...(f.model ? { model: f.model } : {}),
       ...(f.effort ? { effort: f.effort } : {}),
+      ...(f.instructions?.trim() ? { instructions: f.instructions.trim() } : {}),
     });
     await deps.settings.replaceProfile(session.login, next);
     if (!prsAsMe) await tokens?.remove(session.login);

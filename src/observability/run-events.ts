@@ -24,6 +24,14 @@ export const RunEvent = z.discriminatedUnion("type", [
     durationMs: z.number().int().min(0),
     toolCounts: z.record(z.string(), z.number().int()),
     subagents: z.number().int().min(0),
+    /** Seed 004's completion fields. */
+    provider: z.string(),
+    mode: z.string(),
+    messageCount: z.number().int().min(0),
+    title: z.string(),
+    firstUserMessage: z.string(),
+    subagentIds: z.array(z.string()),
+    branches: z.object({ head: z.string(), base: z.string() }),
   }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;

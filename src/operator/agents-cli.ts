@@ -7,10 +7,13 @@ import { classifyRepoArg } from "../runs/repo-arg.js";
 import { localRepoRefusal } from "../runs/local-repo-refusal.js";
 import { hostGit } from "../sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
-import { GITHUB_RUN_TOOL_NAMES, loadAgents } from "../agent/subagents/load-agents.js";
+import { loadAgents } from "../agent/subagents/load-agents.js";
 import { isLogin } from "../agent/subagents/read-agent-dirs.js";
 import { AGENTS_COMMANDS } from "./agents-commands.js";
 import { parseCommand } from "../shared/parse-command.js";
+import { agentToolNames, effectivePolicy, keysNotActedOn } from "../agent/subagents/permission-policy.js";
+import { resolveRunToolPolicies } from "../config/tool-policy.js";
+import { RUN_SIDE_EFFECT_TOOLS } from "../runs/run-tool-names.js";
 
 export class AgentsUsageError extends OpenSweError<"agents_usage"> {
   constructor(message: string) {
@@ -38,9 +41,10 @@ async function mirrorAt(config: AppConfig, repo: string): Promise<{ mirror: stri
 
 /**
  * `open-swe agents list`: every resolved agent (where it came from) and every file passed over (why
- * another definition won, or why it did not load), as JSON.
+ * another definition won, or why it did not load), as JSON. `runTools`: every host-side tool a run can
+ * have (`runToolNames()`, read off the tool factories by the caller).
  */
-export async function runAgentsCli(argv: string[], config: AppConfig, out: (text: string) => void): Promise<void> {
+export async function runAgentsCli(argv: string[], config: AppConfig, out: (text: string) => void, runTools: readonly string[]): Promise<void> {
   const [verb, ...rest] = argv;
   if (verb !== "list") throw new AgentsUsageError(verb ? `unknown command "agents ${verb}": the one command is agents list` : "missing command: agents list");
   const args = parseCommand("agents list", AGENTS_COMMANDS["agents list"], rest);
@@ -48,7 +52,7 @@ export async function runAgentsCli(argv: string[], config: AppConfig, out: (text
   const user = args.string("user");
   if (!repo) throw new AgentsUsageError("agents list needs --repo <path|owner/name> (see open-swe agents list --help)");
   if (user !== undefined && !isLogin(user)) throw new AgentsUsageError(`"${user}" is not a GitHub login`);
-  const loaded = await loadAgents({ repo: await mirrorAt(config, repo), ...(user ? { user: { root: config.userAgentsRoot, login: user } } : {}), runTools: GITHUB_RUN_TOOL_NAMES });
+  const loaded = await loadAgents({ repo: await mirrorAt(config, repo), ...(user ? { user: { root: config.userAgentsRoot, login: user } } : {}), runTools });
   const agents = loaded.agents.map(({ definition: d, source, file }) => ({
     name: d.name,
     source,
@@ -58,6 +62,9 @@ export async function runAgentsCli(argv: string[], config: AppConfig, out: (text
     skills: d.skills,
     model: d.model,
     permissionMode: d.permissionMode ?? null,
+    // Built-in defaults with permission_mode applied; a repository's or team's tool policies apply on top at run time.
+    effectivePolicy: effectivePolicy(d.permissionMode, agentToolNames(d), resolveRunToolPolicies(agentToolNames(d), {}), RUN_SIDE_EFFECT_TOOLS),
+    notActedOn: keysNotActedOn(d),
     maxIterationPerRun: d.maxIterationPerRun ?? null,
     maxBudgetPerRun: d.maxBudgetPerRun ?? null,
     whenToUseExamples: d.whenToUseExamples,

@@ -3,6 +3,7 @@ import { RunOutcome } from "../shared/run-record.js";
 import { isRepoName, repoNameError } from "../shared/repo-name.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import type { QueueSet } from "../queue/queues.js";
+import type { RunIndex } from "../store/run-index.js";
 import type { RunRecords } from "../store/run-records.js";
 import { parseCommand, type ParsedCommand } from "../shared/parse-command.js";
 import { JOB_STATES, OPERATOR_COMMANDS, type OperatorCommand } from "./operator-commands.js";
@@ -17,13 +18,22 @@ function limitOf(args: ParsedCommand, fallback: number): number {
 }
 
 /** The repository a run belongs to: from its job, while the queue still holds it. */
-async function repoOfRun(queues: QueueSet, runId: string): Promise<string | undefined> {
+/** The run's repo and source: its job's, else the run index's (a local `open-swe run` has no job). */
+async function whereOfRun(deps: OperatorDeps, runId: string): Promise<{ repo: string | undefined; source: string | undefined }> {
+  const entry = await deps.index?.get(runId);
   for (const name of ["agent", "review"] as const) {
-    const job = await queues.queues[name].getJob(runId);
-    const data = job?.data as { owner?: string; repo?: string } | undefined;
-    if (data?.owner && data.repo) return `${data.owner}/${data.repo}`.toLowerCase();
+    const job = await deps.queues.queues[name].getJob(runId);
+    const data = job?.data as { owner?: string; repo?: string; source?: { kind?: string } } | undefined;
+    if (data?.owner && data.repo) return { repo: `${data.owner}/${data.repo}`.toLowerCase(), source: entry?.source ?? data.source?.kind ?? (name === "agent" ? "github" : undefined) };
   }
-  return undefined;
+  return { repo: entry?.repo, source: entry?.source };
+}
+
+export interface OperatorDeps {
+  runs: RunRecords;
+  queues: QueueSet;
+  /** The runs list (repo and source of runs without a job, such as local ones). */
+  index?: RunIndex;
 }
 
 async function findJob(queues: QueueSet, id: string): Promise<{ queue: QueueName; job: Job } | null> {
@@ -44,7 +54,7 @@ const jobLine = async (queue: QueueName, job: Job) => ({
 });
 
 /** `open-swe runs …` and `open-swe jobs …`: JSON to `out`; UsageError with the reason for bad input. */
-export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; queues: QueueSet }, out: (line: string) => void): Promise<void> {
+export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (line: string) => void): Promise<void> {
   const [area, verb, ...tail] = argv;
   const command = `${area ?? ""} ${verb ?? ""}`.trim();
   if (!Object.hasOwn(OPERATOR_COMMANDS, command)) throw new UsageError(`unknown command "open-swe ${command}": one of ${Object.keys(OPERATOR_COMMANDS).join(", ")}`);
@@ -64,9 +74,10 @@ export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; q
         if (rows.length >= limit) break;
         const record = await deps.runs.get(id);
         if (!record || (status && record.outcome !== status)) continue;
-        const runRepo = await repoOfRun(deps.queues, id);
+        const where = await whereOfRun(deps, id);
+        const runRepo = where.repo;
         if (repo && runRepo !== repo.toLowerCase()) continue;
-        rows.push({ id, repo: runRepo ?? null, trigger: record.trigger, model: record.modelId, outcome: record.outcome, startedAt: record.startedAt, durationMs: record.durationMs, costUsd: record.costUsd ?? null, prUrl: record.prUrl ?? null });
+        rows.push({ id, repo: runRepo ?? null, source: where.source ?? null, trigger: record.trigger, model: record.modelId, outcome: record.outcome, startedAt: record.startedAt, durationMs: record.durationMs, costUsd: record.costUsd ?? null, prUrl: record.prUrl ?? null });
       }
       return print(rows);
     }
@@ -74,7 +85,8 @@ export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; q
       const id = rest[0]!;
       const record = await deps.runs.get(id);
       if (!record) throw new UsageError(`no run "${id}" (records are kept 90 days; \`open-swe runs ls\` lists recent ones)`);
-      return print({ id, repo: (await repoOfRun(deps.queues, id)) ?? null, ...record });
+      const where = await whereOfRun(deps, id);
+      return print({ id, repo: where.repo ?? null, source: where.source ?? null, ...record });
     }
     case "jobs ls": {
       const queue = rest[0];

@@ -1,6 +1,6 @@
 export const SETTINGS_USAGE = `usage:
   open-swe settings repos list | enable <owner/repo> | disable <owner/repo>
-  open-swe settings profile get <login> | set <login> key=value…   (autoFixCi, autoReview, model, effort)
+  open-swe settings profile get <login> | set <login> key=value…   (autoFixCi, autoReview, model, effort, instructions)
   open-swe settings team-model get | set <agent|reviewer> <model|none>
   open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
   open-swe settings installed list

@@ -18,15 +18,16 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
 
 /**
  * The run's last word: its one-line summary (cost, duration) appended to the reply the agent posted,
- * or, when the agent never replied, a reply that says how the run ended.
+ * or, when the agent never replied, a reply that says how the run ended. `facts` (computed from what the
+ * run pushed, not from the model's words) lead it.
  */
-export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[]): Promise<void> {
+export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[], facts: string[] = []): Promise<void> {
   const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
   if (record.error) extra.push(`Error: ${record.error}`);
   if (record.outcome === "budget_exceeded") extra.push(`Spent: $${(record.costUsd ?? 0).toFixed(4)}.`);
   if (ctx.source) {
     // Slack, Linear, …: one closing message, always with the PR link (the agent's replies cannot be edited here).
-    const lead = [...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];
+    const lead = [...facts, ...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];
     if (lead.length === 0 && !ctx.state.replied) lead.push("The run finished without a reply.");
     await postRunComment(ctx, [...lead, `_Open SWE · ${formatRunSummary(record)}_`].join("\n\n"));
     return;
@@ -34,11 +35,11 @@ export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes:
   const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
   const { lastReply, target } = { lastReply: ctx.state.lastReply, target: ctx.target };
   if (lastReply && target && record.outcome !== "failed") {
-    const body = [lastReply.body, ...extra, footer].join("\n\n");
+    const body = [...facts, lastReply.body, ...extra, footer].join("\n\n");
     // Once per run, through the ledger: a run that lost its job's lock never edits the reply again.
     await ctx.effects.once(`${ctx.runId}:summary`, async () => (await editReply(ctx.octokit, target, lastReply.id, body), { id: lastReply.id }));
     return;
   }
   const lead = extra.length > 0 ? extra : [record.prUrl ? `Pull request: ${record.prUrl}` : "The run finished without a reply."];
-  await postRunComment(ctx, [...lead, footer].join("\n\n"));
+  await postRunComment(ctx, [...facts, ...lead, footer].join("\n\n"));
 }

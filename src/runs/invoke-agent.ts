@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { Command } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { RUN_SIDE_EFFECT_TOOLS } from "./run-tool-names.js";
 import { createOpenSweAgent } from "../agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import { RunMeter } from "../agent/run-meter.js";
@@ -35,6 +36,8 @@ export interface InvokeAgentOptions {
   promptParts?: Omit<PromptParts, "global">;
   /** Resume from the thread's last checkpoint instead of sending `message` (a retried job after a crash). */
   resumeIfPending?: () => Promise<boolean>;
+  /** Read by the model before its next call when the run does resume (a fresh start's `message` carries its own notes). */
+  resumeNote?: string;
   /** Progress as the run goes: a model call, a tool call and its result (`open-swe run` prints them). */
   /** `deny` tools are removed (and the prompt says so); `ask` tools pause the run before each call. */
   toolPolicies?: RunToolPolicies;
@@ -71,8 +74,17 @@ function pendingToolCalls(state: { tasks?: Array<{ interrupts?: Array<{ value?: 
 /** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
 export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentResult> {
   const meter = new RunMeter();
+  // Set once the run is known to resume; the first model call after it reads it ahead of any follow-up.
+  let resumeNote: string | undefined;
   const deps: AgentMiddlewareDeps & { meter: RunMeter } = {
     ...o.middleware,
+    drainFollowUps: async (threadId) => {
+      const texts = await o.middleware.drainFollowUps(threadId);
+      if (resumeNote === undefined) return texts;
+      const note = resumeNote;
+      resumeNote = undefined;
+      return [note, ...texts];
+    },
     meter,
     circuitBreaker: { isSandboxFailure: (err) => isSandboxError(err) },
     workspaceRoot: o.sandbox.workdir,
@@ -84,7 +96,8 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
   const middleware = buildAgentMiddleware(deps);
   const systemPrompt = composeSystemPrompt({ global: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
     ...o.promptParts,
-    context: [...(o.promptParts?.context ?? []), ...(o.toolPolicies ? [toolPolicyNotice(o.toolPolicies)] : [])],
+    // Tools, then servers: the policy notice leads the context parts.
+    context: [...(o.toolPolicies ? [toolPolicyNotice(o.toolPolicies)] : []), ...(o.promptParts?.context ?? [])],
   });
   const fileAgents = (o.agents?.resolved ?? []).filter((a) => a.source !== "builtin");
   const skills = o.agents?.skills ?? [];
@@ -109,6 +122,8 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
             meter,
             runModelId: o.agents!.runModelId,
             skillPath: (name) => (skills.some((s) => s.name === name) ? `${SKILLS_MOUNT}${name}/` : undefined),
+            ...(o.toolPolicies ? { runPolicies: o.toolPolicies } : {}),
+            sideEffectTools: RUN_SIDE_EFFECT_TOOLS,
             ...(o.agents?.models ? { models: o.agents.models } : {}),
           }),
         }
@@ -143,6 +158,7 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     : undefined;
   const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const, ...(callbacks ? { callbacks } : {}) };
   const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
+  if (resumed && o.resumeNote) resumeNote = o.resumeNote;
   // A decision is sent only while the thread still waits for one (a retried resume job may find it applied).
   const waiting = o.decision !== undefined ? pendingToolCalls(await stateOf(config)) : undefined;
   const decide = waiting !== undefined;

@@ -2,6 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { Logger } from "pino";
 import { errorMessage } from "../errors.js";
 import { loadAgents, skippedAgentsNote, type LoadedAgents } from "../agent/subagents/load-agents.js";
+import { keysNotActedOnNote } from "../agent/subagents/permission-policy.js";
 import type { AgentFileLimits } from "../agent/subagents/read-agent-dirs.js";
 import type { AppConfig } from "../config/env.js";
 
@@ -47,6 +48,6 @@ export async function loadRunAgents(o: {
   }
   for (const p of loaded.passedOver.filter((x) => x.reason === "parse_error")) o.log.warn({ file: p.file, reason: p.detail }, "agent file skipped");
   if (loaded.leftOut.length > 0) o.log.warn({ leftOut: loaded.leftOut.length, first: loaded.leftOut[0] }, "agent files left out: past the run's budget");
-  const note = skippedAgentsNote(loaded);
+  const note = [skippedAgentsNote(loaded), keysNotActedOnNote(loaded.agents)].filter(Boolean).join("\n\n") || undefined;
   return { ...loaded, models, ...(note ? { note } : {}) };
 }

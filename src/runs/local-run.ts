@@ -28,6 +28,10 @@ import { checkReplayScript } from "../agent/model/replay-script.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";
 import { readContextAttachments } from "./context-attachments.js";
+import type { Redis } from "ioredis";
+import { jobId } from "../queue/job-ids.js";
+import { RunIndex } from "../store/run-index.js";
+import { RunRecords } from "../store/run-records.js";
 
 export interface LocalRunOptions {
   config: AppConfig;
@@ -41,6 +45,8 @@ export interface LocalRunOptions {
   context?: string[];
   /** Write the run's model turns here as a replay script (`--model replay:<file>` plays it back). */
   record?: string;
+  /** Where the run is recorded (`runs ls`, the run index, source `local`): the CLI's Redis, opened once the request is known to be valid. */
+  runs?: () => Promise<{ redis: Redis; prefix: string }>;
   out: (text: string) => void;
 }
 
@@ -79,6 +85,12 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
   }
   const threadId = randomUUID();
   const branch = agentBranchName(threadId, o.task);
+  // Every run is recorded: listed from its start, its record saved at its end.
+  const runId = jobId("local", threadId);
+  const runs = o.runs ? await o.runs() : null;
+  const index = runs ? new RunIndex(runs.redis, runs.prefix) : null;
+  const queuedAt = Date.now();
+  await index?.put({ runId, repo: name, threadId, trigger: "local", source: "local", requester: "local", title: o.task.split("\n")[0]!.slice(0, 200), status: "running", queuedAt, startedAt: queuedAt });
   // A replay file is a deployment default (it forces the replay provider), not a chosen model.
   const replay = o.model?.startsWith("replay:") ? o.model : undefined;
   const runModel = await resolveRunModel({
@@ -156,6 +168,10 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     await mkdir(dirname(transcript), { recursive: true });
     await writeFile(transcript, JSON.stringify(result.messages.map((m) => ({ type: m.getType(), content: m.content, ...("tool_calls" in m && m.tool_calls ? { tool_calls: m.tool_calls } : {}) })), null, 2), { mode: 0o600 });
     const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, subagent: result.meter, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
+    if (runs) {
+      await new RunRecords(runs.redis, runs.prefix).save(runId, record);
+      await index!.update(runId, { status: record.outcome, finishedAt: Date.now() });
+    }
     const pushed = state.pushedSha ?? "";
     if (pushed) {
       o.out(`branch: ${branch} (in ${target})\n`);
@@ -168,8 +184,12 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       o.out(`recorded: ${o.record} (play it back with --model replay:${o.record})\n`);
     }
     if (record.outcome === "budget_exceeded") o.out(`\nstopped: the next model call would have taken the run past its budget of $${o.config.env.AGENT_MAX_BUDGET_USD}; spent $${(record.costUsd ?? 0).toFixed(4)}\n`);
-    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n`);
+    o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n${runs ? `run: ${runId} (open-swe runs show ${runId})\n` : ""}`);
     return record.outcome === "failed" ? 1 : 0;
+  } catch (err) {
+    // A run that threw is still in the list, as failed.
+    await index?.update(runId, { status: "failed", finishedAt: Date.now() }).catch(() => undefined);
+    throw err;
   } finally {
     await provider.destroy(sandbox.id);
   }

@@ -38,9 +38,14 @@ import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
+import { runMode, runPromptParts, serverDeniedByPolicy } from "./run-prompt-parts.js";
+import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
+import { recordStoppedWork } from "./record-stopped-work.js";
+import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
 import { STOP_REASON } from "./run-stop.js";
 import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
+import { afterStopLine, stoppedWorkNote, takeThreadStop, type ThreadStop } from "../threads/thread-stop.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -75,11 +80,12 @@ function githubTaskLines(data: AgentJob, branch: string, baseBranch: string): st
   ];
 }
 
-function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean, source: { channel: RunSourceChannel; replyTools: string[] } | null): HumanMessage {
+function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspaceLost: boolean, source: { channel: RunSourceChannel; replyTools: string[] } | null, priorStop: ThreadStop | null): HumanMessage {
   const lines = source
     ? [...sourceTaskLines(data, source.channel, source.replyTools), `Work on branch \`${branch}\`; the pull request goes into \`${baseBranch}\`.`]
     : githubTaskLines(data, branch, baseBranch);
   if (workspaceLost) lines.push("Note: this thread's previous sandbox is gone, so any uncommitted work from an earlier run was lost; you start from the pushed branch.");
+  if (priorStop) lines.unshift(afterStopLine(priorStop));
   return new HumanMessage(lines.join("\n"));
 }
 
@@ -172,6 +178,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     state: { replied: false },
   };
   gh.state = await loadRunState(gh);
+  // What an earlier attempt of this job pushed: a resumed run's reply says what it pushed after that.
+  const pushedAtStart = gh.state.pushedSha;
   // "Open PRs as me" is the token of whoever acts in this job (its verified principal): a follow-up or an
   // approval by another person never reaches the first requester's token; nobody acting → the app's.
   const actor = ctx.provenance.principal;
@@ -181,7 +189,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
   // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
-  const mcp = await connectMcpServers(runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers), {
+  const policySources = { repo: repoConfig.agent.tools, team: teamToolPolicies };
+  // A server whose every tool policy denies is not started at all; the prompt says it is configured but denied.
+  const mcpEntries = runMcpServers(teamMcpServers, repoConfig.agent.mcp_servers);
+  const deniedServers = mcpEntries.filter((e) => serverDeniedByPolicy(e.name, policySources)).map((e) => e.name);
+  const mcp = await connectMcpServers(mcpEntries.filter((e) => !deniedServers.includes(e.name)), {
     sandbox: ws.sandbox,
     // The environment's `MCP_SECRET_<NAME>` win over secrets stored in settings.
     secrets: { ...(teamMcpSecrets ?? {}), ...ctx.config.mcpSecrets },
@@ -214,9 +226,20 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
     ...mcp.tools,
   ] as StructuredToolInterface[];
-  const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
+  const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], policySources);
+  const promptParts = runPromptParts({
+    mode: runMode(data),
+    repoInstructions: repoConfig.agent.instructions,
+    userInstructions: profile.instructions,
+    requester: data.requester.login,
+    mcp: { connected: mcp.connected, failed: mcp.failures, denied: deniedServers },
+  });
   // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
-  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => RUN_REPLY_TOOLS.includes(n)) } : null), tools, repoConfig, runModel, profile, team });
+  // The first run after a Stop on this thread is told so (once), and does not pick the stopped work up.
+  const priorStop = await takeThreadStop(ctx.redis, ctx.prefix, data.threadId);
+  const replyTools = sourceTools.map((t) => t.name).filter((n) => RUN_REPLY_TOOLS.includes(n));
+  const task = taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools } : null, priorStop);
+  const inputs = await prepareAgentInputs({ data, ctx, ws, task, tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
@@ -266,11 +289,14 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     checkpointer: runtime.checkpointer,
     threadId: data.threadId,
     prompt: { repo: `${data.owner}/${data.repo}`, defaultBranch: ws.defaultBranch },
+    promptParts,
     message: inputs.message,
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
     resumeIfPending: async () => (await effects.once(startedKey, async () => startedAt.toISOString())).replayed,
+    // Resumed in a new sandbox (the old one stayed with the dead worker): the model is told what was lost.
+    ...(ws.workspaceLost ? { resumeNote: lostWorkspaceResumeNote({ branch: ws.branch, baseBranch: ws.baseBranch, pushedSha: pushedAtStart }) } : {}),
   }).finally(() => mcp.close());
   ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
   // Lost the job's lock mid-run: the execution that has the job now records and answers for the run.
@@ -292,6 +318,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     record.outcome = "stopped";
     delete record.error;
   }
+  // Stop ends the work: the thread's pending follow-ups go with the run (no continuation redoes it).
+  const stop = stopped ? await recordStoppedWork(ctx, data.threadId) : null;
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
   if (gh.state.testNote) record.testNote = gh.state.testNote.slice(0, 1000);
@@ -319,18 +347,25 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     durationMs: record.durationMs,
     toolCounts: record.toolCounts,
     subagents: record.toolCounts["task"] ?? 0,
+    provider: runModel.settings.provider,
+    mode: runMode(data),
+    ...completionFacts(data.text, messages),
+    branches: { head: ws.branch, base: ws.baseBranch },
   });
   const lastAttempt = stopped || ctx.attempt >= ctx.config.env.JOB_ATTEMPTS || error instanceof UnrecoverableError;
   // A transient failure is retried (and resumes); only the final attempt tells the user it failed.
   if (error !== undefined && !lastAttempt) throw error;
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
-    ...(ws.workspaceLost ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...(ws.workspaceLost && !resumed ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...(stop ? [stoppedWorkNote(stop)] : []),
     ...optional(mcpFailureNote(mcp.failures) ?? undefined),
     ...(inputs.note ? [inputs.note] : []),
   ];
+  // A run resumed in a new sandbox: its reply leads with what it actually pushed, whatever the model wrote.
+  const facts = ws.workspaceLost && resumed ? [resumedRunFacts({ branch: ws.branch, pushedAtStart, pushedAtEnd: gh.state.pushedSha, prUrl: gh.state.prUrl })] : [];
   await ctx.fence();
-  await finishRun(gh, record, notes);
+  await finishRun(gh, record, notes, facts);
   if (error !== undefined && !stopped) throw error;
   return record;
 }

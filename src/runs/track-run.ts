@@ -22,5 +22,8 @@ export async function markRunStarted(ctx: JobContext, data: AgentJob): Promise<v
 }
 
 export async function markRunFinished(ctx: JobContext, status: RunStatus): Promise<void> {
-  await new RunIndex(ctx.redis, ctx.prefix).update(ctx.jobId, { status, finishedAt: Date.now() });
+  const index = new RunIndex(ctx.redis, ctx.prefix);
+  // A decision that came before this paused run's end was written keeps its "resolved".
+  const decided = status === "awaiting_approval" && (await index.get(ctx.jobId))?.approval !== undefined;
+  await index.update(ctx.jobId, { ...(decided ? {} : { status }), finishedAt: Date.now() });
 }

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { keyer } from "./keys.js";
 
-export const RunStatus = z.enum(["queued", "running", "stopped", "pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded"]);
+export const RunStatus = z.enum(["queued", "running", "stopped", "pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "approval_resolved", "budget_exceeded"]);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** What a runs list shows before the run record exists: where a run is, who asked, and how far it got. */
@@ -19,6 +19,12 @@ export const RunEntry = z.object({
   startedAt: z.number().int().optional(),
   finishedAt: z.number().int().optional(),
   stoppedBy: z.string().optional(),
+  /** A stopped run: how many pending follow-up messages were dropped with it. */
+  droppedFollowUps: z.number().int().min(0).optional(),
+  /** A run that paused for approval: the decision (who — null for the timeout —, when) and the run that resumed it. */
+  approval: z.object({ id: z.string(), decision: z.enum(["approve", "reject"]), by: z.string().nullable(), at: z.number().int(), resumedRunId: z.string() }).optional(),
+  /** A run that resumed a paused one: that run. */
+  resumes: z.string().optional(),
 });
 export type RunEntry = z.infer<typeof RunEntry>;
 

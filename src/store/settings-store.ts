@@ -13,6 +13,8 @@ const ProfileFields = {
   effort: z.enum(["low", "medium", "high"]),
   /** Open and update this user's PRs with their own GitHub token (stored sealed), not the app's. */
   prsAsMe: z.boolean(),
+  /** The user's own instructions for their runs (a system-prompt part after the repository's). */
+  instructions: z.string().max(4000),
 };
 
 export const Profile = z
@@ -22,6 +24,7 @@ export const Profile = z
     model: ProfileFields.model.optional(),
     effort: ProfileFields.effort.optional(),
     prsAsMe: ProfileFields.prsAsMe.default(false),
+    instructions: ProfileFields.instructions.optional(),
   })
   .strict();
 export type Profile = z.infer<typeof Profile>;
@@ -34,6 +37,7 @@ export const ProfilePatch = z
     model: ProfileFields.model.optional(),
     effort: ProfileFields.effort.optional(),
     prsAsMe: ProfileFields.prsAsMe.optional(),
+    instructions: ProfileFields.instructions.optional(),
   })
   .strict();
 export type ProfilePatch = z.infer<typeof ProfilePatch>;

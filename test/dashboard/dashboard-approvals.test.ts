@@ -3,6 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { jobId } from "../../src/queue/job-ids.js";
+import { RunIndex } from "../../src/store/run-index.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
@@ -89,6 +90,21 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     // The timeout job was cancelled with the decision.
     expect(await app.proc.queues.queues.command.getJob(jobId("approval-timeout", id))).toBeUndefined();
 
+    // Approved means resolved: the paused run's page and row say who decided and when, and link the resumed run.
+    const resumedId = jobId("approval", id);
+    expect(await new RunIndex(app.proc.redis, app.prefix).get(pausedRunId!)).toMatchObject({ status: "approval_resolved", approval: { id, decision: "approve", by: "erin", resumedRunId: resumedId } });
+    expect(await new RunIndex(app.proc.redis, app.prefix).get(resumedId)).toMatchObject({ resumes: pausedRunId, trigger: "approval", status: "completed" });
+    await page.goto(`${base}/app/runs/${encodeURIComponent(pausedRunId!)}`);
+    await expect(page.locator("#run-status").textContent()).resolves.toBe("approval resolved");
+    await expect(page.locator("#run-approval").textContent()).resolves.toMatch(/^Approved by @erin at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; the run resumed\.$/);
+    await page.locator("#resumed-run").click();
+    await page.waitForURL((u) => decodeURIComponent(u.pathname) === `/app/runs/${resumedId}`);
+    await expect(page.locator("#run-resumes").textContent()).resolves.toBe("Resumes the run that paused for approval.");
+    await page.goto(`${base}/app/runs`);
+    const pausedRow = page.locator("tbody tr", { has: page.locator(`a[href="/app/runs/${encodeURIComponent(pausedRunId!)}"]`) });
+    await expect(pausedRow.textContent()).resolves.toMatch(/approval resolved\s*Approved by @erin · resumed run/);
+    expect(await pausedRow.getByRole("link", { name: "resumed run" }).getAttribute("href")).toBe(`/app/runs/${encodeURIComponent(resumedId)}`);
+
     // Decided: no longer listed, and a second decision says who decided.
     await page.goto(`${base}/app/approvals`);
     expect(await page.locator(`#approval-${id}`).count()).toBe(0);
@@ -109,6 +125,8 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     await expect(page.locator("main").textContent()).resolves.toMatch(new RegExp(`Denied ${second.id}`));
     expect((await waitForJob(app.proc.queues.queues.agent, jobId("approval", second.id), 60_000)).returnvalue).toMatchObject({ outcome: "completed" });
     expect(await toolMessages(app.prefix, second.thread, "execute")).toEqual(["Denied by @erin: not on a Friday. Continue without this call."]);
+    const secondPaused = (await store.get(second.id))!.runId!;
+    expect(await new RunIndex(app.proc.redis, app.prefix).get(secondPaused)).toMatchObject({ status: "approval_resolved", approval: { decision: "reject", by: "erin" } });
 
     const unknown = await page.request.post(`${base}/app/approvals/ffffffff/deny`, { form: { _csrf: (await csrfOf(page))! } });
     expect(unknown.status()).toBe(404);

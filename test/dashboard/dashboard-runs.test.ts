@@ -10,6 +10,9 @@ import { makeBareRemote } from "../helpers/git-remote.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { waitForJob } from "../helpers/jobs.js";
+import { humanMessages } from "../helpers/approval-run.js";
+import { jobId } from "../../src/queue/job-ids.js";
+import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/21";
@@ -159,13 +162,16 @@ describe("dashboard in a real browser: a task started from the page streams live
     await context.close();
   });
 
-  it("Stop on a run asked on GitHub: the issue is told the run was stopped from the dashboard", { timeout: 60_000 }, async () => {
+  it("Stop on a run asked on GitHub ends the work: the issue is told, the pending follow-up is dropped, no continuation; a later comment starts fresh on the thread", { timeout: 90_000 }, async () => {
     writeFileSync(app.replay, JSON.stringify(slowScript));
-    mockInstallationToken(4343, 2);
+    nock(API).post("/app/installations/4343/access_tokens").optionally().times(6).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
     mockRunStart();
     nock(API).post("/repos/octo/hello/issues/comments/7001/reactions").reply(201, {});
-    const told = nock(API).post("/repos/octo/hello/issues/70/comments", (b) => b.body.includes("Stopped from the dashboard before finishing.")).reply(201, { id: 1 });
+    let told = "";
+    const toldScope = nock(API)
+      .post("/repos/octo/hello/issues/70/comments", (b) => b.body.includes("Stopped from the dashboard before finishing."))
+      .reply(201, (_u, b) => ((told = (b as { body: string }).body), { id: 1 }));
     const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7001, body: "@open-swe investigate the slow build", login: "erin", userId: 77 }) });
     const runId = deliveryJobId(res.deliveryId);
     // A GitHub run is listed from the moment its worker starts it.
@@ -174,14 +180,40 @@ describe("dashboard in a real browser: a task started from the page streams live
       if (i > 500) throw new Error("the GitHub run never started");
       await new Promise((r) => setTimeout(r, 20));
     }
+    const threadId = (await index.get(runId))!.threadId;
     const { context, authorize } = await newContext(browser);
     const page = await context.newPage();
     await signIn(page, base, authorize, dana, `/app/runs/${encodeURIComponent(runId)}`);
     await page.getByText("Tool call · execute").waitFor({ timeout: 30_000 });
+    // A second comment while it runs becomes the thread's pending follow-up.
+    const second = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7002, body: "@open-swe and rewrite the whole build in Rust", login: "erin", userId: 77 }) });
+    expect((await waitForJob(app.proc.queues.queues.agent, deliveryJobId(second.deliveryId), 20_000)).returnvalue).toMatchObject({ outcome: "follow_up", queued: 1 });
     await page.getByRole("button", { name: "Stop" }).click();
     await page.locator("#run-status", { hasText: "stopped" }).waitFor({ timeout: 20_000 });
     expect((await waitForJob(app.proc.queues.queues.agent, runId, 20_000)).returnvalue).toMatchObject({ outcome: "stopped" });
-    expect(told.isDone()).toBe(true);
+    // Said on the run page and where the request came from.
+    await expect(page.locator("#run-stopped").textContent()).resolves.toBe("stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it. A new message starts a new run on this thread.");
+    expect(toldScope.isDone()).toBe(true);
+    expect(told).toContain("Stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it.");
+    // Nothing continues it: the follow-up is gone and no continuation run was queued.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await app.proc.queues.queues.agent.getJob(jobId("continue", threadId, runId))).toBeUndefined();
+    expect(await new FollowUpQueue(app.proc.redis, app.prefix, 10).length(threadId)).toBe(0);
+    expect((await index.list({ repos: new Set(["octo/hello"]) }, { size: 50 })).entries.filter((e) => e.threadId === threadId).map((e) => e.runId)).toEqual([runId]);
+
+    // A later comment starts a new run on the same thread, told that the one before was stopped.
+    writeFileSync(app.replay, JSON.stringify([{ text: "Looked again from the start.", tool_calls: [{ name: "confirming_completion", args: { summary: "looked at the cache" } }] }]));
+    mockRunStart();
+    nock(API).post("/repos/octo/hello/issues/comments/7003/reactions").reply(201, {});
+    const fresh = nock(API).post("/repos/octo/hello/issues/70/comments").reply(201, { id: 2 });
+    const third = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7003, body: "@open-swe just look at the cache", login: "erin", userId: 77 }) });
+    const thirdRun = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(third.deliveryId), 30_000);
+    expect(thirdRun.failedReason).toBeUndefined();
+    expect(thirdRun.returnvalue).toMatchObject({ outcome: "completed" });
+    expect(fresh.isDone()).toBe(true);
+    const humans = await humanMessages(app.prefix, threadId);
+    expect(humans.at(-1)).toMatch(/^Note: the previous run on this thread was stopped by @dana before it finished\. 1 message sent to it was dropped unread\.[\s\S]*just look at the cache/);
+    expect(humans.join("\n")).not.toContain("rewrite the whole build in Rust");
     await context.close();
   });
 });

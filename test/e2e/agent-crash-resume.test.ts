@@ -20,12 +20,14 @@ import { JobSigner } from "../../src/queue/job-provenance.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/12";
 const children: ChildProcess[] = [];
-let sandboxRoot = "";
+const sandboxRoots: string[] = [];
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   // Overlay mounts go before their directories do.
-  const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: sandboxRoot }));
-  for (const sb of await provider.list()) await provider.destroy(sb.id);
+  for (const root of sandboxRoots) {
+    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: root }));
+    for (const sb of await provider.list()) await provider.destroy(sb.id);
+  }
 });
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
@@ -42,7 +44,8 @@ describe("e2e: a worker killed mid-run", () => {
     const prefix = uniquePrefix();
     const remote = makeBareRemote("octo", "hello");
     const data = mkdtempSync(join(tmpdir(), "open-swe-crash-"));
-    sandboxRoot = join(data, "sandboxes");
+    const sandboxRoot = join(data, "sandboxes");
+    sandboxRoots.push(sandboxRoot);
     const replay = join(data, "run.json");
     writeFileSync(
       replay,
@@ -122,6 +125,82 @@ describe("e2e: a worker killed mid-run", () => {
     expect(patches[0]).toContain(`Added a guide: ${PR_URL}`);
     const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
     expect(remote.git("rev-list", "--count", `main..${branch}`).trim()).toBe("1");
+    await queues.close();
+  }, 120_000);
+
+  it("resumed on another host in a new, empty sandbox: the model is told what was lost, and the reply says nothing was pushed", async () => {
+    const prefix = uniquePrefix();
+    const remote = makeBareRemote("octo", "hello");
+    // Two machines: each worker has its own DATA_DIR, so the second cannot reach the first's sandbox.
+    const hostA = mkdtempSync(join(tmpdir(), "open-swe-host-a-"));
+    const hostB = mkdtempSync(join(tmpdir(), "open-swe-host-b-"));
+    sandboxRoots.push(join(hostA, "sandboxes"), join(hostB, "sandboxes"));
+    const replay = join(hostA, "run.json");
+    writeFileSync(
+      replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n" } }] },
+        // Host A dies during this command (its file is there); on host B the file is gone and it passes at once.
+        { tool_calls: [{ name: "execute", args: { command: "if test -f CONTRIBUTING.md; then touch .running; sleep 120; fi" } }] },
+        { tool_calls: [{ name: "commit_and_push", args: { message: "Add CONTRIBUTING.md" } }] },
+        { tool_calls: [{ name: "github_comment", args: { body: "I added CONTRIBUTING.md and pushed it." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "added" } }] },
+      ]),
+    );
+    const base = {
+      APP_ID: "1",
+      GITHUB_API_URL: "http://127.0.0.1:9/api/v3",
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: "s",
+      QUEUE_REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      OPEN_SWE_MODEL: `replay:${replay}`,
+      GIT_REMOTE_TEMPLATE: remote.template,
+      JOB_ATTEMPTS: "3",
+    };
+    const redis = testRedis();
+    const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: JobSigner.fromEnv(base) });
+    const thread = threadId({ kind: "issue", issueId: 4005 });
+    const victim = await startWorker({ ...base, DATA_DIR: hostA });
+    await queues.add(
+      "agent",
+      { installationId: 7, owner: "octo", repo: "hello", number: 5, isPullRequest: false, threadId: thread, trigger: "comment", requester: { login: "dana", id: 31 }, text: "add a CONTRIBUTING.md", comment: { kind: "issue_comment", id: 1 }, deliveryId: "crash-2" },
+      deliveryJobId("crash-2"),
+      { via: "github-webhook" },
+    );
+    const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
+    const messages = async () => ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+    for (let i = 0; ((await messages()).at(-1) as { tool_calls?: { name: string }[] } | undefined)?.tool_calls?.[0]?.name !== "execute"; i++) {
+      if (i > 1500) throw new Error("the run never reached its long command");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(hostA, "sandboxes") }));
+    const sandbox = await provider.connect((await redis.get(threadSandboxKey(prefix, thread)))!);
+    for (let i = 0; (await sandbox.exec("test -f .running")).exitCode !== 0; i++) {
+      if (i > 500) throw new Error("the long command never started");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    victim.kill("SIGKILL");
+    await startWorker({ ...base, DATA_DIR: hostB });
+
+    const done = await waitForJob(queues.queues.agent, deliveryJobId("crash-2"), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    expect(done.returnvalue).toMatchObject({ outcome: "completed" });
+    // The model read what was lost before its first call after the resume, after the re-run command's result.
+    const all = await messages();
+    const note = all.findIndex((m) => m.getType() === "human" && String(m.content).startsWith("Note: this run was resumed in a new sandbox"));
+    expect(note).toBeGreaterThan(0);
+    expect(all[note - 1]!.getType()).toBe("tool");
+    expect(String(all[note]!.content)).toContain("Nothing had been pushed yet");
+    expect(String(all[note]!.content)).toContain("uncommitted changes");
+    // Nothing reached the branch, and the reply leads with that, not with the model's claim alone.
+    expect(remote.git("branch", "--list", "open-swe/*").trim()).toBe("");
+    const calls = await redis.lrange(`${prefix}:gh-calls`, 0, -1);
+    const patches = calls.filter((c) => c.startsWith("PATCH /repos/octo/hello/issues/comments/555"));
+    expect(patches).toHaveLength(1);
+    const body = (JSON.parse(patches[0]!.slice(patches[0]!.indexOf("{"))) as { body: string }).body;
+    expect(body).toMatch(/^Note: this run was resumed in a new sandbox after its worker stopped, and the uncommitted work of the earlier attempt was lost\. Nothing was pushed after the resume: nothing was pushed at all/);
+    expect(body.indexOf("I added CONTRIBUTING.md and pushed it.")).toBeGreaterThan(0);
     await queues.close();
   }, 120_000);
 });

@@ -8,7 +8,8 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
 
 describe("open-swe run (local, replayed model)", () => {
-  it("leaves a branch in the working copy and prints it with the diff; says the run was replayed", () => {
+  // Two CLI processes (the run, then `runs ls`): more than the default timeout on a loaded machine.
+  it("leaves a branch in the working copy and prints it with the diff; says the run was replayed", { timeout: 120_000 }, () => {
     const repo = mkdtempSync(join(tmpdir(), "open-swe-local-"));
     git(repo, "init", "-q", "-b", "main");
     writeFileSync(join(repo, "README.md"), "# demo\n");
@@ -55,6 +56,14 @@ describe("open-swe run (local, replayed model)", () => {
     expect(transcript.flatMap((m) => m.tool_calls ?? []).map((c) => c.name)).toEqual(["write_file", "commit_and_push", "reply_to_user", "confirming_completion"]);
     expect(git(repo, "show", `${branch}:CONTRIBUTING.md`)).toBe("# Contributing\n");
     expect(git(repo, "status", "--porcelain")).toBe("?? notes.txt\n");
+
+    // Every run is recorded: `runs ls` on the same installation (its embedded Redis) lists it, source `local`.
+    const runId = /^run: (j__local__[0-9a-f-]{36}) /m.exec(res.stdout)?.[1];
+    expect(runId).toBeDefined();
+    const ls = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "runs", "ls"], { cwd: mkdtempSync(join(tmpdir(), "cwd-")), env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: data }, encoding: "utf8", timeout: 30_000 });
+    expect(ls.stderr).toBe("");
+    const rows = JSON.parse(ls.stdout) as Array<Record<string, unknown>>;
+    expect(rows).toEqual([expect.objectContaining({ id: runId, repo: expect.stringMatching(/^local\/open-swe-local-/), source: "local", trigger: "local", outcome: "completed" })]);
   });
 
   it.each([

@@ -72,7 +72,23 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     expect(types.indexOf("approval.requested")).toBeGreaterThan(types.indexOf("run.started"));
     expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ approvalId: id, decision: "approve", how: "person", by: "erin" });
     expect(events.find((e) => e.type === "tool.executed" && e.name === "execute")).toMatchObject({ server: "", status: "success" });
-    expect(events.filter((e) => e.type === "run.completed")).toEqual([expect.objectContaining({ runId: jobId("approval", id), status: "completed", trigger: "approval", toolCounts: expect.objectContaining({ execute: 1 }) })]);
+    expect(events.filter((e) => e.type === "run.completed")).toEqual([
+      expect.objectContaining({
+        runId: jobId("approval", id),
+        status: "completed",
+        trigger: "approval",
+        toolCounts: expect.objectContaining({ execute: 1 }),
+        // Seed 004's completion fields.
+        provider: "replay",
+        mode: "task",
+        messageCount: expect.any(Number),
+        title: "write the proof file",
+        firstUserMessage: "write the proof file",
+        subagentIds: [],
+        branches: { head: expect.stringMatching(/^open-swe\//), base: "main" },
+      }),
+    ]);
+    expect((events.find((e) => e.type === "run.completed") as { messageCount: number }).messageCount).toBeGreaterThan(4);
 
     // GET /metrics: the token is required, and the run's counters are there.
     expect((await scrape(app.proc.port!)).status).toBe(401);

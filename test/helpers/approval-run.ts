@@ -33,6 +33,13 @@ export async function toolMessages(prefix: string, thread: string, name: string)
   return messages.filter((m) => m.getType() === "tool" && m.name === name).map((m) => String(m.content));
 }
 
+/** The text of every human message in the thread's last checkpoint, oldest first. */
+export async function humanMessages(prefix: string, thread: string): Promise<string[]> {
+  const saver = new RedisSaver({ redis: testRedis(), prefix: `${prefix}:ckpt` });
+  const messages = ((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages: BaseMessage[] }).messages;
+  return messages.filter((m) => m.getType() === "human").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+}
+
 /** Starts a run that pauses on `execute`; returns the approval id read from the request comment. */
 export async function pausedRun(app: E2eApp, o: { installationId: number; number: number; issueId: number; commentId: number; reply: string; requestCommentId: number }) {
   writeFileSync(app.replay, JSON.stringify(script(o.reply)));

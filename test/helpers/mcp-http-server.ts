@@ -5,11 +5,13 @@ import { z } from "zod";
 
 /**
  * A real MCP server (the official SDK, Streamable HTTP, stateless) on loopback with one `search` tool;
- * requests without `Authorization: Bearer <token>` get 401. `calls` records what the tool was asked.
+ * requests without `Authorization: Bearer <token>` get 401. `calls` records what the tool was asked,
+ * `requests` counts every request.
  */
-export async function startMcpHttpServer(token: string): Promise<{ url: string; calls: string[]; authFailures: number; close(): Promise<void> }> {
-  const state = { calls: [] as string[], authFailures: 0 };
+export async function startMcpHttpServer(token: string): Promise<{ url: string; calls: string[]; authFailures: number; requests: number; close(): Promise<void> }> {
+  const state = { calls: [] as string[], authFailures: 0, requests: 0 };
   const server: Server = createServer((req, res) => {
+    state.requests += 1;
     if (req.headers.authorization !== `Bearer ${token}`) {
       state.authFailures += 1;
       res.writeHead(401).end();
@@ -34,6 +36,10 @@ export async function startMcpHttpServer(token: string): Promise<{ url: string; 
     },
     get authFailures() {
       return state.authFailures;
+    },
+    /** Every HTTP request it received (a server never started gets none). */
+    get requests() {
+      return state.requests;
     },
     close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
   };

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { GITHUB_RUN_TOOL_NAMES } from "../../src/agent/subagents/load-agents.js";
+import { runToolNames } from "../../src/runs/run-tool-names.js";
 import { githubTools } from "../../src/github/tools/index.js";
 import type { GitHubRunContext } from "../../src/github/tools/run-context.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
@@ -23,13 +23,15 @@ name: code-reviewer
 description: |
   Reviews code changes.
   <example>please review this PR</example>
-tools: [read_file, grep]
+tools: [read_file, grep, execute]
 skills: release
 model: claude-haiku-4-5
 permission_mode: confirm_risky
 max_iteration_per_run: 5
 max_budget_per_run: 0.25
 audience: maintainers
+hooks: { pre_tool: ./check.sh }
+condenser: none
 ---
 You are a meticulous code reviewer.
 `;
@@ -69,18 +71,22 @@ describe("open-swe agents list", () => {
         source: "project",
         file: ".agents/agents/code-reviewer.md",
         description: "Reviews code changes.\n<example>please review this PR</example>",
-        tools: ["read_file", "grep"],
+        tools: ["read_file", "grep", "execute"],
         skills: ["release"],
         model: "claude-haiku-4-5",
         permissionMode: "confirm_risky",
+        // confirm_risky: execute asks, the reads do not.
+        effectivePolicy: { permissionMode: "confirm_risky", ask: ["execute"], denied: [], allowed: ["grep", "read_file"] },
+        // Parsed, reported, and not acted on.
+        notActedOn: ["hooks", "condenser", "audience"],
         maxIterationPerRun: 5,
         maxBudgetPerRun: 0.25,
         whenToUseExamples: ["please review this PR"],
         metadata: { audience: "maintainers" },
         color: null,
-        hooks: null,
+        hooks: { pre_tool: "./check.sh" },
         mcpConfig: null,
-        condenser: { kind: "default" },
+        condenser: { kind: "none" },
       },
       expect.objectContaining({ name: "helper", source: "user", file: join(users, "alice/.agents/agents/helper.md"), description: "alice's helper", tools: null, model: "inherit" }),
       expect.objectContaining({ name: "general-purpose", source: "builtin", file: null }),
@@ -118,8 +124,21 @@ describe("open-swe agents list", () => {
     expect(res.stderr.trim()).toMatch(line);
   });
 
-  it("knows every host-side tool a GitHub run has", () => {
+  it("knows every host-side tool a run can have, read off the tool factories (GitHub's and each source's)", () => {
     const names = (githubTools({ verdictAuthorized: false } as GitHubRunContext, { isPullRequest: true }) as StructuredToolInterface[]).map((t) => t.name);
-    expect(GITHUB_RUN_TOOL_NAMES).toEqual(expect.arrayContaining(["commit_and_push", ...names, "http_request", "fetch_url", "web_search"]));
+    expect(runToolNames()).toEqual(expect.arrayContaining(["commit_and_push", ...names, "http_request", "fetch_url", "web_search", "slack_thread_reply", "linear_create_issue", "jira_update_issue", "confluence_update_page"]));
+  });
+
+  it("accepts an agent that names a Slack tool (one tool list, not a hand-kept copy)", () => {
+    const repo = mkdtempSync(join(tmpdir(), "agents-slack-"));
+    git(repo, "init", "-q", "-b", "main");
+    write(repo, { ".agents/agents/notifier.md": "---\nname: notifier\ntools: [slack_thread_reply, read_file]\n---\nTell the channel.\n" });
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "agent");
+    const res = cli(["agents", "list", "--repo", repo], {});
+    expect(res.stderr).toBe("");
+    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; tools: string[] | null }>; passedOver: unknown[] };
+    expect(out.passedOver).toEqual([]);
+    expect(out.agents.find((a) => a.name === "notifier")?.tools).toEqual(["slack_thread_reply", "read_file"]);
   });
 });

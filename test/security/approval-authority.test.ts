@@ -1,5 +1,6 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunIndex } from "../../src/store/run-index.js";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { API, pausedRun, runStartMocks, toolMessages } from "../helpers/approval-run.js";
@@ -54,6 +55,8 @@ describe("security: approval decisions", () => {
     expect(resumed.failedReason).toBeUndefined();
     expect(await toolMessages(app.prefix, thread, "execute")).toEqual([expect.stringMatching(/^Denied automatically: nobody approved this call within 60 minutes/)]);
     expect(await store.resolution(id)).toMatchObject({ decision: "reject", by: null, how: "timeout" });
+    // The paused run is marked resolved by the timeout (nobody), linking the run it resumed.
+    expect(await new RunIndex(testRedis(), app.prefix).get((await store.get(id))!.runId!)).toMatchObject({ status: "approval_resolved", approval: { decision: "reject", by: null, resumedRunId: jobId("approval", id) } });
 
     // A decision after the timeout is told so, once.
     const late = nock(API).post("/repos/octo/hello/issues/7/comments", (b) => b.body.includes("already denied automatically")).reply(201, { id: 926 });

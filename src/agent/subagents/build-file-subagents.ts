@@ -7,6 +7,8 @@ import type { RunMeter } from "../run-meter.js";
 import { FILE_TOOL_NAMES } from "./load-agents.js";
 import type { ResolvedAgent } from "./resolve-agents.js";
 import { subagentLimitsMiddleware } from "./subagent-limits.js";
+import { agentToolNames, effectivePolicy } from "./permission-policy.js";
+import type { RunToolPolicies } from "../../config/tool-policy.js";
 
 /** Hides tools the agent's file does not list from its model and refuses a call to one. */
 export function toolAllowlistMiddleware(excluded: ReadonlySet<string>) {
@@ -35,6 +37,10 @@ export interface BuildFileSubagentsOptions {
   models?: ReadonlyMap<string, BaseChatModel>;
   /** Where a skill is served from in the agent's file system (deepagents skill source path). */
   skillPath?: (skill: string) => string | undefined;
+  /** The run's tool policies: an agent's `permission_mode` asks before more of its tools, never fewer. */
+  runPolicies?: RunToolPolicies;
+  /** The run's side-effecting tools, which `confirm_risky` asks before (default: the host's). */
+  sideEffectTools?: readonly string[];
 }
 
 /** The resolved agents as deepagents subagents: prompt, tools, model, skills and limits from their files. */
@@ -51,6 +57,8 @@ export function buildFileSubagents(o: BuildFileSubagentsOptions): SubAgent[] {
       ...(d.maxBudgetPerRun !== undefined ? { maxBudgetPerRun: d.maxBudgetPerRun } : {}),
     });
     const skills = d.skills.map((s) => o.skillPath?.(s)).filter((p): p is string => p !== undefined);
+    // permission_mode (seed 003): its own approval list; without one, the run's (deepagents' default).
+    const ask = d.permissionMode ? effectivePolicy(d.permissionMode, agentToolNames(d), o.runPolicies ?? { denied: [], ask: [] }, o.sideEffectTools).ask : undefined;
     const spec: SubAgent = {
       name: d.name,
       description: d.description || d.name,
@@ -59,6 +67,7 @@ export function buildFileSubagents(o: BuildFileSubagentsOptions): SubAgent[] {
       middleware: [limits as AgentMiddleware, ...(excluded.size > 0 ? [toolAllowlistMiddleware(excluded) as AgentMiddleware] : []), ...o.middlewareFor(d.name)],
       ...(model ? { model } : {}),
       ...(skills.length > 0 ? { skills } : {}),
+      ...(ask && ask.length > 0 ? { interruptOn: Object.fromEntries(ask.map((t) => [t, { allowedDecisions: ["approve", "reject"] as ("approve" | "reject")[] }])) } : {}),
     };
     return spec;
   });

@@ -70,17 +70,3 @@ export function skippedAgentsNote(resolution: AgentResolution & { leftOut?: read
   }
   return lines.length > 0 ? lines.join("\n") : undefined;
 }
-
-/** The host-side tools of a GitHub run (`src/runs/run-agent.ts`), for `open-swe agents list`'s tool check. */
-export const GITHUB_RUN_TOOL_NAMES = [
-  "commit_and_push",
-  "open_or_update_pull_request",
-  "github_comment",
-  "get_pr_checks",
-  "get_check_logs",
-  "request_pr_review",
-  "schedule_thread_wakeup",
-  "http_request",
-  "fetch_url",
-  "web_search",
-] as const;

@@ -7,6 +7,7 @@ export const STATUS_VARIANT: Record<RunStatus, string> = {
   queued: "Label--secondary",
   running: "Label--accent",
   awaiting_approval: "Label--attention",
+  approval_resolved: "Label--secondary",
   pr_opened: "Label--success",
   completed: "Label--done",
   stopped: "Label--danger",

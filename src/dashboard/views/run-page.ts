@@ -5,7 +5,8 @@ import type { ConversationItem, Todo } from "../conversation.js";
 import type { Session } from "../session-store.js";
 import { csrfField, layout, type Html } from "./layout.js";
 import { statusBadge, timeTag } from "./badges.js";
-import { cost, duration } from "./runs-page.js";
+import { cost, decisionText, duration } from "./runs-page.js";
+import { stoppedWorkNote } from "../../threads/thread-stop.js";
 
 export const isLive = (status: string) => status === "queued" || status === "running";
 
@@ -25,7 +26,7 @@ export function todosView(todos: Todo[]): Html {
 
 export function runEndView(entry: RunEntry, record: RunRecord | null): Html {
   if (isLive(entry.status)) return html``;
-  return html`<p>Run ended: ${statusBadge(entry.status)}${entry.status === "stopped" ? html` — stopped${entry.stoppedBy ? ` by @${entry.stoppedBy}` : ""}.` : ""}
+  return html`<p>Run ended: ${statusBadge(entry.status)}${entry.status === "stopped" ? html` — <span id="run-stopped">${stoppedWorkNote({ by: entry.stoppedBy ?? null, dropped: entry.droppedFollowUps ?? 0 }).replace(/^Stopped/, "stopped")}</span>` : ""}
 ${record?.prUrl ? html` Pull request: <a href="${record.prUrl}" id="pr-link">${record.prUrl}</a>` : ""}</p>`;
 }
 
@@ -61,6 +62,8 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
 </dl>
 <div id="run-end">${runEndView(entry, record)}</div>
 ${failure ? html`<div class="flash flash-error mb-3" role="alert">The run failed: ${failure}</div>` : ""}
+${entry.approval ? html`<p id="run-approval" class="flash mb-3" role="status">${decisionText(entry.approval)} ${timeTag(entry.approval.at, now)}; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
+${entry.resumes ? html`<p id="run-resumes" class="mb-3">Resumes <a href="/app/runs/${encodeURIComponent(entry.resumes)}">the run that paused for approval</a>.</p>` : ""}
 ${extras.approvalId ? html`<p id="run-approval" class="flash flash-warn mb-3" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
 ${live
   ? html`<div id="controls" class="mb-4">

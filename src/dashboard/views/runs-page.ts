@@ -20,6 +20,12 @@ export function cost(usd: number | undefined): string {
   return usd === undefined ? "n/a" : `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 
+/** "Approved by @erin", "Denied by @erin", "Denied automatically (timed out)". */
+export function decisionText(a: NonNullable<RunEntry["approval"]>): string {
+  if (a.by === null) return "Denied automatically (timed out)";
+  return `${a.decision === "approve" ? "Approved" : "Denied"} by @${a.by}`;
+}
+
 function runDuration(r: RunRow): string {
   if (r.record) return duration(r.record.durationMs);
   if (r.entry.startedAt) return duration((r.entry.finishedAt ?? Date.now()) - r.entry.startedAt);
@@ -54,7 +60,7 @@ ${rows.map(
 <td data-label="Repository">${r.entry.repo}</td>
 <td data-label="Trigger" class="optional">${r.entry.trigger} · ${r.entry.source}</td>
 <td data-label="Model" class="optional">${r.record ? (r.record.replayed ? "replay" : r.record.modelId) : ""}</td>
-<td data-label="Status">${statusBadge(r.entry.status)}</td>
+<td data-label="Status">${statusBadge(r.entry.status)}${r.entry.approval ? html`<div class="f6">${decisionText(r.entry.approval)} · <a href="/app/runs/${encodeURIComponent(r.entry.approval.resumedRunId)}">resumed run</a></div>` : ""}</td>
 <td data-label="Queued">${timeTag(r.entry.queuedAt, now)}</td>
 <td data-label="Duration">${runDuration(r)}</td>
 <td data-label="Tokens" class="optional">${r.record ? `${r.record.inputTokens} in / ${r.record.outputTokens} out` : ""}</td>

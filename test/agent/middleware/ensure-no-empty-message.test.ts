@@ -86,6 +86,14 @@ describe("ensureNoEmptyMessageMiddleware", () => {
     expect(toolNames(result.messages)).toEqual(["no_op", "no_op"]);
     expect(result.messages.at(-1)?.text).toBe("c");
   });
+
+  it("with no maxNudges given, the default cap is 3 nudges in a row", async () => {
+    const model = fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")).respond(new AIMessage("c")).respond(new AIMessage("d")).respond(new AIMessage("e"));
+    const agent = createAgent({ model, tools: [reply], middleware: [ensureNoEmptyMessageMiddleware(deps)] });
+    const result = await agent.invoke({ messages: [new HumanMessage("go")] });
+    expect(toolNames(result.messages)).toEqual(["no_op", "no_op", "no_op"]);
+    expect(result.messages.at(-1)?.text).toBe("d");
+  });
 });
 
 describe("currentRunMessages", () => {
