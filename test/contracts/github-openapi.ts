@@ -61,14 +61,14 @@ export function prepareSchema(node: unknown, relax: boolean): unknown {
   return out;
 }
 
-function at(parts: string[]): unknown {
-  let n: unknown = spec();
+function at(parts: string[], from: Json = spec()): unknown {
+  let n: unknown = from;
   for (const p of parts) n = (n as Json)[p];
   return n;
 }
 
 /** The schema at `parts` with just the components it reaches, so compiling never walks the whole description. */
-function standalone(parts: string[]): Json {
+export function standalone(parts: string[], from: Json = spec()): Json {
   const schemas: Json = {};
   const seen = new Set<string>();
   const walk = (n: unknown): void => {
@@ -79,13 +79,13 @@ function standalone(parts: string[]): Json {
         const name = v.slice("#/components/schemas/".length);
         if (!seen.has(name)) {
           seen.add(name);
-          schemas[name] = at(["components", "schemas", name]);
+          schemas[name] = at(["components", "schemas", name], from);
           walk(schemas[name]);
         }
       } else walk(v);
     }
   };
-  const root = at(parts) as Json;
+  const root = at(parts, from) as Json;
   walk(root);
   return { ...root, components: { schemas } };
 }
@@ -170,7 +170,7 @@ function scalarOk(schema: Json | undefined, raw: string): string | undefined {
   return undefined;
 }
 
-function describe(errors: ErrorObject[] | null | undefined, root: string): string[] {
+export function describe(errors: ErrorObject[] | null | undefined, root: string): string[] {
   return (errors ?? []).slice(0, 5).map((e) => {
     const extra = e.keyword === "additionalProperties" ? ` (${String((e.params as Json).additionalProperty)})` : "";
     return `${root}${e.instancePath || ""} ${e.message ?? e.keyword}${extra}`;
