@@ -32,7 +32,8 @@ describe("GitHub's OpenAPI description as the contract of a mocked response", ()
     ["an undocumented status", 201, [], ["pulls/list: status 201 is not documented (documented: 200, 304, 422)"]],
     ["an outage, which any endpoint may answer", 503, { message: "unavailable" }, []],
     ["a rate limit, which any endpoint may answer", 429, { message: "slow down" }, []],
-    ["a 404 the operation does not document", 404, { message: "Not Found" }, ["pulls/list: status 404 is not documented (documented: 200, 304, 422)"]],
+    ["a resource gone or hidden, which any endpoint may answer", 404, { message: "Not Found" }, []],
+    ["a 409 the operation does not document", 409, { message: "Conflict" }, ["pulls/list: status 409 is not documented (documented: 200, 304, 422)"]],
     ["null where the description allows it", 200, [{ body: null, milestone: null }], []],
   ])("%s", (_name, status, body, expected) => {
     expect(checkResponse(pulls, status, body)).toEqual(expected);

@@ -235,10 +235,10 @@ export function checkRequest(method: string, pathAndQuery: string, body: unknown
 }
 
 /**
- * What GitHub may answer on any endpoint, documented or not: bad credentials, a rate limit (403/429), its
- * own outages. Tests of those paths are legitimate; their bodies are not checked (GitHub's vary).
+ * What GitHub may answer on any endpoint, documented or not: bad credentials, a rate limit (403/429), a
+ * resource that is gone or hidden from this token (404 — GitHub's troubleshooting guide), its own outages. Tests of those paths are legitimate; their bodies are not checked (GitHub's vary).
  */
-export const ANY_ENDPOINT_STATUSES: ReadonlySet<number> = new Set([401, 403, 429, 500, 502, 503, 504]);
+export const ANY_ENDPOINT_STATUSES: ReadonlySet<number> = new Set([401, 403, 404, 429, 500, 502, 503, 504]);
 
 /** Checks one mocked response: its status must be documented, its JSON body must have the documented types. */
 export function checkResponse(operation: Operation, status: number, body: unknown): string[] {
