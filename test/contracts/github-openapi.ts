@@ -54,6 +54,8 @@ export function prepareSchema(node: unknown, relax: boolean): unknown {
     const key = relax && k === "oneOf" ? "anyOf" : k;
     out[key] = k === "properties" && v && typeof v === "object" ? Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, prepareSchema(ps, relax)])) : prepareSchema(v, relax);
   }
+  // OpenAPI 3.0: `nullable` admits null even past an `enum` (`conclusion: null` while a check runs).
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
   if (out.nullable === true && out.type === undefined) {
     delete out.nullable;
     return { anyOf: [out, { type: "null" }] };

@@ -68,6 +68,15 @@ export function mockInstallationToken(installationId: number, times = 1): nock.S
     .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
 }
 
+/**
+ * An Actions job's log as GitHub serves it: a 302 from api.github.com to a short-lived log URL (which
+ * fetch follows), then the text.
+ */
+export function nockJobLogs(api: string, jobId: number, text: string, repo = "octo/hello"): void {
+  nock(api).get(`/repos/${repo}/actions/jobs/${jobId}/logs`).reply(302, "", { location: `https://pipelines.actions.githubusercontent.com/logs/${jobId}?sig=test` });
+  nock("https://pipelines.actions.githubusercontent.com").get(`/logs/${jobId}`).query({ sig: "test" }).reply(200, text, { "content-type": "text/plain" });
+}
+
 /** An `issue_comment.created` payload as GitHub sends it (only the fields the app reads). */
 export function issueCommentPayload(o: {
   installationId: number;

@@ -10,6 +10,7 @@ import { jobId } from "../../../src/queue/job-ids.js";
 import { SideEffectLedger } from "../../../src/store/side-effects.js";
 import { PrThreads } from "../../../src/threads/pr-threads.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
+import { nockJobLogs } from "../../helpers/github-app.js";
 
 const API = "https://api.github.com";
 const THREAD = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11";
@@ -123,9 +124,7 @@ describe("CI tools", () => {
   it("reads the tail of an Actions job log", async () => {
     const ctx = context();
     nock(API).get("/repos/octo/hello/check-runs/7").reply(200, { id: 7, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-    // GitHub answers with a redirect to a short-lived log URL; fetch follows it.
-    nock(API).get("/repos/octo/hello/actions/jobs/7/logs").reply(302, "", { location: "https://pipelines.actions.githubusercontent.com/logs/7?sig=x" });
-    nock("https://pipelines.actions.githubusercontent.com").get("/logs/7").query({ sig: "x" }).reply(200, `${"x".repeat(30_000)}\nError: expected 1 to be 2`, { "content-type": "text/plain" });
+    nockJobLogs(API, 7, `${"x".repeat(30_000)}\nError: expected 1 to be 2`);
     const out = await byName(ctx, "get_check_logs").invoke({ check_run_id: 7 });
     expect(out).toMatch(/^check_run 7 "test" failure:\n…\(10\d{3} earlier characters cut\)/);
     expect(out).toMatch(/Error: expected 1 to be 2$/);
