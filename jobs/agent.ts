@@ -81,6 +81,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   // A CI fix run shows itself on the head it fixes; a fix that became a follow-up above has no check of its own.
   const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;
   let fixResult: FixRunResult = "failed";
+  let testNote: string | undefined;
   const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
   const release = holdSandbox(ctx.runtime.sandboxCache, data.threadId, ctx.log);
   let ran = false;
@@ -89,6 +90,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     ran = true;
     status = record.outcome;
     fixResult = record.pushedSha ? "pushed" : record.autofixGate?.rerunRuns ? "rerun" : "no_change";
+    testNote = record.testNote;
     const approvalId = (record as { approvalId?: string }).approvalId;
     return {
       outcome: record.outcome,
@@ -103,7 +105,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     release();
     // The idle TTL counts from the end of the run, not its start.
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
-    if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log);
+    if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log, testNote);
     await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
     await ctx.locks.release(data.threadId, ctx.jobId);
     await registry.unregister(ctx.jobId).catch(() => undefined);

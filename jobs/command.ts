@@ -55,7 +55,7 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
       return { outcome: "autofix_status", pr: ref, ...facts };
     }
     case "fix_ci": {
-      const result = await handleCiEvent(manualCiEvent(data), ctx, { requester: data.requester, comment: data.comment });
+      const result = await handleCiEvent(manualCiEvent(data), ctx, { requester: data.requester, comment: data.comment, ...(data.allowTestConfig ? { allowTestConfig: true as const } : {}) });
       const reply = fixCiReply(result.reason as AutofixReason, { pending: result.pending });
       if (reply) await replyTo(octokit, target, reply);
       return { ...result, outcome: `fix_ci_${result.outcome}` };

@@ -11,6 +11,8 @@ command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 # Sandbox limit tests: python3 inside the sandbox (syscall attempts), mkfs.ext4 (capped workspace disks), prlimit.
 [ -x /usr/bin/python3 ] || missing+=(python3)
+# test/security/test-weakening-push: the sandbox lists a fixture's tests with pytest (--collect-only).
+/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
 { [ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] || command -v mkfs.ext4 >/dev/null 2>&1; } || missing+=(e2fsprogs)
 command -v prlimit >/dev/null 2>&1 || missing+=(util-linux)
 # test/dashboard/: playwright-core drives Debian's headless chromium (its own browser download is not used).

@@ -88,14 +88,14 @@ export function prUrlFrom(messages: readonly BaseMessage[], prTools: readonly st
   return url;
 }
 
-export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | undefined): RunOutcome {
+export function inferOutcome(messages: readonly BaseMessage[], prUrl: string | undefined, replyTools: readonly string[] = DEFAULT_REPLY_TOOLS): RunOutcome {
   const last = messages.at(-1);
   if (last && AIMessage.isInstance(last) && last.response_metadata["budget_exceeded"] === true) return "budget_exceeded";
   if (isModelCallLimitMessage(last)) return "step_limit";
   if (last && AIMessage.isInstance(last) && last.text.startsWith("Stopping: the sandbox failed")) return "sandbox_failed";
   if (prUrl) return "pr_opened";
   // Replied or confirmed is a finished run (a question needs no PR).
-  const finished = [CONFIRMING_COMPLETION_TOOL, ...DEFAULT_REPLY_TOOLS] as readonly string[];
+  const finished = [CONFIRMING_COMPLETION_TOOL, ...replyTools] as readonly string[];
   if (messages.some((m) => ToolMessage.isInstance(m) && m.name !== undefined && finished.includes(m.name) && m.status !== "error")) return "completed";
   return "incomplete";
 }
@@ -110,6 +110,8 @@ export interface BuildRunRecordInput {
   finishedAt: Date;
   /** A thrown error ends the run as `failed` whatever the messages say. */
   error?: unknown;
+  /** Tools whose success means the run answered (default: GitHub's reply; a source run adds its sources'). */
+  replyTools?: readonly string[];
   /** The `task` subagents' turns and tool calls: part of the run's usage, cost and tool counts. */
   subagent?: { subagentTurns: readonly AIMessage[]; subagentToolCounts: Readonly<Record<string, number>> };
 }
@@ -132,7 +134,7 @@ export function buildRunRecord(input: BuildRunRecordInput): RunRecord {
     durationMs: Math.max(0, input.finishedAt.getTime() - input.startedAt.getTime()),
     ...usage,
     toolCounts: tools,
-    outcome: input.error !== undefined ? "failed" : inferOutcome(run, prUrl),
+    outcome: input.error !== undefined ? "failed" : inferOutcome(run, prUrl, input.replyTools),
   };
   if (cost !== undefined) record.costUsd = cost;
   if (prUrl) record.prUrl = prUrl;

@@ -1,6 +1,7 @@
 import type { Octokit } from "../github/app-auth.js";
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../errors.js";
+import { completeCheckRun, openCheckRun } from "../shared/check-runs.js";
 import { AUTOFIX_CHECK_NAME } from "./skip-notice.js";
 
 export type FixRunResult = "pushed" | "rerun" | "no_change" | "failed";
@@ -18,33 +19,15 @@ const SETTLED: Record<FixRunResult, { conclusion: "success" | "neutral" | "failu
  */
 export async function startFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; headSha: string }, log: Logger): Promise<number | null> {
   try {
-    const res = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
-      owner: at.owner,
-      repo: at.repo,
-      name: AUTOFIX_CHECK_NAME,
-      head_sha: at.headSha,
-      status: "in_progress",
-      started_at: new Date().toISOString(),
-      output: { title: "Fixing", summary: "Open SWE is fixing the failing checks on this commit." },
-    });
-    return Number(res.data.id);
+    return await openCheckRun(octokit, at, AUTOFIX_CHECK_NAME, { title: "Fixing", summary: "Open SWE is fixing the failing checks on this commit." });
   } catch (err) {
     log.warn({ err: errorMessage(err) }, "CI autofix: could not open the Autofix check");
     return null;
   }
 }
 
-export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; checkRunId: number }, result: FixRunResult, log: Logger): Promise<void> {
+export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; checkRunId: number }, result: FixRunResult, log: Logger, testNote?: string): Promise<void> {
   const s = SETTLED[result];
-  await octokit
-    .request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
-      owner: at.owner,
-      repo: at.repo,
-      check_run_id: at.checkRunId,
-      status: "completed",
-      conclusion: s.conclusion,
-      completed_at: new Date().toISOString(),
-      output: { title: s.title, summary: s.summary },
-    })
-    .catch((err: unknown) => log.warn({ err: errorMessage(err), result }, "CI autofix: could not settle the Autofix check"));
+  const summary = testNote ? `${s.summary}\n\n${testNote}` : s.summary;
+  await completeCheckRun(octokit, at, at.checkRunId, s.conclusion, { title: s.title, summary }).catch((err: unknown) => log.warn({ err: errorMessage(err), result }, "CI autofix: could not settle the Autofix check"));
 }

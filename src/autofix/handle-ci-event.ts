@@ -14,6 +14,7 @@ import { BatchedEvents, replayBatched } from "./batched-events.js";
 import { readCiState, type CiState } from "./ci-state.js";
 import { ciFingerprint, conflictFingerprint, decideAutofix, type AutofixDecision, type AutofixInput, type AutofixTrigger } from "./decide.js";
 import { ciFixMessage, conflictFixMessage, reviewFixMessage } from "./fix-message.js";
+import { postCompletedCheckRun } from "../shared/check-runs.js";
 import { AUTOFIX_CHECK_NAME, CAP_COMMENT, skipNotice, type SkipFacts } from "./skip-notice.js";
 
 const RECHECK_MS = 120_000;
@@ -59,16 +60,7 @@ async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: st
   const notice = skipNotice(reason, facts);
   if (!notice) return;
   if (await ledger.once(at.ref, `check:${at.headSha}:${reason}`)) {
-    await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
-      owner: at.owner,
-      repo: at.repo,
-      name: AUTOFIX_CHECK_NAME,
-      head_sha: at.headSha,
-      status: "completed",
-      conclusion: "neutral",
-      completed_at: new Date().toISOString(),
-      output: { title: notice.title, summary: notice.summary },
-    });
+    await postCompletedCheckRun(octokit, at, AUTOFIX_CHECK_NAME, "neutral", { title: notice.title, summary: notice.summary });
   }
   if (notice.capReached && (await ledger.once(at.ref, "cap-comment"))) {
     await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: at.owner, repo: at.repo, issue_number: at.number, body: CAP_COMMENT(facts.attempts.total) });
@@ -91,6 +83,8 @@ async function canWrite(ctx: JobContext, octokit: Octokit, data: CiEventJob, log
 export interface ManualFix {
   requester: { login: string; id: number };
   comment: NonNullable<AgentJob["comment"]>;
+  /** `fix ci --allow-test-config`: the run may change how tests are selected or run. */
+  allowTestConfig?: true;
 }
 
 /** The `ci-event` payload a `fix ci` on PR #n stands for: no check named, the PR's head read from GitHub. */
@@ -247,6 +241,7 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
       requester: requester!,
       text,
       ...(manual ? { comment: manual.comment } : {}),
+      ...(manual?.allowTestConfig ? { allowTestConfig: true as const } : {}),
       ...(trigger === "ci" ? { autofixHead: headSha } : {}),
       ...(trigger === "merge_conflict" ? { autofixBase: found!.base.ref } : {}),
       deliveryId: agentJob,

@@ -60,6 +60,10 @@ export const EnvSchema = z.object({
   PERMISSION_CHECK_BUDGET_SECONDS: int(60, 1, 600),
   AGENT_COMMIT_MAX_FILES: int(500, 1, 100_000),
   AGENT_COMMIT_MAX_MB: int(20, 1, 2_000),
+  /** One run's agent and skill files (both levels): total size and counts; past them files are not read. */
+  AGENT_FILES_MAX_MB: int(2, 1, 100),
+  AGENT_FILES_MAX_AGENTS: int(50, 1, 1_000),
+  AGENT_FILES_MAX_SKILLS: int(100, 1, 1_000),
   FOLLOW_UP_CAP: int(20, 1, 1000),
   RUN_LOCK_SECONDS: int(3600, 10, 86400),
   /** CI autofix waits for a head's unfinished checks at most this long, then decides with what failed by then. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Octokit } from "../github/app-auth.js";
+import type { ProbotOctokit as Octokit } from "probot";
 import { OpenSweError } from "../errors.js";
 import { ToolPolicies } from "./tool-policy.js";
 import { McpServers } from "./mcp-config.js";

@@ -1,3 +1,4 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { Hono } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -6,8 +7,9 @@ import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
 import { RunStops } from "../runs/run-stop.js";
 import { FollowUpQueue } from "../threads/follow-ups.js";
+import { ThreadRepos } from "../threads/thread-repo.js";
 import { threadSandboxKey } from "../sandbox/lifecycle.js";
-import { conversationItems, readThread, usageSoFar } from "./conversation.js";
+import { conversationItems, readThread, usageSoFar, type Todo } from "./conversation.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import type { Session } from "./session-store.js";
 import { messagePage } from "./views/layout.js";
@@ -23,6 +25,23 @@ const POLL_MS = 400;
 export async function visibleRun(deps: DashboardDeps, session: Session, runId: string): Promise<RunEntry | null> {
   const entry = await new RunIndex(deps.redis, deps.prefix).get(runId);
   return entry && session.repos.includes(entry.repo) ? entry : null;
+}
+
+/**
+ * Is the run's thread still its repository's? A thread belongs to one repository; one from before that
+ * (a source conversation shared by several) may since have been another repository's, and its
+ * checkpoint, todos and follow-ups then are not this run's to show or feed. No record: a GitHub thread,
+ * per repository by its key.
+ */
+export async function threadIsRuns(deps: DashboardDeps, entry: RunEntry): Promise<boolean> {
+  const repo = await new ThreadRepos(deps.redis, deps.prefix).get(entry.threadId);
+  return repo === null || repo === entry.repo.toLowerCase();
+}
+
+/** The run's conversation: its thread's checkpoint, or nothing when the thread is another repository's. */
+async function runThread(deps: DashboardDeps, entry: RunEntry): Promise<{ messages: BaseMessage[]; todos: Todo[]; hidden: boolean }> {
+  if (!(await threadIsRuns(deps, entry))) return { messages: [], todos: [], hidden: true };
+  return { ...(await readThread(deps.checkpoints, entry.threadId)), hidden: false };
 }
 
 /** The stream's body, with its live-view grant given back once when it ends or the viewer leaves. */
@@ -61,13 +80,13 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const session = c.get("session");
     const entry = await visibleRun(deps, session, c.req.param("id"));
     if (!entry) return c.html(notFound(session), 404);
-    const [thread, record] = await Promise.all([readThread(deps.checkpoints, entry.threadId), records.get(entry.runId)]);
+    const [thread, record] = await Promise.all([runThread(deps, entry), records.get(entry.runId)]);
     const items = conversationItems(thread.messages);
     // A run refused before it started (bad config, no model key) says why through its failed job.
     const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
     const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
-    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId }));
+    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden }));
   });
 
   // Live view: new messages as the checkpoints are written, the status, and the end (PR link).
@@ -92,7 +111,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       const maxTicks = Math.ceil(((deps.config.env.AGENT_TIMEOUT_MINUTES + 10) * 60_000) / POLL_MS);
       for (let tick = 0; !aborted && tick < maxTicks; tick++) {
         const current = (await index.get(entry.runId)) ?? entry;
-        const thread = await readThread(deps.checkpoints, entry.threadId);
+        const thread = await runThread(deps, entry);
         const items = conversationItems(thread.messages);
         if (items.length < sent) sent = items.length;
         for (const [i, item] of items.slice(sent).entries()) await stream.writeSSE({ event: "message", id: String(sent + i + 1), data: JSON.stringify({ html: String(await messageView(item)) }) });
@@ -141,6 +160,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const text = (await c.req.parseBody())["text"];
     if (typeof text !== "string" || text.trim() === "" || text.length > 20_000) return c.html(messagePage("Nothing sent", session, "Write a message of at most 20,000 characters."), 400);
     if (!isLive(entry.status)) return c.html(messagePage("The run has ended", session, "This run has ended; start a new task to continue.", { href: "/app/tasks/new", label: "New task" }), 409);
+    if (!(await threadIsRuns(deps, entry))) return c.html(messagePage("Nothing sent", session, `This run's thread now belongs to another repository than ${entry.repo}; start a new task to continue.`, { href: "/app/tasks/new", label: "New task" }), 409);
     await new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP).push(entry.threadId, { text: text.trim(), author: session.login, source: "dashboard", at: Date.now() });
     return c.redirect(`/app/runs/${encodeURIComponent(entry.runId)}`, 303);
   });

@@ -3,10 +3,13 @@ export type Command =
   | { kind: "task"; text: string; verdictRequested?: true; model?: string }
   | { kind: "review"; instructions: string; verdictRequested: boolean; model?: string }
   | { kind: "autofix"; enabled: boolean }
-  | { kind: "fix_ci" }
+  | { kind: "fix_ci"; allowTestConfig?: true }
   | { kind: "autofix_status" }
   | { kind: "approval"; decision: "approve" | "deny"; id: string; reason?: string }
   | { kind: "help"; reason: string };
+
+/** `fix ci --allow-test-config`: the one flag that lets a CI fix change test configuration. */
+export const ALLOW_TEST_CONFIG = "--allow-test-config";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -77,6 +80,7 @@ function leadingOptions(text: string): { rest: string; model?: string; verdict: 
  *   @open-swe review [--model <id>] [--verdict] [notes…] → review (a verdict only with --verdict)
  *   @open-swe autofix on|off                  → per-PR autofix toggle (alone: its state and why)
  *   @open-swe fix ci                          → one fix run for this PR's failing checks
+ *   @open-swe fix ci --allow-test-config      → the same, allowed to change how tests are selected or run
  *   @open-swe approve <id> / deny <id> [reason] → a decision on a paused run's approval request
  *   @open-swe / @open-swe help                → help
  */
@@ -119,7 +123,11 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
     return { kind: "approval", decision: word, id: second.replace(/[,:;.!?]+$/, "").toLowerCase(), ...(reason ? { reason: reason.slice(0, 1000) } : {}) };
   }
   // Exactly `fix ci` (a writer's one-off fix run); `fix ci flakiness in foo` stays a task.
-  if (word === "fix" && second?.toLowerCase().replace(/[,:;.!?]+$/, "") === "ci" && third === undefined && !options.model) return { kind: "fix_ci" };
+  if (word === "fix" && second?.toLowerCase().replace(/[,:;.!?]+$/, "") === "ci" && !options.model) {
+    if (third === undefined) return { kind: "fix_ci" };
+    // `--allow-test-config` alone after it: the fix may change how tests are selected or run.
+    if (third.toLowerCase() === ALLOW_TEST_CONFIG && rest.split(/\s+/).filter(Boolean).length === 3) return { kind: "fix_ci", allowTestConfig: true };
+  }
   if (word === "help" && second === undefined && !options.model) return { kind: "help", reason: "" };
   const task = (t: string): Command => ({
     kind: "task",

@@ -8,7 +8,7 @@ export function helpText(handle: string, reason: string): string {
     `- \`${h} <task>\` — work on the task and open (or update) a draft pull request`,
     `- \`${h} review [notes]\` — review this pull request (comments only)`,
     `- \`${h} review --verdict [notes]\` — review and approve or request changes`,
-    `- \`${h} fix ci\` — one run to fix this pull request's failing checks`,
+    `- \`${h} fix ci\` — one run to fix this pull request's failing checks (\`fix ci --allow-test-config\` also lets it change how tests are selected or run)`,
     `- \`${h} approve <id>\` / \`${h} deny <id> [reason]\` — decide a paused run's request to use a tool that needs approval`,
     `- \`${h} autofix on|off\` — whether I try to fix failing checks on this pull request (one I opened); \`${h} autofix\` alone says the current state`,
   ]

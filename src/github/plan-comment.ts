@@ -95,7 +95,7 @@ export function planCommentJob(input: CommentInput): JobPlan {
           data: { ...base, command: "help", reason: "`fix ci` works on pull requests; this is an issue.", requester: author, comment },
         };
       }
-      return { queue: "command", jobId, data: { ...base, command: "fix_ci", requester: author, comment } };
+      return { queue: "command", jobId, data: { ...base, command: "fix_ci", ...(command.allowTestConfig ? { allowTestConfig: true as const } : {}), requester: author, comment } };
     case "approval":
       return {
         queue: "command",

@@ -1,5 +1,6 @@
 import { REPO_CONFIG_PATH, type RepoConfigError } from "../config/repo-config.js";
 import type { Octokit } from "./app-auth.js";
+import { postCompletedCheckRun } from "../shared/check-runs.js";
 import { replyTo, type ReplyTarget } from "./reply.js";
 
 /**
@@ -9,15 +10,7 @@ import { replyTo, type ReplyTarget } from "./reply.js";
 export async function reportConfigError(octokit: Octokit, err: RepoConfigError, target: ReplyTarget & { headSha?: string | undefined }): Promise<void> {
   const text = `I could not use \`${REPO_CONFIG_PATH}\`: ${err.message}.\n\n${err.details}\n\nFix the file on the default branch and ask again.`;
   if (target.headSha) {
-    await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
-      owner: target.owner,
-      repo: target.repo,
-      name: "Open SWE config",
-      head_sha: target.headSha,
-      status: "completed",
-      conclusion: "failure",
-      output: { title: `${REPO_CONFIG_PATH} is invalid`, summary: text },
-    });
+    await postCompletedCheckRun(octokit, { owner: target.owner, repo: target.repo, headSha: target.headSha }, "Open SWE config", "failure", { title: `${REPO_CONFIG_PATH} is invalid`, summary: text });
     return;
   }
   await replyTo(octokit, target, text);

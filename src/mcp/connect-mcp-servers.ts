@@ -4,12 +4,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { resolvePublicUrl } from "../net/http-guard.js";
+import { STATUS_CODES } from "node:http";
+import { HttpGuardError, resolvePublicUrl, type LookupAll } from "../net/http-guard.js";
+import { pinnedFetch } from "../net/pinned-fetch.js";
 import { errorMessage } from "../errors.js";
 import { shellJoin } from "../sandbox/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
 import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";
+import type { FetchLike } from "../net/pinned-fetch.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -21,8 +24,10 @@ export interface McpConnectOptions {
   runTimeoutMs: number;
   signal: AbortSignal;
   connectTimeoutMs?: number;
-  /** Tests pass a lookup; production resolves with the system resolver. */
-  checkRepoUrl?: (url: string) => Promise<unknown>;
+  /** How a repository server's name is resolved for its check; the transport connects only there. Tests inject it. */
+  lookup?: LookupAll;
+  /** This machine's addresses (refused like loopback); tests inject them. */
+  ownAddresses?: () => ReadonlySet<string>;
 }
 
 export interface McpConnection {
@@ -33,21 +38,66 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-async function transportFor(entry: McpServerEntry, o: McpConnectOptions): Promise<Transport> {
+/** What the remote transport saw: the last HTTP status, for a failure reason that never quotes the server. */
+interface Seen {
+  status?: number;
+  /** The code of the last connection failure (ECONNREFUSED, …). */
+  netError?: string;
+}
+
+async function transportFor(entry: McpServerEntry, o: McpConnectOptions, seen: Seen): Promise<Transport> {
   const c = entry.config;
   if ("command" in c) {
     // The server's command line is run by the sandbox's shell, inside the sandbox, as any `execute` is.
     return new SandboxStdioTransport(o.sandbox, shellJoin([c.command, ...c.args]), { env: c.env, timeoutMs: o.runTimeoutMs, signal: o.signal });
   }
-  // A repository's server is reached from the worker: only public addresses (no loopback, metadata, LAN).
-  if (entry.origin === "repo") await (o.checkRepoUrl ?? ((u: string) => resolvePublicUrl(u)))(c.url);
   const headers = resolveHeaders(entry, c.headers, o.secrets);
   const url = new URL(c.url);
-  return c.transport === "sse" ? new SSEClientTransport(url, { requestInit: { headers } }) : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  // A repository's server is reached from the worker: only public addresses (no loopback, metadata, LAN),
+  // and only the addresses checked — the transport's requests never resolve the name again (rebinding).
+  let base: FetchLike = globalThis.fetch;
+  if (entry.origin === "repo") {
+    const checked = await resolvePublicUrl(c.url, o.lookup, o.ownAddresses);
+    base = pinnedFetch(checked.url, checked.addresses);
+  }
+  const fetch: FetchLike = async (input, init) => {
+    try {
+      const res = await base(input, init);
+      seen.status = res.status;
+      return res;
+    } catch (err) {
+      const code = networkCode(err);
+      if (code) seen.netError = code;
+      throw err;
+    }
+  };
+  return c.transport === "sse" ? new SSEClientTransport(url, { requestInit: { headers }, fetch }) : new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch });
+}
+
+/**
+ * A remote server's failure in our words: its HTTP status, or what went wrong connecting — never the
+ * text of its answer (a server's body is the server's to write, not the run's reply to quote).
+ */
+export function remoteFailureReason(err: unknown, seen: Seen): string {
+  if (err instanceof HttpGuardError) return err.message;
+  if (seen.status !== undefined && (seen.status < 200 || seen.status > 299)) return `HTTP ${seen.status} (${STATUS_CODES[seen.status] ?? "unknown status"})`;
+  const code = seen.netError ?? networkCode(err);
+  if (code) return `cannot connect (${code})`;
+  if (err instanceof Error && /^did not start and list its tools within/.test(err.message)) return err.message;
+  return "its answer is not a working MCP server (the server's text is not quoted)";
+}
+
+function networkCode(err: unknown): string | null {
+  for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^(?:E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+  }
+  return null;
 }
 
 async function connectOne(entry: McpServerEntry, o: McpConnectOptions): Promise<{ client: Client; tools: StructuredToolInterface[] }> {
-  const transport = await transportFor(entry, o);
+  const seen: Seen = {};
+  const transport = await transportFor(entry, o, seen);
   const client = new Client({ name: "open-swe", version: "1" });
   const timeoutMs = o.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -66,7 +116,8 @@ async function connectOne(entry: McpServerEntry, o: McpConnectOptions): Promise<
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
-    const stderr = transport instanceof SandboxStdioTransport && transport.stderr.trim() ? ` (stderr: ${transport.stderr.trim().split("\n").slice(-3).join(" / ")})` : "";
+    if (!(transport instanceof SandboxStdioTransport)) throw new Error(remoteFailureReason(err, seen), { cause: err });
+    const stderr = transport.stderr.trim() ? ` (stderr: ${transport.stderr.trim().split("\n").slice(-3).join(" / ")})` : "";
     throw new Error(`${errorMessage(err)}${stderr}`);
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SOURCE_NAMES, type SourceName } from "../sources/source.js";
+import { SOURCE_NAMES, type SourceName } from "../shared/source-names.js";
 import type { QueueName } from "./names.js";
 
 const Repo = {
@@ -57,6 +57,8 @@ export const AgentJob = z.object({
   autofixHead: z.string().min(1).optional(),
   /** ci_fix for a merge conflict: the base branch the run merges in (shared into its sandbox). */
   autofixBase: z.string().min(1).optional(),
+  /** ci_fix from `@open-swe fix ci --allow-test-config` (a writer's explicit request): the push may change how tests run. */
+  allowTestConfig: z.literal(true).optional(),
   comment: CommentRef.optional(),
   /** trigger `approval`: a person's (or the timeout's) decision on the thread's paused tool calls. */
   approval: z.object({ id: ApprovalId, decision: z.enum(["approve", "reject"]), message: z.string().max(2000).optional() }).optional(),
@@ -128,6 +130,7 @@ export const CommandJob = z.discriminatedUnion("command", [
   }),
   z.object({
     command: z.literal("fix_ci"),
+    allowTestConfig: z.literal(true).optional(),
     ...CommandOn,
   }),
   z.object({

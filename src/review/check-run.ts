@@ -1,6 +1,6 @@
 import type { ProbotOctokit } from "probot";
-import { z } from "zod";
 import type { Logger } from "../logger.js";
+import { completeCheckRun, openCheckRun, postCompletedCheckRun } from "../shared/check-runs.js";
 
 export const REVIEW_CHECK_NAME = "Open SWE Review";
 
@@ -38,43 +38,14 @@ function titleOf(outcome: CheckOutcome): string {
 const MAX_SUMMARY = 60_000;
 
 export async function startReviewCheckRun(t: CheckRunTarget): Promise<number> {
-  const res = await t.octokit.rest.checks.create({
-    owner: t.owner,
-    repo: t.repo,
-    name: REVIEW_CHECK_NAME,
-    head_sha: t.headSha,
-    status: "in_progress",
-    started_at: new Date().toISOString(),
-    ...(t.detailsUrl !== undefined ? { details_url: t.detailsUrl } : {}),
-    ...(t.externalId !== undefined ? { external_id: t.externalId } : {}),
-    output: { title: "Reviewing", summary: "Open SWE is reviewing this pull request." },
-  });
-  return z.object({ id: z.number() }).parse(res.data).id;
+  return openCheckRun(t.octokit, t, REVIEW_CHECK_NAME, { title: "Reviewing", summary: "Open SWE is reviewing this pull request." }, t);
 }
 
 export async function settleReviewCheckRun(t: CheckRunTarget, checkRunId: number, outcome: CheckOutcome): Promise<void> {
-  await t.octokit.rest.checks.update({
-    owner: t.owner,
-    repo: t.repo,
-    check_run_id: checkRunId,
-    status: "completed",
-    conclusion: outcome.conclusion,
-    completed_at: new Date().toISOString(),
-    output: { title: titleOf(outcome), summary: outcome.summary.slice(0, MAX_SUMMARY) },
-  });
+  await completeCheckRun(t.octokit, t, checkRunId, outcome.conclusion, { title: titleOf(outcome), summary: outcome.summary.slice(0, MAX_SUMMARY) });
 }
 
 /** For when the in-progress check could not be created: the outcome still shows, as a completed check. */
 export async function createSettledReviewCheckRun(t: CheckRunTarget, outcome: CheckOutcome): Promise<void> {
-  await t.octokit.rest.checks.create({
-    owner: t.owner,
-    repo: t.repo,
-    name: REVIEW_CHECK_NAME,
-    head_sha: t.headSha,
-    status: "completed",
-    conclusion: outcome.conclusion,
-    completed_at: new Date().toISOString(),
-    ...(t.detailsUrl !== undefined ? { details_url: t.detailsUrl } : {}),
-    output: { title: titleOf(outcome), summary: outcome.summary.slice(0, MAX_SUMMARY) },
-  });
+  await postCompletedCheckRun(t.octokit, t, REVIEW_CHECK_NAME, outcome.conclusion, { title: titleOf(outcome), summary: outcome.summary.slice(0, MAX_SUMMARY) }, { detailsUrl: t.detailsUrl });
 }

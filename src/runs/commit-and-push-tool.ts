@@ -6,6 +6,7 @@ import { coAuthoredByTrailer } from "../sandbox/workspace/identity.js";
 import type { AppConfig } from "../config/env.js";
 import type { CommitCaps } from "../sandbox/workspace/commit-policy.js";
 import { createPushBundle, PushRejectedError, verifyAndPushBundle } from "../sandbox/workspace/push.js";
+import { checkTestInventory } from "../sandbox/workspace/test-inventory-check.js";
 import type { GitHubRunContext } from "../github/tools/run-context.js";
 
 export interface CommitAndPushDeps {
@@ -23,8 +24,10 @@ export interface CommitAndPushDeps {
   caps: CommitCaps;
   /** A CI fix run: the host refuses a push that skips or deletes tests (`test-weakening.ts`). */
   guardTests?: boolean;
-  /** A merge-conflict fix: the base's own test changes are not the run's. */
+  /** A merge-conflict fix: the base's own test changes are not the run's, and the PR's own files stay. */
   guardTestsAcceptFrom?: string;
+  /** `@open-swe fix ci --allow-test-config`: a guarded run may change how tests are selected or run. */
+  allowTestConfig?: boolean;
 }
 
 export const commitCaps = (config: AppConfig): CommitCaps => ({ maxFiles: config.env.AGENT_COMMIT_MAX_FILES, maxBytes: config.env.AGENT_COMMIT_MAX_MB * 1024 * 1024 });
@@ -69,10 +72,17 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           allowWorkflowChanges: deps.allowWorkflowChanges,
           maxBytes: deps.maxBundleBytes,
           caps: deps.caps,
-          ...(deps.guardTests ? { guardTests: true } : {}),
+          ...(deps.guardTests
+            ? {
+                guardTests: true,
+                testInventory: (from: string, to: string) => checkTestInventory({ sandbox: deps.sandbox, mirror: deps.mirror, from, to, ...(deps.guardTestsAcceptFrom ? { acceptFrom: deps.guardTestsAcceptFrom } : {}) }),
+              }
+            : {}),
           ...(deps.guardTestsAcceptFrom ? { guardTestsAcceptFrom: deps.guardTestsAcceptFrom } : {}),
+          ...(deps.allowTestConfig ? { allowTestConfig: true } : {}),
         });
         ctx.state.pushedSha = pushed.newSha;
+        if (pushed.testNote) ctx.state.testNote = pushed.testNote;
         await deps.onPushed(pushed.newSha);
         return `Pushed ${pushed.commits} commit(s) to ${ctx.branch} (${pushed.newSha.slice(0, 12)}); ${pushed.changedFiles.length} file(s): ${listFiles(pushed.changedFiles)}`;
       } catch (err) {
@@ -81,6 +91,18 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           return [
             `Push refused: nothing was pushed, because ${err.message}.`,
             `To fix: \`git reset --soft ${since} && git reset -q\` (your files stay as they are, uncommitted), add the directories to .gitignore (e.g. \`echo node_modules/ >> .gitignore\`), then call commit_and_push again.`,
+          ].join("\n");
+        }
+        if (err instanceof PushRejectedError && err.reason === "test_config") {
+          return [
+            `Push refused (test_config): nothing was pushed, because ${err.message}.`,
+            `To fix: \`git reset --soft ${deps.expectedOld()} && git reset -q\` (your files stay as they are, uncommitted), restore the configuration (\`git checkout ${deps.expectedOld()} -- <those files>\`), fix the code instead, then call commit_and_push again.`,
+          ].join("\n");
+        }
+        if (err instanceof PushRejectedError && err.reason === "deletes_pr_files") {
+          return [
+            `Push refused (deletes_pr_files): nothing was pushed, because ${err.message}.`,
+            `To fix: \`git reset --soft ${deps.expectedOld()} && git reset -q\` (your files stay as they are, uncommitted), bring the files back (\`git checkout ${deps.expectedOld()} -- <those files>\`), resolve the conflict inside them, then call commit_and_push again.`,
           ].join("\n");
         }
         if (err instanceof PushRejectedError && err.reason === "weakens_tests") {

@@ -2,6 +2,15 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { Logger } from "pino";
 import { errorMessage } from "../errors.js";
 import { loadAgents, skippedAgentsNote, type LoadedAgents } from "../agent/subagents/load-agents.js";
+import type { AgentFileLimits } from "../agent/subagents/read-agent-dirs.js";
+import type { AppConfig } from "../config/env.js";
+
+/** `AGENT_FILES_MAX_MB` / `_AGENTS` / `_SKILLS`: the run's budget for agent and skill files. */
+export const agentFileLimits = (config: AppConfig): AgentFileLimits => ({
+  maxBytes: config.env.AGENT_FILES_MAX_MB * 1024 * 1024,
+  maxAgents: config.env.AGENT_FILES_MAX_AGENTS,
+  maxSkills: config.env.AGENT_FILES_MAX_SKILLS,
+});
 
 export interface RunAgents extends LoadedAgents {
   models: Map<string, BaseChatModel>;
@@ -22,8 +31,9 @@ export async function loadRunAgents(o: {
   /** Builds a model an agent names; undefined: agents use the run's model (a replayed run). */
   makeModel?: (modelId: string) => Promise<BaseChatModel>;
   log: Pick<Logger, "warn">;
+  limits?: AgentFileLimits;
 }): Promise<RunAgents> {
-  const loaded = await loadAgents({ repo: { mirror: o.mirror, commit: o.commit }, ...(o.user ? { user: o.user } : {}), runTools: o.runTools });
+  const loaded = await loadAgents({ repo: { mirror: o.mirror, commit: o.commit }, ...(o.user ? { user: o.user } : {}), runTools: o.runTools, ...(o.limits ? { limits: o.limits } : {}) });
   const models = new Map<string, BaseChatModel>();
   if (o.makeModel) {
     for (const id of new Set(loaded.agents.map((a) => a.definition.model).filter((m) => m !== "inherit"))) {
@@ -36,6 +46,7 @@ export async function loadRunAgents(o: {
     }
   }
   for (const p of loaded.passedOver.filter((x) => x.reason === "parse_error")) o.log.warn({ file: p.file, reason: p.detail }, "agent file skipped");
+  if (loaded.leftOut.length > 0) o.log.warn({ leftOut: loaded.leftOut.length, first: loaded.leftOut[0] }, "agent files left out: past the run's budget");
   const note = skippedAgentsNote(loaded);
   return { ...loaded, models, ...(note ? { note } : {}) };
 }

@@ -23,7 +23,7 @@ import { classifyRepoArg } from "./repo-arg.js";
 import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
 import { OpenSweError } from "../errors.js";
 import { resolveRunModel } from "./resolve-run-model.js";
-import { loadRunAgents } from "./load-run-agents.js";
+import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";
 import { readContextAttachments } from "./context-attachments.js";
 
 export interface LocalRunOptions {
@@ -107,6 +107,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       mirror,
       commit: ws.sha,
       runTools: tools.map((t) => t.name),
+      limits: agentFileLimits(o.config),
       ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true, prsAsMe: false }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, thread: { modelId } })).model }),
       log: { warn: (meta: { file?: string; reason?: string }) => o.out(`agent file skipped: ${meta.file ?? "?"}: ${meta.reason ?? ""}\n`) },
     });

@@ -10,7 +10,7 @@ import type { Profile, TeamModels } from "../store/settings-store.js";
 import type { JobContext } from "../worker/job-context.js";
 import { readContextAttachments, requestContextPaths, withContextBlocks } from "./context-attachments.js";
 import type { InvokeAgentOptions } from "./invoke-agent.js";
-import { loadRunAgents } from "./load-run-agents.js";
+import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";
 import type { RunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
 
@@ -48,6 +48,7 @@ export async function prepareAgentInputs(o: {
     commit: await resolveRef(ws.mirror, `refs/heads/${ws.defaultBranch}`),
     user: { root: ctx.config.userAgentsRoot, login: data.requester.login },
     runTools: o.tools.map((t) => t.name),
+    limits: agentFileLimits(ctx.config),
     ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: o.profile, team: o.team, repoConfig: o.repoConfig, config: ctx.config.model, thread: { modelId } })).model }),
     log: ctx.log,
   }).catch((err: unknown) => {

@@ -1,8 +1,8 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { UnrecoverableError } from "bullmq";
-import { DEFAULT_REPLY_TOOLS } from "../agent/side-effect-tools.js";
 import { buildRunRecord } from "../agent/run-record.js";
+import { RUN_REPLY_TOOLS, RUN_SIDE_EFFECT_TOOLS } from "./run-tool-names.js";
 import type { RunRecord } from "../shared/run-record.js";
 import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../config/tool-policy.js";
 import { requestApproval } from "../approvals/handle-approval.js";
@@ -177,6 +177,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       caps: commitCaps(ctx.config),
       guardTests: data.trigger === "ci_fix",
       ...(data.autofixBase ? { guardTestsAcceptFrom: `refs/heads/${data.autofixBase}` } : {}),
+      ...(data.allowTestConfig ? { allowTestConfig: true } : {}),
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }).filter((t) => !channel || t.name !== "github_comment"),
     ...sourceTools,
@@ -187,7 +188,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   ] as StructuredToolInterface[];
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], { repo: repoConfig.agent.tools, team: teamToolPolicies });
   // Agents and skills, screenshots and `--context` files, the budget (src/runs/prepare-agent-inputs.ts).
-  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => (DEFAULT_REPLY_TOOLS as readonly string[]).includes(n)) } : null), tools, repoConfig, runModel, profile, team });
+  const inputs = await prepareAgentInputs({ data, ctx, ws, task: taskMessage(data, ws.branch, ws.baseBranch, ws.workspaceLost, channel ? { channel, replyTools: sourceTools.map((t) => t.name).filter((n) => RUN_REPLY_TOOLS.includes(n)) } : null), tools, repoConfig, runModel, profile, team });
   const startedAt = new Date();
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
@@ -209,7 +210,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       threadId: data.threadId,
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
-      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls` },
+      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls`, tools: RUN_SIDE_EFFECT_TOOLS },
+      replyTools: RUN_REPLY_TOOLS,
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
       // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
       onStatus: (status) => {
@@ -248,6 +250,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     subagent: meter,
     startedAt,
     finishedAt: new Date(),
+    replyTools: RUN_REPLY_TOOLS,
     ...(error !== undefined ? { error } : {}),
   });
   // Stop from the dashboard aborts the run through its signal: not a failure, and never retried.
@@ -258,6 +261,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   }
   if (gh.state.prUrl) record.prUrl = gh.state.prUrl;
   if (gh.state.pushedSha) record.pushedSha = gh.state.pushedSha;
+  if (gh.state.testNote) record.testNote = gh.state.testNote.slice(0, 1000);
   if (gated.gate) record.autofixGate = gated.gate;
   if (interrupt && error === undefined) {
     // Paused, not finished: the run that resumes after the decision records and sums up the whole run.

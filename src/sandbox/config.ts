@@ -24,6 +24,8 @@ export const SandboxEnv = z.object({
   SANDBOX_ORPHAN_GRACE_MINUTES: positiveInt(30),
   SANDBOX_MAX_OUTPUT_BYTES: positiveInt(1024 * 1024),
   SANDBOX_LOCAL_EGRESS: z.enum(["proxy", "host"]).default("proxy"),
+  // Connections one local sandbox may hold through the egress proxy at once (the proxy's 1,024 are shared).
+  SANDBOX_EGRESS_MAX_CONNECTIONS: positiveInt(128),
   // Host git (room hostgit): the largest push bundle a sandbox may hand the host.
   SANDBOX_MAX_BUNDLE_MB: positiveInt(100),
   GHE_HOST: optionalString,
@@ -66,6 +68,8 @@ export interface SandboxConfig {
   maxOutputBytes: number;
   /** Local provider, network on: "proxy" (own netns + filtering egress proxy) or "host" (host network). */
   localEgress: "proxy" | "host";
+  /** `SANDBOX_EGRESS_MAX_CONNECTIONS`: one sandbox's share of the egress proxy. */
+  egressMaxConnections: number;
   /** `SANDBOX_MAX_BUNDLE_MB` in bytes: a push bundle from a sandbox larger than this is refused. */
   maxBundleBytes: number;
   /** GitHub Enterprise host, whose API the egress proxy closes to sandboxes (github.com's always is). */
@@ -105,6 +109,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     orphanGraceMs: Math.max(e.SANDBOX_ORPHAN_GRACE_MINUTES * 60_000, 2 * e.SANDBOX_CREATE_TIMEOUT_MS),
     maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
     localEgress: e.SANDBOX_LOCAL_EGRESS,
+    egressMaxConnections: e.SANDBOX_EGRESS_MAX_CONNECTIONS,
     maxBundleBytes: e.SANDBOX_MAX_BUNDLE_MB * 1024 * 1024,
     ...defined({ gheHost: e.GHE_HOST }),
     limits: {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { runLockKey } from "../threads/run-lock.js";
+import { runLockKey } from "../store/keys.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
 
 /** Per-process handles by thread id; a cache only: Redis holds the truth. */

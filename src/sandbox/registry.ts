@@ -2,7 +2,8 @@ import type { SandboxConfig } from "./config.js";
 import { DaytonaSandboxProvider } from "./providers/daytona.js";
 import { E2bSandboxProvider } from "./providers/e2b.js";
 import { githubApiRules } from "./providers/egress-policy.js";
-import { LocalSandboxProvider, type LocalProviderOptions } from "./providers/local.js";
+import type { LocalProviderOptions } from "./providers/local-dir.js";
+import { LocalSandboxProvider } from "./providers/local.js";
 import { ModalSandboxProvider } from "./providers/modal.js";
 import type { SandboxProvider, SandboxType } from "./types.js";
 
@@ -30,7 +31,7 @@ export function localProviderOptions(c: SandboxConfig): LocalProviderOptions {
     hostUser: c.hostUser,
     overlay: c.localOverlay !== "off",
     hostPath: c.hostPath,
-    egressPolicy: githubApiRules(c.gheHost),
+    egressPolicy: { ...githubApiRules(c.gheHost), maxConnectionsPerSandbox: c.egressMaxConnections },
     limits: c.limits,
   };
 }

@@ -42,6 +42,8 @@ export const RunRecord = z.object({
   prUrl: z.url().optional(),
   /** The commit this run pushed last, if it pushed. */
   pushedSha: z.string().optional(),
+  /** A CI fix's last push: how its tests were judged (shown on the Autofix check). */
+  testNote: z.string().max(1000).optional(),
   error: z.string().optional(),
   /** A CI fix run's confidence gate: the failure's classification and its evidence. */
   autofixGate: GateResult.optional(),

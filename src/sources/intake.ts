@@ -9,7 +9,7 @@ import { chooseRepo } from "./resolve-repo.js";
 import { handleSourceApprovalClick } from "./source-approval.js";
 import { identityLogin, sourceIdentity } from "./source-identity.js";
 import type { SourceClient } from "./source.js";
-import { ThreadRepos } from "./thread-repo.js";
+import { ThreadRepos } from "../threads/thread-repo.js";
 
 /** The agent job a source event becomes: one per event, whatever redelivered it. */
 export function sourceRunJobId(source: string, dedupeKey: string): string {

@@ -24,6 +24,21 @@ export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {
   confluence: (config, deps) => confluenceSource(config.env, deps ?? null),
 };
 
+/** The tools a source's client gives a run that act on the source: its reply, and its other writes. */
+export interface SourceToolNames {
+  reply: readonly string[];
+  writes: readonly string[];
+}
+
+/** One line per source: its reply and write tools (a run's completion and idempotency lists are built from these). */
+export const SOURCE_TOOL_NAMES: { [N in SourceName]: SourceToolNames } = {
+  slack: { reply: ["slack_thread_reply"], writes: [] },
+  linear: { reply: ["linear_comment"], writes: ["linear_create_issue", "linear_update_issue", "linear_delete_issue"] },
+  jira: { reply: ["jira_comment"], writes: ["jira_create_issue", "jira_update_issue"] },
+  confluence: { reply: ["confluence_comment"], writes: ["confluence_create_page", "confluence_update_page"] },
+  dashboard: { reply: [], writes: [] },
+};
+
 export type SourceRegistry = ReadonlyMap<SourceName, Source>;
 
 /** Every known source, built from config; `extra` replaces or adds sources (tests' fixtures). */

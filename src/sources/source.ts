@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
+import type { SourceName } from "../shared/source-names.js";
 
 /**
  * One adapter family for every channel people reach the agent from besides GitHub (Slack, Linear,
@@ -8,8 +9,7 @@ import type { Logger } from "pino";
  * re-reads what it must trust, maps the person to a GitHub login, resolves the repository and
  * answers through the same adapter. `test/sources/conformance.ts` is the suite every source runs.
  */
-export const SOURCE_NAMES = ["slack", "linear", "jira", "confluence", "dashboard"] as const;
-export type SourceName = (typeof SOURCE_NAMES)[number];
+export { SOURCE_NAMES, type SourceName } from "../shared/source-names.js";
 
 /** What a route sees: the bytes as received, before anything parses them. */
 export interface InboundRequest {

@@ -1,14 +1,9 @@
 import type { Redis } from "ioredis";
-import { keyer } from "../store/keys.js";
+import { runLockKey } from "../store/keys.js";
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 const TAKE_OVER = `if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) return 1 else return 0 end`;
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
-
-/** The Redis key of a thread's run lock (the sandbox sweep reads it atomically with the sandbox's key). */
-export function runLockKey(prefix: string, threadId: string): string {
-  return keyer(`${prefix}:runlock`)(threadId);
-}
 
 /** One run per thread across every worker: a Redis lock owned by a token, with a TTL so a crash frees it. */
 export class RunLocks {

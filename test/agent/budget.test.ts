@@ -52,7 +52,9 @@ describe("the run budget", () => {
     [[10_000, 10_000], 1, 2, false], // never reached: the script ends the run
   ])("turns of %j under $%s: %i tool calls, stopped: %s", async (inputs, budget, made, stopped) => {
     const model = fakeModel();
-    inputs.forEach((n, i) => model.respond(turn("execute", { command: `echo ${i}` }, `e${i}`, n)));
+    inputs.forEach((n, i) => {
+      model.respond(turn("execute", { command: `echo ${i}` }, `e${i}`, n));
+    });
     model.respond(turn("confirming_completion", { summary: "done" }, "c", 0));
     const { backend, go } = run(model, budget);
     const { messages, record } = await go();

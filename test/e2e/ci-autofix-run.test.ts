@@ -110,7 +110,12 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       .post("/repos/octo/hello/check-runs", (b: { name: string; head_sha: string; status: string }) => b.name === "Open SWE Autofix" && b.head_sha === head && b.status === "in_progress")
       .reply(201, { id: 880 });
     const settled = nock(API)
-      .patch("/repos/octo/hello/check-runs/880", (b: { status: string; conclusion: string; output: { title: string } }) => b.status === "completed" && b.conclusion === "success" && b.output.title === "Fix pushed")
+      // The check says how the tests were judged: this repository has no runner the worker knows.
+      .patch(
+        "/repos/octo/hello/check-runs/880",
+        (b: { status: string; conclusion: string; output: { title: string; summary: string } }) =>
+          b.status === "completed" && b.conclusion === "success" && b.output.title === "Fix pushed" && /\n\nNo test runner recognised .*judged by the text heuristic only\.$/.test(b.output.summary),
+      )
       .reply(200, { id: 880 });
     nock(API).patch("/repos/octo/hello/issues/comments/656").reply(200, { id: 656 });
     const red = await sendWebhook(app.proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 77, name: "lint", headSha: head, branch, pr: 12 }));

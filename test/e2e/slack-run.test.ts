@@ -125,6 +125,25 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     expect(followUp).toBeGreaterThan(sleptAt);
   });
 
+  it("a question answered in the thread, with no PR and no completion call, ends the run as completed", async () => {
+    writeFileSync(app.replay, JSON.stringify([{ tool_calls: [{ name: "slack_thread_reply", args: { text: "It retries three times." } }] }, { text: "Answered in the thread." }]));
+    const m: Mention = { id: "1764590150.000100", user: "U0DANA", text: "how often does it retry? repo:octo/hello", where: "C0ENG" };
+    nockReread(m);
+    nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
+    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && b.text === "It retries three times.").reply(200, { ok: true, ts: "1.3" });
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && /Open SWE · /.test(b.text ?? "")).reply(200, { ok: true, ts: "1.4" });
+    expect((await send(m)).status).toBe(200);
+    const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("slack", `T0TEAM:C0ENG:${m.id}`), 60_000);
+    expect(done.failedReason).toBeUndefined();
+    // The source's reply tool (declared in its registry entry) counts as the run's answer.
+    expect(done.returnvalue).toMatchObject({ outcome: "completed" });
+    expect(reply.isDone()).toBe(true);
+  });
+
   it("a run that cannot start says why in the thread, and runs nothing", async () => {
     const m: Mention = { id: "1764590200.000100", user: "U0DANA", text: "refactor it repo:octo/hello", where: "C0ENG" };
     nockReread(m);

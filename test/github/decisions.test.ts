@@ -33,6 +33,7 @@ describe("planCommentJob", () => {
     ["bare autofix on a PR → its status", { ...base, command: { kind: "autofix_status" } }, { queue: "command", data: { command: "autofix_status" } }],
     ["bare autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix_status" } }, { queue: "command", data: { command: "help" } }],
     ["fix ci on a PR → command", { ...base, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "fix_ci" } }],
+    ["fix ci --allow-test-config → the command carries the typed flag", { ...base, command: { kind: "fix_ci", allowTestConfig: true } }, { queue: "command", data: { command: "fix_ci", allowTestConfig: true } }],
     ["fix ci on an issue → help", { ...base, isPullRequest: false, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "help", reason: "`fix ci` works on pull requests; this is an issue." } }],
     ["autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix", enabled: true } }, { queue: "command", data: { command: "help" } }],
     ["help → command", { ...base, command: { kind: "help", reason: "" } }, { queue: "command", data: { command: "help" } }],

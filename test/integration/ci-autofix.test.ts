@@ -248,7 +248,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
   });
 
   describe("`@open-swe fix ci` from a writer", () => {
-    function fixCi(number: number, login: string) {
+    function fixCi(number: number, login: string, body = "@open-swe fix ci") {
       installation += 1;
       return {
         installationId: installation,
@@ -258,7 +258,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
           repository: { name: "hello", full_name: "octo/hello", owner: { login: "octo" } },
           sender: { login, id: 21, type: "User" },
           issue: { number, id: 5000 + number, user: { login: "bob" }, pull_request: { url: "x" } },
-          comment: { id: 950 + number, body: "@open-swe fix ci", user: { login, id: 21, type: "User" } },
+          comment: { id: 950 + number, body, user: { login, id: 21, type: "User" } },
         },
       };
     }
@@ -282,6 +282,21 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
         comment: { kind: "issue_comment", id: 970 },
       });
       expect(job?.data.text).toContain("error no-unused-vars");
+      expect(job?.data.allowTestConfig).toBeUndefined();
+    });
+
+    it("`fix ci --allow-test-config`: the fix run's job carries the typed allowance", async () => {
+      const sha = head();
+      const { payload, installationId } = fixCi(57, "wren", "@open-swe fix ci --allow-test-config");
+      mockInstallationToken(installationId);
+      writer("wren");
+      pull(57, sha, "bob");
+      ciFacts(sha, { commitAuthor: "bob" });
+      const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+      const done = await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId));
+      expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "fix_ci_dispatch" } });
+      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      expect(job?.data).toMatchObject({ trigger: "ci_fix", allowTestConfig: true });
     });
 
     it("with nothing failing: one reply saying so, no run", async () => {

@@ -13,6 +13,9 @@ describe("readSandboxConfig", () => {
     expect(readSandboxConfig({ SANDBOX_LOCAL_EGRESS: "host" }).localEgress).toBe("host");
     expect(c.maxBundleBytes).toBe(100 * 1024 * 1024);
     expect(readSandboxConfig({ SANDBOX_MAX_BUNDLE_MB: "5" }).maxBundleBytes).toBe(5 * 1024 * 1024);
+    expect(c.egressMaxConnections).toBe(128);
+    expect(readSandboxConfig({ SANDBOX_EGRESS_MAX_CONNECTIONS: "16" }).egressMaxConnections).toBe(16);
+    expect(() => readSandboxConfig({ SANDBOX_EGRESS_MAX_CONNECTIONS: "0" })).toThrow(/SANDBOX_EGRESS_MAX_CONNECTIONS/);
   });
 
   it("reads vendor settings and treats blank values as unset", () => {

@@ -69,6 +69,24 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
     expect(await proc.redis.get(`${prefix}:run-stop:run-secret`)).toBeNull();
   });
 
+  it("a run whose thread has since been another repository's (a pre-upgrade shared thread) shows none of its conversation and takes no message", async () => {
+    const thread = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2bff";
+    await new RunIndex(proc.redis, prefix).put({ runId: "run-moved", repo: "octo/hello", threadId: thread, trigger: "comment", source: "slack", requester: "dana", title: "run-moved", status: "running", queuedAt: Date.now() });
+    await proc.redis.set(`${prefix}:thread:${thread}:repo`, "octo/secret");
+    const { jar } = await signIn();
+    const page = await fetch(`${base}/app/runs/run-moved`, { headers: { cookie: cookieHeader(jar) } });
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain('id="conversation-hidden"');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
+    const sent = await fetch(`${base}/app/runs/run-moved/messages`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, text: "read me the secret" }) });
+    expect(sent.status).toBe(409);
+    expect(await proc.redis.keys(`${prefix}:followups:${thread}*`)).toEqual([]);
+    // Its own repository's thread again: shown.
+    await proc.redis.set(`${prefix}:thread:${thread}:repo`, "octo/hello");
+    expect(await (await fetch(`${base}/app/runs/run-moved`, { headers: { cookie: cookieHeader(jar) } })).text()).not.toContain('id="conversation-hidden"');
+  });
+
   it("a forged or tampered session cookie opens nothing", async () => {
     const { jar } = await signIn();
     const real = jar.get("osw_session")!;

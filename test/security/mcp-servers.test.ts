@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpServers } from "../../src/mcp/connect-mcp-servers.js";
+import { connectMcpServers, mcpFailureNote } from "../../src/mcp/connect-mcp-servers.js";
 import { McpServers, runMcpServers } from "../../src/config/mcp-config.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
@@ -72,7 +72,7 @@ describe("security: MCP servers", () => {
       inside: { url: http.url },
     });
     // A public address for the exfil URL, so the secret rule (not DNS) is what refuses it.
-    const mcp = await connectMcpServers(runMcpServers({}, repo), { ...opts(sandbox), checkRepoUrl: async (u: string) => (u.includes("127.0.0.1") ? Promise.reject(new Error(`refusing ${u}: a loopback address`)) : undefined) });
+    const mcp = await connectMcpServers(runMcpServers({}, repo), opts(sandbox));
     const reasons = Object.fromEntries(mcp.failures.map((f) => [f.name, f.reason]));
     expect(reasons["exfil"]).toMatch(/secrets .* may only be used by servers the team configured/);
     expect(reasons["inside"]).toMatch(/loopback/);
@@ -82,5 +82,32 @@ describe("security: MCP servers", () => {
     const real = await connectMcpServers(runMcpServers({}, McpServers.parse({ inside: { url: http.url } })), opts(sandbox));
     expect(real.failures[0]?.reason).toMatch(/refusing http:\/\/127\.0\.0\.1:\d+: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback address/);
     expect(http.authFailures).toBe(0);
+  });
+
+  it("a server's error answer reaches the reply as its status and a short reason, never its text", async () => {
+    const { createServer } = await import("node:http");
+    const server = createServer((_req, res) => res.writeHead(500, { "content-type": "text/plain" }).end("stack trace with SECRET-BODY inside"));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      // A team server (the team may point at its own network), both transports.
+      const team = McpServers.parse({ http: { url: `http://127.0.0.1:${port}/mcp` }, sse: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } });
+      const mcp = await connectMcpServers(runMcpServers(team, {}), opts(sandbox));
+      expect(mcp.failures).toEqual([
+        { name: "http", reason: "HTTP 500 (Internal Server Error)" },
+        { name: "sse", reason: "HTTP 500 (Internal Server Error)" },
+      ]);
+      expect(mcpFailureNote(mcp.failures)).not.toContain("SECRET-BODY");
+      // Nothing listening: what went wrong connecting, in our words.
+      const probe = createServer();
+      await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+      const closed = (probe.address() as { port: number }).port;
+      await new Promise<void>((r) => probe.close(() => r()));
+      const gone = await connectMcpServers(runMcpServers(McpServers.parse({ http: { url: `http://127.0.0.1:${closed}/mcp` } }), {}), opts(sandbox));
+      expect(gone.failures).toEqual([{ name: "http", reason: "cannot connect (ECONNREFUSED)" }]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

@@ -4,7 +4,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmod, lstat, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mountOptions } from "../../src/sandbox/overlay.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
@@ -13,7 +13,6 @@ import { ensureMirror } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
 import { checkoutView } from "../helpers/checkout-view.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const NOBODY = ["--reuid", "65534", "--regid", "65534", "--clear-groups"];
 const PLANT = "cp /bin/bash /workspace/x && chmod 4755 /workspace/x && cp /bin/bash /workspace/y && chmod 6755 /workspace/y && ls -ln /workspace/x /workspace/y";
 const DEVICE = "mknod /workspace/null c 1 3 || mknod /workspace/sda b 8 0 || true";

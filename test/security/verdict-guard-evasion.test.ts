@@ -220,6 +220,77 @@ const benign: string[] = [
   "curl -s \"http://localhost:$PORT/health\"",
 ];
 
+/**
+ * Wrappers that build a command line from their arguments or stdin run that command line: each is
+ * evaluated, and when its payload is readable the verdict is named (not merely "unknown").
+ */
+const wrapped: Array<[string, "APPROVE" | "REQUEST_CHANGES" | "UNKNOWN_REVIEW_POST"]> = [
+  ["printf 'gh pr review 7 --approve\\0' | xargs -0 sh -c", "APPROVE"],
+  ["echo 'gh pr review 7 --approve' | xargs -I{} sh -c '{}'", "APPROVE"],
+  ["echo 'gh pr review 7 --approve' | xargs -I % bash -c %", "APPROVE"],
+  ["echo gh pr review 7 --approve | xargs -0 -I{} sh -c {}", "APPROVE"],
+  ["printf 'pr review 7 --approve' | xargs -d ' ' gh", "APPROVE"],
+  ["printf 'pr\\nreview\\n7\\n--approve\\n' | xargs gh", "APPROVE"],
+  ["echo --approve | xargs -n1 gh pr review 7", "APPROVE"],
+  ["echo 7 | xargs -I{} gh pr review {} --approve", "APPROVE"],
+  ["echo 7 | xargs --replace=N gh pr review N --request-changes -b x", "REQUEST_CHANGES"],
+  ["xargs -a args.txt gh pr review 7", "UNKNOWN_REVIEW_POST"],
+  ["cat args.txt | xargs -I{} gh pr review 7 {}", "UNKNOWN_REVIEW_POST"],
+  ["env -u X -S 'gh pr review 7 --approve'", "APPROVE"],
+  ["env -u X -S'gh pr review 7 --approve'", "APPROVE"],
+  ["env --unset=X -C /tmp -S 'gh pr review 7 --approve'", "APPROVE"],
+  ["env -iS'gh pr review 7 --approve'", "APPROVE"],
+  ["env -S 'timeout 5 gh pr review 7 --approve'", "APPROVE"],
+  ["parallel gh pr review 7 ::: --approve", "APPROVE"],
+  ["find . -maxdepth 0 -exec gh pr review 7 --approve \\;", "APPROVE"],
+  ["find . -maxdepth 0 -execdir sh -c 'gh pr review 7 --approve' \\;", "APPROVE"],
+  ["timeout -s KILL 5 gh pr review 7 --approve", "APPROVE"],
+  ["timeout --foreground 5 gh pr review 7 --approve", "APPROVE"],
+  ["nice -n 5 gh pr review 7 --approve", "APPROVE"],
+  ["nohup gh pr review 7 --approve", "APPROVE"],
+  ["stdbuf -oL gh pr review 7 --approve", "APPROVE"],
+  ["sudo -u root -- gh pr review 7 --approve", "APPROVE"],
+  ["su -c 'gh pr review 7 --approve'", "APPROVE"],
+  ["su root -c 'gh pr review 7 --approve'", "APPROVE"],
+  ["echo 'gh pr review 7 --approve' | su", "APPROVE"],
+  ["runuser -u x -- gh pr review 7 --approve", "APPROVE"],
+  ["flock /tmp/l gh pr review 7 --approve", "APPROVE"],
+  ["flock -w 5 /tmp/l gh pr review 7 --approve", "APPROVE"],
+  ["flock -x /tmp/l -c 'gh pr review 7 --approve'", "APPROVE"],
+  ["watch -n 1 gh pr review 7 --approve", "APPROVE"],
+  ["nohup setsid nice timeout 3 gh pr review 7 --approve", "APPROVE"],
+  // gh's global flags before the command
+  ["gh -R o/r pr review 3 --approve", "APPROVE"],
+  ["gh --repo o/r pr review 3 --approve", "APPROVE"],
+  ["gh --repo=o/r pr review 3 -r -b no", "REQUEST_CHANGES"],
+  ["gh -R o/r pr review 3", "UNKNOWN_REVIEW_POST"],
+];
+
+describe("wrappers that build a command line run it: the verdict guard evaluates the payload", () => {
+  it.each(wrapped)("%j → %s", (command, want) => {
+    expect(analyzeShellCommand(command)?.verdict).toBe(want);
+  });
+  it.each([
+    ["find . -name '*.ts' | xargs wc -l"],
+    ["printf 'a\\0b' | xargs -0 rm -f"],
+    ["echo a b | xargs -n1 echo"],
+    ["ls | xargs -I{} cp {} /tmp/{}"],
+    ["env -u CI -S 'npm test'"],
+    ["timeout 60 npm test"],
+    ["nice -n 10 make -j2"],
+    ["gh -R o/r pr view 3 --json reviews"],
+    ["gh --repo o/r pr review 3 --comment -b 'looks fine'"],
+    // A look-alike: printing an object that holds a reviews path posts nothing.
+    ["node -e \"console.log(JSON.stringify({path: '/repos/o/r/pulls/5/reviews', method: 'GET'}))\""],
+    ["node -e \"console.log({ path: '/repos/o/r/pulls/5/reviews', method: 'POST', body: {} })\""],
+  ])("allows %j", (command) => {
+    expect(analyzeShellCommand(command)).toBeNull();
+  });
+  it("code that could send it is still judged: a request to the reviews path with an unreadable event", () => {
+    expect(analyzeShellCommand("node -e \"require('https').request({host: 'api.github.com', path: '/repos/o/r/pulls/5/reviews', method: 'POST'}).end(process.argv[1])\" \"$B\"")?.verdict).toBe("UNKNOWN_REVIEW_POST");
+  });
+});
+
 describe("the verdict guard against evasion (defence in depth)", () => {
   it("has at least 60 evasion forms", () => {
     expect(evasions.length).toBeGreaterThanOrEqual(60);

@@ -3,7 +3,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { routedPath } from "../../src/http/webhook-body-limit.js";
-import { sendWebhook, WEBHOOK_SECRET } from "../helpers/github-app.js";
+import { WEBHOOK_SECRET } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 

@@ -17,9 +17,11 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { OpenSweError } from "../../errors.js";
+import { CheckpointKeys } from "./checkpoint-keys.js";
+import { ITEM_SEP, ItemCodec } from "./item-codec.js";
+import { KnownItems } from "./known-items.js";
 import { joinLists, splitLists, type LoadList, type StoreList } from "./split-lists.js";
 
 export interface RedisSaverOptions {
@@ -56,24 +58,12 @@ interface StoredBlob {
 
 const EMPTY = "__empty__";
 const INDEX_REFRESH_MS = 60_000;
-const SEP = 0;
 
 /**
  * A LangGraph checkpoint saver on plain Redis 7 commands (hashes, sets, a lex-ordered sorted set):
  * no RedisJSON or RediSearch needed.
  *
- * Keys, with `t` = thread id and `n` = namespace (both URI-encoded; `{t}` is the cluster hash tag):
- * - `p:threads:by-time` sorted set of thread ids by last put (ms), trimmed past the TTL; `p:{t}:ns` set of
- *   namespaces of a thread
- * - `p:{t}:ids:n` sorted set (all scores 0) of checkpoint ids — uuid6 ids sort by time lexically
- * - `p:{t}:cp:n:id` hash: checkpoint without channel_values, metadata (serde bytes + type), parent id
- * - `p:{t}:blob:n` hash of channel values, field `channel\0version`: only channels in `newVersions` are
- *   written on put, so an unchanged message list is not stored again on every step
- * - `p:{t}:item:n` hash of list elements by content (sha256/128 of type + serde bytes → `type\0bytes`): a list
- *   of objects (the message history) in a channel value or a write is stored as the hashes of its elements
- *   (`split-lists.ts`), so a step that appends two messages writes those two and a list of hashes, not the
- *   whole history again — nor in the writes, where langchain's agent puts the whole state at every tool step
- * - `p:{t}:w:n:id` hash of pending writes, field `taskId\0idx`
+ * Keys: see `checkpoint-keys.ts`.
  *
  * With `ttlSeconds`, every put refreshes the TTL of the thread's keys it touches (the latest checkpoint,
  * the blob, item, id and namespace keys), so a thread lives `ttlSeconds` past its last write; a running or
@@ -81,21 +71,11 @@ const SEP = 0;
  */
 export class RedisSaver extends BaseCheckpointSaver {
   readonly #redis: Redis;
-  readonly #prefix: string;
+  readonly #keys: CheckpointKeys;
   readonly #ttlSeconds: number | undefined;
   readonly #keep: number | undefined;
-  /**
-   * Item hashes this process wrote per item key since the thread's last getTuple (which starts every run):
-   * only these are skipped on put. Bounded; a forgotten key only costs writing its items once more.
-   */
-  readonly #known = new Map<string, Set<string>>();
-  /**
-   * The stored form of list elements that are class instances (messages), by identity: the history is
-   * the same message objects at every step, and serialising all of them again at every put made a step's
-   * cost grow with the run. An entry is used only while the element's shape (its own values, two levels
-   * down, by identity) is unchanged, so replacing a message's content or blocks is seen.
-   */
-  readonly #encoded = new WeakMap<object, { shape: unknown[]; stored: Buffer; hash: string }>();
+  readonly #codec: ItemCodec;
+  readonly #known = new KnownItems();
   /**
    * When this process last moved each thread up the thread index: a put refreshes it at most once per
    * INDEX_REFRESH_MS (a round trip fewer on every other put; the index's precision is far below the TTL's).
@@ -105,7 +85,8 @@ export class RedisSaver extends BaseCheckpointSaver {
   constructor(options: RedisSaverOptions) {
     super(options.serde);
     this.#redis = options.redis;
-    this.#prefix = options.prefix;
+    this.#keys = new CheckpointKeys(options.prefix);
+    this.#codec = new ItemCodec(this.serde);
     this.#ttlSeconds = options.ttlSeconds;
     this.#keep = options.keepCheckpoints;
     if (this.#keep !== undefined && !(Number.isInteger(this.#keep) && this.#keep >= 1)) {
@@ -113,40 +94,14 @@ export class RedisSaver extends BaseCheckpointSaver {
     }
   }
 
-  // The thread id is the hash tag, so one thread's keys share a cluster slot and MULTI stays legal on Redis Cluster.
-  #key(kind: string, thread: string, ...rest: string[]): string {
-    return [this.#prefix, `{${encodeURIComponent(thread)}}`, kind, ...rest.map((p) => encodeURIComponent(p))].join(":");
-  }
-  #threadsKey(): string {
-    return `${this.#prefix}:threads:by-time`;
-  }
-  #nsKey(thread: string): string {
-    return this.#key("ns", thread);
-  }
-  #idsKey(thread: string, ns: string): string {
-    return this.#key("ids", thread, ns);
-  }
-  #cpKey(thread: string, ns: string, id: string): string {
-    return this.#key("cp", thread, ns, id);
-  }
-  #writesKey(thread: string, ns: string, id: string): string {
-    return this.#key("w", thread, ns, id);
-  }
-  #blobsKey(thread: string, ns: string): string {
-    return this.#key("blob", thread, ns);
-  }
-  #itemsKey(thread: string, ns: string): string {
-    return this.#key("item", thread, ns);
-  }
-
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const thread = config.configurable?.["thread_id"] as string | undefined;
     if (thread === undefined) return undefined;
     const ns = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
-    this.#known.delete(this.#itemsKey(thread, ns));
+    this.#known.delete(this.#keys.items(thread, ns));
     let id: string | undefined = getCheckpointId(config) || undefined;
     if (!id) {
-      const latest = await this.#redis.zrevrangebylex(this.#idsKey(thread, ns), "+", "-", "LIMIT", 0, 1);
+      const latest = await this.#redis.zrevrangebylex(this.#keys.ids(thread, ns), "+", "-", "LIMIT", 0, 1);
       id = latest[0];
       if (!id) return undefined;
     }
@@ -160,12 +115,12 @@ export class RedisSaver extends BaseCheckpointSaver {
     const wantNs = config.configurable?.["checkpoint_ns"] as string | undefined;
     const wantId = config.configurable?.["checkpoint_id"] as string | undefined;
     const beforeId = before?.configurable?.["checkpoint_id"] as string | undefined;
-    const threads = wantThread !== undefined ? [wantThread] : (await this.#redis.zrange(this.#threadsKey(), "0", "-1")).sort();
+    const threads = wantThread !== undefined ? [wantThread] : (await this.#redis.zrange(this.#keys.threads(), "0", "-1")).sort();
     for (const thread of threads) {
-      const namespaces = wantNs !== undefined ? [wantNs] : (await this.#redis.smembers(this.#nsKey(thread))).sort();
+      const namespaces = wantNs !== undefined ? [wantNs] : (await this.#redis.smembers(this.#keys.ns(thread))).sort();
       for (const ns of namespaces) {
         const max = beforeId ? `(${beforeId}` : "+";
-        const ids = await this.#redis.zrevrangebylex(this.#idsKey(thread, ns), max, "-");
+        const ids = await this.#redis.zrevrangebylex(this.#keys.ids(thread, ns), max, "-");
         for (const id of ids) {
           if (wantId && id !== wantId) continue;
           if (limit !== undefined && limit <= 0) return;
@@ -194,7 +149,7 @@ export class RedisSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped({ ...rest, channel_values: {} }),
       this.serde.dumpsTyped(metadata),
     ]);
-    const itemsKey = this.#itemsKey(thread, ns);
+    const itemsKey = this.#keys.items(thread, ns);
     const newItems: Record<string, Buffer> = {};
     const blobs: Record<string, string> = {};
     for (const [channel, version] of Object.entries(newVersions)) {
@@ -210,15 +165,15 @@ export class RedisSaver extends BaseCheckpointSaver {
       metadataType: mdType,
     };
     if (parent) fields["parent"] = parent;
-    const cpKey = this.#cpKey(thread, ns, checkpoint.id);
+    const cpKey = this.#keys.cp(thread, ns, checkpoint.id);
     const multi = this.#redis.multi();
     if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
-    if (Object.keys(blobs).length > 0) multi.hset(this.#blobsKey(thread, ns), blobs);
-    multi.sadd(this.#nsKey(thread), ns).zadd(this.#idsKey(thread, ns), 0, checkpoint.id).del(cpKey).hset(cpKey, fields);
-    this.#expire(multi, this.#nsKey(thread), this.#idsKey(thread, ns), this.#blobsKey(thread, ns), itemsKey, cpKey);
-    multi.zcard(this.#idsKey(thread, ns));
+    if (Object.keys(blobs).length > 0) multi.hset(this.#keys.blobs(thread, ns), blobs);
+    multi.sadd(this.#keys.ns(thread), ns).zadd(this.#keys.ids(thread, ns), 0, checkpoint.id).del(cpKey).hset(cpKey, fields);
+    this.#expire(multi, this.#keys.ns(thread), this.#keys.ids(thread, ns), this.#keys.blobs(thread, ns), itemsKey, cpKey);
+    multi.zcard(this.#keys.ids(thread, ns));
     const results = await multi.exec();
-    this.#remember(itemsKey, newItems);
+    this.#known.remember(itemsKey, newItems);
     const count = Number(results?.at(-1)?.[1] ?? 0);
     if (this.#keep !== undefined && count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
     await this.#index(thread);
@@ -232,8 +187,8 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (last !== undefined && now - last < INDEX_REFRESH_MS) return;
     this.#indexedAt.delete(thread);
     if (this.#indexedAt.size >= 1024) this.#indexedAt.delete(this.#indexedAt.keys().next().value!);
-    const index = this.#redis.multi().zadd(this.#threadsKey(), now, thread);
-    if (this.#ttlSeconds !== undefined) index.zremrangebyscore(this.#threadsKey(), "-inf", `(${now - this.#ttlSeconds * 1000}`);
+    const index = this.#redis.multi().zadd(this.#keys.threads(), now, thread);
+    if (this.#ttlSeconds !== undefined) index.zremrangebyscore(this.#keys.threads(), "-inf", `(${now - this.#ttlSeconds * 1000}`);
     await index.exec();
     this.#indexedAt.set(thread, now);
   }
@@ -245,8 +200,8 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (thread === undefined || !id) {
       throw new OpenSweError("checkpoint_invalid", "cannot put writes without configurable.thread_id and checkpoint_id");
     }
-    const key = this.#writesKey(thread, ns, id);
-    const itemsKey = this.#itemsKey(thread, ns);
+    const key = this.#keys.writes(thread, ns, id);
+    const itemsKey = this.#keys.items(thread, ns);
     const newItems: Record<string, Buffer> = {};
     const stored: [string, number, StoredWrite][] = [];
     for (const [i, [channel, value]] of writes.entries()) {
@@ -262,33 +217,33 @@ export class RedisSaver extends BaseCheckpointSaver {
     }
     this.#expire(multi, key, itemsKey);
     await multi.exec();
-    this.#remember(itemsKey, newItems);
+    this.#known.remember(itemsKey, newItems);
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    const namespaces = await this.#redis.smembers(this.#nsKey(threadId));
-    const keys: string[] = [this.#nsKey(threadId)];
+    const namespaces = await this.#redis.smembers(this.#keys.ns(threadId));
+    const keys: string[] = [this.#keys.ns(threadId)];
     for (const ns of namespaces) {
-      const ids = await this.#redis.zrange(this.#idsKey(threadId, ns), "0", "-1");
-      keys.push(this.#idsKey(threadId, ns), this.#blobsKey(threadId, ns), this.#itemsKey(threadId, ns));
-      this.#known.delete(this.#itemsKey(threadId, ns));
-      for (const id of ids) keys.push(this.#cpKey(threadId, ns, id), this.#writesKey(threadId, ns, id));
+      const ids = await this.#redis.zrange(this.#keys.ids(threadId, ns), "0", "-1");
+      keys.push(this.#keys.ids(threadId, ns), this.#keys.blobs(threadId, ns), this.#keys.items(threadId, ns));
+      this.#known.delete(this.#keys.items(threadId, ns));
+      for (const id of ids) keys.push(this.#keys.cp(threadId, ns, id), this.#keys.writes(threadId, ns, id));
     }
     const multi = this.#redis.multi();
     for (let i = 0; i < keys.length; i += 500) multi.del(...keys.slice(i, i + 500));
     await multi.exec();
-    await this.#redis.zrem(this.#threadsKey(), threadId);
+    await this.#redis.zrem(this.#keys.threads(), threadId);
     this.#indexedAt.delete(threadId);
   }
 
   /** Serialises a value with its object lists split into items; new items land in `newItems`. */
   async #dump(itemsKey: string, value: unknown, newItems: Record<string, Buffer>): Promise<StoredBlob> {
-    const known = this.#knownItems(itemsKey);
+    const known = this.#known.of(itemsKey);
     const items: string[] = [];
     const store: StoreList = async (list, depth) => {
       const hashes: string[] = [];
       for (const element of list) {
-        const { stored, hash } = this.#cached(element) ?? (await this.#encode(element, depth > 0 ? (e) => splitLists(e, store, depth - 1) : async (e) => e));
+        const { stored, hash } = this.#codec.cached(element) ?? (await this.#codec.encode(element, depth > 0 ? (e) => splitLists(e, store, depth - 1) : async (e) => e));
         hashes.push(hash);
         if (!known.has(hash)) newItems[hash] = stored;
       }
@@ -299,22 +254,6 @@ export class RedisSaver extends BaseCheckpointSaver {
     const split = await splitLists(value, store);
     const [type, bytes] = await this.serde.dumpsTyped(split);
     return { type, value: Buffer.from(bytes).toString("base64"), ...(items.length > 0 ? { items } : {}) };
-  }
-
-  /** The stored form of an unchanged class instance (a message) encoded before; synchronous, as most elements hit. */
-  #cached(element: object): { stored: Buffer; hash: string } | undefined {
-    const cached = this.#encoded.get(element);
-    return cached && sameShape(cached.shape, shapeOf(element)) ? cached : undefined;
-  }
-
-  async #encode(element: object, split: (e: object) => Promise<unknown>): Promise<{ stored: Buffer; hash: string }> {
-    const [type, bytes] = await this.serde.dumpsTyped(await split(element));
-    const stored = Buffer.concat([Buffer.from(type), Buffer.from([SEP]), Buffer.from(bytes)]);
-    // 96 bits: a collision within one thread's few thousand items is not a concern.
-    const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
-    // Plain objects may hold lists to split (a Send's state) and are rebuilt every step; class instances (messages) are not.
-    if (Object.getPrototypeOf(element) !== Object.prototype && !Array.isArray(element)) this.#encoded.set(element, { shape: shapeOf(element), stored, hash });
-    return { stored, hash };
   }
 
   async #load(thread: string, ns: string, stored: StoredBlob): Promise<unknown> {
@@ -332,26 +271,9 @@ export class RedisSaver extends BaseCheckpointSaver {
     return joinLists(value, load);
   }
 
-  #remember(itemsKey: string, newItems: Record<string, Buffer>): void {
-    const known = this.#knownItems(itemsKey);
-    for (const hash of Object.keys(newItems)) known.add(hash);
-  }
-
-  #knownItems(itemsKey: string): Set<string> {
-    let known = this.#known.get(itemsKey);
-    if (known) {
-      this.#known.delete(itemsKey); // re-insert: the map's order is least recently used first
-    } else {
-      known = new Set();
-      if (this.#known.size >= 256) this.#known.delete(this.#known.keys().next().value!);
-    }
-    this.#known.set(itemsKey, known);
-    return known;
-  }
-
   /** Drops all but the latest `keep` checkpoints of a namespace, then the values and items nothing kept references. */
   async #prune(thread: string, ns: string, keep: number): Promise<void> {
-    const idsKey = this.#idsKey(thread, ns);
+    const idsKey = this.#keys.ids(thread, ns);
     const ids = await this.#redis.zrange(idsKey, "0", "-1");
     const dropped = ids.slice(0, Math.max(0, ids.length - keep));
     if (dropped.length === 0) return;
@@ -360,8 +282,8 @@ export class RedisSaver extends BaseCheckpointSaver {
     // (it belongs to a kept checkpoint) never loses its items.
     const keptFields = await this.#versionFields(thread, ns, kept);
     const stale = [...(await this.#versionFields(thread, ns, dropped))].filter((f) => !keptFields.has(f));
-    const blobsKey = this.#blobsKey(thread, ns);
-    const itemsKey = this.#itemsKey(thread, ns);
+    const blobsKey = this.#keys.blobs(thread, ns);
+    const itemsKey = this.#keys.items(thread, ns);
     const itemsOf = async (fields: string[], ids: string[]): Promise<Set<string>> => {
       const out = new Set<string>();
       const blobs = fields.length > 0 ? await this.#redis.hmget(blobsKey, ...fields) : [];
@@ -371,12 +293,11 @@ export class RedisSaver extends BaseCheckpointSaver {
     };
     const live = await itemsOf([...keptFields], kept);
     const staleItems = [...(await itemsOf(stale, dropped))].filter((h) => !live.has(h));
-    const known = this.#known.get(itemsKey);
-    for (const h of staleItems) known?.delete(h);
+    this.#known.forget(itemsKey, staleItems);
     const multi = this.#redis.multi();
     multi.zrem(idsKey, ...dropped);
     for (let i = 0; i < dropped.length; i += 250) {
-      multi.del(...dropped.slice(i, i + 250).flatMap((id) => [this.#cpKey(thread, ns, id), this.#writesKey(thread, ns, id)]));
+      multi.del(...dropped.slice(i, i + 250).flatMap((id) => [this.#keys.cp(thread, ns, id), this.#keys.writes(thread, ns, id)]));
     }
     if (stale.length > 0) multi.hdel(blobsKey, ...stale);
     if (staleItems.length > 0) multi.hdel(itemsKey, ...staleItems);
@@ -387,7 +308,7 @@ export class RedisSaver extends BaseCheckpointSaver {
   async #versionFields(thread: string, ns: string, ids: string[]): Promise<Set<string>> {
     const fields = new Set<string>();
     for (const id of ids) {
-      const raw = await this.#redis.hmgetBuffer(this.#cpKey(thread, ns, id), "checkpoint", "checkpointType");
+      const raw = await this.#redis.hmgetBuffer(this.#keys.cp(thread, ns, id), "checkpoint", "checkpointType");
       if (!raw[0] || !raw[1]) continue;
       const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
       for (const [channel, version] of Object.entries(cp.channel_versions)) fields.add(`${channel}\u0000${version}`);
@@ -401,7 +322,7 @@ export class RedisSaver extends BaseCheckpointSaver {
   }
 
   async #loadTuple(thread: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
-    const raw = await this.#redis.hgetallBuffer(this.#cpKey(thread, ns, id));
+    const raw = await this.#redis.hgetallBuffer(this.#keys.cp(thread, ns, id));
     const cpBytes = raw["checkpoint"];
     const mdBytes = raw["metadata"];
     if (!cpBytes || !mdBytes) return undefined;
@@ -423,7 +344,7 @@ export class RedisSaver extends BaseCheckpointSaver {
   async #loadValues(thread: string, ns: string, versions: ChannelVersions): Promise<Record<string, unknown>> {
     const entries = Object.entries(versions);
     if (entries.length === 0) return {};
-    const raw = await this.#redis.hmget(this.#blobsKey(thread, ns), ...entries.map(([ch, v]) => `${ch}\u0000${v}`));
+    const raw = await this.#redis.hmget(this.#keys.blobs(thread, ns), ...entries.map(([ch, v]) => `${ch}\u0000${v}`));
     const values: Record<string, unknown> = {};
     for (const [i, [channel]] of entries.entries()) {
       const stored = raw[i];
@@ -437,10 +358,10 @@ export class RedisSaver extends BaseCheckpointSaver {
 
   async #loadItems(thread: string, ns: string, hashes: string[]): Promise<unknown[]> {
     if (hashes.length === 0) return [];
-    const raw = await this.#redis.hmgetBuffer(this.#itemsKey(thread, ns), ...hashes);
+    const raw = await this.#redis.hmgetBuffer(this.#keys.items(thread, ns), ...hashes);
     return Promise.all(
       raw.map(async (stored, i) => {
-        const at = stored?.indexOf(SEP) ?? -1;
+        const at = stored?.indexOf(ITEM_SEP) ?? -1;
         if (!stored || at < 0) throw new OpenSweError("checkpoint_invalid", `checkpoint of thread ${thread} references a missing list item ${hashes[i]}`);
         return this.serde.loadsTyped(stored.subarray(0, at).toString(), stored.subarray(at + 1));
       }),
@@ -448,7 +369,7 @@ export class RedisSaver extends BaseCheckpointSaver {
   }
 
   async #storedWrites(thread: string, ns: string, id: string): Promise<StoredWrite[]> {
-    const raw = await this.#redis.hvals(this.#writesKey(thread, ns, id));
+    const raw = await this.#redis.hvals(this.#keys.writes(thread, ns, id));
     const writes = raw.map((r) => JSON.parse(r) as StoredWrite);
     writes.sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
     return writes;
@@ -472,28 +393,4 @@ export class RedisSaver extends BaseCheckpointSaver {
     const versions = Object.values(mutable.channel_versions);
     mutable.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
-}
-
-
-/** An object's own values and those of its object-valued properties (and of their elements), by identity. */
-function shapeOf(value: object): unknown[] {
-  const out: unknown[] = [];
-  for (const v of Object.values(value)) {
-    out.push(v);
-    if (typeof v !== "object" || v === null) continue;
-    if (Array.isArray(v)) {
-      out.push(v.length);
-      for (const e of v) {
-        out.push(e);
-        if (typeof e === "object" && e !== null) out.push(...Object.values(e));
-      }
-    } else {
-      out.push(...Object.values(v));
-    }
-  }
-  return out;
-}
-
-function sameShape(a: unknown[], b: unknown[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

@@ -12,7 +12,7 @@ const SPAWNS = /\b(?:system|popen|subprocess|spawn(?:Sync)?|exec(?:Sync|File|Fil
 const HTTP = /\b(?:requests|urllib\d?|http\.client|httpx|aiohttp|fetch|axios|got|https?\.(?:request|get)|XMLHttpRequest|Net::HTTP|LWP|HTTP::Tiny|curl_\w+|file_get_contents|open-uri|URI\.open|octokit|Octokit|PyGithub|github3?|Github|ghapi|graphql)\b/i;
 const OBFUSCATION = /b64decode|base64|atob|fromCharCode|\bchr\s*\(|\.decode\s*\(|codecs|unhexlify|fromhex|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|\[::-1\]|\.reverse\s*\(|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|rot_?13|zlib|gzip|\bpack\s*\(|Buffer\.from|\.join\s*\(\s*(?:''|"")\s*\)|sprintf|%c/i;
 /** Signs that code writes (a POST, a body, a review-creating call) rather than reads. */
-const WRITES = /\b(?:post|put|patch)\b|method\s*[:=]|\brequest\s*\(|\b(?:data|body|json)\s*[:=]|Net::HTTP::(?:Post|Put|Patch)|createReview|submitReview|create_review|submit_review|addPullRequestReview|submitPullRequestReview/i;
+const WRITES = /\b(?:post|put|patch)\b|method\s*[:=](?!\s*['"`]?(?:GET|HEAD)\b)|\brequest\s*\(|\b(?:data|body|json)\s*[:=]|Net::HTTP::(?:Post|Put|Patch)|createReview|submitReview|create_review|submit_review|addPullRequestReview|submitPullRequestReview/i;
 const REVIEW_API = /\/pulls\/[^/\s'"]+\/reviews|\bcreateReview\b|\bsubmitReview\b|\bcreate_review\b|\bsubmit_review\b|addPullRequestReview|submitPullRequestReview/i;
 
 /** String literals in code ('…', "…", `…`), with backslash escapes decoded where we can. */
@@ -46,7 +46,10 @@ export function analyzeCode(code: string, d: CodeDeps): Verdict {
       if (v === "UNKNOWN_REVIEW_POST") verdict = v;
     }
   }
-  if (REVIEW_API.test(code) && WRITES.test(code)) {
+  // Code that neither makes requests nor runs commands (nor loads anything that could) posts nothing:
+  // printing an object with a reviews path in it is not a review.
+  const reaches = spawns || http || /\brequire\b|\bimport\b|\.request\s*\(|\bsocket\b|\bconnect\s*\(/.test(code);
+  if (reaches && REVIEW_API.test(code) && WRITES.test(code)) {
     if (/\bAPPROVE\b/i.test(code)) return "APPROVE";
     if (/\bREQUEST_CHANGES\b/i.test(code)) return "REQUEST_CHANGES";
     if (!/\bCOMMENT\b/.test(code)) return unknown(d.note, "inline code calls the review API with an event we cannot read");

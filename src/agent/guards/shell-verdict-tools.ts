@@ -81,8 +81,27 @@ export interface GhDeps {
   scan: (script: string) => Verdict;
 }
 
+/** gh's global flags before the command: `-R o/r`, `--repo o/r`, `--repo=o/r`, `-Ro/r`. */
+function dropGhGlobals(args: string[]): string[] | null {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) {
+    const w = args[i]!;
+    if (w === "--help" || w === "-h" || w === "--version") return null;
+    if (w === "-R" || w === "--repo") i += 2;
+    else i += 1;
+  }
+  return args.slice(i);
+}
+
 export function analyzeGh(args: string[], d: GhDeps, hub = false): Verdict {
-  const [sub, ...rest] = args;
+  const globals = dropGhGlobals(args);
+  if (globals === null) return null;
+  if (globals.length !== args.length && !hub) {
+    // `-R o/r pr review …` is `pr review … -R o/r`: the repo flag belongs to the command too.
+    const flags = args.slice(0, args.length - globals.length);
+    return analyzeGh([...globals.slice(0, 2), ...flags, ...globals.slice(2)], d, hub);
+  }
+  const [sub, ...rest] = globals;
   if (sub === undefined) return null;
   if (isDynamic(sub)) return unknown(d.note, "the `gh` subcommand comes from an expansion");
   if (sub === "pr") return analyzeGhPr(rest, d.note);

@@ -2,7 +2,7 @@ import { unknown, type Verdict } from "./shell-verdict-body.js";
 import { analyzeCode, analyzeSed } from "./shell-verdict-code.js";
 import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type StdinText } from "./shell-verdict-tools.js";
 import { outputOf } from "./shell-static.js";
-import { dropOptions, envSplitString, xargsCommand } from "./shell-wrappers.js";
+import { dropOptions, envSplitString, xargsCommands } from "./shell-wrappers.js";
 import type { SimpleCommand, Stdin, Vars } from "./shell-command.js";
 import { isAssignment, isDynamic, parseShell, procSubIndex } from "./shell-words.js";
 
@@ -201,10 +201,16 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       case "timeout":
         words = dropOptions(rest, new Set(["-s", "-k", "--signal", "--kill-after"])).slice(1);
         continue;
-      case "xargs":
-        words = xargsCommand(rest, resolveStdin(stdin, ctx.shared.files));
-        stdin = null;
-        continue;
+      case "xargs": {
+        // The command line xargs builds from its arguments and stdin is what runs: evaluate each one.
+        const cmds = xargsCommands(rest, resolveStdin(stdin, ctx.shared.files));
+        if (cmds.length === 1) {
+          words = cmds[0]!;
+          stdin = null;
+          continue;
+        }
+        return worst(cmds.map((c) => () => analyze(c, null, ctx)));
+      }
       case "eval": {
         const text = rest.join(" ");
         return worst([() => rescan(text), () => (isDynamic(text) ? opaque(ctx, "`eval` runs text that is only known when the command runs") : null)]);
@@ -216,8 +222,16 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       case "runuser":
       case "flock": {
         const at = rest.findIndex((w) => /^-[a-zA-Z]*c$/.test(w) || w === "--command");
-        if (at === -1 || rest[at + 1] === undefined) return name === "flock" ? analyze(rest.slice(1), null, ctx) : null;
-        return shellText(rest[at + 1]!, ctx);
+        if (at !== -1 && rest[at + 1] !== undefined) return shellText(rest[at + 1]!, ctx);
+        if (name === "flock") return analyze(dropOptions(rest, new Set(["-w", "--timeout", "-E", "--conflict-exit-code"])).slice(1), null, ctx);
+        // `runuser -u user -- cmd …` runs the command; `su user` with no -c runs a shell on stdin.
+        const dash = rest.indexOf("--");
+        if (name === "runuser" && dash !== -1) {
+          words = rest.slice(dash + 1);
+          continue;
+        }
+        if ((name === "su" || name === "runuser") && stdin) return analyzeShell([], stdin, ctx);
+        return null;
       }
       case "find":
         return scanFindExec(rest, ctx);

@@ -1,6 +1,6 @@
 import { GENERAL_PURPOSE_SUBAGENT } from "deepagents";
 import type { AgentDefinition } from "./agent-definition.js";
-import { readRepoAgentFiles, readUserAgentFiles, type SkillFiles } from "./read-agent-dirs.js";
+import { AgentFileBudget, readRepoAgentFiles, readUserAgentFiles, type AgentFileLimits, type SkillFiles } from "./read-agent-dirs.js";
 import { resolveAgents, type AgentDir, type AgentResolution } from "./resolve-agents.js";
 
 /** deepagents' file tools: every subagent has them unless its file lists its tools. */
@@ -23,6 +23,8 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
 export interface LoadedAgents extends AgentResolution {
   /** Skills by name, project over user. */
   skills: SkillFiles[];
+  /** Agent files and skills not read: past the run's budget (`AgentFileLimits`), named. */
+  leftOut: string[];
 }
 
 export interface LoadAgentsInput {
@@ -33,14 +35,16 @@ export interface LoadAgentsInput {
   programmatic?: readonly AgentDefinition[];
   /** Host-side tools of the run a file agent may name (besides the file tools). */
   runTools: readonly string[];
+  /** The whole run's agent and skill files (default: 2 MB, 50 agents, 100 skills). */
+  limits?: AgentFileLimits;
 }
 
 /** Reads the project and user levels and resolves them with the built-ins (seed 003). */
 export async function loadAgents(input: LoadAgentsInput): Promise<LoadedAgents> {
-  const [repo, user] = await Promise.all([
-    input.repo ? readRepoAgentFiles(input.repo.mirror, input.repo.commit) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] },
-    input.user ? readUserAgentFiles(input.user.root, input.user.login) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] },
-  ]);
+  // One budget for the run, the project's files first: what is past it is named, not read.
+  const budget = new AgentFileBudget(input.limits);
+  const repo = input.repo ? await readRepoAgentFiles(input.repo.mirror, input.repo.commit, budget) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] };
+  const user = input.user ? await readUserAgentFiles(input.user.root, input.user.login, budget) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] };
   const skills = [...repo.skills, ...user.skills.filter((s) => !repo.skills.some((p) => p.name === s.name))];
   const resolution = resolveAgents({
     ...(input.programmatic ? { programmatic: input.programmatic } : {}),
@@ -49,14 +53,22 @@ export async function loadAgents(input: LoadAgentsInput): Promise<LoadedAgents> 
     knownTools: new Set([...FILE_TOOL_NAMES, ...input.runTools]),
     knownSkills: new Set(skills.map((s) => s.name)),
   });
-  return { ...resolution, skills };
+  return { ...resolution, skills, leftOut: budget.leftOut };
 }
 
-/** The run reply's note on agent files that were not loaded, or undefined when all were. */
-export function skippedAgentsNote(resolution: AgentResolution): string | undefined {
+const LEFT_OUT_SHOWN = 10;
+
+/** The run reply's note on agent files that were not loaded (invalid, or past the budget), or undefined when all were. */
+export function skippedAgentsNote(resolution: AgentResolution & { leftOut?: readonly string[] }): string | undefined {
   const bad = resolution.passedOver.filter((p) => p.reason === "parse_error");
-  if (bad.length === 0) return undefined;
-  return [`Skipped agent file(s) that could not be loaded:`, ...bad.map((p) => `- \`${p.file}\`: ${p.detail ?? "invalid"}`)].join("\n");
+  const left = resolution.leftOut ?? [];
+  const lines: string[] = [];
+  if (bad.length > 0) lines.push(`Skipped agent file(s) that could not be loaded:`, ...bad.map((p) => `- \`${p.file}\`: ${p.detail ?? "invalid"}`));
+  if (left.length > 0) {
+    lines.push(`Left out of this run, past its budget for agent and skill files (${left.length}):`, ...left.slice(0, LEFT_OUT_SHOWN).map((l) => `- ${l}`));
+    if (left.length > LEFT_OUT_SHOWN) lines.push(`- … and ${left.length - LEFT_OUT_SHOWN} more`);
+  }
+  return lines.length > 0 ? lines.join("\n") : undefined;
 }
 
 /** The host-side tools of a GitHub run (`src/runs/run-agent.ts`), for `open-swe agents list`'s tool check. */

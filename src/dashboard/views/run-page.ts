@@ -38,6 +38,8 @@ export interface RunPageExtras {
   usage: { inputTokens: number; outputTokens: number; costUsd?: number };
   /** The approval a paused run waits on. */
   approvalId?: string | null;
+  /** The run's thread now belongs to another repository: its conversation is not shown. */
+  conversationHidden?: boolean;
 }
 
 export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], extras: RunPageExtras): Html {
@@ -69,6 +71,7 @@ ${live
 <h2>Todo list</h2>
 <div id="todos">${todosView(todos)}</div>
 <h2>Conversation</h2>
+${extras.conversationHidden ? html`<p id="conversation-hidden" role="status">This run's thread has since been another repository's, so its conversation is not shown here.</p>` : ""}
 <div id="conversation" aria-live="polite">${items.map(messageView)}</div>
 ${live ? html`<div id="live" data-events="/app/runs/${id}/events?from=${items.length}"></div><script src="/app/static/live.js" defer></script>` : ""}`;
   return layout(entry.title || "Run", session, body);

@@ -1,5 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { readCommitChecks } from "../../shared/check-runs.js";
 import type { GitHubRunContext } from "./run-context.js";
 
 function prNumberOf(ctx: GitHubRunContext, explicit?: number): number | null {
@@ -10,15 +11,12 @@ function prNumberOf(ctx: GitHubRunContext, explicit?: number): number | null {
 export async function summarizeChecks(ctx: GitHubRunContext, prNumber: number): Promise<string> {
   const { data: pr } = await ctx.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: ctx.owner, repo: ctx.repo, pull_number: prNumber });
   const sha = pr.head.sha;
-  const [runs, status] = await Promise.all([
-    ctx.octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", { owner: ctx.owner, repo: ctx.repo, ref: sha, per_page: 100 }),
-    ctx.octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/status", { owner: ctx.owner, repo: ctx.repo, ref: sha }),
-  ]);
+  const { checkRuns, status } = await readCommitChecks(ctx.octokit, ctx, sha);
   const lines = [
-    ...runs.data.check_runs.map((r) => `check_run ${r.id} "${r.name}": ${r.status}${r.conclusion ? `/${r.conclusion}` : ""}`),
-    ...status.data.statuses.map((s) => `status "${s.context}": ${s.state}${s.description ? ` — ${s.description}` : ""}`),
+    ...checkRuns.map((r) => `check_run ${r.id} "${r.name}": ${r.status}${r.conclusion ? `/${r.conclusion}` : ""}`),
+    ...status.statuses.map((s) => `status "${s.context}": ${s.state}${s.description ? ` — ${s.description}` : ""}`),
   ];
-  return `PR #${prNumber} head ${sha.slice(0, 12)} (${status.data.state}):\n${lines.join("\n") || "no checks reported yet"}`;
+  return `PR #${prNumber} head ${sha.slice(0, 12)} (${status.state}):\n${lines.join("\n") || "no checks reported yet"}`;
 }
 
 export function prChecksTool(ctx: GitHubRunContext) {

@@ -18,6 +18,8 @@ export interface RunState {
   prUrl?: string;
   prNumber?: number;
   pushedSha?: string;
+  /** A CI fix's last push: how its tests were judged (the runner's list, or the heuristic only), for the Autofix check. */
+  testNote?: string;
   replied: boolean;
   /** The last reply this run posted, so the run summary can be appended to it instead of a new comment. */
   lastReply?: { id: number; body: string };

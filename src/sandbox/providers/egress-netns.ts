@@ -14,14 +14,15 @@ const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 export const EGRESS_PORT = 3128;
 
 // Runs in its own network namespace (loopback only, set up by bwrap): listens on 127.0.0.1:<port>
-// and relays every connection to the worker's proxy socket. While the proxy process is being
+// and relays every connection to the worker's proxy socket, each opened with one line naming the
+// sandbox it serves (the proxy's per-sandbox quota; the sandbox's own bytes follow it). While the proxy process is being
 // restarted the socket refuses: the relay retries for up to 10 s, holding the sandbox's bytes.
 // It exits when the worker goes away (bwrap --die-with-parent, and its stdin closes), and the
 // namespace goes with it.
-const FORWARDER = `const net=require("net");const [port,sock]=process.argv.slice(1);
+const FORWARDER = `const net=require("net");const [port,sock,id]=process.argv.slice(1);
 process.stdin.on("end",()=>process.exit(0));process.stdin.on("error",()=>process.exit(0));process.stdin.resume();
 const relay=(c,n)=>{const u=net.connect(sock);let up=false;c.u=u;
-u.on("connect",()=>{up=true;c.pipe(u);u.pipe(c);});
+u.on("connect",()=>{up=true;u.write("OSW-SANDBOX "+id+"\\n");c.pipe(u);u.pipe(c);});
 u.on("error",()=>{if(!up&&n<100&&!c.destroyed)setTimeout(()=>relay(c,n+1),100);else c.destroy();});};
 const s=net.createServer(c=>{c.pause();c.on("error",()=>c.destroy());c.on("close",()=>c.u&&c.u.destroy());relay(c,0);});
 s.on("error",()=>{process.stdout.write("fail\\n");process.exit(1)});
@@ -108,7 +109,7 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
     // No --dev: for devpts an unprivileged bwrap nests a second user namespace, and the network
     // namespace would then belong to one we hold no descriptor for (nsenter could not join it).
     "--dev-bind", "/dev/null", "/dev/null", "--proc", "/proc", "--unshare-net", "--die-with-parent",
-    process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath,
+    process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath, id,
   ];
   // The pid the forwarder sees for itself may be in a pid namespace of its own (an unprivileged bwrap
   // makes one): the namespace holder's host pid comes from bwrap's --info-fd (fd 3) instead.

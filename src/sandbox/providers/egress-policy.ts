@@ -11,6 +11,8 @@ export const EgressRules = z.object({
   refuseHosts: z.array(z.string()).default([]),
   /** Exceptions to the address classes, e.g. a test's fake upstream on loopback. Never set in production. */
   allow: z.array(z.object({ address: z.string(), port: z.number().int().min(1).max(65535) })).default([]),
+  /** Connections one sandbox may hold through the proxy at once (`SANDBOX_EGRESS_MAX_CONNECTIONS`). */
+  maxConnectionsPerSandbox: z.number().int().positive().optional(),
 });
 export type EgressRules = z.infer<typeof EgressRules>;
 

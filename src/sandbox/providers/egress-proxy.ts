@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { existsSync, unlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { createServer as createNetServer } from "node:net";
 import { createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { connect, isIP, type Socket } from "node:net";
 import { dirname } from "node:path";
@@ -19,7 +20,16 @@ export const EGRESS_LIMITS = {
   connectTimeoutMs: 15_000,
   /** A tunnel or upstream exchange with no byte either way for this long is closed. */
   idleMs: 300_000,
+  /** A tunnel that has carried no byte at all for this long is closed (held open, it only takes a slot). */
+  quietMs: 30_000,
+  /** Connections one sandbox may hold at once, unless the rules say otherwise (`SANDBOX_EGRESS_MAX_CONNECTIONS`). */
+  perSandbox: 128,
+  /** The forwarder's first line names the sandbox; it arrives at once or the connection is dropped. */
+  preambleMs: 10_000,
 } as const;
+
+/** The line each forwarder connection starts with: `OSW-SANDBOX <id>\n`. */
+const PREAMBLE = "OSW-SANDBOX ";
 
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
 const HOST_RE = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,62})?\.)*[a-z0-9_](?:[a-z0-9_-]{0,62})?\.?$/i;
@@ -34,7 +44,7 @@ class EgressRefusal extends Error {
   }
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway", 504: "Gateway Timeout" };
+const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 429: "Too Many Requests", 502: "Bad Gateway", 504: "Gateway Timeout" };
 
 function withTimeout<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -153,7 +163,7 @@ async function proxyHttp(rules: EgressRules, lookup: EgressLookup, req: Incoming
   });
 }
 
-function tunnel(rules: EgressRules, lookup: EgressLookup, req: IncomingMessage, client: Socket, head: Buffer): void {
+function tunnel(rules: EgressRules, lookup: EgressLookup, req: IncomingMessage, client: Socket, head: Buffer, quietMs: number): void {
   client.pause();
   const target = req.url ?? "";
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+):(\d{1,5})$/i.exec(target);
@@ -179,10 +189,23 @@ function tunnel(rules: EgressRules, lookup: EgressLookup, req: IncomingMessage, 
       });
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
+      // The sandbox half-closing its side ends the tunnel: a half-open tunnel only holds two sockets.
+      client.on("end", () => {
+        upstream.destroy();
+        client.destroy();
+      });
       upstream.once("connect", () => {
         open = true;
         upstream.setTimeout(EGRESS_LIMITS.idleMs);
         client.setTimeout(EGRESS_LIMITS.idleMs, () => client.destroy());
+        if (head.length === 0) {
+          // A tunnel that never carries a byte is closed after `quietMs`.
+          const quiet = setTimeout(() => client.destroy(), quietMs);
+          const moved = () => clearTimeout(quiet);
+          client.once("data", moved);
+          upstream.once("data", moved);
+          client.once("close", moved);
+        }
         client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
         if (head.length > 0) upstream.write(head);
         upstream.pipe(client);
@@ -215,11 +238,20 @@ function guarded(fn: () => void, onError: (err: unknown) => void): void {
  * own network namespace. It runs in its own process (egress-proxy-main.ts, supervised by the worker),
  * and is written so that no byte a sandbox or a remote sends can make it throw.
  */
-export async function startEgressProxy(socketPath: string, rules: EgressRules, lookup: EgressLookup = systemLookup): Promise<Server> {
+export async function startEgressProxy(socketPath: string, rules: EgressRules, lookup: EgressLookup = systemLookup, limits: { quietMs?: number } = {}): Promise<Server> {
   await mkdir(dirname(socketPath), { recursive: true });
   if (existsSync(socketPath)) unlinkSync(socketPath);
   const server = createServer({ headersTimeout: EGRESS_LIMITS.headersTimeoutMs, requestTimeout: 0, keepAliveTimeout: 5_000 });
-  server.maxConnections = EGRESS_LIMITS.maxConnections;
+  const quietMs = limits.quietMs ?? EGRESS_LIMITS.quietMs;
+  const perSandbox = rules.maxConnectionsPerSandbox ?? EGRESS_LIMITS.perSandbox;
+  // The unix socket is a plain listener: it reads the forwarder's line naming the sandbox, applies that
+  // sandbox's quota, then hands the connection to the HTTP server with the sandbox's bytes unread.
+  const open = new Map<string, number>();
+  const front = createNetServer((socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    admit(socket, open, perSandbox, (s) => server.emit("connection", s));
+  });
+  front.maxConnections = EGRESS_LIMITS.maxConnections;
   server.on("connection", (socket: Socket) => {
     socket.on("error", () => socket.destroy());
     socket.setTimeout(EGRESS_LIMITS.idleMs, () => socket.destroy());
@@ -239,7 +271,7 @@ export async function startEgressProxy(socketPath: string, rules: EgressRules, l
   });
   server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
     client.on("error", () => client.destroy());
-    guarded(() => tunnel(rules, lookup, req, client, head), (err) => rawReply(client, refusalOf(err).status, refusalOf(err).message));
+    guarded(() => tunnel(rules, lookup, req, client, head, quietMs), (err) => rawReply(client, refusalOf(err).status, refusalOf(err).message));
   });
   // A WebSocket upgrade through a plain-HTTP proxy is not supported: say so instead of hanging.
   server.on("upgrade", (_req: IncomingMessage, socket: Socket) => {
@@ -247,14 +279,70 @@ export async function startEgressProxy(socketPath: string, rules: EgressRules, l
     rawReply(socket, 400, "upgrades are not supported through the egress proxy; use CONNECT");
   });
   server.on("error", () => {
-    // listen errors are reported below; later server errors must not throw
+    // later server errors must not throw
+  });
+  front.on("error", () => {
+    // listen errors are reported below; later ones must not throw
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => {
-      server.off("error", reject);
+    front.once("error", reject);
+    front.listen(socketPath, () => {
+      front.off("error", reject);
       resolve();
     });
   });
+  // Closing the returned server closes the listener too.
+  const close = server.close.bind(server);
+  server.close = ((cb?: (err?: Error) => void) => {
+    front.close();
+    return close(cb);
+  }) as typeof server.close;
   return server;
+}
+
+/**
+ * Reads the forwarder's `OSW-SANDBOX <id>` line (a connection without it — a test's, say — counts
+ * against no sandbox), refuses the connection with a 429 when that sandbox already holds its quota,
+ * and otherwise passes it on with everything after the line unread.
+ */
+function admit(socket: Socket, open: Map<string, number>, perSandbox: number, pass: (s: Socket) => void): void {
+  let buf = Buffer.alloc(0);
+  const timer = setTimeout(() => socket.destroy(), EGRESS_LIMITS.preambleMs);
+  const done = (id: string | null, rest: Buffer) => {
+    clearTimeout(timer);
+    socket.off("data", onData);
+    socket.pause();
+    if (id !== null) {
+      const n = open.get(id) ?? 0;
+      if (n >= perSandbox) {
+        rawReply(socket, 429, `this sandbox already holds ${perSandbox} connections through the egress proxy (SANDBOX_EGRESS_MAX_CONNECTIONS); close some first`);
+        return;
+      }
+      open.set(id, n + 1);
+      socket.once("close", () => {
+        const left = (open.get(id) ?? 1) - 1;
+        if (left <= 0) open.delete(id);
+        else open.set(id, left);
+      });
+    }
+    if (rest.length > 0) socket.unshift(rest);
+    guarded(() => pass(socket), () => socket.destroy());
+    socket.resume();
+  };
+  const onData = (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    const head = buf.subarray(0, PREAMBLE.length).toString("latin1");
+    if (!PREAMBLE.startsWith(head) && !head.startsWith(PREAMBLE)) return done(null, buf);
+    if (buf.length < PREAMBLE.length) return;
+    const nl = buf.indexOf(10);
+    if (nl < 0) {
+      if (buf.length > 200) socket.destroy();
+      return;
+    }
+    const id = buf.subarray(PREAMBLE.length, nl).toString("latin1");
+    if (!/^[\w.-]{1,100}$/.test(id)) return void socket.destroy();
+    done(id, buf.subarray(nl + 1));
+  };
+  socket.on("data", onData);
+  socket.once("close", () => clearTimeout(timer));
 }

@@ -79,18 +79,18 @@ export async function trackedBuildDirs(mirror: string, base: string, changes: re
 /** More changed test files than this in one push is itself refused on a guarded run: too many to judge. */
 export const MAX_GUARDED_TEST_FILES = 300;
 
-/** Host side, in the mirror: each changed test file's content before and after `from..to` (for `testWeakening`). */
-export async function testFileChanges(mirror: string, from: string, to: string, acceptFrom?: string): Promise<TestFileChange[] | null> {
+/** Host side, in the mirror: each changed file `pick` selects, with its content before and after `from..to`. */
+export async function fileChanges(mirror: string, from: string, to: string, pick: (path: string) => boolean, acceptFrom?: string): Promise<TestFileChange[] | null> {
   const raw = await hostGit(["-C", mirror, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]);
   const fields = raw.split("\0");
   const files: { path: string; old: string; new: string }[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const meta = fields[i]!.split(" ");
     const path = fields[i + 1]!;
-    if (isTestPath(path)) files.push({ path, old: meta[2] ?? "", new: meta[3] ?? "" });
+    if (pick(path)) files.push({ path, old: meta[2] ?? "", new: meta[3] ?? "" });
   }
   if (acceptFrom && files.length > 0) {
-    // A merge brings the base's own test changes: a file left exactly as the base has it is not the run's doing.
+    // A merge brings the base's own changes: a file left exactly as the base has it is not the run's doing.
     const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-z", acceptFrom, "--", ...files.map((f) => `:(literal)${f.path}`)]).catch(() => "");
     const atBase = new Map(out.split("\0").filter(Boolean).map((l) => [l.slice(l.indexOf("\t") + 1), l.split(" ")[2]?.split("\t")[0] ?? ""]));
     const gone = (sha: string) => /^0*$/.test(sha);
@@ -104,4 +104,20 @@ export async function testFileChanges(mirror: string, from: string, to: string, 
   const out: TestFileChange[] = [];
   for (const f of files) out.push({ path: f.path, before: await blob(f.old), after: await blob(f.new) });
   return out;
+}
+
+/** Host side, in the mirror: each changed test file's content before and after `from..to` (for `testWeakening`). */
+export const testFileChanges = (mirror: string, from: string, to: string, acceptFrom?: string) => fileChanges(mirror, from, to, isTestPath, acceptFrom);
+
+/**
+ * Host side, on a merge of `base` into the PR's head `from`: the paths `changes` deletes that the pull
+ * request itself added (in `from`, not where it forked from `base`). A conflict fix never drops those.
+ */
+export async function deletedPrFiles(mirror: string, from: string, base: string, changes: readonly ChangedPath[]): Promise<string[]> {
+  const deleted = changes.filter((c) => c.status === "D").map((c) => c.path);
+  if (deleted.length === 0) return [];
+  const fork = (await hostGit(["-C", mirror, "merge-base", from, base])).trim();
+  const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-z", "--name-only", fork, "--", ...deleted.map((p) => `:(literal)${p}`)]);
+  const atFork = new Set(out.split("\0").filter(Boolean));
+  return deleted.filter((p) => !atFork.has(p));
 }

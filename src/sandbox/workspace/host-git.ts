@@ -56,6 +56,11 @@ function configEnv(pairs: ReadonlyArray<readonly [string, string]>): Record<stri
  * repository says. Throws OpenSweError("git_failed") on non-zero exit.
  */
 export async function hostGit(args: string[], opts: HostGitOptions = {}): Promise<string> {
+  return (await hostGitBytes(args, opts)).toString("utf8");
+}
+
+/** `hostGit` with stdout as bytes (`cat-file --batch` output is sized in bytes). */
+export async function hostGitBytes(args: string[], opts: HostGitOptions = {}): Promise<Buffer> {
   const env: Record<string, string> = {
     PATH: HOST_PATH,
     HOME: "/nonexistent",
@@ -81,5 +86,5 @@ export async function hostGit(args: string[], opts: HostGitOptions = {}): Promis
     if (opts.token) stderr = stderr.split(opts.token).join("***");
     throw new OpenSweError("git_failed", `git ${args[0] ?? ""} failed (exit ${r.exitCode}): ${stderr}`);
   }
-  return r.stdout.toString("utf8");
+  return r.stdout;
 }

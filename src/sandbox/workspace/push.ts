@@ -5,11 +5,13 @@ import { join, resolve } from "node:path";
 import { OpenSweError } from "../../errors.js";
 import { shellQuote } from "../shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
-import { changedPaths, commitRefusal, MAX_GUARDED_TEST_FILES, testFileChanges, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
+import { changedPaths, commitRefusal, deletedPrFiles, fileChanges, MAX_GUARDED_TEST_FILES, testFileChanges, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
 import { hostGit } from "./host-git.js";
+import { mayBeTestConfig, testConfigRefusal } from "./test-config-guard.js";
+import type { InventoryVerdict } from "./test-inventory-check.js";
 import { testWeakening } from "./test-weakening.js";
 
-export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "workflow_permission" | "not_the_task" | "weakens_tests" | "remote_rejected";
+export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "workflow_permission" | "not_the_task" | "weakens_tests" | "test_config" | "deletes_pr_files" | "remote_rejected";
 
 /** `SANDBOX_MAX_BUNDLE_MB`'s default. */
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
@@ -76,14 +78,20 @@ export interface VerifyAndPushOptions {
   caps?: CommitCaps;
   /** A CI fix run: refuse a push that skips or deletes tests or assertions (`test-weakening.ts`). */
   guardTests?: boolean;
-  /** A merge of this commit's branch: test files left exactly as it has them are not judged. */
+  /** A merge of this commit's branch: test files left exactly as it has them are not judged, and files the PR added may not go. */
   guardTestsAcceptFrom?: string;
+  /** On a guarded run: changes to how tests are selected or run are allowed (`fix ci --allow-test-config`). */
+  allowTestConfig?: boolean;
+  /** On a guarded run, after the text heuristic: the test runner's own list before and after (`test-inventory-check.ts`). */
+  testInventory?: (from: string, to: string) => Promise<InventoryVerdict>;
 }
 
 export interface PushResult {
   newSha: string;
   commits: number;
   changedFiles: string[];
+  /** On a guarded run: how the tests were judged, for the run's Autofix check. */
+  testNote?: string;
 }
 
 /**
@@ -134,12 +142,8 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
       const refusal = commitRefusal(changes, opts.caps, await trackedBuildDirs(opts.mirror, opts.expectedOld, changes));
       if (refusal) throw new PushRejectedError("not_the_task", refusal);
     }
-    if (opts.guardTests) {
-      const tests = await testFileChanges(opts.mirror, opts.expectedOld, newSha, opts.guardTestsAcceptFrom);
-      if (tests === null) throw new PushRejectedError("weakens_tests", `it changes more than ${MAX_GUARDED_TEST_FILES} test files, too many to check on a CI fix; change only the tests the failure is about`);
-      const weakened = testWeakening(tests);
-      if (weakened) throw new PushRejectedError("weakens_tests", weakened);
-    }
+    let testNote: string | undefined;
+    if (opts.guardTests) testNote = await guardTests(opts, newSha, changes);
     const workflows = changedFiles.filter(isWorkflowPath);
     if (workflows.length > 0 && !opts.allowWorkflowChanges) {
       throw new PushRejectedError("workflow_change", `changes under .github/workflows are not allowed for this repository: ${workflows.map((f) => JSON.stringify(f)).join(", ")}`);
@@ -159,11 +163,39 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
       }
       throw new PushRejectedError("remote_rejected", `the remote refused the push of ${want}`, { cause: err });
     }
-    return { newSha, commits, changedFiles };
+    return { newSha, commits, changedFiles, ...(testNote ? { testNote } : {}) };
   } finally {
     await hostGit(["-C", opts.mirror, "update-ref", "-d", incoming]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A CI fix (or conflict fix) may not weaken the tests. Cheapest first: files the PR added deleted by a
+ * merge, a change to the runner's configuration (unless allowed), the text heuristic, then the runner's
+ * own list of tests in the sandbox. Returns how the tests were judged.
+ */
+async function guardTests(opts: VerifyAndPushOptions, newSha: string, changes: Awaited<ReturnType<typeof changedPaths>>): Promise<string | undefined> {
+  const from = opts.expectedOld;
+  if (opts.guardTestsAcceptFrom) {
+    const dropped = await deletedPrFiles(opts.mirror, from, opts.guardTestsAcceptFrom, changes);
+    if (dropped.length > 0) {
+      throw new PushRejectedError("deletes_pr_files", `it deletes files this pull request added: ${dropped.slice(0, 10).map((f) => JSON.stringify(f)).join(", ")}${dropped.length > 10 ? ", …" : ""}. Resolving a merge conflict keeps the pull request's own files`);
+    }
+  }
+  if (!opts.allowTestConfig) {
+    const config = await fileChanges(opts.mirror, from, newSha, mayBeTestConfig, opts.guardTestsAcceptFrom);
+    const refusal = config === null ? "it changes too many test configuration files to check on a CI fix" : testConfigRefusal(config);
+    if (refusal) throw new PushRejectedError("test_config", refusal);
+  }
+  const tests = await testFileChanges(opts.mirror, from, newSha, opts.guardTestsAcceptFrom);
+  if (tests === null) throw new PushRejectedError("weakens_tests", `it changes more than ${MAX_GUARDED_TEST_FILES} test files, too many to check on a CI fix; change only the tests the failure is about`);
+  const weakened = testWeakening(tests);
+  if (weakened) throw new PushRejectedError("weakens_tests", weakened);
+  if (!opts.testInventory) return undefined;
+  const verdict = await opts.testInventory(from, newSha);
+  if (verdict.refusal) throw new PushRejectedError("weakens_tests", verdict.refusal);
+  return verdict.note;
 }
 
 /**

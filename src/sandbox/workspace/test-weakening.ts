@@ -5,6 +5,8 @@
  * test files (moving a test between files is fine), refuses the push.
  */
 
+import { blankStrings, hollowedTests } from "./test-bodies.js";
+
 /** Where tests live, by directory or by file name, for the languages the agent works in. */
 const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "e2e", "testing"]);
 const TEST_FILE = [
@@ -32,6 +34,7 @@ const SKIP_MARKERS: ReadonlyArray<readonly [string, RegExp, RegExp?]> = [
   [".skip(", /\.skip(?:If|Unless)?\s*\(/g],
   [".todo(", /\.todo\s*\(/g],
   [".only(", /\.only\s*\(/g],
+  [".runIf(", /\.runIf\s*\(/g],
   [".skip`", /\.skip(?:If|Unless)?\s*`/g],
   ["xit/xdescribe/fit", /(?<![\w.$])(?:xit|xtest|xdescribe|xcontext|xspecify|xscenario|fit|fdescribe|fcontext)\s*\(/g],
   ["@pytest.mark.skip", /@pytest\.mark\.(?:skip|skipif|xfail)\b/g],
@@ -92,8 +95,12 @@ export interface FileCounts {
   skips: Map<string, number>;
 }
 
+/** Files whose string literals are blanked before counting: a string full of `it(` is not a test. */
+const BLANK_STRINGS = /\.(?:[cm]?[jt]sx?|py)$/i;
+
 export function countTestFacts(path: string, text: string): FileCounts {
-  const code = stripComments(path, text);
+  const stripped = stripComments(path, text);
+  const code = BLANK_STRINGS.test(path) ? blankStrings(stripped) : stripped;
   const skips = new Map<string, number>();
   for (const [name, re, only] of SKIP_MARKERS) {
     if (only && !only.test(path)) continue;
@@ -130,6 +137,8 @@ export function testWeakening(changes: readonly TestFileChange[]): string | null
     if (after.tests < before.tests) lostTests.push(`${c.path} (${before.tests} → ${after.tests})`);
     const added = [...after.skips].filter(([name, n]) => n > (before.skips.get(name) ?? 0)).map(([name]) => name);
     if (added.length > 0) problems.push(`adds a skip marker (${added.join(", ")}) in ${c.path}`);
+    const hollow = hollowedTests(c.path, stripComments(c.path, c.before), stripComments(c.path, c.after));
+    if (hollow.length > 0) problems.push(`leaves ${hollow.slice(0, 3).map((n) => JSON.stringify(n)).join(", ")} in ${c.path} with no assertion that can fail (a constant expectation, an early return or an if (false))`);
   }
   if (testsAfter < testsBefore) problems.push(`removes ${testsBefore - testsAfter} test case(s): ${lostTests.slice(0, 5).join(", ")}`);
   if (assertsAfter < assertsBefore) problems.push(`removes ${assertsBefore - assertsAfter} assertion(s) from the tests`);

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { InboundRequest, Verification } from "../source.js";
 import { timingSafeStringEqual } from "../atlassian/timing-safe.js";
+import { header } from "../header.js";
 
 /** The header an Automation "Send web request" action carries the shared secret in. */
 export const JIRA_SECRET_HEADER = "x-open-swe-webhook-secret";
@@ -8,19 +9,14 @@ export const JIRA_SECRET_HEADER = "x-open-swe-webhook-secret";
 export const JIRA_MAX_AGE_MS = 60 * 60 * 1000;
 export const JIRA_MAX_SKEW_MS = 5 * 60 * 1000;
 
-const header = (req: InboundRequest, name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
-
 /**
  * A Jira delivery is trusted when it carries the admin webhook's `X-Hub-Signature: sha256=<HMAC of the raw body>`
  * or the shared secret header; a `timestamp` in the body (ms, as Jira sends) must be recent.
  */
 export function verifyJiraRequest(req: InboundRequest, secret: string | undefined): Verification {
   if (!secret) return { ok: false, reason: "JIRA_WEBHOOK_SECRET is not set" };
-  const signature = header(req, "x-hub-signature");
-  const shared = header(req, JIRA_SECRET_HEADER);
+  const signature = header(req.headers, "x-hub-signature");
+  const shared = header(req.headers, JIRA_SECRET_HEADER);
   if (signature !== undefined) {
     const m = /^sha256=([0-9a-fA-F]{64})$/.exec(signature.trim());
     if (!m) return { ok: false, reason: "X-Hub-Signature is not sha256=<hex>" };

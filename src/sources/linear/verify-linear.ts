@@ -1,13 +1,9 @@
 import { LinearWebhookClient } from "@linear/sdk/webhooks";
 import { errorMessage } from "../../errors.js";
+import { header } from "../header.js";
 import type { InboundRequest, Verification } from "../source.js";
 
 const WINDOW_MS = 60_000;
-
-function header(req: InboundRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * `linear-signature` is the hex HMAC-SHA256 of the raw body; the signed `webhookTimestamp` must be
@@ -18,7 +14,7 @@ function header(req: InboundRequest, name: string): string | undefined {
 export function verifyLinearRequest(secret: string | null, req: InboundRequest): Verification {
   if (!secret) return { ok: false, reason: "LINEAR_WEBHOOK_SECRET is not set" };
   if (req.method !== "POST") return { ok: false, reason: `method ${req.method}` };
-  const signature = header(req, "linear-signature");
+  const signature = header(req.headers, "linear-signature");
   if (!signature) return { ok: false, reason: "no linear-signature header" };
   try {
     new LinearWebhookClient(secret).verify(req.rawBody, signature);

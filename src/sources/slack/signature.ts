@@ -1,14 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { header } from "../header.js";
 import type { Verification } from "../source.js";
 
 /** Slack's replay window, applied both ways: a request from the future is as suspect as an old one. */
 export const SLACK_WINDOW_SECONDS = 300;
-
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 /** `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<raw body>`. */
 export function slackSignature(secret: string, timestamp: string, rawBody: Buffer | string): string {

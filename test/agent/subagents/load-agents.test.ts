@@ -146,3 +146,44 @@ describe("agent discovery and precedence (seed 003), on real directories and a r
     expect(skippedAgentsNote(await loadAgents({ repo: { mirror: m2, commit: c2 }, runTools: [] }))).toBeUndefined();
   });
 });
+
+describe("the whole run's budget for agent and skill files", () => {
+  const skill = (name: string) => `---\nname: ${name}\ndescription: ${name} skill\n---\nDo ${name}.\n`;
+
+  it("counts: past 50 agents and 100 skills (both levels, project first) files are not read, and the reply names them", async () => {
+    const project: Record<string, string> = {};
+    for (let i = 0; i < 45; i++) project[`.agents/agents/a${String(i).padStart(2, "0")}.md`] = agent(`a${String(i).padStart(2, "0")}`);
+    for (let i = 0; i < 104; i++) project[`.agents/skills/s${String(i).padStart(3, "0")}/SKILL.md`] = skill(`s${String(i).padStart(3, "0")}`);
+    const { mirror, commit } = await mirrored(project);
+    const root = mkdtempSync(join(tmpdir(), "user-agents-"));
+    const user: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) user[`dana/.agents/agents/u${i}.md`] = agent(`u${i}`);
+    writeTree(root, user);
+    const loaded = await loadAgents({ repo: { mirror, commit }, user: { root, login: "dana" }, runTools: [] });
+    expect(loaded.agents.filter((a) => a.source === "project")).toHaveLength(45);
+    expect(loaded.agents.filter((a) => a.source === "user").map((a) => a.definition.name)).toEqual(["u0", "u1", "u2", "u3", "u4"]);
+    expect(loaded.skills).toHaveLength(100);
+    expect(loaded.leftOut).toEqual([
+      ...["s100", "s101", "s102", "s103"].map((s) => `skill \`${s}\` (past 100 skills)`),
+      ...["u5", "u6", "u7"].map((u) => `agent file \`~dana/.agents/agents/${u}.md\` (past 50 agents)`),
+    ]);
+    const note = skippedAgentsNote(loaded)!;
+    expect(note).toMatch(/^Left out of this run, past its budget for agent and skill files \(7\):\n- skill `s100` \(past 100 skills\)\n/);
+  });
+
+  it("bytes: past the total (2 MB by default) a file is not read; a smaller limit is honoured; the note caps its list", async () => {
+    const big = (name: string) => agent(name, "", "x".repeat(200 * 1024));
+    const project: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) project[`.agents/agents/b${String(i).padStart(2, "0")}.md`] = big(`b${String(i).padStart(2, "0")}`);
+    const { mirror, commit } = await mirrored(project);
+    const loaded = await loadAgents({ repo: { mirror, commit }, runTools: [] });
+    // 10 × ~200 KB fit in 2 MB; the 11th and 12th do not.
+    expect(loaded.agents.filter((a) => a.source === "project")).toHaveLength(10);
+    expect(loaded.leftOut).toEqual(["b10", "b11"].map((b) => `agent file \`.agents/agents/${b}.md\` (past 2 MB of agent and skill files)`));
+    const small = await loadAgents({ repo: { mirror, commit }, runTools: [], limits: { maxBytes: 300 * 1024, maxAgents: 50, maxSkills: 100 } });
+    expect(small.agents.filter((a) => a.source === "project")).toHaveLength(1);
+    const note = skippedAgentsNote(small)!;
+    expect(note.split("\n")).toHaveLength(1 + 10 + 1);
+    expect(note).toMatch(/- … and 1 more$/);
+  });
+});

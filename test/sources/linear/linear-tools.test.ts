@@ -4,8 +4,8 @@ import { z } from "zod";
 import { LinearApi } from "../../../src/sources/linear/linear-api.js";
 import { toolErrorText } from "../../../src/agent/middleware/tool-errors.js";
 import { linearSource } from "../../../src/sources/linear/index.js";
-import { LINEAR_SIDE_EFFECT_TOOLS } from "../../../src/sources/linear/tools/index.js";
-import { SIDE_EFFECT_TOOLS } from "../../../src/agent/side-effect-tools.js";
+import { SOURCE_TOOL_NAMES } from "../../../src/sources/registry.js";
+import { RUN_SIDE_EFFECT_TOOLS } from "../../../src/runs/run-tool-names.js";
 import { ISSUE, linearEnv, TEAM } from "./linear-fixtures.js";
 import { capturedLogger, INTERNAL_ERROR, mockLinear, notFound, type GraphqlCall } from "./linear-nock.js";
 
@@ -24,7 +24,9 @@ const EXPECTED = ["linear_comment", "linear_get_issue", "linear_get_issue_commen
 describe("Linear tools", () => {
   it("offers seed 002's list; the side-effecting ones are not repeated on resume", () => {
     expect([...tools().keys()]).toEqual(EXPECTED);
-    for (const name of LINEAR_SIDE_EFFECT_TOOLS) expect(SIDE_EFFECT_TOOLS).toContain(name);
+    const declared = [...SOURCE_TOOL_NAMES.linear.reply, ...SOURCE_TOOL_NAMES.linear.writes];
+    expect(declared).toEqual(["linear_comment", "linear_create_issue", "linear_update_issue", "linear_delete_issue"]);
+    for (const name of declared) expect(RUN_SIDE_EFFECT_TOOLS).toContain(name);
   });
 
   it("linear_comment: threaded under the trigger, its PR link attached", async () => {

@@ -9,9 +9,6 @@ import { linearSearchIssuesTool } from "./linear-search-issues.js";
 import { linearUpdateIssueTool } from "./linear-update-issue.js";
 import type { LinearToolDeps } from "./tool-deps.js";
 
-/** Side-effecting Linear tools: a resumed step must not repeat them (see SIDE_EFFECT_TOOLS). */
-export const LINEAR_SIDE_EFFECT_TOOLS = ["linear_comment", "linear_create_issue", "linear_update_issue", "linear_delete_issue"] as const;
-
 /** The host-side Linear tools of one run (seed 002's list); they hold the credential, the sandbox never does. */
 export function linearTools(deps: LinearToolDeps): StructuredToolInterface[] {
   return [

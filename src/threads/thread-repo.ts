@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { keyer } from "../store/keys.js";
-import { threadId } from "../threads/thread-id.js";
+import { threadId } from "./thread-id.js";
 
 const TTL_SECONDS = 90 * 86_400;
 

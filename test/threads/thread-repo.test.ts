@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sourceThreadId } from "../../src/sources/thread-repo.js";
+import { sourceThreadId } from "../../src/threads/thread-repo.js";
 import { threadId } from "../../src/threads/thread-id.js";
 
 const KEY = "slack:T1:C1:1764590000.000100";

@@ -1,0 +1,235 @@
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { errorMessage } from "../../errors.js";
+import { runLimited, type LimitedResult, type SandboxLimits } from "../limits/sandbox-limits.js";
+import { claimBaseCheckout, claimTree, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
+import { mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
+import { findExecutable } from "../find-executable.js";
+import {
+  SandboxError,
+  type DownloadResult,
+  type ExecOptions,
+  type ExecResult,
+  type Sandbox,
+  type SandboxProcess,
+  type UploadFile,
+  type UploadResult,
+} from "../types.js";
+import { baseEnv, bwrapBaseArgs, type BwrapLayout } from "./bwrap-args.js";
+import { EGRESS_PORT, egressGateway, ensureForwarder } from "./egress-netns.js";
+import { LocalWorkspaceFiles } from "./local-files.js";
+import { LOCAL_WORKDIR, UNCAPPED_DISK_LIMITS, liveDir, workspaceView, writeMeta, type LocalMeta, type LocalProviderOptions } from "./local-dir.js";
+
+const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HOST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Processes started by this worker, per sandbox, so destroy() can stop them. */
+const running = new Map<string, Set<number>>();
+
+export class LocalSandbox implements Sandbox {
+  readonly provider = "local" as const;
+  readonly workdir: string;
+  private readonly args: string[];
+  private readonly env: Record<string, string>;
+  private readonly files: LocalWorkspaceFiles;
+  private readonly proxied: boolean;
+  private readonly limits: SandboxLimits;
+  private readonly live: string;
+  private closed = false;
+
+  constructor(
+    private meta: LocalMeta,
+    private readonly dir: string,
+    private readonly opts: LocalProviderOptions,
+    readonly owner: HostIdentity,
+  ) {
+    this.workdir = opts.workdir ?? LOCAL_WORKDIR;
+    this.limits = opts.limits ?? UNCAPPED_DISK_LIMITS;
+    this.live = liveDir(opts.root, meta.id, owner);
+    this.args = bwrapBaseArgs(this.layout);
+    this.proxied = meta.network && meta.egress === "proxy";
+    this.env = { ...baseEnv(), ...meta.env };
+    this.files = new LocalWorkspaceFiles(this.workdir, (script, o) => this.run(script, o));
+  }
+
+  get id(): string {
+    return this.meta.id;
+  }
+
+  /** Host path bound at `workdir` (local provider only: lets the host mount a base under it). */
+  get hostWorkspace(): string {
+    return workspaceView(this.dir, this.live, this.meta, this.owner);
+  }
+
+  /** What bwrap binds (the benchmark runs the same invocation bare). */
+  get layout(): BwrapLayout {
+    return { hostWorkspace: this.hostWorkspace, workdir: this.workdir, network: this.meta.network, hostHome: join(this.live, "home"), etcDir: join(this.live, "etc"), tmpMb: this.limits.tmpMb };
+  }
+
+  get network(): boolean {
+    return this.meta.network;
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const r = await this.run(command, options);
+    return { exitCode: r.exitCode, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), truncated: r.truncated, timedOut: r.timedOut, ...(r.limit ? { limit: r.limit } : {}) };
+  }
+
+  /** `exec`'s isolation (bwrap, limits, seccomp, the sandbox's network) with stdin/stdout left open as streams. */
+  openProcess(command: string, options: ExecOptions = {}): Promise<SandboxProcess> {
+    const ac = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, ac.signal]) : ac.signal;
+    return new Promise((resolve, reject) => {
+      let started = false;
+      const exited = this.run(command, {
+        ...options,
+        signal,
+        stdinStream: true,
+        onChild: (child) => {
+          started = true;
+          child.stdin?.on("error", () => {});
+          resolve({ stdin: child.stdin!, stdout: child.stdout!, exited: exited.then((r) => ({ exitCode: r.exitCode, stderr: r.stderr.toString("utf8") }), (err: unknown) => ({ exitCode: 127, stderr: errorMessage(err) })), kill: () => ac.abort() });
+        },
+      });
+      exited.catch((err: unknown) => {
+        if (!started) reject(err);
+      });
+    });
+  }
+
+  /** exec with raw bytes in and out; file uploads and downloads run through here, inside the sandbox. */
+  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void } = {}): Promise<LimitedResult> {
+    this.assertOpen();
+    // Absolute paths: the sandbox user may not be able to search the worker's PATH.
+    const hostPath = this.opts.hostPath ?? HOST_PATH;
+    const bwrap = findExecutable("bwrap", hostPath) ?? "bwrap";
+    let file = bwrap;
+    const args = [...this.args];
+    let proxyEnv: Record<string, string> = {};
+    let prelude = "";
+    const extraFds: number[] = [];
+    if (this.proxied) {
+      const fwd = await ensureForwarder(egressGateway(this.opts.root, this.opts.egressPolicy), this.id);
+      const url = `http://127.0.0.1:${EGRESS_PORT}`;
+      proxyEnv = { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1", no_proxy: "localhost,127.0.0.1" };
+      // The namespace is entered through a descriptor we hold (fd 3 in the child), never by pid, so a
+      // recycled pid can never put the command in someone else's network. nsenter execs bwrap in
+      // place (same pid): the timeout still kills the whole group. Unprivileged, the namespace's own
+      // user namespace (fd 4) is joined first, keeping our uid: only its owner may enter the network.
+      // A root worker joins as root and nsenter drops to the sandbox user itself.
+      const userns = fwd.userNsFd === undefined ? [] : ["--user=/proc/self/fd/4", "--preserve-credentials"];
+      const drop = this.owner.drop ? ["--setuid", String(this.owner.uid), "--setgid", String(this.owner.gid)] : [];
+      args.unshift("--net=/proc/self/fd/3", ...userns, ...drop, bwrap);
+      extraFds.push(fwd.nsFd, ...(fwd.userNsFd === undefined ? [] : [fwd.userNsFd]));
+      // nsenter leaves its descriptors open across exec: close them before the command runs.
+      prelude = fwd.userNsFd === undefined ? "exec 3<&-\n" : "exec 3<&- 4<&-\n";
+      file = findExecutable("nsenter", hostPath) ?? "nsenter";
+    }
+    for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {
+      if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
+      args.push("--setenv", k, v);
+    }
+    const cwd = options.cwd ?? this.workdir;
+    args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", prelude + command);
+    // nsenter must join the namespace as root and drops to the sandbox user itself; bwrap is started as it.
+    const as = this.owner.drop && !this.proxied ? { uid: this.owner.uid, gid: this.owner.gid } : {};
+    const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
+    const r = await runLimited(this.limits, ctx, file, args, {
+      env: { PATH: hostPath },
+      ...as,
+      closeInheritedFds: true,
+      timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
+      maxOutputBytes: options.maxOutputBytes ?? this.opts.maxOutputBytes,
+      ...(options.stdin ? { stdin: options.stdin } : {}),
+      ...(options.stdinStream ? { stdinStream: true } : {}),
+      ...(options.onChild ? { onChild: options.onChild } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(extraFds.length ? { extraFds } : {}),
+      onSpawn: (pid) => track(this.id, pid, true),
+      onExit: (pid) => track(this.id, pid, false),
+    }).catch((err: unknown) => {
+      if (err instanceof SandboxError) throw err;
+      throw new SandboxError("unavailable", `cannot start bubblewrap (is the bubblewrap package installed?): ${errorMessage(err)}`, { cause: err });
+    });
+    const stderr = r.stderr.toString("utf8");
+    // bwrap reports its own setup failures (missing workspace, bad cwd) as exit 1 with a "bwrap:" line.
+    if (r.exitCode === 1 && stderr.startsWith("bwrap: ")) {
+      if (!existsSync(this.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
+      throw new SandboxError("exec_failed", stderr.trim());
+    }
+    return r;
+  }
+
+  upload(files: UploadFile[]): Promise<UploadResult[]> {
+    this.assertOpen();
+    return this.files.upload(files);
+  }
+
+  download(paths: string[]): Promise<DownloadResult[]> {
+    this.assertOpen();
+    return this.files.download(paths);
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.closed && existsSync(this.hostWorkspace) && existsSync(join(this.dir, "meta.json"));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects. */
+  async mountBase(lower: string): Promise<void> {
+    this.assertOpen();
+    if (this.opts.overlay === false) throw new SandboxError("unavailable", "overlay workspaces are turned off (SANDBOX_LOCAL_OVERLAY=off)");
+    if (!this.owner.drop) throw new SandboxError("unavailable", "overlay workspaces need a root worker");
+    // On the sandbox's capped disk when it has one: the upper layer is what the sandbox writes.
+    const data = this.meta.disk ? join(this.dir, "disk") : this.dir;
+    const overlay: OverlaySpec = { lower, upper: join(data, "upper"), work: join(data, "overlay-work") };
+    await claimBaseCheckout(lower, this.owner);
+    await sandboxOwnedDir(overlay.upper, this.owner);
+    await sandboxOwnedDir(join(overlay.upper, ".git"), this.owner);
+    await mkdir(overlay.work, { recursive: true, mode: 0o700 });
+    await unmount(this.hostWorkspace);
+    await mountOverlay(overlay, this.hostWorkspace);
+    this.meta = { ...this.meta, overlay };
+    await writeMeta(this.dir, this.meta);
+  }
+
+  /**
+   * Hands what the worker wrote into the workspace (a fallback clone, a branch ref) to the sandbox
+   * user; shared hard-linked files stay read-only. `path` is a host path inside `hostWorkspace`.
+   */
+  async claim(path: string): Promise<void> {
+    await claimTree(path, this.owner);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
+  }
+}
+
+function track(id: string, pid: number, add: boolean): void {
+  let set = running.get(id);
+  if (add) {
+    if (!set) running.set(id, (set = new Set()));
+    set.add(pid);
+  } else if (set) {
+    set.delete(pid);
+    if (set.size === 0) running.delete(id);
+  }
+}
+
+/** Kills what this worker started in the sandbox (each process group), for destroy(). */
+export function killSandboxProcesses(id: string): void {
+  for (const pid of running.get(id) ?? []) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+  running.delete(id);
+}
