@@ -28,7 +28,8 @@ function spec(): Json {
 export function webhookKey(event: string, action: unknown): string | undefined {
   const hooks = spec().webhooks as Json;
   const base = event.replace(/_/g, "-");
-  if (typeof action === "string" && `${base}-${action}` in hooks) return `${base}-${action}`;
+  const act = typeof action === "string" ? action.replace(/_/g, "-") : undefined;
+  if (act && `${base}-${act}` in hooks) return `${base}-${act}`;
   return base in hooks ? base : undefined;
 }
 
