@@ -6,7 +6,7 @@
 
 /** Top to bottom. Each entry is a path regex (one top-level room or file per alternative). */
 const LAYERS = [
-  { name: "entry", rooms: ["src/main\\.ts", "src/cli\\.ts", "src/app\\.ts", "src/startup-summary\\.ts", "bench/"] },
+  { name: "entry", rooms: ["src/main\\.ts", "src/cli\\.ts", "src/cli/", "src/app\\.ts", "src/startup-summary\\.ts", "bench/"] },
   { name: "edge", rooms: ["src/http/", "src/setup/", "src/operator/", "jobs/"] },
   { name: "run", rooms: ["src/worker/", "src/runs/"] },
   { name: "feature", rooms: ["src/sources/", "src/autofix/", "src/dashboard/", "src/approvals/"] },

@@ -60,16 +60,16 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     if (data.trigger !== "follow_up") {
       await ctx.followUps.push(data.threadId, asFollowUp());
     }
-    await ctx.locks.release(data.threadId, ctx.jobId);
+    await ctx.locks.release(data.threadId, ctx.runOwner);
     return { outcome: "awaiting_approval_follow_up" };
   }
   if (data.trigger === "follow_up" && (await ctx.followUps.length(data.threadId)) === 0) {
-    await ctx.locks.release(data.threadId, ctx.jobId);
+    await ctx.locks.release(data.threadId, ctx.runOwner);
     return { outcome: "nothing_pending" };
   }
   // Stop pressed while the job waited: it never starts.
   if (await new RunStops(ctx.redis, ctx.prefix).requested(ctx.jobId)) {
-    await ctx.locks.release(data.threadId, ctx.jobId);
+    await ctx.locks.release(data.threadId, ctx.runOwner);
     await markRunFinished(ctx, "stopped");
     return { outcome: "stopped" };
   }
@@ -82,9 +82,22 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;
   let fixResult: FixRunResult = "failed";
   let testNote: string | undefined;
-  const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
+  const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.runOwner).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
   const release = holdSandbox(ctx.runtime.sandboxCache, data.threadId, ctx.log);
   let ran = false;
+  const endRun = async () => {
+    // The idle TTL counts from the end of the run, not its start.
+    await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
+    if (fixCheck !== null && (await ctx.fence().then(() => true, () => false))) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log, testNote);
+    await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
+    await ctx.locks.release(data.threadId, ctx.runOwner);
+    await registry.unregister(ctx.jobId).catch(() => undefined);
+    // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
+    await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
+    // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
+    // (said so to the user) must not start a chain of continuations failing the same way.
+    if (ran) await continueSafely();
+  };
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
@@ -103,16 +116,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   } finally {
     clearInterval(renew);
     release();
-    // The idle TTL counts from the end of the run, not its start.
-    await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
-    if (fixCheck !== null) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log, testNote);
-    await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
-    await ctx.locks.release(data.threadId, ctx.jobId);
-    await registry.unregister(ctx.jobId).catch(() => undefined);
-    // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
-    await replayBatched(ctx, data.threadId).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not replay batched CI events"));
-    // Only after a run that ended: a retried job resumes and reads them itself, and a run that failed
-    // (said so to the user) must not start a chain of continuations failing the same way.
-    if (ran) await continueSafely();
+    // This execution lost the job (a Redis outage): the one that has it now owns the run's end — its
+    // check, its runs-list entry, its registry entry and what follows. Only our own lock is let go.
+    if (ctx.lockLost()) await ctx.locks.release(data.threadId, ctx.runOwner).catch(() => undefined);
+    else await endRun();
   }
 }

@@ -9,6 +9,7 @@ import { reportConfigError } from "../src/github/report-config-error.js";
 import { ReviewCheck } from "../src/review/review-check.js";
 import { runReview } from "../src/runs/run-review.js";
 import { prRef } from "../src/threads/thread-id.js";
+import { takeThreadLock } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/worker/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
@@ -37,12 +38,12 @@ export async function processReview(data: ReviewJob, ctx: JobContext): Promise<J
   if (data.headSha && reviewed !== data.headSha) await check.start(data.headSha);
   try {
     if (!(await acquireReviewLock(ctx, data.threadId))) throw new ReviewPassError(`another review pass on this pull request was still running after ${ctx.config.env.REVIEW_LOCK_WAIT_SECONDS} seconds`);
-    const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.jobId).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
+    const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.runOwner).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
     try {
       return await reviewLocked(data, ctx, octokit, check);
     } finally {
       clearInterval(renew);
-      await ctx.locks.release(data.threadId, ctx.jobId);
+      await ctx.locks.release(data.threadId, ctx.runOwner);
     }
   } catch (err) {
     await check.settle({ conclusion: "failure", summary: failureSummary(err, ctx) });
@@ -114,7 +115,7 @@ async function reviewLocked(data: ReviewJob, ctx: JobContext, octokit: Octokit, 
 async function acquireReviewLock(ctx: JobContext, threadId: string): Promise<boolean> {
   const deadline = Date.now() + ctx.config.env.REVIEW_LOCK_WAIT_SECONDS * 1000;
   for (;;) {
-    if ((await ctx.locks.acquire(threadId, ctx.jobId)) || (await ctx.locks.holder(threadId)) === ctx.jobId) return true;
+    if ((await takeThreadLock(ctx, threadId)).taken) return true;
     if (Date.now() > deadline || ctx.signal.aborted) return false;
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -15,6 +15,10 @@ command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
 { [ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] || command -v mkfs.ext4 >/dev/null 2>&1; } || missing+=(e2fsprogs)
 command -v prlimit >/dev/null 2>&1 || missing+=(util-linux)
+# test/faults/clock-skew: a worker process started with its clock shifted (libfaketime).
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+# test/store/redis-tls: a private CA and a server certificate.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # test/dashboard/: playwright-core drives Debian's headless chromium (its own browser download is not used).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0

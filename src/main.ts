@@ -9,11 +9,14 @@ import { startHealthServer } from "./http/health-server.js";
 import { isProduction } from "./http/metrics-access.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
 import { startSetupServer } from "./setup/setup-server.js";
+import { applySetupInstallations } from "./setup/setup-installations.js";
 import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
+import { checkClock } from "./store/redis-clock.js";
+import { evictionProblem, readEvictionPolicy } from "./store/eviction-policy.js";
 import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
 import { PrThreads } from "./threads/pr-threads.js";
@@ -22,6 +25,7 @@ import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
 import { scheduleReconcile } from "./threads/reconcile.js";
+import { scheduleInstallationSync } from "./github/sync-installations.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
 import { buildSourceRegistry } from "./sources/registry.js";
@@ -45,10 +49,8 @@ export interface StartOptions {
   log: Logger;
   port?: number;
   host?: string;
-  /** For tests: Octokit without retries/throttling; shorter BullMQ lock timings. */
+  /** For tests: Octokit without retries/throttling. */
   octokitDefaults?: GitHubAuthOptions["octokitDefaults"];
-  lockDuration?: number;
-  stalledInterval?: number;
   /** For tests: sources added to (or replacing) the ones built from config. */
   sources?: Source[];
   /** For tests: only these queues get workers (the rest stay waiting, to be inspected). */
@@ -76,10 +78,13 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     sandboxIsolation = isolation;
   }
   let embedded: EmbeddedRedis | null = null;
-  const redisUrl = config.redisUrl ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
-  const redis = connectRedis(redisUrl, { connectionName: `open-swe-${role}` });
+  const target = config.redis ?? (embedded = await startEmbeddedRedis(config.dataDir, log)).url;
+  const redis = connectRedis(target, { connectionName: `open-swe-${role}` });
   const redisError = rateLimitedLog(log, "redis connection error");
   redis.on("error", (err) => redisError({ err: err.message }));
+  // BullMQ needs a Redis that never evicts: said once at start-up, in one line.
+  const eviction = evictionProblem(await readEvictionPolicy(redis).catch(() => null));
+  if (eviction) log.warn(eviction);
   const prefix = config.env.QUEUE_PREFIX;
   const queueError = rateLimitedLog(log, "queue error");
   // BullMQ defines its ~60 Lua scripts on the connection it is given, and ioredis copies every defined
@@ -91,7 +96,18 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
+  await applySetupInstallations(config.dataDir, settings, log);
 
+  // Delays and schedules are stamped with Redis's time, but BullMQ promotes delayed jobs and steps its
+  // schedulers on the worker's own clock: a worker too far off Redis's refuses to start.
+  const stopClockWatch =
+    role === "web"
+      ? () => undefined
+      : await checkClock(redis, log).catch(async (err: unknown) => {
+          for (const conn of [queueConnection, redis]) conn.disconnect();
+          if (embedded?.owned) await within(embedded.stop(), 2_000);
+          throw err;
+        });
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
   if (role === "web" || role === "all") {
@@ -127,12 +143,11 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       log,
       concurrency: config.env.WORKER_CONCURRENCY,
       ...(opts.queues ? { queues: opts.queues } : {}),
-      ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
-      ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
     });
     await scheduleSandboxSweep(queues, config.sandbox);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
     await scheduleReconcile(queues);
+    await scheduleInstallationSync(queues);
   }
   let health: { port: number; close(): Promise<void> } | null = null;
   if (role === "worker" && config.env.HEALTH_PORT !== undefined && pool) {
@@ -149,8 +164,9 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       queues: queues.queues,
     });
   }
-  const summary = startupSummary({ role, config, redis: config.redisUrl ? "external" : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
+  const summary = startupSummary({ role, config, redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
+  if (summary.dashboard) log.info({ url: summary.dashboard.url, signIn: summary.dashboard.signIn }, summary.dashboard.message);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
   let stopping: Promise<void> | null = null;
   return {
@@ -162,6 +178,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     stop: () =>
       (stopping ??= (async () => {
         log.info({ role }, "shutting down");
+        stopClockWatch();
         // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(health?.close() ?? Promise.resolve(), 1_000);

@@ -7,7 +7,7 @@ export type ProcessRole = "web" | "worker" | "all";
 export interface StartupSummaryInput {
   role: ProcessRole;
   config: Pick<AppConfig, "env" | "sandbox" | "model" | "webSearch">;
-  redis: "embedded" | "embedded (shared)" | "external";
+  redis: "embedded" | "embedded (shared)" | "external" | "sentinel";
   /** The web listener's port, when this process serves HTTP. */
   port: number | null;
   /** The sources besides GitHub (Slack, Linear, …); one whose secret is unset refuses every request. */
@@ -21,6 +21,17 @@ export interface StartupSummary {
   lines: Array<{ role: "web" | "worker"; fields: Record<string, unknown> }>;
   /** One per missing key or failed check, naming the variable. */
   warnings: Array<{ key: string; message: string }>;
+  /** Where the dashboard answers and whether anyone can sign in (web role only). */
+  dashboard?: { url: string; signIn: boolean; message: string };
+}
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/i;
+
+/** Whether GitHub can reach the webhook: a smee channel relays it, or APP_URL is a public address. */
+export function webhookReachable(env: Pick<AppConfig["env"], "WEBHOOK_PROXY_URL" | "APP_URL">): boolean {
+  if (env.WEBHOOK_PROXY_URL) return true;
+  if (!env.APP_URL) return false;
+  return !LOOPBACK_HOST.test(new URL(env.APP_URL).hostname);
 }
 
 /**
@@ -57,7 +68,17 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
   const env = config.env;
   const lines: StartupSummary["lines"] = [];
   const warnings: StartupSummary["warnings"] = [];
+  let dashboard: StartupSummary["dashboard"];
   if (role === "web" || role === "all") {
+    if (!webhookReachable(env)) {
+      warnings.push({
+        key: "APP_URL",
+        message: `GitHub cannot reach this app's webhook: ${env.APP_URL ? `APP_URL (${env.APP_URL}) is a local address` : "neither APP_URL nor WEBHOOK_PROXY_URL is set, so the app was registered with a localhost webhook URL"}. Put a tunnel in front of port ${input.port ?? env.PORT}, set APP_URL to its public URL and set the app's webhook URL (GitHub → Settings → Developer settings → GitHub Apps → the app) to <APP_URL>/api/github/webhooks — or set WEBHOOK_PROXY_URL to a smee.io channel and point the webhook there`,
+      });
+    }
+    const signIn = Boolean(env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET);
+    const url = `${(env.APP_URL ?? `http://localhost:${input.port ?? env.PORT}`).replace(/\/+$/, "")}/app`;
+    dashboard = { url, signIn, message: `dashboard at ${url}; sign-in ${signIn ? "on" : "off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)"}` };
     const unconfigured = (input.sources ?? []).filter((s) => !s.configured);
     const publicUrl = env.WEBHOOK_PROXY_URL ?? env.APP_URL ?? null;
     lines.push({
@@ -99,5 +120,5 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
     }
     if (iso && !iso.ok) warnings.push({ key: "SANDBOX_TYPE", message: `the ${config.sandbox.type} sandbox failed its isolation check: ${iso.reason ?? "unknown"}` });
   }
-  return { lines, warnings };
+  return { lines, warnings, ...(dashboard ? { dashboard } : {}) };
 }

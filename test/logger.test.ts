@@ -6,7 +6,8 @@ describe("log format", () => {
     ["pretty", true, "pretty"],
     ["pretty", false, "json"],
     ["json", true, "json"],
-    [undefined, true, "json"],
+    [undefined, true, "pretty"],
+    [undefined, false, "json"],
   ] as const)("LOG_FORMAT=%s on a TTY=%s → %s", (format, tty, expected) => {
     expect(effectiveLogFormat(format, tty)).toBe(expected);
   });

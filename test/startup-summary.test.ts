@@ -1,10 +1,16 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../src/config/env.js";
 import { startupSummary, type StartupSummaryInput } from "../src/startup-summary.js";
 
+const REPLAY = join(mkdtempSync(join(tmpdir(), "replay-")), "r.json");
+writeFileSync(REPLAY, JSON.stringify([{ text: "done" }]));
+
 const input = (env: Record<string, string>, over: Partial<StartupSummaryInput> = {}): StartupSummaryInput => ({
   role: "all",
-  config: readConfig(env, "/srv"),
+  config: readConfig({ APP_URL: "https://swe.example.com", ...env }, "/srv"),
   redis: "embedded",
   port: 3000,
   ...over,
@@ -17,7 +23,7 @@ describe("startupSummary", () => {
     ["e2b without its key", { ANTHROPIC_API_KEY: "sk", SANDBOX_TYPE: "e2b" }, {}, ["E2B_API_KEY"]],
     ["daytona without key, openai model without key", { SANDBOX_TYPE: "daytona", OPEN_SWE_MODEL: "openai:gpt-5" }, {}, ["OPENAI_API_KEY", "DAYTONA_API_KEY"]],
     ["modal without tokens", { ANTHROPIC_API_KEY: "sk", SANDBOX_TYPE: "modal" }, {}, ["MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"]],
-    ["replay needs no key", { OPEN_SWE_MODEL: "replay:/tmp/r.json" }, {}, []],
+    ["replay needs no key", { OPEN_SWE_MODEL: `replay:${REPLAY}` }, {}, []],
     ["the web role needs neither", {}, { role: "web" as const }, []],
     ["a failed isolation check", { ANTHROPIC_API_KEY: "sk" }, { sandboxIsolation: { ok: false, reason: "no user namespaces" } }, ["SANDBOX_TYPE"]],
   ])("%s → warnings %j", (_name, env, over, keys) => {
@@ -45,5 +51,26 @@ describe("startupSummary", () => {
     const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [{ name: "slack", configured: false, secretEnv: "SLACK_SIGNING_SECRET" }, { name: "linear", configured: true }] }));
     expect(s.lines[0]!.fields).toMatchObject({ sources: ["github", "linear"], sourcesRefusing: ["slack: SLACK_SIGNING_SECRET is not set, every request to its routes gets 401"] });
     expect(s.warnings).toEqual([]);
+  });
+
+  it.each([
+    ["no APP_URL, no smee channel", { APP_URL: "" }, /^GitHub cannot reach this app's webhook: neither APP_URL nor WEBHOOK_PROXY_URL is set, so the app was registered with a localhost webhook URL\. Put a tunnel in front of port 3000, set APP_URL/],
+    ["APP_URL on localhost", { APP_URL: "http://localhost:3000" }, /^GitHub cannot reach this app's webhook: APP_URL \(http:\/\/localhost:3000\) is a local address/],
+    ["APP_URL on 127.0.0.1", { APP_URL: "http://127.0.0.1:8080" }, /is a local address/],
+    ["a smee channel relays it", { APP_URL: "", WEBHOOK_PROXY_URL: "https://smee.io/x" }, null],
+    ["a public APP_URL", { APP_URL: "https://swe.example.com" }, null],
+  ])("webhook reachability: %s", (_name, env, warning) => {
+    const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk", ...env }, { role: "web" }));
+    const found = s.warnings.find((w) => w.key === "APP_URL");
+    if (warning === null) expect(found).toBeUndefined();
+    else expect(found?.message).toMatch(warning);
+  });
+
+  it.each([
+    [{}, { role: "web" as const }, { url: "https://swe.example.com/app", signIn: false, message: "dashboard at https://swe.example.com/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)" }],
+    [{ APP_URL: "", GITHUB_CLIENT_ID: "Iv1", GITHUB_CLIENT_SECRET: "s" }, { port: 4000 }, { url: "http://localhost:4000/app", signIn: true, message: "dashboard at http://localhost:4000/app; sign-in on" }],
+    [{}, { role: "worker" as const }, undefined],
+  ])("the dashboard line for %j %j", (env, over, expected) => {
+    expect(startupSummary(input(env as Record<string, string>, over)).dashboard).toEqual(expected);
   });
 });

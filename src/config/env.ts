@@ -14,6 +14,9 @@ const csv = (fallback: string) =>
 
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
+/** An http(s) URL: `localhost:3000` (no scheme) parses as a URL of scheme `localhost:`, so the scheme is checked. */
+const httpUrl = (example: string) => z.url({ protocol: /^https?$/, error: `an http(s) URL with its scheme, e.g. ${example}` });
+
 const bool = (fallback: boolean) =>
   z
     .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
@@ -26,7 +29,19 @@ export const EnvSchema = z.object({
   PRIVATE_KEY: z.string().min(1).optional(),
   PRIVATE_KEY_PATH: z.string().min(1).optional(),
   WEBHOOK_SECRET: z.string().min(1).optional(),
-  GHE_HOST: z.string().optional(),
+  /** GitHub Enterprise Server (or GHE.com) host name: the API is `https://<GHE_HOST>/api/v3` unless GITHUB_API_URL says otherwise. */
+  GHE_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/, "a host name like github.example.com (no https://, no path)")
+    .optional(),
+  /** GitHub's REST API base (GHES over http, a proxy): overrides the one derived from GHE_HOST. */
+  GITHUB_API_URL: httpUrl("https://github.example.com/api/v3").optional(),
+  /** Slack's Web API base (GovSlack, a proxy); default https://slack.com/api/. */
+  SLACK_API_URL: httpUrl("https://slack.com/api/").optional(),
+  /** Linear's GraphQL endpoint (a mirror, a proxy); default https://api.linear.app/graphql. */
+  LINEAR_API_URL: httpUrl("https://api.linear.app/graphql")
+    .refine((u) => u.startsWith("https:") || /^http:\/\/(localhost|127\.0\.0\.1)(:|\/|$)/.test(u), "https (Linear's SDK allows http only to localhost)")
+    .optional(),
   PORT: int(3000, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
   /** Setup mode (no credentials yet) listens here: loopback unless told otherwise (`0.0.0.0` in a container). */
@@ -37,14 +52,26 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^(redis|rediss|unix):/, "a redis://, rediss:// or unix:/path URL")
     .optional(),
+  /** Redis Sentinel instead of QUEUE_REDIS_URL: `host:port,host:port` of the sentinels; the master is asked of them. */
+  QUEUE_REDIS_SENTINELS: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, "host:port of each sentinel, comma-separated")
+    .optional(),
+  /** The master's name the sentinels monitor. */
+  QUEUE_REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -").default("mymaster"),
+  /** With sentinels: the master's (and replicas') password; the sentinels' own, if they have one. */
+  QUEUE_REDIS_PASSWORD: z.string().min(1).optional(),
+  QUEUE_REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  /** With sentinels: TLS to the sentinels and to the master they name. */
+  QUEUE_REDIS_SENTINEL_TLS: bool(false),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]+$/, "letters, digits, _ - and {} (no colons)")
     .default("open-swe"),
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
-  /** `pretty` (pino-pretty) applies only when stdout is a TTY; piped output is always JSON lines. */
-  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+  /** Unset: pretty (pino-pretty) on a TTY, JSON lines otherwise; `json` forces JSON on a TTY too. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe").default("open-swe"),
   /** Unset: derived from APP_SLUG (`my-bot` → `my-bot,mybot`), so the name GitHub gave the app works. */
   MENTION_HANDLES: csv("").optional(),
@@ -71,6 +98,16 @@ export const EnvSchema = z.object({
   /** How often the `ci-monitor` sweep looks at our open PRs (red checks the webhooks missed, merge conflicts). */
   CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
+  /**
+   * BullMQ's job lock: a worker renews it every quarter of this; a job whose lock lapsed is stalled. Shorter:
+   * a dead worker's jobs are taken over sooner, but a Redis pause or an event-loop stall this long makes the
+   * worker give the job up (it stops and the job resumes elsewhere from its checkpoint).
+   */
+  QUEUE_LOCK_DURATION_MS: int(30_000, 1_000, 600_000),
+  /** How often each worker looks for stalled jobs (active, lock lapsed) and moves them back to waiting. */
+  QUEUE_STALLED_INTERVAL_MS: int(30_000, 500, 600_000),
+  /** Stalls a job survives before it is failed ("job stalled more than allowable limit"). */
+  QUEUE_MAX_STALLED_COUNT: int(1, 0, 100),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
   /** A thread's checkpoints live this long after its last write (every step writes), then all of them go. */
@@ -85,7 +122,7 @@ export const EnvSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, "64 hex characters (a 256-bit key)")
     .optional(),
   /** Jira Cloud site the worker reads and writes (`https://acme.atlassian.net`), with an API token of the bot account. */
-  JIRA_BASE_URL: z.url("a URL, e.g. https://acme.atlassian.net").optional(),
+  JIRA_BASE_URL: httpUrl("https://acme.atlassian.net").optional(),
   JIRA_EMAIL: z.string().min(3).optional(),
   JIRA_API_TOKEN: z.string().min(1).optional(),
   /** Signs Jira admin webhooks (`X-Hub-Signature`) and is the shared-secret header of Automation web requests. */
@@ -93,9 +130,9 @@ export const EnvSchema = z.object({
   /** Confluence sites allowed to install the Connect app (`acme.atlassian.net`); unset: Confluence is off. */
   CONFLUENCE_SITES: csv(""),
   CONFLUENCE_APP_KEY: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ -").default("open-swe"),
-  WEBHOOK_PROXY_URL: z.url("a URL, e.g. https://smee.io/abc123").optional(),
+  WEBHOOK_PROXY_URL: httpUrl("https://smee.io/abc123").optional(),
   /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
-  APP_URL: z.url("a URL, e.g. https://open-swe.example.com").optional(),
+  APP_URL: httpUrl("https://open-swe.example.com").optional(),
   NO_SMEE_SETUP: bool(false),
   /** The GitHub App's OAuth client (the manifest flow stores both): dashboard sign-in and "open PRs as me". */
   GITHUB_CLIENT_ID: z.string().min(1).optional(),
@@ -157,7 +194,8 @@ export interface AppConfig {
   env: Env;
   /** null means setup mode: Probot's manifest flow registers the app first. */
   github: { appId: string; privateKey: string; webhookSecret: string; baseUrl?: string } | null;
-  redisUrl: string | null;
+  /** An external Redis (a URL, or sentinels to ask for the master); null: the embedded redis-server. */
+  redis: RedisTarget | null;
   dataDir: string;
   botLogins: string[];
   sandbox: SandboxConfig;
@@ -177,6 +215,42 @@ export class ConfigError extends OpenSweError<"config_invalid"> {
   }
 }
 
+/** Variables whose value is a credential: a refusal names them but never prints the value. */
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PRIVATE_KEY|API_KEY|_KEY$/;
+
+/** What a refusal shows of a value: a credential's length only; a URL without its user:password. */
+export function shownValue(name: string, value: string): string {
+  if (SECRET_NAME.test(name)) return `a value of ${value.length} characters, not shown`;
+  return `got "${value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, "$1***@")}"`;
+}
+
+/** GitHub's REST API base: GITHUB_API_URL, else GHE_HOST's `/api/v3`; undefined for github.com. */
+export function githubApiUrl(e: Pick<Env, "GITHUB_API_URL" | "GHE_HOST">): string | undefined {
+  if (e.GITHUB_API_URL) return e.GITHUB_API_URL.replace(/\/+$/, "");
+  return e.GHE_HOST ? `https://${e.GHE_HOST}/api/v3` : undefined;
+}
+
+/** Where Redis is: a URL, or Redis Sentinel (the sentinels are asked which server is the master, again after a failover). */
+export type RedisTarget =
+  | { url: string }
+  | { sentinels: { host: string; port: number }[]; name: string; tls: boolean; password?: string; sentinelPassword?: string };
+
+function redisTarget(e: Env): RedisTarget | null {
+  if (e.QUEUE_REDIS_URL && e.QUEUE_REDIS_SENTINELS) throw new ConfigError("QUEUE_REDIS_URL and QUEUE_REDIS_SENTINELS are both set: use one (a URL, or the sentinels that name the master)");
+  if (e.QUEUE_REDIS_URL) return { url: e.QUEUE_REDIS_URL };
+  if (!e.QUEUE_REDIS_SENTINELS) return null;
+  return {
+    sentinels: e.QUEUE_REDIS_SENTINELS.split(",").map((hp) => {
+      const [host, port] = hp.trim().split(":") as [string, string];
+      return { host, port: Number(port) };
+    }),
+    name: e.QUEUE_REDIS_SENTINEL_NAME,
+    tls: e.QUEUE_REDIS_SENTINEL_TLS,
+    ...(e.QUEUE_REDIS_PASSWORD ? { password: e.QUEUE_REDIS_PASSWORD } : {}),
+    ...(e.QUEUE_REDIS_SENTINEL_PASSWORD ? { sentinelPassword: e.QUEUE_REDIS_SENTINEL_PASSWORD } : {}),
+  };
+}
+
 /** Reads and validates the environment once; a bad value stops start-up naming the variable. */
 export function readConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): AppConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -184,7 +258,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = issue?.path.join(".") ?? "environment";
-    throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (got "${String(cleaned[name] ?? "")}")`);
+    throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (${shownValue(name, cleaned[name] ?? "")})`);
   }
   const e: Env = {
     ...parsed.data,
@@ -210,7 +284,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       appId: e.APP_ID,
       privateKey,
       webhookSecret: e.WEBHOOK_SECRET,
-      ...(e.GHE_HOST ? { baseUrl: `https://${e.GHE_HOST}/api/v3` } : {}),
+      ...(githubApiUrl(e) ? { baseUrl: githubApiUrl(e)! } : {}),
     };
   }
   const dataDir = resolve(cwd, e.DATA_DIR);
@@ -221,7 +295,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       { SANDBOX_ROOT: join(dataDir, "sandboxes"), SANDBOX_MIRROR_ROOT: join(dataDir, "mirrors"), ...cleaned },
       cwd,
     );
-    model = readModelConfig(cleaned);
+    model = readModelConfig({ ...cleaned, THREAD_MODELS: parsed.data.THREAD_MODELS.join(",") }, cwd);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
@@ -232,7 +306,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     model,
     webSearch: readWebSearchConfig(cleaned),
     gitRemoteTemplate: e.GIT_REMOTE_TEMPLATE ?? `https://${e.GHE_HOST ?? "github.com"}/{owner}/{repo}.git`,
-    redisUrl: e.QUEUE_REDIS_URL ?? null,
+    redis: redisTarget(e),
     mcpSecrets: Object.fromEntries(Object.entries(cleaned).flatMap(([k, v]) => (k.startsWith("MCP_SECRET_") && v !== undefined ? [[k.slice("MCP_SECRET_".length), v]] : []))),
     dataDir,
     userAgentsRoot: e.USER_AGENTS_ROOT ? resolve(cwd, e.USER_AGENTS_ROOT) : join(dataDir, "users"),

@@ -34,9 +34,9 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
 <p><a href="/app/admin/queues">Queues (bull-board)</a></p>
 <h2>Team default models</h2>
 <form method="post" action="/app/admin/team-models">${csrfField(session)}
-<label for="team-agent">Coding agent</label><select id="team-agent" name="agent">${selectOptions(models, team.agent, "deployment default")}</select>
-<label for="team-reviewer">Reviewer</label><select id="team-reviewer" name="reviewer">${selectOptions(models, team.reviewer, "deployment default")}</select>
-<p><button type="submit">Save models</button></p>
+<label for="team-agent">Coding agent</label><select class="form-select" id="team-agent" name="agent">${selectOptions(models, team.agent, "deployment default")}</select>
+<label for="team-reviewer">Reviewer</label><select class="form-select" id="team-reviewer" name="reviewer">${selectOptions(models, team.reviewer, "deployment default")}</select>
+<p><button type="submit" class="btn">Save models</button></p>
 </form>
 <h2>Repositories</h2>
 <p>Enabled repositories get automatic reviews and CI autofix.</p>
@@ -45,7 +45,7 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
 <tbody>${repos.map(
         (r) => html`<tr><td>${r}</td><td>${installed[r]!.installationId}</td>
 <td><form method="post" action="/app/admin/repos" class="inline">${csrfField(session)}<input type="hidden" name="repo" value="${r}">
-${enabled.includes(r) ? html`<input type="hidden" name="action" value="disable"><button type="submit" aria-label="Disable ${r}">Enabled · disable</button>` : html`<input type="hidden" name="action" value="enable"><button type="submit" aria-label="Enable ${r}">Enable</button>`}
+${enabled.includes(r) ? html`<input type="hidden" name="action" value="disable"><button type="submit" class="btn btn-sm" aria-label="Disable ${r}">Enabled · disable</button>` : html`<input type="hidden" name="action" value="enable"><button type="submit" class="btn btn-sm" aria-label="Enable ${r}">Enable</button>`}
 </form></td>
 <td><a href="/app/admin/styles/${r}">View / edit</a></td></tr>`,
       )}</tbody></table></div>
@@ -58,12 +58,12 @@ ${Object.keys(identities).length === 0
   : html`<div class="table"><table><thead><tr><th scope="col">Source user</th><th scope="col">GitHub login</th><th scope="col"></th></tr></thead><tbody>${Object.entries(identities)
       .sort()
       .map(
-        ([who, login]) => html`<tr><td>${who}</td><td>@${login}</td><td><form method="post" action="/app/admin/identities" class="inline">${csrfField(session)}<input type="hidden" name="action" value="remove"><input type="hidden" name="sourceUser" value="${who}"><button type="submit" aria-label="Remove ${who}">Remove</button></form></td></tr>`,
+        ([who, login]) => html`<tr><td>${who}</td><td>@${login}</td><td><form method="post" action="/app/admin/identities" class="inline">${csrfField(session)}<input type="hidden" name="action" value="remove"><input type="hidden" name="sourceUser" value="${who}"><button type="submit" class="btn btn-sm" aria-label="Remove ${who}">Remove</button></form></td></tr>`,
       )}</tbody></table></div>`}
 <form method="post" action="/app/admin/identities" class="filters">${csrfField(session)}<input type="hidden" name="action" value="set">
-<div><label for="id-source">Source user</label><input id="id-source" name="sourceUser" placeholder="slack:U0123ABC" required></div>
-<div><label for="id-login">GitHub login</label><input id="id-login" name="login" required></div>
-<button type="submit">Map</button></form>`),
+<div><label for="id-source">Source user</label><input class="form-control" id="id-source" name="sourceUser" placeholder="slack:U0123ABC" required></div>
+<div><label for="id-login">GitHub login</label><input class="form-control" id="id-login" name="login" required></div>
+<button type="submit" class="btn">Map</button></form>`),
     );
   });
 
@@ -123,10 +123,10 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
 <p>${style ? `Version ${style.version}, ${style.mode}, updated ${style.updatedAt}.` : "No learned style yet."}</p>
 <form method="post" action="/app/admin/styles/${full}">${csrfField(session)}
 <label for="prompt">Style prompt (appended to the reviewer's)</label>
-<textarea id="prompt" name="prompt" maxlength="${MAX_STYLE_PROMPT_CHARS}" required>${style?.prompt ?? ""}</textarea>
-<p><button type="submit">Save style</button></p></form>
+<textarea class="form-control" id="prompt" name="prompt" maxlength="${MAX_STYLE_PROMPT_CHARS}" required>${style?.prompt ?? ""}</textarea>
+<p><button type="submit" class="btn">Save style</button></p></form>
 <form method="post" action="/app/admin/styles/${full}/relearn">${csrfField(session)}
-<button type="submit">Re-learn from past reviews</button></form>
+<button type="submit" class="btn">Re-learn from past reviews</button></form>
 <p><a href="/app/admin">Back to admin</a></p>`),
     );
   });

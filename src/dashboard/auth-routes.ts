@@ -54,7 +54,7 @@ export function mountAuth(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const next = safeNext(c.req.query("next"));
     return c.html(
       layout("Sign in", null, html`<p>Open SWE's dashboard shows the runs of the repositories you can write to.</p>
-<p><a href="/auth/login?next=${encodeURIComponent(next)}" class="button" id="sign-in">Sign in with GitHub</a></p>`),
+<p><a href="/auth/login?next=${encodeURIComponent(next)}" class="btn btn-primary" id="sign-in">Sign in with GitHub</a></p>`),
     );
   });
 

@@ -21,9 +21,9 @@ import { LiveStreamLimit } from "./live-stream-limit.js";
 import { SessionStore } from "./session-store.js";
 import { mountProfile } from "./profile-routes.js";
 import { mountRuns } from "./runs-routes.js";
+import { mountStaticAssets, stripBullBoardFonts } from "./static-assets.js";
 import { mountTasks } from "./tasks-routes.js";
-import { CSS, messagePage } from "./views/layout.js";
-import { LIVE_JS } from "./views/live-script.js";
+import { messagePage } from "./views/layout.js";
 
 export const QUEUES_PATH = "/app/admin/queues";
 
@@ -54,6 +54,8 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
 /**
  * The dashboard: `/auth/*` (GitHub sign-in) and `/app/*` (pages, signed in), server-rendered HTML.
  * Scripts only on the run page (live view) and bull-board; the CSP allows nothing inline elsewhere.
+ * Forms may post (and be redirected) to GitHub's web host only — `https://<GHE_HOST>` with GHE set —
+ * for the OAuth authorize step ("open PRs as me", sign-in).
  */
 export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   const app = new Hono<DashboardEnv>();
@@ -63,13 +65,12 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   });
   app.notFound((c) => c.html(messagePage("Not found", null, `There is no page at ${c.req.path}.`, { href: "/app", label: "Dashboard" }), 404));
   const ours = secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", "data:"], formAction: ["'self'", "https://github.com"], frameAncestors: ["'none'"] },
+    contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", "data:"], formAction: ["'self'", deps.oauth?.webBase ?? "https://github.com"], frameAncestors: ["'none'"] },
     referrerPolicy: "same-origin",
   });
   app.use("/auth/*", ours);
   app.use("/app/*", async (c, next) => (c.req.path.startsWith(QUEUES_PATH) ? next() : ours(c, next)));
-  app.get("/app/static/app.css", (c) => c.body(CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=300" }));
-  app.get("/app/static/live.js", (c) => c.body(LIVE_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "max-age=300" }));
+  mountStaticAssets(app);
   mountAuth(app, deps);
   app.use("/app", requireSession(deps));
   app.use("/app/*", requireSession(deps));
@@ -85,6 +86,8 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   const board = new HonoAdapter(serveStatic);
   createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
   board.setBasePath(QUEUES_PATH);
+  app.use(QUEUES_PATH, stripBullBoardFonts);
+  app.use(`${QUEUES_PATH}/*`, stripBullBoardFonts);
   app.route(QUEUES_PATH, board.registerPlugin());
   return app;
 }

@@ -33,23 +33,23 @@ export function mountProfile(app: Hono<DashboardEnv>, deps: DashboardDeps): void
     const saved = c.req.query("saved") === "1";
     return c.html(
       layout(`Profile · @${session.login}`, session, html`
-${saved ? html`<p role="status">Saved.</p>` : ""}
+${saved ? html`<div class="flash flash-success mb-3" role="status">Saved.</div>` : ""}
 <form method="post" action="/app/profile">${csrfField(session)}
 <label for="model">Model for your runs</label>
-<select id="model" name="model">${selectOptions(models, profile.model, "team default")}</select>
+<select class="form-select" id="model" name="model">${selectOptions(models, profile.model, "team default")}</select>
 <label for="effort">Effort</label>
-<select id="effort" name="effort">${selectOptions(EFFORTS, profile.effort, "default")}</select>
-<p><input type="checkbox" id="autoFixCi" name="autoFixCi" ${profile.autoFixCi ? "checked" : ""}> <label for="autoFixCi" class="inline">Fix CI automatically on my PRs (autoFixCi)</label></p>
-<p><input type="checkbox" id="autoReview" name="autoReview" ${profile.autoReview ? "checked" : ""}> <label for="autoReview" class="inline">Review my pull requests automatically</label></p>
-<p><input type="checkbox" id="prsAsMe" name="prsAsMe" ${profile.prsAsMe ? "checked" : ""} ${tokens ? "" : "disabled"}> <label for="prsAsMe" class="inline">Open PRs as me</label><br>
-<small>${tokens
+<select class="form-select" id="effort" name="effort">${selectOptions(EFFORTS, profile.effort, "default")}</select>
+<div class="form-checkbox"><label><input type="checkbox" id="autoFixCi" name="autoFixCi" ${profile.autoFixCi ? "checked" : ""}> Fix CI automatically on my PRs (autoFixCi)</label></div>
+<div class="form-checkbox"><label><input type="checkbox" id="autoReview" name="autoReview" ${profile.autoReview ? "checked" : ""}> Review my pull requests automatically</label></div>
+<div class="form-checkbox"><label><input type="checkbox" id="prsAsMe" name="prsAsMe" aria-describedby="prsAsMe-note" ${profile.prsAsMe ? "checked" : ""} ${tokens ? "" : "disabled"}> Open PRs as me</label>
+<p class="note" id="prsAsMe-note">${tokens
   ? profile.prsAsMe
     ? hasToken
       ? "Your GitHub token is stored encrypted; PRs of your runs are opened as you."
       : "No usable token is stored: save to authorise again."
     : "Your runs' PRs are opened by the app. Turning this on asks GitHub to authorise the app for you; the token is stored encrypted."
-  : "Needs OPEN_SWE_SECRET_KEY on the server."}</small></p>
-<button type="submit">Save</button>
+  : "Needs OPEN_SWE_SECRET_KEY on the server."}</p></div>
+<button type="submit" class="btn btn-primary">Save</button>
 </form>`),
     );
   });

@@ -33,12 +33,12 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       layout("New task", session, html`
 <form method="post" action="/app/tasks">${csrfField(session)}
 <label for="repo">Repository</label>
-<select id="repo" name="repo" required>${session.repos.map((r) => html`<option value="${r}">${r}</option>`)}</select>
+<select class="form-select" id="repo" name="repo" required>${session.repos.map((r) => html`<option value="${r}">${r}</option>`)}</select>
 <label for="text">Task</label>
-<textarea id="text" name="text" required maxlength="${MAX_TASK_CHARS}" placeholder="What should the agent do?"></textarea>
+<textarea class="form-control" id="text" name="text" required maxlength="${MAX_TASK_CHARS}" placeholder="What should the agent do?"></textarea>
 <label for="model">Model</label>
-<select id="model" name="model">${selectOptions(models, undefined, "my default")}</select>
-<p><button type="submit">Start</button></p>
+<select class="form-select" id="model" name="model">${selectOptions(models, undefined, "my default")}</select>
+<p><button type="submit" class="btn btn-primary">Start</button></p>
 </form>`),
     );
   });

@@ -6,6 +6,8 @@ import { OpenSweError } from "../errors.js";
 export type Octokit = ProbotOctokit;
 
 export interface GitHubAuth {
+  /** An Octokit acting as the app itself (JWT): `/app/installations`. */
+  app(): Promise<Octokit>;
   /** An Octokit acting as the installation (short-lived token, minted on demand, cached by Probot). */
   installation(installationId: number): Promise<Octokit>;
   /** A token for one repository only: what host-side git pushes use. Never handed to a sandbox. */
@@ -43,6 +45,7 @@ export function createGitHubAuth(github: NonNullable<AppConfig["github"]>, opts:
   // Repo-scoped tokens live an hour; a worker reuses one until 10 minutes before it expires.
   const scoped = new Map<string, { token: string; expiresAt: number }>();
   return {
+    app: () => probot.auth(),
     installation: (installationId) => probot.auth(installationId),
     async repoInstallation(owner, repo) {
       const app = await probot.auth();

@@ -5,6 +5,7 @@ import { metricsAccess } from "./metrics-access.js";
 import { metricsHandler } from "./metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "./raw-body.js";
+import { listen } from "../net/listen.js";
 
 /** A worker's own endpoints (it serves no webhooks): GET /health for container checks, GET /metrics. */
 export async function startHealthServer(o: {
@@ -31,10 +32,7 @@ export async function startHealthServer(o: {
       if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(o.port, o.host, () => resolve());
-  });
+  await listen(server, o.port, o.host, "HEALTH_PORT");
   const address = server.address();
   return {
     port: typeof address === "object" && address ? address.port : 0,

@@ -83,7 +83,8 @@ export function sourceRoutes(deps: SourceRoutesDeps) {
       case "respond":
         return sendJson(res, event.status, event.body);
       case "ignore":
-        log.debug({ reason: event.reason }, "source event ignored");
+        if (event.unaddressed) log.info({ reason: event.reason }, "source message ignored: it mentions none of our handles");
+        else log.debug({ reason: event.reason }, "source event ignored");
         return sendJson(res, 200, { ok: true });
       case "mention": {
         if (!(await deps.dedupe.claim(source.name, event.dedupeKey))) {

@@ -18,6 +18,7 @@ import { sendJson } from "./raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";
+import { listen } from "../net/listen.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -94,10 +95,7 @@ export async function startWebServer(opts: {
     })();
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? opts.config.env.PORT, host, () => resolve());
-  });
+  await listen(server, opts.port ?? opts.config.env.PORT, host, "PORT");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   opts.log.info({ port, path: WEBHOOK_PATH }, "web server listening");

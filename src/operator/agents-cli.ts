@@ -4,12 +4,13 @@ import type { AppConfig } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
 import { remoteUrl } from "../runs/branch-name.js";
 import { classifyRepoArg } from "../runs/repo-arg.js";
+import { localRepoRefusal } from "../runs/local-repo-refusal.js";
 import { hostGit } from "../sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
 import { GITHUB_RUN_TOOL_NAMES, loadAgents } from "../agent/subagents/load-agents.js";
 import { isLogin } from "../agent/subagents/read-agent-dirs.js";
-
-export const AGENTS_USAGE = "usage: open-swe agents list --repo <path|owner/name> [--user <login>]";
+import { AGENTS_COMMANDS } from "./agents-commands.js";
+import { parseCommand } from "../shared/parse-command.js";
 
 export class AgentsUsageError extends OpenSweError<"agents_usage"> {
   constructor(message: string) {
@@ -23,8 +24,9 @@ async function mirrorAt(config: AppConfig, repo: string): Promise<{ mirror: stri
   if (arg.kind === "error") throw new AgentsUsageError(arg.message);
   if (arg.kind === "path") {
     const source = resolve(arg.path);
-    const head = await hostGit(["-C", source, "rev-parse", "--verify", "HEAD^{commit}"]).catch(() => null);
-    if (head === null) throw new AgentsUsageError(`${repo} is not a git repository with a commit`);
+    const head = await hostGit(["-C", source, "rev-parse", "--verify", "HEAD^{commit}"]).catch((err: unknown) => {
+      throw new AgentsUsageError(localRepoRefusal(repo, err));
+    });
     const name = `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}`;
     const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
     return { mirror, commit: head.trim() };
@@ -40,13 +42,11 @@ async function mirrorAt(config: AppConfig, repo: string): Promise<{ mirror: stri
  */
 export async function runAgentsCli(argv: string[], config: AppConfig, out: (text: string) => void): Promise<void> {
   const [verb, ...rest] = argv;
-  const flag = (name: string) => {
-    const at = rest.indexOf(name);
-    return at >= 0 ? rest[at + 1] : undefined;
-  };
-  const repo = flag("--repo");
-  const user = flag("--user");
-  if (verb !== "list" || !repo || (rest.includes("--user") && !user)) throw new AgentsUsageError(AGENTS_USAGE);
+  if (verb !== "list") throw new AgentsUsageError(verb ? `unknown command "agents ${verb}": the one command is agents list` : "missing command: agents list");
+  const args = parseCommand("agents list", AGENTS_COMMANDS["agents list"], rest);
+  const repo = args.string("repo");
+  const user = args.string("user");
+  if (!repo) throw new AgentsUsageError("agents list needs --repo <path|owner/name> (see open-swe agents list --help)");
   if (user !== undefined && !isLogin(user)) throw new AgentsUsageError(`"${user}" is not a GitHub login`);
   const loaded = await loadAgents({ repo: await mirrorAt(config, repo), ...(user ? { user: { root: config.userAgentsRoot, login: user } } : {}), runTools: GITHUB_RUN_TOOL_NAMES });
   const agents = loaded.agents.map(({ definition: d, source, file }) => ({

@@ -4,26 +4,12 @@ import { isRepoName, repoNameError } from "../shared/repo-name.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { RunRecords } from "../store/run-records.js";
+import { parseCommand, type ParsedCommand } from "../shared/parse-command.js";
+import { JOB_STATES, OPERATOR_COMMANDS, type OperatorCommand } from "./operator-commands.js";
 import { UsageError } from "./settings-cli.js";
 
-export const OPERATOR_USAGE = `usage:
-  open-swe runs ls [--repo owner/name] [--status ${RunOutcome.options.join("|")}] [--limit N]
-  open-swe runs show <run id>
-  open-swe jobs ls <${QUEUE_NAMES.join("|")}> [--state failed|waiting|active|delayed|completed] [--limit N]
-  open-swe jobs retry <job id>`;
-
-const JOB_STATES = ["failed", "waiting", "active", "delayed", "completed", "prioritized", "waiting-children"] as const;
-
-function flag(argv: string[], name: string): string | undefined {
-  const at = argv.indexOf(name);
-  if (at < 0) return undefined;
-  const v = argv[at + 1];
-  if (v === undefined || v.startsWith("--")) throw new UsageError(`${name} needs a value\n${OPERATOR_USAGE}`);
-  return v;
-}
-
-function limitOf(argv: string[], fallback: number): number {
-  const raw = flag(argv, "--limit");
+function limitOf(args: ParsedCommand, fallback: number): number {
+  const raw = args.string("limit");
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--limit takes a whole number from 1 to 1000, not "${raw}"`);
@@ -59,15 +45,19 @@ const jobLine = async (queue: QueueName, job: Job) => ({
 
 /** `open-swe runs …` and `open-swe jobs …`: JSON to `out`; UsageError with the reason for bad input. */
 export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; queues: QueueSet }, out: (line: string) => void): Promise<void> {
-  const [area, verb, ...rest] = argv;
+  const [area, verb, ...tail] = argv;
+  const command = `${area ?? ""} ${verb ?? ""}`.trim();
+  if (!Object.hasOwn(OPERATOR_COMMANDS, command)) throw new UsageError(`unknown command "open-swe ${command}": one of ${Object.keys(OPERATOR_COMMANDS).join(", ")}`);
+  const args = parseCommand(command, OPERATOR_COMMANDS[command as OperatorCommand], tail);
+  const rest = args.positionals;
   const print = (v: unknown) => out(JSON.stringify(v, null, 2));
-  switch (`${area ?? ""} ${verb ?? ""}`.trim()) {
+  switch (command as OperatorCommand) {
     case "runs ls": {
-      const repo = flag(rest, "--repo");
+      const repo = args.string("repo");
       if (repo !== undefined && !isRepoName(repo)) throw new UsageError(repoNameError(repo));
-      const status = flag(rest, "--status");
+      const status = args.string("status");
       if (status !== undefined && !RunOutcome.safeParse(status).success) throw new UsageError(`--status takes ${RunOutcome.options.join(", ")}, not "${status}"`);
-      const limit = limitOf(rest, 20);
+      const limit = limitOf(args, 20);
       const rows: unknown[] = [];
       // Scan a bounded window of recent runs; filters apply within it.
       for (const id of await deps.runs.recent(Math.max(limit * 10, 200))) {
@@ -81,8 +71,7 @@ export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; q
       return print(rows);
     }
     case "runs show": {
-      const id = rest[0];
-      if (!id) throw new UsageError(`missing run id\n${OPERATOR_USAGE}`);
+      const id = rest[0]!;
       const record = await deps.runs.get(id);
       if (!record) throw new UsageError(`no run "${id}" (records are kept 90 days; \`open-swe runs ls\` lists recent ones)`);
       return print({ id, repo: (await repoOfRun(deps.queues, id)) ?? null, ...record });
@@ -90,16 +79,15 @@ export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; q
     case "jobs ls": {
       const queue = rest[0];
       if (!queue || !(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`jobs ls takes a queue: one of ${QUEUE_NAMES.join(", ")}, not "${queue ?? ""}"`);
-      const state = flag(rest, "--state");
+      const state = args.string("state");
       if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) throw new UsageError(`--state takes ${JOB_STATES.join(", ")}, not "${state}"`);
-      const limit = limitOf(rest, 50);
+      const limit = limitOf(args, 50);
       const q = deps.queues.queues[queue as QueueName];
       const jobs = await q.getJobs((state ? [state] : ["active", "waiting", "delayed", "failed"]) as JobType[], 0, limit - 1);
       return print(await Promise.all(jobs.filter(Boolean).map((j) => jobLine(queue as QueueName, j))));
     }
     case "jobs retry": {
-      const id = rest[0];
-      if (!id) throw new UsageError(`missing job id\n${OPERATOR_USAGE}`);
+      const id = rest[0]!;
       const found = await findJob(deps.queues, id);
       if (!found) throw new UsageError(`no job "${id}" in any queue`);
       const state = await found.job.getState();
@@ -107,7 +95,5 @@ export async function runOperatorCli(argv: string[], deps: { runs: RunRecords; q
       await found.job.retry("failed");
       return print(await jobLine(found.queue, found.job));
     }
-    default:
-      throw new UsageError(`unknown command "${[area, verb].filter(Boolean).join(" ")}"\n${OPERATOR_USAGE}`);
   }
 }

@@ -4,19 +4,6 @@ import { ToolPolicy } from "../config/tool-policy.js";
 import type { SecretBox } from "../store/secret-box.js";
 import { ProfilePatch, type SettingsStore } from "../store/settings-store.js";
 
-export const SETTINGS_USAGE = `usage:
-  open-swe settings repos list | enable <owner/repo> | disable <owner/repo>
-  open-swe settings profile get <login> | set <login> key=value…   (autoFixCi, autoReview, model, effort)
-  open-swe settings team-model get | set <agent|reviewer> <model|none>
-  open-swe settings autofix get <owner/repo#n> | set <owner/repo#n> on|off
-  open-swe settings installed list
-  open-swe settings identity list | get <source:user> | set <source:user> <github-login> | remove <source:user>
-  open-swe settings source-repo list | get <source:where> | set <source:where> <owner/repo> | remove <source:where>
-      (source:user: slack:<user id>, linear:<user id>; source:where: slack:<channel id>, linear:<team id>)
-  open-swe settings tool-policy get | set <tool|prefix*> <always_allow|ask|deny|none>
-  open-swe settings mcp-server list | set <name> '<json>' | remove <name>
-  open-swe settings mcp-secret list | set <NAME> <value> | remove <NAME>   (needs OPEN_SWE_SECRET_KEY)`;
-
 export class UsageError extends Error {}
 
 function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> {
@@ -42,7 +29,7 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
   const [area, verb, ...rest] = argv;
   const print = (v: unknown) => out(JSON.stringify(v, null, 2));
   const need = (n: number) => {
-    if (rest.length < n) throw new UsageError(`missing argument for "${area} ${verb}"\n${SETTINGS_USAGE}`);
+    if (rest.length < n) throw new UsageError(`missing argument for "settings ${area} ${verb}" (see open-swe settings --help)`);
   };
   const key = `${area ?? ""} ${verb ?? ""}`.trim();
   try {
@@ -146,7 +133,7 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         need(1);
         return print({ where: rest[0], removed: await store.removeSourceRepo(rest[0]!) });
       default:
-        throw new UsageError(`unknown settings command "${key}"\n${SETTINGS_USAGE}`);
+        throw new UsageError(`unknown settings command "${key}" (see open-swe settings --help)`);
     }
   } catch (err) {
     if (err instanceof z.ZodError) throw new UsageError(err.issues[0]?.message ?? "invalid value");

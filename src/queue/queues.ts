@@ -2,6 +2,7 @@ import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { QUEUE_NAMES, type QueueName } from "./names.js";
 import { JOB_SCHEMAS, type JobInput } from "./schemas.js";
+import { redisNowMs } from "../shared/redis-time.js";
 
 export interface QueueSetOptions {
   connection: Redis;
@@ -37,10 +38,15 @@ export class QueueSet {
     for (const [name, q] of Object.entries(this.queues)) q.on("error", (err) => opts.onError?.(err, name as QueueName));
   }
 
-  /** A redelivered webhook maps onto an existing job id, which BullMQ keeps as the one job. */
+  /**
+   * A redelivered webhook maps onto an existing job id, which BullMQ keeps as the one job. A delayed job
+   * is stamped with Redis's time, so it is due `delay` after now by the clock every process shares, not
+   * by this host's (BullMQ would use `Date.now()`).
+   */
   async add<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: JobsOptions = {}): Promise<string> {
     const payload = JOB_SCHEMAS[name].parse(data);
-    const job = await this.queues[name].add(name, payload, { ...options, jobId });
+    const stamped = options.delay && options.timestamp === undefined ? { timestamp: await redisNowMs(this.connection) } : {};
+    const job = await this.queues[name].add(name, payload, { ...options, ...stamped, jobId });
     return job.id ?? jobId;
   }
 

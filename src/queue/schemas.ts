@@ -154,8 +154,8 @@ export const CommandJob = z.discriminatedUnion("command", [
   }),
 ]);
 
-/** The `ci-monitor` queue's jobs: the CI sweep (`scheduled`/`manual`) and the hourly `reconcile` of lost runs. */
-export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual", "reconcile"]).default("scheduled") });
+/** The `ci-monitor` queue's jobs: the CI sweep (`scheduled`/`manual`), the hourly `reconcile` of lost runs, and the `installations` sync from GitHub. */
+export const CiMonitorJob = z.object({ reason: z.enum(["scheduled", "manual", "reconcile", "installations"]).default("scheduled") });
 
 /** Review-style learning for one repo: `bootstrap` from its past reviews, `continual` (nightly) from our findings' outcomes. */
 export const AnalyzeJob = z.object({ ...Repo, mode: z.enum(["bootstrap", "continual"]) });

@@ -32,9 +32,11 @@ export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes:
     return;
   }
   const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
-  if (ctx.state.lastReply && ctx.target && record.outcome !== "failed") {
-    const body = [ctx.state.lastReply.body, ...extra, footer].join("\n\n");
-    await editReply(ctx.octokit, ctx.target, ctx.state.lastReply.id, body);
+  const { lastReply, target } = { lastReply: ctx.state.lastReply, target: ctx.target };
+  if (lastReply && target && record.outcome !== "failed") {
+    const body = [lastReply.body, ...extra, footer].join("\n\n");
+    // Once per run, through the ledger: a run that lost its job's lock never edits the reply again.
+    await ctx.effects.once(`${ctx.runId}:summary`, async () => (await editReply(ctx.octokit, target, lastReply.id, body), { id: lastReply.id }));
     return;
   }
   const lead = extra.length > 0 ? extra : [record.prUrl ? `Pull request: ${record.prUrl}` : "The run finished without a reply."];

@@ -20,8 +20,11 @@ import { agentBranchName, remoteUrl } from "./branch-name.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
 import { classifyRepoArg } from "./repo-arg.js";
+import { localRepoRefusal } from "./local-repo-refusal.js";
 import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
 import { OpenSweError } from "../errors.js";
+import { checkModelId } from "../agent/model/check-model-id.js";
+import { checkReplayScript } from "../agent/model/replay-script.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";
 import { readContextAttachments } from "./context-attachments.js";
@@ -51,13 +54,20 @@ const oneLine = (s: string, max: number) => {
  * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff.
  */
 export async function runLocal(o: LocalRunOptions): Promise<number> {
+  // The model first: a typo or a missing replay file stops the run before anything is cloned.
+  if (o.model?.startsWith("replay:")) checkReplayScript(o.model.slice("replay:".length));
+  else if (o.model) {
+    const refusal = checkModelId(o.model);
+    if (refusal) throw new OpenSweError("model_unknown", `--model: ${refusal}`);
+  }
   const arg = classifyRepoArg(o.repo, existsSync);
   if (arg.kind === "error") throw new OpenSweError("invalid_repo", arg.message);
   const isPath = arg.kind === "path";
   const source = isPath ? resolve(arg.path) : remoteUrl(o.config.gitRemoteTemplate, ...(arg.repo.split("/") as [string, string]));
   if (isPath) {
-    const top = await hostGit(["-C", source, "rev-parse", "--show-toplevel"]).catch(() => null);
-    if (top === null) throw new OpenSweError("invalid_repo", `${o.repo} is not a git repository (run \`git init\` and commit there, or pass owner/name)`);
+    await hostGit(["-C", source, "rev-parse", "--verify", "HEAD^{commit}"]).catch((err: unknown) => {
+      throw new OpenSweError("invalid_repo", localRepoRefusal(o.repo, err));
+    });
   }
   const name = isPath ? `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}` : o.repo;
   const mirror = await ensureMirror({ mirrorRoot: o.config.sandbox.mirrorRoot, repo: name, remoteUrl: source });

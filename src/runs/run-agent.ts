@@ -30,6 +30,7 @@ import { sourceChannel } from "../sources/source-run.js";
 import { RunRecords } from "../store/run-records.js";
 import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { JobContext } from "../worker/job-context.js";
+import { LockLostError } from "../shared/lock-lost.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { shareBranchWithSandbox } from "../sandbox/workspace/share-branch.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
@@ -39,6 +40,7 @@ import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { STOP_REASON } from "./run-stop.js";
+import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
 
 const optional = <T>(t: T | undefined): T[] => (t === undefined ? [] : [t]);
 
@@ -81,10 +83,16 @@ function taskMessage(data: AgentJob, branch: string, baseBranch: string, workspa
   return new HumanMessage(lines.join("\n"));
 }
 
-/** A user-facing problem (bad config, no model key): reply once, fail the job without retries. */
-async function refuse(octokit: Octokit, data: AgentJob, channel: RunSourceChannel | null, message: string): Promise<never> {
+/** Says `message` where the request came from (its source's conversation, or the issue/PR). */
+async function replyFailure(octokit: Octokit, data: AgentJob, channel: RunSourceChannel | null, message: string): Promise<void> {
   if (channel) await channel.client.reply(channel.origin.ref, message);
   else if (data.number !== undefined) await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, message);
+}
+
+/** A user-facing problem (bad config, no model key): reply once, fail the job without retries. */
+async function refuse(ctx: JobContext, octokit: Octokit, data: AgentJob, channel: RunSourceChannel | null, message: string): Promise<never> {
+  await ctx.fence();
+  await replyFailure(octokit, data, channel, message);
   throw new UnrecoverableError(message);
 }
 
@@ -94,6 +102,8 @@ async function refuse(octokit: Octokit, data: AgentJob, channel: RunSourceChanne
  */
 export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
+  // Every outward effect of this execution goes through its fence: lost the job's lock, it does nothing more.
+  const effects = runtime.effects.withFence(ctx.fence);
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
   const secretBox = secretBoxFromEnv(ctx.config.env);
   const [loaded, profile, team, threadModel, teamToolPolicies, teamMcpServers, teamMcpSecrets] = await Promise.all([
@@ -110,7 +120,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   ]);
   if ("error" in loaded) {
     const err = loaded.error;
-    if (err instanceof RepoConfigError) return refuse(octokit, data, channel, `I could not use \`.github/open-swe.yml\`: ${err.message}.\n\n${err.details}`);
+    if (err instanceof RepoConfigError) return refuse(ctx, octokit, data, channel, `I could not use \`.github/open-swe.yml\`: ${err.message}.\n\n${err.details}`);
     throw err;
   }
   const { repoConfig } = loaded;
@@ -118,17 +128,30 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   try {
     runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, ...(threadModel ? { thread: { modelId: threadModel } } : {}) });
   } catch (err) {
-    if (err instanceof OpenSweError) return refuse(octokit, data, channel, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
+    if (err instanceof OpenSweError) return refuse(ctx, octokit, data, channel, `I can't start: ${err.message}. An operator needs to fix the model configuration.`);
     throw err;
   }
 
-  const gated = await gateCiFix(data, ctx, octokit, runtime.effects, runModel);
+  const gated = await gateCiFix(data, ctx, octokit, effects, runModel);
   if (gated.record) return gated.record;
 
-  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log });
+  // Before the agent loop (workspace, sandbox): a failure here is said once, with its cause, on the last attempt.
+  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log })
+    .then(async (prepared) => {
+      // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
+      if (data.autofixBase) await shareBranchWithSandbox(prepared.sandbox, prepared.mirror, data.autofixBase, prepared.expectedOld);
+      return prepared;
+    })
+    .catch(async (err: unknown) => {
+      if (!ctx.lockLost() && isLastAttempt(err, ctx.attempt, ctx.config.env.JOB_ATTEMPTS)) {
+        ctx.log.error({ err: String(err) }, "run failed before the agent loop");
+        await effects
+          .once(`${ctx.jobId}:setup-failure`, async () => (await replyFailure(octokit, data, channel, setupFailureReply(err)), true))
+          .catch((e: unknown) => ctx.log.warn({ err: String(e) }, "could not say why the run could not start"));
+      }
+      throw err;
+    });
   let expectedOld = ws.expectedOld;
-  // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
-  if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, expectedOld);
   const gh: GitHubRunContext = {
     octokit,
     installationId: data.installationId,
@@ -141,7 +164,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     requester: data.requester,
     branch: ws.branch,
     baseBranch: ws.baseBranch,
-    effects: runtime.effects,
+    effects,
     queues: ctx.queues,
     prThreads: ctx.prThreads,
     verdictAuthorized: data.verdictAuthorized,
@@ -210,7 +233,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
       },
       threadId: data.threadId,
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
-      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls`, tools: RUN_SIDE_EFFECT_TOOLS },
+      idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls`, tools: RUN_SIDE_EFFECT_TOOLS, fence: ctx.fence },
       replyTools: RUN_REPLY_TOOLS,
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
       // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
@@ -221,7 +244,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
         const target = gh.target;
         // Claimed before the request is sent: a worker killed while it is in flight must not make the
         // resumed run react a second time.
-        void runtime.effects
+        void effects
           .claim(`${ctx.jobId}:ack`)
           .then((first) => (first ? reactToRequest(octokit, target, "eyes") : undefined))
           .catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not react to the request"));
@@ -239,9 +262,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
-    resumeIfPending: async () => (await runtime.effects.once(startedKey, async () => startedAt.toISOString())).replayed,
+    resumeIfPending: async () => (await effects.once(startedKey, async () => startedAt.toISOString())).replayed,
   }).finally(() => mcp.close());
   ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
+  // Lost the job's lock mid-run: the execution that has the job now records and answers for the run.
+  if (ctx.lockLost()) throw new LockLostError(ctx.jobId);
   const record = buildRunRecord({
     threadId: data.threadId,
     trigger: data.trigger,
@@ -267,6 +292,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     // Paused, not finished: the run that resumes after the decision records and sums up the whole run.
     const approvalChannel = gh.target ? { github: gh.target } : channel ? sourceApprovalChannel(channel) : null;
     if (!approvalChannel) throw new UnrecoverableError("a paused run has nowhere to ask for approval");
+    await ctx.fence();
     const approval = await requestApproval(ctx, octokit, data, approvalChannel, interrupt);
     return { ...record, outcome: "awaiting_approval", approvalId: approval.id } as RunRecord;
   }
@@ -295,6 +321,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     ...optional(mcpFailureNote(mcp.failures) ?? undefined),
     ...(inputs.note ? [inputs.note] : []),
   ];
+  await ctx.fence();
   await finishRun(gh, record, notes);
   if (error !== undefined && !stopped) throw error;
   return record;

@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import { errorMessage } from "../errors.js";
+import { CommandLineError, parseCommand, type ParsedCommand } from "../shared/parse-command.js";
+import { SANDBOX_COMMANDS, type SandboxCommand } from "./sandbox-commands.js";
 import type { SandboxConfig } from "./config.js";
 import { createSandboxProvider } from "./registry.js";
 import { shellJoin } from "./shell-quote.js";
@@ -10,38 +12,10 @@ export interface CliIo {
   stderr: { write(chunk: string): unknown };
 }
 
-const USAGE = `usage:
-  sandbox exec [--provider NAME] [--network on|off] [--workspace DIR] [--timeout MS] -- <command…>
-  sandbox ls [--provider NAME]
-  sandbox rm <id> [--provider NAME]
-`;
-
-interface Parsed {
-  positional: string[];
-  command: string[];
-  flags: Map<string, string>;
-}
-
-function parse(argv: string[]): Parsed {
-  const flags = new Map<string, string>();
-  const positional: string[] = [];
-  const dash = argv.indexOf("--");
-  const head = dash === -1 ? argv : argv.slice(0, dash);
-  for (let i = 0; i < head.length; i++) {
-    const a = head[i]!;
-    if (a.startsWith("--")) {
-      const eq = a.indexOf("=");
-      if (eq !== -1) flags.set(a.slice(2, eq), a.slice(eq + 1));
-      else flags.set(a.slice(2), head[++i] ?? "");
-    } else positional.push(a);
-  }
-  return { positional, command: dash === -1 ? [] : argv.slice(dash + 1), flags };
-}
-
 class UsageError extends Error {}
 
-function providerType(flags: Map<string, string>, config: SandboxConfig): SandboxType {
-  const name = flags.get("provider") ?? config.type;
+function providerType(args: ParsedCommand, config: SandboxConfig): SandboxType {
+  const name = args.string("provider") ?? config.type;
   if (!(SANDBOX_TYPES as readonly string[]).includes(name)) throw new UsageError(`unknown provider "${name}" (one of: ${SANDBOX_TYPES.join(", ")})`);
   return name as SandboxType;
 }
@@ -49,24 +23,30 @@ function providerType(flags: Map<string, string>, config: SandboxConfig): Sandbo
 /** `open-swe sandbox …` for operators: returns the process exit code (a command's own code for exec). */
 export async function runSandboxCli(argv: string[], config: SandboxConfig, io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   try {
-    const { positional, command, flags } = parse(argv);
-    const verb = positional[0];
-    const known = new Set(["provider", "network", "workspace", "timeout"]);
-    for (const f of flags.keys()) if (!known.has(f)) throw new UsageError(`unknown option --${f}`);
-    const provider = createSandboxProvider(config, providerType(flags, config));
+    const command = `sandbox ${argv[0] ?? ""}`;
+    if (!Object.hasOwn(SANDBOX_COMMANDS, command)) throw new UsageError(argv[0] ? `unknown command "${argv[0]}": one of exec, ls, rm` : "missing command: exec, ls or rm");
+    const args = parseCommand(command, SANDBOX_COMMANDS[command as SandboxCommand], argv.slice(1));
+    if (args.help) {
+      io.stdout.write(`${SANDBOX_COMMANDS[command as SandboxCommand].usage}\n`);
+      return 0;
+    }
+    const verb = argv[0];
+    const provider = createSandboxProvider(config, providerType(args, config));
 
     if (verb === "exec") {
-      if (command.length === 0) throw new UsageError("exec needs a command after --");
-      const network = flags.get("network") ?? "on";
+      const words = args.rest;
+      if (words.length === 0) throw new UsageError("exec needs a command after --");
+      const network = args.string("network") ?? "on";
       if (network !== "on" && network !== "off") throw new UsageError("--network is on or off");
-      const workspace = flags.get("workspace");
+      const workspace = args.string("workspace");
       if (workspace && provider.type !== "local") throw new UsageError("--workspace only works with the local provider");
-      const timeout = flags.has("timeout") ? Number(flags.get("timeout")) : undefined;
+      const timeoutArg = args.string("timeout");
+      const timeout = timeoutArg !== undefined ? Number(timeoutArg) : undefined;
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout is a positive number of milliseconds");
       const sandbox = await provider.create({ network: network === "on", labels: { source: "cli" }, ...(workspace ? { hostWorkspace: resolve(workspace) } : {}) });
       try {
         // One argument is a shell string (`-- 'ls | wc -l'`); several are an argv, quoted as such.
-        const line = command.length === 1 ? command[0]! : shellJoin(command);
+        const line = words.length === 1 ? words[0]! : shellJoin(words);
         const r = await sandbox.exec(line, timeout ? { timeoutMs: timeout } : {});
         io.stdout.write(r.stdout);
         io.stderr.write(r.stderr);
@@ -85,8 +65,7 @@ export async function runSandboxCli(argv: string[], config: SandboxConfig, io: C
       return 0;
     }
     if (verb === "rm") {
-      const id = positional[1];
-      if (!id) throw new UsageError("rm needs a sandbox id");
+      const id = args.positionals[0]!;
       if (!(await provider.list()).some((s) => s.id === id)) {
         io.stderr.write(`no sandbox ${id} (${provider.type})\n`);
         return 1;
@@ -97,8 +76,8 @@ export async function runSandboxCli(argv: string[], config: SandboxConfig, io: C
     }
     throw new UsageError(verb ? `unknown command "${verb}"` : "missing command");
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`${err.message}\n${USAGE}`);
+    if (err instanceof UsageError || err instanceof CommandLineError) {
+      io.stderr.write(`open-swe: ${err.message}\n`);
       return 2;
     }
     io.stderr.write(`sandbox: ${errorMessage(err)}\n`);

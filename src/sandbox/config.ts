@@ -29,6 +29,7 @@ export const SandboxEnv = z.object({
   // Host git (room hostgit): the largest push bundle a sandbox may hand the host.
   SANDBOX_MAX_BUNDLE_MB: positiveInt(100),
   GHE_HOST: optionalString,
+  GITHUB_API_URL: optionalString,
   SANDBOX_LIMITS: z.enum(["auto", "cgroup", "rlimit"]).default(DEFAULT_SANDBOX_LIMITS.mode),
   SANDBOX_MEMORY_MB: positiveInt(DEFAULT_SANDBOX_LIMITS.memoryMb),
   SANDBOX_PIDS: positiveInt(DEFAULT_SANDBOX_LIMITS.pids),
@@ -74,6 +75,8 @@ export interface SandboxConfig {
   maxBundleBytes: number;
   /** GitHub Enterprise host, whose API the egress proxy closes to sandboxes (github.com's always is). */
   gheHost?: string;
+  /** GITHUB_API_URL: its host is closed to sandboxes too. */
+  githubApiUrl?: string;
   /** Local provider: per-sandbox memory, process, CPU, /tmp and workspace disk caps. */
   limits: SandboxLimits;
   /** Local provider, root worker: the host uid/gid sandbox processes run as. */
@@ -112,6 +115,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     egressMaxConnections: e.SANDBOX_EGRESS_MAX_CONNECTIONS,
     maxBundleBytes: e.SANDBOX_MAX_BUNDLE_MB * 1024 * 1024,
     ...defined({ gheHost: e.GHE_HOST }),
+    ...defined({ githubApiUrl: e.GITHUB_API_URL }),
     limits: {
       mode: e.SANDBOX_LIMITS,
       memoryMb: e.SANDBOX_MEMORY_MB,

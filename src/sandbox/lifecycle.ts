@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { runLockKey } from "../store/keys.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
+import { redisNowMs } from "../shared/redis-time.js";
 
 /** Per-process handles by thread id; a cache only: Redis holds the truth. */
 export type SandboxCache = Map<string, Sandbox>;
@@ -83,12 +84,6 @@ return 0`;
 
 async function cas(redis: Redis, key: string, expected: string, next: string | null): Promise<boolean> {
   return (await redis.eval(CAS, 1, key, expected, next ?? "")) === 1;
-}
-
-/** Redis's clock, so workers on machines with skewed clocks agree on a sentinel's age. */
-export async function redisNowMs(redis: Redis): Promise<number> {
-  const [s, us] = await redis.time();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
 
 /** The creation time in a creation sentinel, or undefined for a sandbox id. */

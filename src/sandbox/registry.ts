@@ -31,7 +31,7 @@ export function localProviderOptions(c: SandboxConfig): LocalProviderOptions {
     hostUser: c.hostUser,
     overlay: c.localOverlay !== "off",
     hostPath: c.hostPath,
-    egressPolicy: { ...githubApiRules(c.gheHost), maxConnectionsPerSandbox: c.egressMaxConnections },
+    egressPolicy: { ...githubApiRules(c.gheHost, c.githubApiUrl), maxConnectionsPerSandbox: c.egressMaxConnections },
     limits: c.limits,
   };
 }

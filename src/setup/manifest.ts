@@ -3,6 +3,8 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { WEBHOOK_PATH } from "../http/web-server.js";
 
+export { WEBHOOK_PATH };
+
 /** app.yml next to package.json (src/setup/ in a checkout, dist/src/setup/ in an image). */
 export const APP_YML_PATH =
   ["../../app.yml", "../../../app.yml"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((p) => existsSync(p)) ??

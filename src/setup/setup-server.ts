@@ -7,9 +7,11 @@ import { errorMessage } from "../errors.js";
 import { readRawBody, sendJson } from "../http/raw-body.js";
 import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../http/webhook-proxy.js";
 import { updateEnvFile } from "./env-file.js";
-import { buildManifest, readAppYml, webhookUrl } from "./manifest.js";
+import { keepSetupInstallation } from "./setup-installations.js";
+import { buildManifest, readAppYml, WEBHOOK_PATH, webhookUrl } from "./manifest.js";
 import { crossSiteWrite, parseCookies, setupHostAllowed } from "./setup-guard.js";
 import { importPage, messagePage, setupPage } from "./setup-pages.js";
+import { listen } from "../net/listen.js";
 import { SetupTokens } from "./setup-tokens.js";
 
 export interface SetupServer {
@@ -98,6 +100,8 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
   const states = new SetupTokens();
   const csrfTokens = new SetupTokens();
   const ownOrigins = (req: IncomingMessage) => [`http://${req.headers.host ?? ""}`, `https://${req.headers.host ?? ""}`, ...(env.APP_URL ? [new URL(env.APP_URL).origin] : [])].map((o) => o.toLowerCase());
+  // Known once the app is registered here: installation events are accepted from then on.
+  let webhookSecret: string | undefined;
   const saved = (what: string) =>
     log.info(`${what} saved to .env: add ANTHROPIC_API_KEY to .env if it is not there, then restart (npm start)`);
 
@@ -160,6 +164,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
         WEBHOOK_SECRET: app.webhook_secret,
         ...(app.client_id && app.client_secret ? { GITHUB_CLIENT_ID: app.client_id, GITHUB_CLIENT_SECRET: app.client_secret } : {}),
       });
+      webhookSecret = app.webhook_secret;
       saved(`GitHub App "${app.slug}" (id ${app.id}) registered;`);
       res.writeHead(302, { location: `${app.html_url}/installations/new`, "set-cookie": cookie(STATE_COOKIE, "", "Lax", 0) }).end();
       return;
@@ -203,12 +208,23 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       }
       const { appId, pem, webhook_secret, slug } = parsed.data;
       updateEnvFile(envPath, { APP_ID: appId, PRIVATE_KEY: pem, WEBHOOK_SECRET: webhook_secret, ...(slug ? { APP_SLUG: slug } : {}) });
+      webhookSecret = webhook_secret;
       saved(`GitHub App ${appId} credentials`);
       sendJson(res, 200, { ok: true });
       return;
     }
     if (req.method === "GET" && path === "/probot/success") {
       html(res, 200, messagePage("Saved", "The credentials are in .env. Restart the app (npm start) to go live."));
+      return;
+    }
+    if (req.method === "POST" && path === WEBHOOK_PATH && webhookSecret) {
+      const body = await readRawBody(req, env.MAX_WEBHOOK_BYTES);
+      if (!body.ok) {
+        sendJson(res, body.status, { error: body.reason });
+        return;
+      }
+      const answer = await keepSetupInstallation({ headers: req.headers, body: body.body, secret: webhookSecret, dataDir: config.dataDir, log });
+      sendJson(res, answer.status, answer.body);
       return;
     }
     sendJson(res, 404, { error: `no route for ${req.method} ${path} in setup mode` });
@@ -220,10 +236,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       if (!res.headersSent) sendJson(res, 500, { error: "setup request failed; see the app's log" });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? env.PORT, opts.host ?? env.SETUP_HOST, () => resolve());
-  });
+  await listen(server, opts.port ?? env.PORT, opts.host ?? env.SETUP_HOST, "PORT");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const boundTo = typeof address === "object" && address ? address.address : "";

@@ -1,6 +1,7 @@
 // The record of one run: built by the agent (`buildRunRecord`), kept by `RunRecords`, read by the
 // dashboard and the operator CLI. Plain schemas, so every layer may use them.
 import { z } from "zod";
+import { RUN_OUTCOMES } from "./run-outcomes.js";
 
 /** A CI failure as the autofix confidence gate classified it. */
 export const FailureClass = z.enum(["fix", "flaky", "no_change"]);
@@ -19,7 +20,7 @@ export const GateResult = z.object({
 });
 export type GateResult = z.infer<typeof GateResult>;
 
-export const RunOutcome = z.enum(["pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "budget_exceeded", "stopped"]);
+export const RunOutcome = z.enum(RUN_OUTCOMES);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 export const RunRecord = z.object({

@@ -18,7 +18,7 @@ export type SourceFactory = (config: AppConfig, deps?: SourceDeps) => Source;
 /** One line per source; a source not listed here has no routes and no worker client. */
 export const SOURCE_FACTORIES: { [N in SourceName]?: SourceFactory } = {
   slack: slackSource,
-  linear: (config) => linearSource(config.env),
+  linear: (config) => linearSource(config.env, config.env.LINEAR_API_URL ? { apiUrl: config.env.LINEAR_API_URL } : {}),
   dashboard: dashboardSource,
   jira: (config) => jiraSource(config.env),
   confluence: (config, deps) => confluenceSource(config.env, deps ?? null),

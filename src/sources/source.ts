@@ -36,7 +36,7 @@ export type SourceEvent =
   /** Answered on the spot (Slack's url_verification challenge, Connect's lifecycle acks). */
   | { kind: "respond"; status: number; body: unknown }
   /** Verified but nothing to do (our own message, an edit, an event we don't act on): 200, nothing queued. */
-  | { kind: "ignore"; reason: string }
+  | { kind: "ignore"; reason: string; /** A person's message that names none of our handles: logged at info, so a missed handle is visible. */ unaddressed?: true }
   /** Someone asked the agent for something: becomes one `source-event` job, deduplicated on `dedupeKey`. */
   | {
       kind: "mention";

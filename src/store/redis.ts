@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { RedisTarget } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
 
 export interface ConnectOptions {
@@ -7,16 +8,29 @@ export interface ConnectOptions {
   enableOfflineQueue?: boolean;
 }
 
+export type { RedisTarget };
+
 /**
- * Opens an ioredis connection from a URL: `redis://`, `rediss://`, or `unix:/path/to.sock`
- * (optionally `unix:/path/to.sock?db=2`). BullMQ needs `maxRetriesPerRequest: null`.
+ * Opens an ioredis connection: `redis://`, `rediss://` (TLS; a private CA through `NODE_EXTRA_CA_CERTS`),
+ * `unix:/path/to.sock` (optionally `unix:/path/to.sock?db=2`), or sentinels. BullMQ needs `maxRetriesPerRequest: null`.
  */
-export function connectRedis(url: string, opts: ConnectOptions = {}): Redis {
+export function connectRedis(target: string | RedisTarget, opts: ConnectOptions = {}): Redis {
   const common = {
     maxRetriesPerRequest: null,
     ...(opts.connectionName ? { connectionName: opts.connectionName } : {}),
     ...(opts.enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
   };
+  if (typeof target !== "string" && "sentinels" in target) {
+    return new Redis({
+      ...common,
+      sentinels: target.sentinels,
+      name: target.name,
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+      ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+    });
+  }
+  const url = typeof target === "string" ? target : target.url;
   if (url.startsWith("unix:")) {
     const parsed = new URL(url.replace(/^unix:(\/\/)?/, "unix://localhost"));
     const db = parsed.searchParams.get("db");

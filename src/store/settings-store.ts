@@ -177,6 +177,21 @@ export class SettingsStore {
     if (gone.length > 0) await this.redis.hdel(this.key("installed"), ...gone);
     return gone.length;
   }
+  /** The whole record at once (a sync from GitHub's API): entries not in `repos` go; returns how many went. */
+  async replaceInstalled(repos: Record<string, InstalledRepo>): Promise<number> {
+    const key = this.key("installed");
+    const gone = Object.keys(await this.redis.hgetall(key)).filter((k) => !Object.hasOwn(repos, k));
+    const tx = this.redis.multi();
+    if (gone.length > 0) tx.hdel(key, ...gone);
+    const entries = Object.entries(repos).flatMap(([k, v]) => [RepoName.parse(k), JSON.stringify(InstalledRepo.parse(v))]);
+    if (entries.length > 0) tx.hset(key, ...entries);
+    await tx.exec();
+    return gone.length;
+  }
+  /** Whether any installed repository belongs to this installation. */
+  async hasInstallation(installationId: number): Promise<boolean> {
+    return Object.values(await this.listInstalled()).some((v) => v.installationId === installationId);
+  }
   async listInstalled(): Promise<Record<string, InstalledRepo>> {
     const raw = await this.redis.hgetall(this.key("installed"));
     return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, InstalledRepo.parse(JSON.parse(v))]));

@@ -6,6 +6,7 @@ import type { JobContext } from "../worker/job-context.js";
 import { sourceChannel } from "../sources/source-run.js";
 import { RunRegistry } from "./run-registry.js";
 import { continueIfPending } from "./thread-run.js";
+import { ownerJobId } from "./run-owner.js";
 
 export const RECONCILE_SCHEDULER = "reconcile-sweep";
 const RECONCILE_EVERY_MS = 3600_000;
@@ -39,7 +40,8 @@ export async function reconcileRuns(ctx: JobContext): Promise<ReconcileResult> {
     result.checked += 1;
     const { threadId } = run.job;
     try {
-      if ((await ctx.locks.holder(threadId)) === run.jobId) continue;
+      const holder = await ctx.locks.holder(threadId);
+      if (holder !== null && ownerJobId(holder) === run.jobId) continue;
       const state = await ctx.queues.queues.agent.getJobState(run.jobId);
       if (ALIVE.has(state)) continue;
       // Claimed first: two reconcilers (or a retry) never reply twice.

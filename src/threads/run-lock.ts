@@ -3,6 +3,8 @@ import { runLockKey } from "../store/keys.js";
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 const TAKE_OVER = `if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) return 1 else return 0 end`;
+// The holder is `<jobId>#<token>` (run-owner.ts), or the bare id written before tokens were part of it.
+const RELEASE_JOB = `local v = redis.call("get", KEYS[1]) if v == ARGV[1] or (v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. "#") then return redis.call("del", KEYS[1]) else return 0 end`;
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 /** One run per thread across every worker: a Redis lock owned by a token, with a TTL so a crash frees it. */
@@ -36,5 +38,10 @@ export class RunLocks {
 
   async release(threadId: string, owner: string): Promise<boolean> {
     return (await this.redis.eval(RELEASE, 1, this.key(threadId), owner)) === 1;
+  }
+
+  /** Releases the lock if any execution of `jobId` holds it (a job BullMQ gave up on never released it). */
+  async releaseJob(threadId: string, jobId: string): Promise<boolean> {
+    return (await this.redis.eval(RELEASE_JOB, 1, this.key(threadId), jobId)) === 1;
   }
 }

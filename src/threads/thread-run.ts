@@ -1,22 +1,42 @@
 import { jobId } from "../queue/job-ids.js";
+import { ownerJobId } from "./run-owner.js";
 import type { AgentJob } from "../queue/schemas.js";
 import type { JobContext } from "../worker/job-context.js";
 
 /** BullMQ states of a job that will never run again (or no longer exists). */
 const GONE = new Set(["completed", "failed", "unknown"]);
 
+type LockCtx = Pick<JobContext, "locks" | "jobId" | "runOwner" | "fence" | "log">;
+
+/**
+ * Takes the thread's lock for this execution, or says who holds it. An earlier execution of this same
+ * job (BullMQ re-fetched it after its lock lapsed: a Redis outage, a frozen worker) is a different
+ * holder: the lock moves to us only once `fence` has confirmed the job's lock is ours — from then on the
+ * earlier execution's every side effect is refused — never merely because the job id matches.
+ */
+export async function takeThreadLock(ctx: LockCtx, threadId: string): Promise<{ taken: true } | { taken: false; holder: string }> {
+  if (await ctx.locks.acquire(threadId, ctx.runOwner)) return { taken: true };
+  const holder = await ctx.locks.holder(threadId);
+  if (holder === ctx.runOwner) return { taken: true };
+  if (holder === null) return (await ctx.locks.acquire(threadId, ctx.runOwner)) ? { taken: true } : { taken: false, holder: (await ctx.locks.holder(threadId)) ?? "" };
+  if (ownerJobId(holder) !== ctx.jobId) return { taken: false, holder };
+  await ctx.fence();
+  if (!(await ctx.locks.takeOver(threadId, holder, ctx.runOwner))) return { taken: false, holder };
+  ctx.log.warn({ threadId, holder }, "run lock of an earlier execution of this job taken over");
+  return { taken: true };
+}
+
 /**
  * Takes the thread's run lock. A lock held by a job BullMQ has given up on (stalled too often, failed,
  * removed) is taken over rather than waited out until its TTL.
  */
-export async function acquireRunLock(ctx: Pick<JobContext, "locks" | "queues" | "jobId" | "log">, threadId: string): Promise<boolean> {
-  if (await ctx.locks.acquire(threadId, ctx.jobId)) return true;
-  const holder = await ctx.locks.holder(threadId);
-  if (holder === ctx.jobId) return true;
-  if (holder === null) return ctx.locks.acquire(threadId, ctx.jobId);
-  const state = await ctx.queues.queues.agent.getJobState(holder);
+export async function acquireRunLock(ctx: LockCtx & Pick<JobContext, "queues">, threadId: string): Promise<boolean> {
+  const first = await takeThreadLock(ctx, threadId);
+  if (first.taken) return true;
+  const holder = first.holder;
+  const state = await ctx.queues.queues.agent.getJobState(ownerJobId(holder));
   if (!GONE.has(state)) return false;
-  const taken = await ctx.locks.takeOver(threadId, holder, ctx.jobId);
+  const taken = await ctx.locks.takeOver(threadId, holder, ctx.runOwner);
   if (taken) ctx.log.warn({ threadId, holder, state }, "run lock of a finished job taken over");
   return taken;
 }

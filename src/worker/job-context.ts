@@ -29,6 +29,15 @@ export interface WorkerServices {
 export interface JobContext extends WorkerServices {
   jobId: string;
   attempt: number;
+  /** This execution of the job (id + BullMQ token): the holder a thread's run lock names (`run-owner.ts`). */
+  runOwner: string;
+  /**
+   * Before each outward side effect: resolves while the job's lock is this execution's, otherwise aborts
+   * `signal` and throws `LockLostError` (another execution may be running the job).
+   */
+  fence(): Promise<void>;
+  /** The job's lock was lost: nothing more may be done or recorded for the run. */
+  lockLost(): boolean;
   log: Logger;
   signal: AbortSignal;
 }

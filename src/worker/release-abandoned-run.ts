@@ -16,7 +16,7 @@ export async function releaseAbandonedRun(services: Pick<WorkerServices, "locks"
   if ((await job.getState()) !== "failed") return;
   // A job that reached its own `finally` released the lock itself (and decided about follow-ups there);
   // only one that never got there still holds it. A failed run starts no continuation of its own.
-  if (!(await services.locks.release(parsed.data.threadId, job.id))) return;
+  if (!(await services.locks.releaseJob(parsed.data.threadId, job.id))) return;
   log.warn({ jobId: job.id, threadId: parsed.data.threadId, reason: job.failedReason }, "run lock of an abandoned agent job released");
   await continueIfPending({ ...services, jobId: job.id, log }, parsed.data);
 }

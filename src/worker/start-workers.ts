@@ -7,6 +7,9 @@ import { jobDuration } from "../observability/metrics.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
 import { RunStops, STOP_REASON } from "../runs/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
+import { LockLostError } from "../shared/lock-lost.js";
+import { JobLockWatch } from "./job-lock-watch.js";
+import { runOwner } from "../threads/run-owner.js";
 import type { JobContext, JobOutcome, WorkerServices } from "./job-context.js";
 
 export interface WorkerPool {
@@ -35,66 +38,109 @@ export interface StartWorkersOptions {
   log: Logger;
   concurrency: number;
   queues?: readonly QueueName[];
-  /** Shorter lock/stall timings make stalled-job recovery testable in seconds. */
-  lockDuration?: number;
-  stalledInterval?: number;
   /** Replaces processors (the scale-out test uses slow ones to kill a worker mid-job). */
   processors?: Partial<Record<QueueName, (data: unknown, ctx: JobContext) => Promise<JobOutcome>>>;
 }
 
-function processorFor(name: QueueName, opts: StartWorkersOptions) {
-  return async (job: Job, token?: string, signal?: AbortSignal): Promise<JobOutcome> => {
+function processorFor(name: QueueName, opts: StartWorkersOptions, watch: JobLockWatch) {
+  return async (job: Job, token?: string, bullSignal?: AbortSignal): Promise<JobOutcome> => {
     const log = opts.log.child({ queue: name, jobId: job.id, attempt: job.attemptsMade + 1 });
     const parsed = JOB_SCHEMAS[name].safeParse(job.data);
     if (!parsed.success) {
       log.error({ issues: parsed.error.issues.slice(0, 5) }, "invalid job payload");
       throw new UnrecoverableError(`invalid ${name} job payload: ${parsed.error.issues[0]?.message ?? "unknown"}`);
     }
+    // This execution acts only while the job's lock is its own: lost, its signal aborts and `fence` throws.
+    const execution = watch.start(bullSignal, name, job.id ?? "", token ?? "");
     const ctx: JobContext = {
       ...opts.services,
       jobId: job.id ?? "",
       attempt: job.attemptsMade + 1,
+      runOwner: runOwner(job.id ?? "", token ?? ""),
+      fence: () => execution.fence(),
+      lockLost: () => execution.lost(),
       log,
-      signal: signal ?? new AbortController().signal,
+      signal: execution.signal,
     };
-    const started = Date.now();
-    const processor = opts.processors?.[name] ?? (PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>);
-    let result: JobOutcome;
     try {
-      result = await processor(parsed.data, ctx);
-      jobDuration.observe({ queue: name, result: "completed" }, (Date.now() - started) / 1000);
-    } catch (err) {
-      jobDuration.observe({ queue: name, result: "failed" }, (Date.now() - started) / 1000);
-      // A stopped run is not retried: the person who pressed Stop meant it.
-      if (signal?.aborted && signal.reason === STOP_REASON) throw new UnrecoverableError(STOP_REASON);
-      if (!(signal?.aborted && signal.reason === SHUTDOWN_REASON)) throw err;
-      result = { outcome: "aborted" };
+      return await runJob(name, opts, job, token, parsed.data, ctx);
+    } finally {
+      execution.end();
     }
-    if (signal?.aborted && signal.reason === SHUTDOWN_REASON) {
-      // Back to the waiting list for another worker, without spending an attempt; if Redis is down this
-      // throws, and the job's lock expiring hands it on instead.
-      await job.moveToWait(token);
-      log.warn({ ms: Date.now() - started }, "job aborted by shutdown: returned to the queue");
-      throw new WaitingError();
-    }
-    log.info({ ...result, ms: Date.now() - started }, "job done");
-    return result;
   };
+}
+
+async function runJob(name: QueueName, opts: StartWorkersOptions, job: Job, token: string | undefined, data: unknown, ctx: JobContext): Promise<JobOutcome> {
+  const { signal, log } = ctx;
+  const started = Date.now();
+  const processor = opts.processors?.[name] ?? (PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>);
+  let result: JobOutcome;
+  try {
+    result = await processor(data, ctx);
+    jobDuration.observe({ queue: name, result: "completed" }, (Date.now() - started) / 1000);
+  } catch (err) {
+    jobDuration.observe({ queue: name, result: "failed" }, (Date.now() - started) / 1000);
+    // A stopped run is not retried: the person who pressed Stop meant it.
+    if (signal.aborted && signal.reason === STOP_REASON) throw new UnrecoverableError(STOP_REASON);
+    if (!ctx.lockLost() && !(signal.aborted && signal.reason === SHUTDOWN_REASON)) throw err;
+    result = { outcome: "aborted" };
+  }
+  if (ctx.lockLost()) {
+    // Whoever holds the lock now (or the stalled check) runs the job. A lock still ours after all (the
+    // lease lapsed on a stalled event loop) sends the job back to waiting without spending an attempt.
+    const back = await job.moveToWait(token).then(
+      () => true,
+      () => false,
+    );
+    log.warn({ ms: Date.now() - started, returned: back }, "job lock lost: this execution stopped");
+    if (back) throw new WaitingError();
+    throw new LockLostError(ctx.jobId);
+  }
+  if (signal.aborted && signal.reason === SHUTDOWN_REASON) {
+    // Back to the waiting list for another worker, without spending an attempt; if Redis is down this
+    // throws, and the job's lock expiring hands it on instead.
+    await job.moveToWait(token);
+    log.warn({ ms: Date.now() - started }, "job aborted by shutdown: returned to the queue");
+    throw new WaitingError();
+  }
+  // Scheduled sweeps run every few minutes: their line is for debugging, not the operator's log.
+  log[isSweep(name, data) ? "debug" : "info"]({ ...result, ms: Date.now() - started }, "job done");
+  return result;
+}
+
+/** A scheduled housekeeping job (the CI sweep, the reconcile, the sandbox sweep), not someone's request. */
+export function isSweep(queue: string, data: unknown): boolean {
+  const d = data as { reason?: string; kind?: string };
+  return (queue === "ci-monitor" && (d.reason === "scheduled" || d.reason === "reconcile")) || (queue === "cleanup" && d.kind === "sweep");
 }
 
 export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPool> {
   const { services } = opts;
   const names = opts.queues ?? QUEUE_NAMES;
   const workerError = rateLimitedLog(opts.log, "worker error", 30_000, "error");
+  const env = services.config.env;
+  const byName = new Map<string, Worker>();
+  const watch = new JobLockWatch({
+    redis: services.queues.connection,
+    prefix: services.prefix,
+    lockDurationMs: env.QUEUE_LOCK_DURATION_MS,
+    log: opts.log,
+    extend: (queue, ids, tokens, ms) => byName.get(queue)?.extendJobLocks(ids, tokens, ms) ?? Promise.resolve(ids),
+  });
   const workers = names.map((name) => {
-    const worker = new Worker(name, processorFor(name, opts), {
+    const worker = new Worker(name, processorFor(name, opts, watch), {
       connection: services.queues.connection,
       prefix: services.prefix,
       concurrency: opts.concurrency,
-      ...(opts.lockDuration ? { lockDuration: opts.lockDuration } : {}),
-      ...(opts.stalledInterval ? { stalledInterval: opts.stalledInterval } : {}),
+      lockDuration: env.QUEUE_LOCK_DURATION_MS,
+      stalledInterval: env.QUEUE_STALLED_INTERVAL_MS,
+      maxStalledCount: env.QUEUE_MAX_STALLED_COUNT,
     });
+    byName.set(name, worker);
     worker.on("error", (err) => workerError({ err: err.message, queue: name }));
+    // A renewal BullMQ could not make, or a job it found stalled: the execution here stops at once.
+    worker.on("lockRenewalFailed", (ids) => void watch.recheck(ids));
+    worker.on("stalled", (id) => void watch.recheck([id]));
     worker.on("failed", (job, err) => {
       opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, "job failed");
       if (name === "agent" && job) {

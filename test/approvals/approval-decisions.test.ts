@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { needsWriteAccess, priorDecisionText } from "../../src/approvals/handle-approval.js";
 import { approvalInScope } from "../../src/dashboard/approvals-routes.js";
-import { ageText } from "../../src/dashboard/views/approvals-page.js";
+import { ageText } from "../../src/dashboard/views/badges.js";
 
 describe("approval decisions", () => {
   it.each([

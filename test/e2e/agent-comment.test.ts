@@ -10,6 +10,7 @@ import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
+import { ownerJobId } from "../../src/threads/run-owner.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
@@ -120,7 +121,7 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
       if (i > 600) throw new Error("the first run never reached the model");
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(await new RunLocks(prefixRedis, prefix, 60_000).holder(thread)).toBe(deliveryJobId(first.deliveryId));
+    expect(ownerJobId((await new RunLocks(prefixRedis, prefix, 60_000).holder(thread))!)).toBe(deliveryJobId(first.deliveryId));
     const second = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment(2, "@open-swe also check the retry logic") });
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(second.deliveryId))).toMatchObject({ returnvalue: { outcome: "follow_up" } });
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(first.deliveryId), 60_000);

@@ -57,6 +57,7 @@ describe("e2e: a worker killed mid-run", () => {
     );
     const env = {
       APP_ID: "1",
+      GITHUB_API_URL: "http://127.0.0.1:9/api/v3",
       PRIVATE_KEY: testPrivateKey(),
       WEBHOOK_SECRET: "s",
       QUEUE_REDIS_URL: redisUrl(),

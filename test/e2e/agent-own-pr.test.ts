@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
+import { ownerJobId } from "../../src/threads/run-owner.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
@@ -96,7 +97,7 @@ describe("e2e: issue → draft PR → comments on that PR continue the issue's t
     }
     // The tool step is checkpointed; the last model call has drained the (empty) list and is now thinking.
     await new Promise((r) => setTimeout(r, 300));
-    expect(await new RunLocks(testRedis(), app.prefix, 60_000).holder(ISSUE_THREAD)).toBe(deliveryJobId(first.deliveryId));
+    expect(ownerJobId((await new RunLocks(testRedis(), app.prefix, 60_000).holder(ISSUE_THREAD))!)).toBe(deliveryJobId(first.deliveryId));
 
     // The continuation answers on the PR, where the follow-up was asked.
     repoCalls();

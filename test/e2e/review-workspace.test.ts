@@ -38,7 +38,7 @@ describe("review workspace", () => {
       },
     });
     const tokens: string[] = [];
-    const github = { installation: async () => ({}) as never, repoScopedToken: async (_id: number, repo: string) => (tokens.push(repo), "t"), repoInstallation: async () => null };
+    const github = { app: async () => ({}) as never, installation: async () => ({}) as never, repoScopedToken: async (_id: number, repo: string) => (tokens.push(repo), "t"), repoInstallation: async () => null };
     const opts = (headSha: string) => ({ target: { installationId: 1, owner: "octo", repo: "hello", number: 7, threadId: "11111111-2222-5333-8444-555555555555", headSha }, github, config, runtime, redis, prefix, log: createLogger("silent") });
 
     const head1 = pushPullHead(remote.bare, 7, "first\n");

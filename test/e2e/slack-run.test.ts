@@ -7,6 +7,7 @@ import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
+import { ownerJobId } from "../../src/threads/run-owner.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { mockInstallationToken, nockRunStart } from "../helpers/github-app.js";
@@ -113,7 +114,7 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
       await new Promise((r) => setTimeout(r, 20));
     }
     const firstRun = sourceRunJobId("slack", `T0TEAM:C0ENG:${first.id}`);
-    expect(await new RunLocks(testRedis(), app.prefix, 60_000).holder(thread)).toBe(firstRun);
+    expect(ownerJobId((await new RunLocks(testRedis(), app.prefix, 60_000).holder(thread))!)).toBe(firstRun);
     expect((await send(second)).status).toBe(200);
     expect(await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("slack", `T0TEAM:C0ENG:${second.id}`))).toMatchObject({ returnvalue: { outcome: "follow_up" } });
     const done = await waitForJob(app.proc.queues.queues.agent, firstRun, 60_000);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningProcess } from "../../src/main.js";
@@ -24,6 +24,8 @@ export async function startE2eApp(remoteTemplate: string, label: string, env: Re
   const prefix = uniquePrefix();
   const dataDir = mkdtempSync(join(tmpdir(), `open-swe-${label}-`));
   const replay = join(dataDir, "replay.json");
+  // Start-up refuses a replay model whose file is missing; each test writes its own script before a run.
+  writeFileSync(replay, JSON.stringify([{ text: "no script written for this run yet" }]));
   const proc = await startTestProcess("all", {
       QUEUE_REDIS_URL: redisUrl(),
       QUEUE_PREFIX: prefix,

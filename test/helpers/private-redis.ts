@@ -12,10 +12,10 @@ export interface PrivateRedis {
 }
 
 /** A redis-server of the test's own, for tests that take Redis down; never the shared one. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(extraArgs: string[] = []): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), "osw-redis-"));
   const socket = join(dir, "redis.sock");
-  const child = spawn("redis-server", ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  const child = spawn("redis-server", ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--dir", dir, ...extraArgs], { stdio: "ignore" });
   for (let i = 0; !existsSync(socket); i++) {
     if (child.exitCode !== null || i > 400) throw new Error("private redis-server did not start");
     await new Promise((r) => setTimeout(r, 25));

@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { testPrivateKey, WEBHOOK_SECRET } from "../helpers/github-app.js";
+import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/open-swe.mjs");
@@ -37,7 +40,8 @@ function run(args: string[], env: Record<string, string>, cwd = mkdtempSync(join
   return { child, exited, waitFor, output: () => out + err };
 }
 
-const appEnv = () => ({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, PORT: "0", HOST: "127.0.0.1" });
+// GITHUB_API_URL on a closed loopback port: the worker's start-up installations sync fails at once, never leaving the machine.
+const appEnv = () => ({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, PORT: "0", HOST: "127.0.0.1", GITHUB_API_URL: "http://127.0.0.1:9/api/v3" });
 
 describe("open-swe processes", () => {
   it("`all` with no QUEUE_REDIS_URL starts a private redis-server, serves /health, and exits 0 on SIGTERM", async () => {
@@ -55,7 +59,10 @@ describe("open-swe processes", () => {
       ["web", "embedded", undefined],
       ["worker", "embedded", "local"],
     ]);
-    expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["ANTHROPIC_API_KEY"]);
+    // No APP_URL and no smee channel: GitHub cannot reach the webhook, said at every start.
+    expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["APP_URL", "ANTHROPIC_API_KEY"]);
+    expect(logged.find((l) => l.key === "APP_URL")?.msg).toMatch(/^GitHub cannot reach this app's webhook: neither APP_URL nor WEBHOOK_PROXY_URL is set/);
+    expect(logged.filter((l) => /^dashboard at /.test(String(l.msg))).map((l) => l.msg)).toEqual([`dashboard at http://localhost:${port}/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)`]);
     expect(logged.every((l) => Object.keys(l).filter((k) => k === "name").length === 1)).toBe(true);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
@@ -76,6 +83,19 @@ describe("open-swe processes", () => {
     const p = run(["worker"], { ...appEnv(), SANDBOX_TYPE: "e2b", QUEUE_REDIS_URL: "unix:/nonexistent.sock" });
     expect(await p.exited).toBe(2);
     expect(p.output().trim()).toBe("open-swe: missing E2B_API_KEY: SANDBOX_TYPE=e2b needs it for every run (or set SANDBOX_TYPE=local)");
+  });
+
+  it("a web process on a port already in use says so in one line and exits non-zero (no stack)", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", () => r()));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const p = run(["web"], { ...appEnv(), PORT: String(port), QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), LOG_LEVEL: "warn" });
+      expect(await p.exited).toBe(2);
+      expect(p.output().trim()).toBe(`open-swe: PORT=${port} on 127.0.0.1 is already in use (another process listens there): stop it or set another PORT`);
+    } finally {
+      taken.close();
+    }
   });
 
   it("a malformed setting stops start-up with one line naming the variable", async () => {

@@ -66,8 +66,15 @@ describe("scale-out: two worker processes on one Redis", () => {
     const victim = await startWorker(prefix, "victim", 60_000);
     await queues.add("cleanup", cleanupJob("slow"), deliveryJobId("slow"));
     await until(async () => (await redis.llen(`${prefix}:started`)) === 1, 10_000);
-    victim.kill("SIGKILL");
+    // The survivor is up before the kill: what is measured is the takeover, not a process start.
     await startWorker(prefix, "survivor", 10);
+    const killedAt = Date.now();
+    victim.kill("SIGKILL");
+    await until(async () => (await redis.llen(`${prefix}:started`)) === 2, 20_000);
+    const takeoverMs = Date.now() - killedAt;
+    // The fixture's QUEUE_LOCK_DURATION_MS=1000 + QUEUE_STALLED_INTERVAL_MS=500: the lock lapses, then the next stalled check.
+    console.log(`takeover after SIGKILL: ${takeoverMs} ms (lock 1000 ms, stalled check every 500 ms)`);
+    expect(takeoverMs).toBeLessThan(1_000 + 500 + 1_500);
     await until(async () => (await redis.hget(`${prefix}:completed`, "slow")) === "1", 20_000);
     expect(await redis.lrange(`${prefix}:started`, 0, -1)).toEqual(["victim:slow", "survivor:slow"]);
     expect(await redis.lrange(`${prefix}:completed-by`, 0, -1)).toEqual(["survivor"]);

@@ -109,7 +109,8 @@ describe("open-swe agents list", () => {
   });
 
   it.each([
-    [["agents"], /usage: open-swe agents list --repo/],
+    [["agents", "list"], /^open-swe: agents list needs --repo <path\|owner\/name>/],
+    [["agents", "list", "--repo", "a/b", "--usr", "x"], /^open-swe: unknown option --usr for `open-swe agents list`/],
     [["agents", "list", "--repo", "a/b", "--user", "../root"], /"..\/root" is not a GitHub login/],
   ])("%j is refused in one line", (args, line) => {
     const res = cli(args, { GIT_REMOTE_TEMPLATE: "http://127.0.0.1:1/{owner}/{repo}.git" });

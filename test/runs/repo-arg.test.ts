@@ -30,6 +30,10 @@ describe("repository names and model ids an operator types", () => {
     ["claude-sonnet-4-5", null],
     ["anthropic:claude-sonnet-4-5-20250929", null],
     ["openai:my-local-llm", null],
+    ["gpt-5", null],
+    ["openai:gpt-4o", null],
+    ["gpt-4o", /^unknown model "gpt-4o": one of .*, or openai:<name> for an OpenAI-compatible endpoint$/],
+    ["openai:", /^unknown model "openai:"/],
     ["claude-sonet-4-5", /^unknown model "claude-sonet-4-5": one of .*claude-sonnet-4-5.*, or openai:<name>/],
     ["replay:/tmp/x.json", /set it as OPEN_SWE_MODEL/],
   ])("checkModelId(%s)", (id, expected) => {

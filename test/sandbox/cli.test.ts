@@ -77,7 +77,7 @@ describe("runSandboxCli", () => {
     for (const argv of [[], ["exec"], ["exec", "--network", "maybe", "--", "true"], ["nope"], ["ls", "--provider", "docker"], ["exec", "--provider", "e2b", "--workspace", "/tmp", "--", "true"], ["rm"]]) {
       const c = capture();
       expect(await runSandboxCli(argv, config, c.io), argv.join(" ")).toBe(2);
-      expect(c.err()).toContain("usage:");
+      expect(c.err()).toMatch(/^open-swe: [^\n]+\n$/);
     }
   });
 });

@@ -26,6 +26,14 @@ describe("refusedByName", () => {
     else expect(why).toBeUndefined();
   });
 
+  it("closes the host GITHUB_API_URL names (a GHES over http, a proxy), whatever GHE_HOST says", () => {
+    const rules = githubApiRules("git.corp.example", "http://ghes-api.corp.example:8080/api/v3");
+    expect(refusedByName(rules, "ghes-api.corp.example")).toMatch(/serves the GitHub API/);
+    expect(refusedByName(rules, "GHES-API.corp.example.")).toMatch(/serves the GitHub API/);
+    expect(refusedByName(rules, "git.corp.example")).toMatch(/serves the GitHub API/);
+    expect(refusedByName(githubApiRules(undefined, "https://api.github.com"), "api.github.com")).toMatch(/serves the GitHub API/);
+  });
+
   it("takes GHE_HOST with a scheme or a port too", () => {
     expect(githubApiRules("https://git.corp.example:8443/").refuseHosts).toContain("git.corp.example");
   });

@@ -16,7 +16,7 @@ describe("sandboxes cannot reach the GitHub API", () => {
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "osw-ghapi-"));
-    provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: root, GHE_HOST: "git.corp.example" }));
+    provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: root, GHE_HOST: "git.corp.example", GITHUB_API_URL: "http://ghes-api.corp.example:8080/api/v3" }));
     sb = await provider.create({ network: true });
   });
   afterAll(async () => {
@@ -35,6 +35,8 @@ describe("sandboxes cannot reach the GitHub API", () => {
     ["POST http://git.corp.example/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
     ["POST http://git.corp.example/%%61pi/graphql HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
     ["CONNECT uploads.git.corp.example:443 HTTP/1.1\\r\\n\\r\\n", /serves the GitHub API/],
+    // GITHUB_API_URL names another host (a GHES API over http, a proxy): closed as well.
+    ["POST http://ghes-api.corp.example:8080/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: ghes-api.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /ghes-api\.corp\.example serves the GitHub API/],
   ])("%s is refused", async (request, reason) => {
     const r = await sb.exec(viaProxy(request));
     expect(r.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/);

@@ -24,7 +24,7 @@ function startWorker(env: Record<string, string>, wrap: (argv: string[]) => stri
   const argv = wrap([process.execPath, bin, "worker"]);
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: bin === BIN ? ROOT : "/",
-    env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
+    env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, GITHUB_API_URL: "http://127.0.0.1:9/api/v3", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

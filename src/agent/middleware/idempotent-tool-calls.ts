@@ -10,6 +10,8 @@ export interface IdempotentToolCallsDeps {
   /** Side-effecting tools: pushes, PRs, comments, reviews, scheduled wakeups. */
   tools: readonly string[];
   ttlSeconds?: number;
+  /** Before a side-effecting call that is not a replay: throws when this execution lost its job's lock. */
+  fence?: () => Promise<void>;
 }
 
 const StoredResult = z.object({ content: z.union([z.string(), z.array(z.unknown())]), status: z.enum(["success", "error"]).optional(), name: z.string().optional() });
@@ -33,6 +35,7 @@ export function idempotentToolCallsMiddleware(deps: IdempotentToolCallsDeps) {
         const stored = StoredResult.parse(JSON.parse(cached));
         return new ToolMessage({ content: stored.content as ToolMessage["content"], tool_call_id: id, name: stored.name ?? request.toolCall.name, status: stored.status ?? "success" });
       }
+      await deps.fence?.();
       const result = await handler(request);
       // Errors are not remembered: a retry after a failed push should really retry.
       if (ToolMessage.isInstance(result) && result.status !== "error") {

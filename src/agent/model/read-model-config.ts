@@ -1,5 +1,8 @@
+import { resolve } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../../errors.js";
+import { checkModelId } from "./check-model-id.js";
+import { checkReplayScript } from "./replay-script.js";
 
 const optionalString = z
   .string()
@@ -28,12 +31,36 @@ export interface ModelConfig {
   openaiApiKey?: string;
 }
 
-export function readModelConfig(env: Record<string, string | undefined>): ModelConfig {
+/**
+ * The chosen models must exist: OPEN_SWE_MODEL, OPEN_SWE_FALLBACK_MODEL and each of THREAD_MODELS are
+ * models of the table (or an explicit `openai:<name>`); a `replay:` OPEN_SWE_MODEL must be a readable
+ * replay script (relative to `cwd`). A refusal names the variable and lists the known ids.
+ */
+function checkModels(env: Record<string, string | undefined>, cwd: string): void {
+  const threadModels = (env.THREAD_MODELS ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  for (const [name, raw] of [["OPEN_SWE_MODEL", env.OPEN_SWE_MODEL], ["OPEN_SWE_FALLBACK_MODEL", env.OPEN_SWE_FALLBACK_MODEL], ...threadModels.map((m) => ["THREAD_MODELS", m] as const)] as const) {
+    const id = raw?.trim();
+    if (!id) continue;
+    if (name === "OPEN_SWE_MODEL" && id.startsWith("replay:")) {
+      try {
+        checkReplayScript(resolve(cwd, id.slice("replay:".length)));
+      } catch (err) {
+        throw new OpenSweError("config_invalid", `invalid OPEN_SWE_MODEL: ${(err as Error).message}`, { cause: err });
+      }
+      continue;
+    }
+    const refusal = checkModelId(id);
+    if (refusal) throw new OpenSweError("config_invalid", `invalid ${name}: ${refusal}`);
+  }
+}
+
+export function readModelConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ModelConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
     throw new OpenSweError("config_invalid", `invalid model settings in the environment: ${fields}`, { cause: parsed.error });
   }
+  checkModels(env, cwd);
   const e = parsed.data;
   const config: ModelConfig = {};
   if (e.ANTHROPIC_API_KEY) config.anthropicApiKey = e.ANTHROPIC_API_KEY;

@@ -4,22 +4,23 @@ import type { RunEntry } from "../../store/run-index.js";
 import type { ConversationItem, Todo } from "../conversation.js";
 import type { Session } from "../session-store.js";
 import { csrfField, layout, type Html } from "./layout.js";
-import { cost, duration, statusBadge } from "./runs-page.js";
+import { statusBadge, timeTag } from "./badges.js";
+import { cost, duration } from "./runs-page.js";
 
 export const isLive = (status: string) => status === "queued" || status === "running";
 
 export function messageView(item: ConversationItem): Html {
   if (item.kind === "tool") {
-    return html`<article class="msg tool${item.error ? " error" : ""}"><h3>Tool result · ${item.name}${item.error ? " (error)" : ""}</h3><pre>${item.output}</pre></article>`;
+    return html`<article class="Box p-2 mb-2 msg tool${item.error ? " error color-border-danger" : ""}"><h3 class="f6 color-fg-muted mb-1">Tool result · ${item.name}${item.error ? " (error)" : ""}</h3><pre>${item.output}</pre></article>`;
   }
   const who = item.kind === "human" ? "Request" : item.kind === "ai" ? "Agent" : "System";
-  return html`<article class="msg ${item.kind}"><h3>${who}</h3>${item.text ? html`<div class="text">${item.text}</div>` : ""}${item.toolCalls.map(
+  return html`<article class="Box p-2 mb-2 msg ${item.kind}"><h3 class="f6 color-fg-muted mb-1">${who}</h3>${item.text ? html`<div class="text">${item.text}</div>` : ""}${item.toolCalls.map(
     (c) => html`<details><summary>Tool call · ${c.name}</summary><pre>${c.input}</pre></details>`,
   )}</article>`;
 }
 
 export function todosView(todos: Todo[]): Html {
-  return todos.length === 0 ? html`<p>No todo list yet.</p>` : html`<ul>${todos.map((t) => html`<li>${t.status === "completed" ? "✔" : t.status === "in_progress" ? "▶" : "○"} ${t.content} <small>(${t.status})</small></li>`)}</ul>`;
+  return todos.length === 0 ? html`<p class="color-fg-muted">No todo list yet.</p>` : html`<ul>${todos.map((t) => html`<li>${t.status === "completed" ? "✔" : t.status === "in_progress" ? "▶" : "○"} ${t.content} <span class="f6 color-fg-muted">(${t.status})</span></li>`)}</ul>`;
 }
 
 export function runEndView(entry: RunEntry, record: RunRecord | null): Html {
@@ -42,14 +43,15 @@ export interface RunPageExtras {
   conversationHidden?: boolean;
 }
 
-export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], extras: RunPageExtras): Html {
+export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], extras: RunPageExtras, now = Date.now()): Html {
   const failure = extras.failure;
   const live = isLive(entry.status);
   const id = encodeURIComponent(entry.runId);
   const body = html`
 <dl class="facts">
   <dt>Repository</dt><dd>${entry.repo}</dd>
-  <dt>Status</dt><dd><span id="run-status" class="status status-${entry.status}">${entry.status.replace(/_/g, " ")}</span></dd>
+  <dt>Status</dt><dd>${statusBadge(entry.status, "run-status")}</dd>
+  <dt>Queued</dt><dd>${timeTag(entry.queuedAt, now)}</dd>
   <dt>Requested by</dt><dd>@${entry.requester} (${entry.source}, ${entry.trigger})</dd>
   <dt>Thread</dt><dd><code>${entry.threadId}</code></dd>
   <dt>Sandbox</dt><dd>${extras.sandbox ? html`<code>${extras.sandbox}</code>` : "none yet"}</dd>
@@ -58,20 +60,20 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
   <dt>Cost</dt><dd>${cost(record.costUsd)} · ${record.inputTokens} tokens in / ${record.outputTokens} out · ${duration(record.durationMs)}</dd>` : ""}
 </dl>
 <div id="run-end">${runEndView(entry, record)}</div>
-${failure ? html`<p role="alert">The run failed: ${failure}</p>` : ""}
-${extras.approvalId ? html`<p id="run-approval" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
+${failure ? html`<div class="flash flash-error mb-3" role="alert">The run failed: ${failure}</div>` : ""}
+${extras.approvalId ? html`<p id="run-approval" class="flash flash-warn mb-3" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
 ${live
-  ? html`<div id="controls">
-<form method="post" action="/app/runs/${id}/stop" class="inline">${csrfField(session)}<button type="submit" class="danger">Stop</button></form>
+  ? html`<div id="controls" class="mb-4">
+<form method="post" action="/app/runs/${id}/stop" class="mb-3">${csrfField(session)}<button type="submit" class="btn btn-danger">Stop</button></form>
 <form method="post" action="/app/runs/${id}/messages">${csrfField(session)}
-<label for="follow-up">Message the running agent</label><textarea id="follow-up" name="text" required maxlength="20000"></textarea>
-<button type="submit">Send</button></form>
+<div class="form-group"><div class="form-group-header"><label for="follow-up">Message the running agent</label></div><div class="form-group-body"><textarea class="form-control" id="follow-up" name="text" required maxlength="20000"></textarea></div></div>
+<button type="submit" class="btn btn-primary">Send</button></form>
 </div>`
   : ""}
-<h2>Todo list</h2>
+<h2 class="h4 mb-2">Todo list</h2>
 <div id="todos">${todosView(todos)}</div>
-<h2>Conversation</h2>
-${extras.conversationHidden ? html`<p id="conversation-hidden" role="status">This run's thread has since been another repository's, so its conversation is not shown here.</p>` : ""}
+<h2 class="h4 mb-2">Conversation</h2>
+${extras.conversationHidden ? html`<p id="conversation-hidden" class="flash flash-warn mb-3" role="status">This run's thread has since been another repository's, so its conversation is not shown here.</p>` : ""}
 <div id="conversation" aria-live="polite">${items.map(messageView)}</div>
 ${live ? html`<div id="live" data-events="/app/runs/${id}/events?from=${items.length}"></div><script src="/app/static/live.js" defer></script>` : ""}`;
   return layout(entry.title || "Run", session, body);

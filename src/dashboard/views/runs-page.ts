@@ -2,6 +2,7 @@ import { html } from "hono/html";
 import type { RunRecord } from "../../shared/run-record.js";
 import { RunStatus, type RunEntry } from "../../store/run-index.js";
 import type { Session } from "../session-store.js";
+import { statusBadge, timeTag } from "./badges.js";
 import { layout, type Html } from "./layout.js";
 
 export interface RunRow {
@@ -19,10 +20,6 @@ export function cost(usd: number | undefined): string {
   return usd === undefined ? "n/a" : `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 
-export function statusBadge(status: string): Html {
-  return html`<span class="status status-${status}">${status.replace(/_/g, " ")}</span>`;
-}
-
 function runDuration(r: RunRow): string {
   if (r.record) return duration(r.record.durationMs);
   if (r.entry.startedAt) return duration((r.entry.finishedAt ?? Date.now()) - r.entry.startedAt);
@@ -35,37 +32,37 @@ export interface RunsFilterValues {
   source?: string | undefined;
 }
 
-export function runsPage(session: Session, rows: RunRow[], filter: RunsFilterValues, nextHref: string | null): Html {
+/** The runs list: a table on wide screens, stacked cards (status, repo, cost, PR first) under 700 px. */
+export function runsPage(session: Session, rows: RunRow[], filter: RunsFilterValues, nextHref: string | null, now = Date.now()): Html {
   const option = (value: string, current: string | undefined, label = value) => html`<option value="${value}" ${value === (current ?? "") ? "selected" : ""}>${label}</option>`;
   const body = html`
-<form method="get" action="/app/runs" class="filters" aria-label="Filter runs">
-  <div><label for="f-repo">Repository</label><select id="f-repo" name="repo">${option("", filter.repo, "all")}${session.repos.map((r) => option(r, filter.repo))}</select></div>
-  <div><label for="f-status">Status</label><select id="f-status" name="status">${option("", filter.status, "any")}${RunStatus.options.map((s) => option(s, filter.status))}</select></div>
-  <div><label for="f-source">Source</label><select id="f-source" name="source">${option("", filter.source, "any")}${["github", "dashboard", "slack", "linear", "jira"].map((s) => option(s, filter.source))}</select></div>
-  <button type="submit">Filter</button>
+<form method="get" action="/app/runs" class="filters mb-3" aria-label="Filter runs">
+  <div class="form-group"><div class="form-group-header"><label for="f-repo">Repository</label></div><div class="form-group-body"><select class="form-select" id="f-repo" name="repo">${option("", filter.repo, "all")}${session.repos.map((r) => option(r, filter.repo))}</select></div></div>
+  <div class="form-group"><div class="form-group-header"><label for="f-status">Status</label></div><div class="form-group-body"><select class="form-select" id="f-status" name="status">${option("", filter.status, "any")}${RunStatus.options.map((s) => option(s, filter.status))}</select></div></div>
+  <div class="form-group"><div class="form-group-header"><label for="f-source">Source</label></div><div class="form-group-body"><select class="form-select" id="f-source" name="source">${option("", filter.source, "any")}${["github", "dashboard", "slack", "linear", "jira"].map((s) => option(s, filter.source))}</select></div></div>
+  <button type="submit" class="btn">Filter</button>
 </form>
 ${rows.length === 0
-  ? html`<p>No runs yet${filter.repo || filter.status || filter.source ? " match these filters" : ""}. <a href="/app/tasks/new">Start a task</a>.</p>`
-  : html`<div class="table"><table>
-<caption class="skip">Runs, newest first</caption>
-<thead><tr><th scope="col">Run</th><th scope="col">Repository</th><th scope="col">Thread</th><th scope="col">Trigger</th><th scope="col">Source</th><th scope="col">Model</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Cost</th><th scope="col">PR</th></tr></thead>
+  ? html`<div class="blankslate"><p>No runs yet${filter.repo || filter.status || filter.source ? " match these filters" : ""}. <a href="/app/tasks/new">Start a task</a>.</p></div>`
+  : html`<div class="table-wrap"><table class="runs">
+<caption class="sr-only">Runs, newest first</caption>
+<thead><tr><th scope="col">Run</th><th scope="col">Repository</th><th scope="col">Trigger</th><th scope="col">Model</th><th scope="col">Status</th><th scope="col">Queued</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Cost</th><th scope="col">PR</th></tr></thead>
 <tbody>
 ${rows.map(
   (r) => html`<tr>
-<td><a href="/app/runs/${encodeURIComponent(r.entry.runId)}">${r.entry.title || r.entry.runId}</a><br><small>by @${r.entry.requester}</small></td>
-<td>${r.entry.repo}</td>
-<td><code>${r.entry.threadId.slice(0, 8)}</code></td>
-<td>${r.entry.trigger}</td>
-<td>${r.entry.source}</td>
-<td>${r.record ? (r.record.replayed ? "replay" : r.record.modelId) : ""}</td>
-<td>${statusBadge(r.entry.status)}</td>
-<td>${runDuration(r)}</td>
-<td>${r.record ? `${r.record.inputTokens} in / ${r.record.outputTokens} out` : ""}</td>
-<td>${r.record ? cost(r.record.costUsd) : ""}</td>
-<td>${r.record?.prUrl ? html`<a href="${r.record.prUrl}">PR</a>` : ""}</td>
+<td class="run-title"><div><a href="/app/runs/${encodeURIComponent(r.entry.runId)}">${r.entry.title || r.entry.runId}</a><div class="f6 color-fg-muted text-normal">by @${r.entry.requester} · <code>${r.entry.threadId.slice(0, 8)}</code></div></div></td>
+<td data-label="Repository">${r.entry.repo}</td>
+<td data-label="Trigger" class="optional">${r.entry.trigger} · ${r.entry.source}</td>
+<td data-label="Model" class="optional">${r.record ? (r.record.replayed ? "replay" : r.record.modelId) : ""}</td>
+<td data-label="Status">${statusBadge(r.entry.status)}</td>
+<td data-label="Queued">${timeTag(r.entry.queuedAt, now)}</td>
+<td data-label="Duration">${runDuration(r)}</td>
+<td data-label="Tokens" class="optional">${r.record ? `${r.record.inputTokens} in / ${r.record.outputTokens} out` : ""}</td>
+<td data-label="Cost">${r.record ? cost(r.record.costUsd) : "n/a"}</td>
+<td data-label="PR">${r.record?.prUrl ? html`<a href="${r.record.prUrl}">PR</a>` : "none"}</td>
 </tr>`,
 )}
 </tbody></table></div>`}
-${nextHref ? html`<p><a href="${nextHref}" rel="next">Older runs</a></p>` : ""}`;
+${nextHref ? html`<p class="mt-3"><a class="btn" href="${nextHref}" rel="next">Older runs</a></p>` : ""}`;
   return layout("Runs", session, body);
 }

@@ -26,8 +26,13 @@ const normalHost = (host: string): string => host.toLowerCase().replace(/\.$/, "
  * serves it under `<host>/api/` — the same name as git, and a tunnel hides the path (a path rule on
  * plain HTTP would be one `%61pi` away from bypassed) — so that whole host is closed.
  */
-export function githubApiRules(gheHost?: string): EgressRules {
+export function githubApiRules(gheHost?: string, apiUrl?: string): EgressRules {
   const refuseHosts = ["api.github.com", "uploads.github.com"];
+  // GITHUB_API_URL (GHES over http, a proxy): whatever host it names is the GitHub API too.
+  if (apiUrl) {
+    const host = normalHost(apiUrl.replace(/^https?:\/\//, "").replace(/[/:].*$/, ""));
+    if (host && !refuseHosts.includes(host)) refuseHosts.push(host);
+  }
   if (gheHost) {
     const host = normalHost(gheHost.replace(/^https?:\/\//, "").replace(/[/:].*$/, ""));
     if (host.endsWith(".ghe.com")) refuseHosts.push(`api.${host}`, `uploads.${host}`);

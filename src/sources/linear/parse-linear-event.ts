@@ -73,7 +73,7 @@ function parseComment(e: z.infer<typeof Envelope>, delivery: string, s: LinearSe
   if (s.appUserId && (userId === s.appUserId || e.actor?.id === s.appUserId)) return { kind: "ignore", reason: "our own comment" };
   const issueId = c.issueId ?? c.issue?.id ?? null;
   if (!issueId) return { kind: "ignore", reason: "comment is not on an issue" };
-  if (!mentionsLinearApp(c.body, s.mentionHandles)) return { kind: "ignore", reason: "comment does not mention the app" };
+  if (!mentionsLinearApp(c.body, s.mentionHandles)) return { kind: "ignore", reason: `comment mentions none of ${s.mentionHandles.map((h) => `@${h}`).join(", ")}`, unaddressed: true };
   const teamId = c.issue?.teamId ?? c.issue?.team?.id;
   const ref: LinearRef = {
     issueId,

@@ -34,7 +34,7 @@ export function parseSlackEvent(raw: Buffer): SourceEvent {
   if (event.subtype && !PERSON_SUBTYPES.has(event.subtype)) return { kind: "ignore", reason: `message subtype ${event.subtype}` };
   if (event.bot_id || !event.user || event.user === botUserId) return { kind: "ignore", reason: "a bot's (or our own) message" };
   const mentioned = event.type === "app_mention" || event.channel_type === "im" || (botUserId !== undefined && event.text.includes(`<@${botUserId}>`));
-  if (!mentioned) return { kind: "ignore", reason: "message does not address the app" };
+  if (!mentioned) return { kind: "ignore", reason: "message does not address the app", unaddressed: true };
   const threadTs = event.thread_ts ?? event.ts;
   const ref: SlackRef = { team, channel: event.channel, ts: event.ts, threadTs, ...(botUserId ? { botUserId } : {}) };
   return {

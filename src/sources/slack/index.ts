@@ -25,7 +25,7 @@ export function slackSource(config: AppConfig): Source {
     ],
     client(log) {
       if (!token) throw new UnrecoverableError("SLACK_BOT_TOKEN is not set: Slack requests cannot be read or answered");
-      return slackClient(token, log.child({ source: "slack" }));
+      return slackClient(token, log.child({ source: "slack" }), config.env.SLACK_API_URL);
     },
   };
 }

@@ -2,8 +2,8 @@ import { LogLevel, WebClient, WebAPIPlatformError, type Logger as SlackLogger } 
 import type { Logger } from "pino";
 import { SlackApiMessage } from "./schema.js";
 
-/** The Web API client, logging through our pino logger, with a short retry budget. */
-export function slackWebClient(token: string, log: Logger): WebClient {
+/** The Web API client, logging through our pino logger, with a short retry budget; `apiUrl`: SLACK_API_URL (GovSlack, a proxy). */
+export function slackWebClient(token: string, log: Logger, apiUrl?: string): WebClient {
   const logger: SlackLogger = {
     debug: () => undefined,
     info: () => undefined,
@@ -13,7 +13,7 @@ export function slackWebClient(token: string, log: Logger): WebClient {
     getLevel: () => LogLevel.WARN,
     setName: () => undefined,
   };
-  return new WebClient(token, { logger, retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4_000 }, timeout: 15_000 });
+  return new WebClient(token, { logger, retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4_000 }, timeout: 15_000, ...(apiUrl ? { slackApiUrl: apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/` } : {}) });
 }
 
 /** Slack answered with a platform error named `code` (`already_reacted`, `thread_not_found`, …). */

@@ -10,8 +10,8 @@ import { threadContext } from "./thread-context.js";
 const STATUS_TEXT = (s: RunStatus): string => (s.kind === "thinking" ? "is thinking…" : s.kind === "tool" ? `is working (${s.name})…` : "");
 
 /** The worker's Slack half: re-reads with our bot token, 👀 at once, status while working, replies in the thread. */
-export function slackClient(token: string, log: Logger): SourceClient {
-  const client = slackWebClient(token, log);
+export function slackClient(token: string, log: Logger, apiUrl?: string): SourceClient {
+  const client = slackWebClient(token, log, apiUrl);
   const lastStatus = new Map<string, string>();
   let statusUnavailable = false;
   return {

@@ -1,0 +1,48 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import nock from "nock";
+import { afterAll, describe, expect, it } from "vitest";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
+import { makeBareRemote } from "../helpers/git-remote.js";
+import { waitForJob } from "../helpers/jobs.js";
+
+const API = "https://api.github.com";
+let app: E2eApp | undefined;
+afterAll(async () => app?.stop());
+
+describe("e2e: a run that fails before its agent loop", () => {
+  it("a sandbox that cannot be made: the person who asked is told once, with the cause; the job fails after its last attempt", async () => {
+    const remote = makeBareRemote("octo", "hello");
+    app = await startE2eApp(remote.template, "setup-fail", { JOB_ATTEMPTS: "2" });
+    writeFileSync(app.replay, JSON.stringify([{ tool_calls: [{ name: "confirming_completion", args: { summary: "never reached" } }] }]));
+    // The sandboxes' directory is gone and a file sits where it was: no sandbox can be made there.
+    const root = join(app.dataDir, "sandboxes");
+    rmSync(root, { recursive: true, force: true });
+    writeFileSync(root, "not a directory");
+
+    mockInstallationToken(4343, 2);
+    // Cached for the retry (PERMISSION_CACHE_SECONDS).
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/hello").times(2).reply(200, { default_branch: "main", full_name: "octo/hello" });
+    const bodies: string[] = [];
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/9/comments", (b: { body: string }) => (bodies.push(b.body), true))
+      .reply(201, { id: 777 });
+
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 4343, number: 9, issueId: 9009, commentId: 902, body: "@open-swe fix the typo" }),
+    });
+    expect(res.status).toBe(200);
+    const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
+    expect(done.state).toBe("failed");
+    expect(reply.isDone()).toBe(true);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toMatch(/^I could not start on this: .*An operator needs to look at the worker/);
+    expect(bodies[0]).toMatch(/sandbox could not be made|preparing the workspace failed: .*(ENOTDIR|EEXIST|not a directory)/);
+  }, 90_000);
+});
