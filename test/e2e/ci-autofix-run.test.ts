@@ -14,7 +14,7 @@ import { RunLocks } from "../../src/threads/run-lock.js";
 import { RunRegistry } from "../../src/threads/run-registry.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { failedCheckRunDelivery, issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { failedCheckRunDelivery, issueCommentPayload, mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -101,7 +101,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
     nock(API).get("/repos/octo/hello/check-runs/77").reply(200, { id: 77, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-    nock(API).get("/repos/octo/hello/actions/jobs/77/logs").reply(200, "a.ts:1:7 error 'unused' is assigned a value but never used\n");
+    nockJobLogs(API, 77, "a.ts:1:7 error 'unused' is assigned a value but never used\n");
     // The fix run: same thread, the PR's branch.
     repoCalls();
     nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
@@ -158,7 +158,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
     nock(API).get("/repos/octo/hello/check-runs/78").reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-    nock(API).get("/repos/octo/hello/actions/jobs/78/logs").reply(200, "npm ERR! network request to https://registry.npmjs.org failed, reason: ETIMEDOUT\n");
+    nockJobLogs(API, 78, "npm ERR! network request to https://registry.npmjs.org failed, reason: ETIMEDOUT\n");
     // The fix run: its check, the gate's re-read of the head, the job's workflow run, the re-run; no push, no comment.
     const started = nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 881 });
     red();
@@ -226,7 +226,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     writeFileSync(app.replay, JSON.stringify([{ text: '{"classification":"no_change","reason":"the type error is in generated code the branch does not touch","evidence":"gen/api.d.ts:1"}' }]));
     red();
     nock(API).get("/repos/octo/hello/check-runs/79").reply(200, { id: 79, name: "types", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-    nock(API).get("/repos/octo/hello/actions/jobs/79/logs").reply(200, "gen/api.d.ts:1 error TS2304\n");
+    nockJobLogs(API, 79, "gen/api.d.ts:1 error TS2304\n");
     nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 882 });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});

@@ -2,6 +2,8 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { readConfig, type AppConfig } from "../../src/config/env.js";
+import { countExcused, countExternal } from "../contracts/github-nock-contract.js";
+import { checkWebhook } from "../contracts/github-webhooks.js";
 
 let cachedKey: string | undefined;
 
@@ -29,11 +31,21 @@ export interface SignedDelivery {
   deliveryId?: string;
   secret?: string;
   rawBody?: string;
+  /**
+   * Why this delivery is one GitHub would never send (an attack, a malformed body): it then skips the
+   * webhook contract, and `npm run test:contracts` counts it as excused.
+   */
+  offContract?: string;
 }
 
-/** POSTs a webhook signed exactly as GitHub does (HMAC-SHA256 of the raw body). */
+/**
+ * POSTs a webhook signed exactly as GitHub does (HMAC-SHA256 of the raw body). The payload must follow
+ * GitHub's webhook description for its event and action (test/contracts/github-webhooks.ts).
+ */
 export async function sendWebhook(port: number, d: SignedDelivery): Promise<{ status: number; body: string; deliveryId: string }> {
   const body = d.rawBody ?? JSON.stringify(d.payload);
+  const off = countWebhook(d.event, body, d.offContract);
+  if (off.length > 0) throw new Error(`webhook fixture off GitHub's contract:\n  ${off.join("\n  ")}`);
   const deliveryId = d.deliveryId ?? randomUUID();
   const res = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
     method: "POST",
@@ -54,6 +66,15 @@ export function mockInstallationToken(installationId: number, times = 1): nock.S
     .post(`/app/installations/${installationId}/access_tokens`)
     .times(times)
     .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+}
+
+/**
+ * An Actions job's log as GitHub serves it: a 302 from api.github.com to a short-lived log URL (which
+ * fetch follows), then the text.
+ */
+export function nockJobLogs(api: string, jobId: number, text: string, repo = "octo/hello"): void {
+  nock(api).get(`/repos/${repo}/actions/jobs/${jobId}/logs`).reply(302, "", { location: `https://pipelines.actions.githubusercontent.com/logs/${jobId}?sig=test` });
+  nock("https://pipelines.actions.githubusercontent.com").get(`/logs/${jobId}`).query({ sig: "test" }).reply(200, text, { "content-type": "text/plain" });
 }
 
 /** An `issue_comment.created` payload as GitHub sends it (only the fields the app reads). */
@@ -122,4 +143,18 @@ export function nockRunStart(api: string, login: string): void {
   nock(api).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
   nock(api).get("/repos/octo/hello").reply(200, { default_branch: "main" });
   nock(api).get("/repos/octo/hello/pulls").query(true).reply(200, []);
+}
+
+function countWebhook(event: string, body: string, offContract: string | undefined): string[] {
+  if (offContract !== undefined) {
+    countExcused();
+    return [];
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body);
+  } catch {
+    return [`webhook ${event}: the body is not JSON (say why with offContract)`];
+  }
+  return countExternal("validated", checkWebhook(event, payload));
 }

@@ -1,30 +1,40 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import nock from "nock";
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { flushTally, installGitHubContract, setContractFile, takeViolations } from "../contracts/github-nock-contract.js";
 import { unmountOrphanedSandboxMounts } from "../../src/sandbox/orphaned-mounts.js";
 import { dropOperatorEnv } from "./operator-env.js";
 
 // Never the operator's data: each test file runs in a fresh working directory (so `.env` and the default
 // DATA_DIR `.data` are not the checkout's) without the variables that point at an installation.
+const repoRoot = process.cwd();
 process.chdir(mkdtempSync(join(tmpdir(), "open-swe-test-cwd-")));
 dropOperatorEnv(process.env);
 
+// Every mock of api.github.com is held to GitHub's OpenAPI description (test/contracts/README.md).
+installGitHubContract(nock);
+
 beforeAll(() => {
+  setContractFile(relative(repoRoot, expect.getState().testPath ?? ""));
   nock.disableNetConnect();
   nock.enableNetConnect((host) => host.startsWith("127.0.0.1") || host.startsWith("localhost"));
 });
 
 // A test that leaves an HTTP mock unused fails: the mock described a call the code no longer makes.
+// A mocked GitHub exchange GitHub would never have (route, parameters, body, status, types) fails it too.
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
+  const off = takeViolations();
+  if (off.length > 0) throw new Error(`mocked GitHub exchanges off GitHub's contract:\n  ${[...new Set(off)].join("\n  ")}`);
   if (pending.length > 0) throw new Error(`unused HTTP mocks: ${pending.join(", ")}`);
 });
 
 // Files that remove a sandbox root without destroying its sandboxes leave their bind mounts behind;
 // every later bwrap exec on the machine would copy and tear them down (a mount namespace per exec).
 afterAll(async () => {
+  flushTally();
   await unmountOrphanedSandboxMounts();
 });

@@ -8,7 +8,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
-import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
@@ -81,7 +81,7 @@ function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pe
   nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
   if (o.logs !== false) {
     nock(API).get("/repos/octo/hello/check-runs/55").reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-    nock(API).get("/repos/octo/hello/actions/jobs/55/logs").reply(200, "step 1\nsrc/a.ts:3:1 error no-unused-vars\n");
+    nockJobLogs(API, 55, "step 1\nsrc/a.ts:3:1 error no-unused-vars\n");
   }
 }
 

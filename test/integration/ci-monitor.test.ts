@@ -5,7 +5,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
-import { failedCheckRunDelivery, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { failedCheckRunDelivery, mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
@@ -40,7 +40,7 @@ function ciFacts(headSha: string) {
   nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
   nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: "open-swe[bot]" } });
   nock(API).get("/repos/octo/hello/check-runs/55").reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-  nock(API).get("/repos/octo/hello/actions/jobs/55/logs").reply(200, "src/a.ts:3:1 error no-unused-vars\n");
+  nockJobLogs(API, 55, "src/a.ts:3:1 error no-unused-vars\n");
 }
 
 /** The `ci-monitor` sweep over our open PRs, through the same decision and ledger as the webhooks. */

@@ -11,6 +11,7 @@ import { SideEffectLedger } from "../../../src/store/side-effects.js";
 import { PrThreads } from "../../../src/threads/pr-threads.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
 import { testSigner } from "../../helpers/job-signer.js";
+import { nockJobLogs } from "../../helpers/github-app.js";
 
 const API = "https://api.github.com";
 const THREAD = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11";
@@ -125,7 +126,7 @@ describe("CI tools", () => {
   it("reads the tail of an Actions job log", async () => {
     const ctx = context();
     nock(API).get("/repos/octo/hello/check-runs/7").reply(200, { id: 7, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
-    nock(API).get("/repos/octo/hello/actions/jobs/7/logs").reply(200, `${"x".repeat(30_000)}\nError: expected 1 to be 2`, { "content-type": "text/plain" });
+    nockJobLogs(API, 7, `${"x".repeat(30_000)}\nError: expected 1 to be 2`);
     const out = await byName(ctx, "get_check_logs").invoke({ check_run_id: 7 });
     expect(out).toMatch(/^check_run 7 "test" failure:\n…\(10\d{3} earlier characters cut\)/);
     expect(out).toMatch(/Error: expected 1 to be 2$/);

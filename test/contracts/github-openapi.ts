@@ -1,0 +1,260 @@
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+
+/**
+ * GitHub's own OpenAPI description (`@octokit/openapi`, api.github.com) as a contract for our mocks.
+ * Requests are checked strictly (route, path and query parameters, body: required fields, types, no
+ * undocumented fields); responses by status (it must be documented) and by the TYPES of the fields a
+ * mock sends — `required`/`additionalProperties` are dropped from response schemas because mocks carry
+ * only the fields the code reads (test/contracts/README.md). Everything is loaded and compiled lazily,
+ * once per test file (module scope), only for the operations a test uses.
+ */
+
+const require = createRequire(import.meta.url);
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+type Json = Record<string, unknown>;
+interface Param { name: string; in: string; required?: boolean; schema?: Json }
+export interface Operation { operationId: string; method: string; template: string; op: Json; pathItem: Json }
+
+export interface ContractVerdict {
+  /** "validated": an operation was found and checked; "no-contract": nothing to check against (GraphQL). */
+  kind: "validated" | "no-contract";
+  operationId?: string;
+  violations: string[];
+}
+
+let doc: Json | undefined;
+let routes: { re: RegExp; greedy: RegExp; literal: number; template: string }[] | undefined;
+let strictAjv: Ajv | undefined;
+let relaxedAjv: Ajv | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+/** Which file holds the description: api.github.com (GHES variants sit next to it as ghes-3.x.json). */
+export const GITHUB_DESCRIPTION = "@octokit/openapi/generated/api.github.com.json";
+
+function spec(): Json {
+  doc ??= JSON.parse(readFileSync(require.resolve(GITHUB_DESCRIPTION), "utf8")) as Json;
+  return doc;
+}
+
+/**
+ * A copy of a schema ready for Ajv: OpenAPI 3.0's `nullable` without a `type` becomes `anyOf [.., null]`;
+ * with `relax`, `required` and `additionalProperties` are dropped and `oneOf` is read as `anyOf`.
+ */
+export function prepareSchema(node: unknown, relax: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => prepareSchema(n, relax));
+  if (!node || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (relax && k === "required" && Array.isArray(v)) continue;
+    if (relax && k === "additionalProperties") continue;
+    const key = relax && k === "oneOf" ? "anyOf" : k;
+    out[key] = k === "properties" && v && typeof v === "object" ? Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, prepareSchema(ps, relax)])) : prepareSchema(v, relax);
+  }
+  // OpenAPI 3.0: `nullable` admits null even past an `enum` (`conclusion: null` while a check runs).
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
+  if (out.nullable === true && out.type === undefined) {
+    delete out.nullable;
+    return { anyOf: [out, { type: "null" }] };
+  }
+  return out;
+}
+
+function at(parts: string[], from: Json = spec()): unknown {
+  let n: unknown = from;
+  for (const p of parts) n = (n as Json)[p];
+  return n;
+}
+
+/** The schema at `parts` with just the components it reaches, so compiling never walks the whole description. */
+export function standalone(parts: string[], from: Json = spec()): Json {
+  const schemas: Json = {};
+  const seen = new Set<string>();
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== "object") return;
+    for (const [k, v] of Object.entries(n as Json)) {
+      if (k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")) {
+        const name = v.slice("#/components/schemas/".length);
+        if (!seen.has(name)) {
+          seen.add(name);
+          schemas[name] = at(["components", "schemas", name], from);
+          walk(schemas[name]);
+        }
+      } else walk(v);
+    }
+  };
+  const root = at(parts, from) as Json;
+  walk(root);
+  return { ...root, components: { schemas } };
+}
+
+function ajvFor(mode: "strict" | "relaxed"): Ajv {
+  if (mode === "strict") {
+    if (!strictAjv) {
+      strictAjv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
+      addFormats(strictAjv);
+    }
+    return strictAjv;
+  }
+  relaxedAjv ??= new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
+  return relaxedAjv;
+}
+
+/**
+ * `closed`: a request body's top-level fields must be documented even where GitHub's description leaves
+ * `additionalProperties` open — GitHub ignores an unknown field, so a misspelt one is a silent bug.
+ */
+function validator(mode: "strict" | "relaxed", parts: string[], closed = false): ValidateFunction {
+  const key = `${mode} ${parts.join("\u0000")}`;
+  let v = compiled.get(key);
+  if (!v) {
+    const schema = prepareSchema(standalone(parts), mode === "relaxed") as Json;
+    if (closed && schema.type === "object" && schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
+    v = ajvFor(mode).compile(schema);
+    compiled.set(key, v);
+  }
+  return v;
+}
+
+/** Trailing path parameters GitHub lets span segments (a file path, a ref such as `heads/feature/x`). */
+const MULTI_SEGMENT = new Set(["path", "ref", "branch", "basehead"]);
+
+function routeTable() {
+  if (!routes) {
+    routes = Object.keys(spec().paths as Json).map((template) => {
+      const segs = template.split("/");
+      const lit = segs.filter((s) => s && !s.startsWith("{")).length;
+      const esc = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+      const last = segs.length - 1;
+      const body = (greedy: boolean) => segs.map((s, i) => (s.startsWith("{") ? (greedy && i === last && MULTI_SEGMENT.has(s.slice(1, -1)) ? ".+" : "[^/]+") : esc(s))).join("/");
+      return { re: new RegExp(`^${body(false)}$`), greedy: new RegExp(`^${body(true)}$`), literal: lit, template };
+    });
+    routes.sort((a, b) => b.literal - a.literal);
+  }
+  return routes;
+}
+
+/** The operation GitHub documents for `method path` (path without query), or undefined. */
+export function findOperation(method: string, path: string): Operation | undefined {
+  const m = method.toLowerCase();
+  const paths = spec().paths as Record<string, Json>;
+  for (const greedy of [false, true]) {
+    for (const r of routeTable()) {
+      if (!(greedy ? r.greedy : r.re).test(path)) continue;
+      const item = paths[r.template]!;
+      const op = item[m] as Json | undefined;
+      if (op) return { operationId: String(op.operationId), method: m, template: r.template, op, pathItem: item };
+    }
+  }
+  return undefined;
+}
+
+function resolveParam(p: Json): Param {
+  const ref = p.$ref;
+  if (typeof ref === "string") {
+    const name = ref.split("/").pop()!;
+    return ((spec().components as Json).parameters as Record<string, Param>)[name]!;
+  }
+  return p as unknown as Param;
+}
+
+function scalarOk(schema: Json | undefined, raw: string): string | undefined {
+  if (!schema) return undefined;
+  const type = schema.type;
+  if (Array.isArray(schema.enum) && !schema.enum.map(String).includes(raw)) return `must be one of ${schema.enum.join(", ")}`;
+  if (type === "integer" && !/^-?\d+$/.test(raw)) return "must be an integer";
+  if (type === "number" && Number.isNaN(Number(raw))) return "must be a number";
+  if (type === "boolean" && raw !== "true" && raw !== "false") return "must be a boolean";
+  return undefined;
+}
+
+export function describe(errors: ErrorObject[] | null | undefined, root: string): string[] {
+  return (errors ?? []).slice(0, 5).map((e) => {
+    const extra = e.keyword === "additionalProperties" ? ` (${String((e.params as Json).additionalProperty)})` : "";
+    return `${root}${e.instancePath || ""} ${e.message ?? e.keyword}${extra}`;
+  });
+}
+
+function parseBody(body: unknown): unknown {
+  if (typeof body !== "string") return body;
+  if (body === "") return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+/** Checks one request against GitHub's description: route, path/query parameters, JSON body. */
+export function checkRequest(method: string, pathAndQuery: string, body: unknown): { operation?: Operation; verdict: ContractVerdict } {
+  const url = new URL(pathAndQuery, "https://api.github.com");
+  if (url.pathname === "/graphql") return { verdict: { kind: "no-contract", violations: [] } };
+  const operation = findOperation(method, url.pathname);
+  if (!operation) return { verdict: { kind: "validated", violations: [`${method.toUpperCase()} ${url.pathname}: no such route in GitHub's REST description`] } };
+  const id = operation.operationId;
+  const violations: string[] = [];
+  const params = [...((operation.pathItem.parameters as Json[] | undefined) ?? []), ...((operation.op.parameters as Json[] | undefined) ?? [])].map(resolveParam);
+
+  const tmplSegs = operation.template.split("/");
+  const pathSegs = url.pathname.split("/");
+  tmplSegs.forEach((s, i) => {
+    if (!s.startsWith("{")) return;
+    const name = s.slice(1, -1);
+    const raw = i === tmplSegs.length - 1 ? decodeURIComponent(pathSegs.slice(i).join("/")) : decodeURIComponent(pathSegs[i] ?? "");
+    const bad = scalarOk(params.find((p) => p.in === "path" && p.name === name)?.schema, raw);
+    if (bad) violations.push(`${id}: path parameter ${name} ${bad} (got ${JSON.stringify(raw)})`);
+  });
+
+  const query = params.filter((p) => p.in === "query");
+  for (const [k, v] of url.searchParams) {
+    const p = query.find((q) => q.name === k || q.name === k.replace(/\[\]$/, ""));
+    if (!p) {
+      violations.push(`${id}: query parameter ${k} is not documented`);
+      continue;
+    }
+    const schema = p.schema?.type === "array" ? (p.schema.items as Json | undefined) : p.schema;
+    const bad = scalarOk(schema, v);
+    if (bad) violations.push(`${id}: query parameter ${k} ${bad} (got ${JSON.stringify(v)})`);
+  }
+  for (const p of query) if (p.required && !url.searchParams.has(p.name)) violations.push(`${id}: required query parameter ${p.name} is missing`);
+
+  const rb = operation.op.requestBody as Json | undefined;
+  const parsed = parseBody(body);
+  const jsonSchema = ((rb?.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema;
+  if (parsed !== undefined && jsonSchema && typeof parsed === "object") {
+    const v = validator("strict", ["paths", operation.template, operation.method, "requestBody", "content", "application/json", "schema"], true);
+    if (!v(parsed)) violations.push(...describe(v.errors, `${id}: request body $`));
+  } else if (parsed === undefined && rb?.required && jsonSchema) {
+    violations.push(`${id}: request body is required`);
+  } else if (parsed !== undefined && !rb && !(typeof parsed === "object" && parsed && Object.keys(parsed).length === 0)) {
+    violations.push(`${id}: a request body was sent but the operation takes none`);
+  }
+  return { operation, verdict: { kind: "validated", operationId: id, violations } };
+}
+
+/**
+ * What GitHub may answer on any endpoint, documented or not: bad credentials, a rate limit (403/429), a
+ * resource that is gone or hidden from this token (404 — GitHub's troubleshooting guide), its own outages. Tests of those paths are legitimate; their bodies are not checked (GitHub's vary).
+ */
+export const ANY_ENDPOINT_STATUSES: ReadonlySet<number> = new Set([401, 403, 404, 429, 500, 502, 503, 504]);
+
+/** Checks one mocked response: its status must be documented, its JSON body must have the documented types. */
+export function checkResponse(operation: Operation, status: number, body: unknown): string[] {
+  const id = operation.operationId;
+  const responses = (operation.op.responses as Json | undefined) ?? {};
+  const key = String(status) in responses ? String(status) : "default" in responses ? "default" : undefined;
+  if (!key && ANY_ENDPOINT_STATUSES.has(status)) return [];
+  if (!key) return [`${id}: status ${status} is not documented (documented: ${Object.keys(responses).join(", ")})`];
+  const content = (responses[key] as Json).content as Json | undefined;
+  const parsed = parseBody(body);
+  if (parsed === undefined || parsed === null || typeof parsed !== "object") return [];
+  const media = content && Object.keys(content).find((m) => m.includes("json"));
+  if (!media) return [];
+  if (!(content[media] as Json).schema) return [];
+  const v = validator("relaxed", ["paths", operation.template, operation.method, "responses", key, "content", media, "schema"]);
+  return v(parsed) ? [] : describe(v.errors, `${id}: response ${status} body $`);
+}
