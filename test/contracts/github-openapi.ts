@@ -74,7 +74,10 @@ export function standalone(parts: string[], from: Json = spec()): Json {
   const schemas: Json = {};
   const seen = new Set<string>();
   const walk = (n: unknown): void => {
-    if (Array.isArray(n)) return n.forEach(walk);
+    if (Array.isArray(n)) {
+      n.forEach(walk);
+      return;
+    }
     if (!n || typeof n !== "object") return;
     for (const [k, v] of Object.entries(n as Json)) {
       if (k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")) {
