@@ -47,6 +47,8 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     prefix = uniquePrefix();
     const dataDir = mkdtempSync(join(tmpdir(), "open-swe-analyze-"));
     replay = join(dataDir, "analyze.json");
+    // Start-up refuses a replay model whose file is missing; each test writes its own script before a run.
+    writeFileSync(replay, JSON.stringify([{ text: "no script written for this run yet" }]));
     proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: dataDir, JOB_ATTEMPTS: "1", OPEN_SWE_MODEL: `replay:${replay}` });
   });
   afterAll(async () => proc?.stop());

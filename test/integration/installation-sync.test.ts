@@ -129,6 +129,6 @@ describe("no install is ever lost", () => {
     expect((await ping(77)).status).toBeLessThan(300);
     expect((await ping(77)).status).toBeLessThan(300);
     const jobs = await until(syncJobs, (j) => j.length > 0);
-    expect(jobs.map((j) => j.data)).toEqual([{ reason: "installations" }]);
+    expect(jobs.map((j) => j.data)).toEqual([expect.objectContaining({ reason: "installations", provenance: expect.objectContaining({ via: "system:installation-sync" }) })]);
   }, 60_000);
 });

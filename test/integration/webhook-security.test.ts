@@ -59,7 +59,7 @@ describe("webhook endpoint: verification before parsing, limits, idempotency", (
 
   it("malformed JSON with a valid signature is a 400", async () => {
     const before = await total();
-    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload: null, rawBody: '{"action": "created",' });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload: null, rawBody: '{"action": "created",', offContract: "the body is not JSON: the point of this test" });
     expect(res.status).toBe(400);
     expect(res.body).toMatch(/Invalid JSON/);
     expect(await total()).toBe(before);

@@ -38,8 +38,11 @@ describe("JobSigner", () => {
     expect(JobSigner.fromEnv({ OPEN_SWE_SECRET_KEY: "b".repeat(64), OPEN_SWE_SECRET_KEY_PREVIOUS: old }).verify("agent", byOld)).toMatchObject({ ok: true });
   });
 
-  it("has no key without a secret: start-up fails rather than queue unsigned jobs", () => {
-    expect(() => JobSigner.fromEnv({})).toThrow(/OPEN_SWE_SECRET_KEY or WEBHOOK_SECRET/);
+  it("has no key without a secret: it queues nothing unsigned (says what to set) and accepts no job", () => {
+    const keyless = JobSigner.fromEnv({});
+    expect(() => keyless.sign("cleanup", { kind: "sweep" }, "operator", null)).toThrow(/OPEN_SWE_SECRET_KEY or WEBHOOK_SECRET/);
+    const signed = JobSigner.fromEnv({ WEBHOOK_SECRET: "s" }).sign("cleanup", { kind: "sweep" }, "operator", null);
+    expect(keyless.verify("cleanup", signed)).toEqual({ ok: false, reason: "signature mismatch" });
   });
 });
 

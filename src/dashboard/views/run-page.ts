@@ -62,7 +62,7 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
 </dl>
 <div id="run-end">${runEndView(entry, record)}</div>
 ${failure ? html`<div class="flash flash-error mb-3" role="alert">The run failed: ${failure}</div>` : ""}
-${entry.approval ? html`<p id="run-approval" class="flash mb-3" role="status">${decisionText(entry.approval)} ${timeTag(entry.approval.at, now)}; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
+${entry.approval ? html`<p id="run-approval" class="flash mb-3" role="status">${decisionText(entry.approval)} at <time datetime="${new Date(entry.approval.at).toISOString()}">${new Date(entry.approval.at).toISOString().replace("T", " ").slice(0, 19)} UTC</time>; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
 ${entry.resumes ? html`<p id="run-resumes" class="mb-3">Resumes <a href="/app/runs/${encodeURIComponent(entry.resumes)}">the run that paused for approval</a>.</p>` : ""}
 ${extras.approvalId ? html`<p id="run-approval" class="flash flash-warn mb-3" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
 ${live
