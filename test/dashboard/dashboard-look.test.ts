@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import axe from "axe-core";
+import nock from "nock";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
@@ -9,7 +10,8 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { mockInstallationToken } from "../helpers/github-app.js";
+import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/31";
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -194,7 +196,9 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
   }
 
   it("keyboard only: Tab reaches Stop, Approve and Start and Enter submits each", { timeout: 60_000 }, async () => {
-    const { context, page } = await signedIn(VIEWS[2]);
+    const signed = await signedIn(VIEWS[2]);
+    const context = signed.context;
+    let page = signed.page;
     /** Tabs on until the element named `name` (its text, or `#id`) has focus; fails after 60 presses. */
     const tabTo = async (name: string) => {
       for (let i = 0; i < 60; i++) {
@@ -212,6 +216,9 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
 
     await page.goto(`${base}/app/runs/${encodeURIComponent(queued.runId)}`);
     await tabTo("Stop");
+    // Stop is an action on the repository: the web role asks GitHub whether dana still writes it.
+    mockInstallationToken(4242, 1);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     const stop = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/stop"));
     const back = page.waitForResponse((r) => r.request().method() === "GET" && r.url().endsWith(`/app/runs/${encodeURIComponent(queued.runId)}`));
     await page.keyboard.press("Enter");
@@ -219,6 +226,9 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
     await back;
     await page.waitForLoadState("load");
     expect(await new RunIndex(app.proc.redis, app.prefix).get(queued.runId)).toMatchObject({ stoppedBy: "dana" });
+    // The stopped run's live view may still reload itself: the next steps use a page of their own.
+    await page.close();
+    page = await context.newPage();
 
     // Approve and Start are taken by the route here: deciding and starting are proven in their own tests.
     await page.route(/\/app\/(approvals\/[^/]+\/approve|tasks)$/, (r) => r.fulfill({ status: 200, contentType: "text/plain", body: "taken" }));
