@@ -1,3 +1,4 @@
+import { cookieHeader, keep } from "../helpers/cookie-jar.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { RunIndex } from "../../src/store/run-index.js";
@@ -6,15 +7,6 @@ import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 
-/** Cookies as a browser keeps them (name → value), from Set-Cookie headers. */
-function keep(jar: Map<string, string>, res: Response): void {
-  for (const c of res.headers.getSetCookie()) {
-    const [pair] = c.split(";");
-    const i = pair!.indexOf("=");
-    jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-  }
-}
-const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 
 describe("dashboard access: other repos' runs, forged cookies, replayed callbacks, open redirects, cross-site posts", () => {
   let proc: RunningProcess;

@@ -1,3 +1,4 @@
+import { cookieHeader, keep } from "../helpers/cookie-jar.js";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
@@ -13,14 +14,6 @@ import { startTestProcess } from "../helpers/test-process.js";
 const API = "https://api.github.com";
 const THREAD = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b99";
 
-function keep(jar: Map<string, string>, res: Response): void {
-  for (const c of res.headers.getSetCookie()) {
-    const [pair] = c.split(";");
-    const i = pair!.indexOf("=");
-    jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-  }
-}
-const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 const permission = (p: string) => nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: p, role_name: p });
 
 describe("security: dashboard rights are GitHub's answer when the action happens, not the sign-in snapshot", () => {

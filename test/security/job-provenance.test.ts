@@ -1,3 +1,4 @@
+import { cookieHeader, keep } from "../helpers/cookie-jar.js";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
@@ -14,14 +15,6 @@ import { startTestProcess } from "../helpers/test-process.js";
 
 const KEY = "7".repeat(64);
 
-function keep(jar: Map<string, string>, res: Response): void {
-  for (const c of res.headers.getSetCookie()) {
-    const [pair] = c.split(";");
-    const i = pair!.indexOf("=");
-    jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-  }
-}
-const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 
 /** alice's request, as an attacker writes it: her login, her repository, a task of his choosing. */
 const aliceJob = (text: string) => ({

@@ -1,3 +1,4 @@
+import { cookieHeader, keep } from "../helpers/cookie-jar.js";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
@@ -10,14 +11,6 @@ import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 // Finding: every live view polls Redis every 400 ms for as long as it stays open, and nothing bounded how
 // many one viewer could open. Caps here: 2 per session, 3 per address (defaults 8 and 32).
 
-function keep(jar: Map<string, string>, res: Response): void {
-  for (const c of res.headers.getSetCookie()) {
-    const [pair] = c.split(";");
-    const i = pair!.indexOf("=");
-    jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-  }
-}
-const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 
 interface Opened {
   status: number;
