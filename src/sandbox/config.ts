@@ -44,6 +44,9 @@ export const SandboxEnv = z.object({
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
+  // The SDK's own overrides (a self-hosted E2B, a proxy); the tests point them at a loopback server.
+  E2B_API_URL: optionalString.pipe(z.url().optional()),
+  E2B_SANDBOX_URL: optionalString.pipe(z.url().optional()),
   MODAL_TOKEN_ID: optionalString,
   MODAL_TOKEN_SECRET: optionalString,
   MODAL_APP_NAME: z.string().default("open-swe"),
@@ -85,7 +88,7 @@ export interface SandboxConfig {
   localOverlay: "auto" | "off";
   /** Where bwrap, nsenter and mount are looked up (the worker's PATH). */
   hostPath: string;
-  e2b: { apiKey?: string; template: string; domain?: string };
+  e2b: { apiKey?: string; template: string; domain?: string; apiUrl?: string; sandboxUrl?: string };
   modal: { tokenId?: string; tokenSecret?: string; appName: string; image: string };
   daytona: { apiKey?: string; apiUrl: string; image?: string; snapshot?: string };
 }
@@ -128,7 +131,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     hostUser: { uid: e.SANDBOX_HOST_UID, gid: e.SANDBOX_HOST_GID ?? e.SANDBOX_HOST_UID },
     localOverlay: e.SANDBOX_LOCAL_OVERLAY,
     hostPath: e.PATH,
-    e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN }), template: e.E2B_TEMPLATE },
+    e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN, apiUrl: e.E2B_API_URL, sandboxUrl: e.E2B_SANDBOX_URL }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },
     daytona: { ...defined({ apiKey: e.DAYTONA_API_KEY, image: e.DAYTONA_IMAGE, snapshot: e.DAYTONA_SNAPSHOT }), apiUrl: e.DAYTONA_API_URL },
   };

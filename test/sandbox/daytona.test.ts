@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
+import { afterAll, expect } from "vitest";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { DaytonaSandboxProvider } from "../../src/sandbox/providers/daytona.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
@@ -9,11 +10,12 @@ import { describeSandboxConformance } from "./conformance.js";
 import { DAYTONA_API, mockDaytonaHttp } from "./fakes/fake-daytona-http.js";
 
 const maxOutputBytes = 64 * 1024;
+const mocks: Array<ReturnType<typeof mockDaytonaHttp>> = [];
 
 describeSandboxConformance("daytona provider (real SDK, nock-mocked HTTP over bubblewrap)", async () => {
   const root = await mkdtemp(join(tmpdir(), "osw-daytona-"));
   const local = new LocalSandboxProvider({ root, workdir: "/home/daytona/workspace", execTimeoutMs: 30_000, maxOutputBytes: 1 << 20 });
-  mockDaytonaHttp(local);
+  mocks.push(mockDaytonaHttp(local));
   const config = { ...readSandboxConfig({ SANDBOX_TYPE: "daytona", DAYTONA_API_KEY: "dtn_test", DAYTONA_API_URL: DAYTONA_API }), maxOutputBytes };
   return {
     provider: new DaytonaSandboxProvider(config),
@@ -25,6 +27,13 @@ describeSandboxConformance("daytona provider (real SDK, nock-mocked HTTP over bu
       await rm(root, { recursive: true, force: true });
     },
   };
+});
+
+afterAll(() => {
+  // Every request the real SDK made is an operation of Daytona's description (its generated clients).
+  const seen = new Set(mocks.flatMap((m) => m.operations));
+  for (const op of ["POST /sandbox", "GET /sandbox/{sandboxIdOrName}", "DELETE /sandbox/{sandboxIdOrName}", "POST /process/execute", "POST /files/bulk-upload", "POST /files/bulk-download"]) expect(seen).toContain(op);
+  expect(mocks.flatMap((m) => m.offContract)).toEqual([]);
 });
 
 const real = readSandboxConfig(process.env);

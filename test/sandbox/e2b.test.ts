@@ -1,12 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { E2bSandboxProvider } from "../../src/sandbox/providers/e2b.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { isSandboxError } from "../../src/sandbox/types.js";
 import { describeSandboxConformance } from "./conformance.js";
+import { startE2bServer, type E2bServer } from "./fakes/e2b-server.js";
 import { fakeE2bClient } from "./fakes/fake-e2b.js";
 import { namedError } from "./fakes/named-error.js";
 
@@ -20,9 +21,29 @@ async function fakeBacked() {
   return { provider: new E2bSandboxProvider(config, client), client, root };
 }
 
-describeSandboxConformance("e2b provider (fake SDK client over bubblewrap)", async () => {
-  const { provider, root } = await fakeBacked();
-  return { provider, maxOutputBytes, missingId: "local-0000000000000000", teardown: () => rm(root, { recursive: true, force: true }) };
+const served: E2bServer[] = [];
+describeSandboxConformance("e2b provider (real SDK against E2B's API and envd served on loopback)", async () => {
+  const root = await mkdtemp(join(tmpdir(), "osw-e2b-sdk-"));
+  const local = new LocalSandboxProvider({ root, workdir: "/home/user/workspace", execTimeoutMs: 30_000, maxOutputBytes: 1 << 20 });
+  const e2b = await startE2bServer(local);
+  served.push(e2b);
+  const config = { ...readSandboxConfig({ SANDBOX_TYPE: "e2b", E2B_API_KEY: e2b.apiKey, E2B_API_URL: e2b.apiUrl, E2B_SANDBOX_URL: e2b.sandboxUrl }), maxOutputBytes };
+  return {
+    provider: new E2bSandboxProvider(config),
+    maxOutputBytes,
+    missingId: "local-0000000000000000",
+    teardown: async () => {
+      await e2b.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+});
+
+afterAll(() => {
+  // The SDK really went through both planes, and asked nothing E2B's description (or envd's) lacks.
+  const seen = served.flatMap((s) => s.exchanges);
+  for (const x of ["POST /v2/sandboxes 201", "POST /v2/sandboxes/{sandboxID}/connect 200", "POST /v2/sandboxes/{sandboxID}/connect 404", "DELETE /sandboxes/{sandboxID} 204", "DELETE /sandboxes/{sandboxID} 404", "GET /v2/sandboxes 200", "envd /process.Process/Start 200", "envd POST /files 200", "envd GET /files 200", "envd GET /files 404", "envd /health 204"]) expect(seen).toContain(x);
+  expect(served.flatMap((s) => s.offContract)).toEqual([]);
 });
 
 describe("e2b provider error mapping", () => {

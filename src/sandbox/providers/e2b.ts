@@ -7,8 +7,9 @@ import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /**
  * The slice of the E2B SDK this provider uses. The SDK sends its HTTP through the `undici` package
- * with its own dispatcher, which nock cannot intercept, so tests inject a fake here instead.
- * Errors keep the SDK's shapes: a non-zero exit throws `CommandExitError` (exitCode/stdout/stderr).
+ * with its own dispatcher, which nock cannot intercept: tests serve E2B's API and envd on loopback
+ * (`E2B_API_URL`, `E2B_SANDBOX_URL`). Errors keep the SDK's shapes: a non-zero exit throws
+ * `CommandExitError` (exitCode/stdout/stderr).
  */
 export interface E2bClient {
   create(opts: { template: string; timeoutMs: number; envs: Record<string, string>; metadata: Record<string, string>; allowInternetAccess: boolean }): Promise<E2bHandle>;
@@ -33,7 +34,12 @@ export const E2B_LEASE_MS = 60 * 60_000;
 
 /** The real SDK behind the seam; loaded lazily so other providers never pay for it. */
 export function e2bSdkClient(config: SandboxConfig["e2b"]): E2bClient {
-  const conn = { ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.domain ? { domain: config.domain } : {}) };
+  const conn = {
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(config.domain ? { domain: config.domain } : {}),
+    ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
+    ...(config.sandboxUrl ? { sandboxUrl: config.sandboxUrl } : {}),
+  };
   const load = () => import("e2b");
   const wrap = (sb: import("e2b").Sandbox): E2bHandle => ({
     sandboxId: sb.sandboxId,

@@ -7,8 +7,9 @@ import { VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vend
 import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /**
- * The slice of `modal@0.11.1` this provider uses. Modal speaks gRPC over HTTP/2, which nock cannot
- * mock, so tests inject a fake at this seam; `modalSdkClient` is the real one.
+ * The slice of `modal@0.11.1` this provider uses; `modalSdkClient` is the real one. Modal speaks gRPC
+ * over HTTP/2: the conformance tests serve its services on loopback (`MODAL_SERVER_URL`, which the SDK
+ * reads itself); a few narrower tests inject a fake here.
  */
 export interface ModalApi {
   create(opts: { image: string; timeoutMs: number; idleTimeoutMs?: number; workdir: string; env: Record<string, string>; blockNetwork: boolean; tags: Record<string, string> }): Promise<ModalHandle>;
@@ -77,7 +78,8 @@ class ModalSandbox extends VendorSandbox {
   }
 
   protected async run(r: VendorRun): Promise<RawExec> {
-    const x = await this.raw(r.argv, { workdir: r.cwd, env: r.env, timeoutMs: r.timeoutMs + 5_000 });
+    // The SDK refuses a timeout that is not whole seconds.
+    const x = await this.raw(r.argv, { workdir: r.cwd, env: r.env, timeoutMs: Math.ceil(r.timeoutMs / 1000) * 1000 + 5_000 });
     const timedOut = x.timedOut || x.exitCode === null || x.exitCode === 124;
     return { exitCode: x.exitCode ?? 124, stdout: decode(x.stdout), stderr: decode(x.stderr), timedOut };
   }

@@ -47,6 +47,23 @@ const BY_NAME: Record<string, SandboxErrorCode> = {
   DaytonaInvalidArgumentError: "invalid",
 };
 
+/** gRPC status codes (Modal's SDK throws nice-grpc's `ClientError` with one as `code`). */
+const BY_GRPC_CODE: Record<number, SandboxErrorCode> = {
+  3: "invalid", // INVALID_ARGUMENT
+  4: "timeout", // DEADLINE_EXCEEDED
+  5: "not_found", // NOT_FOUND
+  7: "auth", // PERMISSION_DENIED
+  8: "quota", // RESOURCE_EXHAUSTED
+  14: "unavailable", // UNAVAILABLE
+  16: "auth", // UNAUTHENTICATED
+};
+
+function grpcCode(err: unknown): SandboxErrorCode | undefined {
+  if (!(err instanceof Error) || err.name !== "ClientError") return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "number" ? BY_GRPC_CODE[code] : undefined;
+}
+
 function statusCode(err: unknown): number | undefined {
   if (!err || typeof err !== "object") return undefined;
   const e = err as { statusCode?: unknown; status?: unknown; response?: { status?: unknown } };
@@ -54,12 +71,12 @@ function statusCode(err: unknown): number | undefined {
   return typeof s === "number" ? s : undefined;
 }
 
-/** One place that triages vendor SDK errors (by class name, then HTTP status, then network code). */
+/** One place that triages vendor SDK errors (by class name or gRPC status, then HTTP status, then network code). */
 export function vendorError(vendor: string, action: string, err: unknown): SandboxError {
   if (err instanceof SandboxError) return err;
   const name = err instanceof Error ? err.name : "";
   const status = statusCode(err);
-  let code: SandboxErrorCode | undefined = BY_NAME[name];
+  let code: SandboxErrorCode | undefined = BY_NAME[name] ?? grpcCode(err);
   if (!code && status !== undefined) {
     if (status === 404) code = "not_found";
     else if (status === 401 || status === 403) code = "auth";

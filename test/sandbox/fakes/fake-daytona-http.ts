@@ -1,6 +1,9 @@
+import type { Sandbox as SandboxDto } from "@daytona/api-client";
+import type { ExecuteResponse } from "@daytona/toolbox-api-client";
 import nock from "nock";
 import type { LocalSandboxProvider } from "../../../src/sandbox/providers/local.js";
 import { isSandboxError } from "../../../src/sandbox/types.js";
+import { daytonaOperation, daytonaRoutes } from "./daytona-routes.js";
 
 export const DAYTONA_API = "https://daytona.test/api";
 const PROXY = "https://proxy.daytona.test/toolbox";
@@ -44,18 +47,32 @@ function rawBody(body: unknown): Buffer {
  * Daytona's REST + toolbox API, mocked with nock and answered by a local bubblewrap sandbox, so the
  * real `@daytonaio/sdk` (axios) runs end to end. Interceptors are optional: not every test uses each route.
  */
-export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string[]; stop(id: string): void } {
+export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string[]; operations: string[]; offContract: string[]; stop(id: string): void } {
   const requests: string[] = [];
+  const operations: string[] = [];
+  const offContract: string[] = [];
   /** Sandboxes Daytona has auto-stopped (the test says when). */
   const stopped = new Set<string>();
   const dto = (id: string, labels: Record<string, string>) => ({
     id, name: id, state: stopped.has(id) ? "stopped" : "started", labels, toolboxProxyUrl: PROXY, createdAt: new Date().toISOString(),
-    env: {}, public: false, target: "us", cpu: 1, gpu: 0, memory: 1, disk: 3, user: "daytona", organizationId: "org",
-  });
+    env: {}, public: false, networkBlockAll: false, target: "us", cpu: 1, gpu: 0, memory: 1, disk: 3, user: "daytona", organizationId: "org",
+  }) satisfies SandboxDto;
   const notFound = (what: string) => [404, { message: `${what} not found`, statusCode: 404 }] as const;
   const idOf = (uri: string) => decodeURIComponent(/\/sandbox\/([^/?]+)/.exec(uri)?.[1] ?? /\/toolbox\/([^/]+)\//.exec(uri)?.[1] ?? "");
 
   const api = nock(DAYTONA_API).persist();
+  // Each request the SDK makes must be an operation of Daytona's description (as the SDK's generated clients carry it).
+  const apiRoutes = daytonaRoutes("@daytona/api-client");
+  const toolboxRoutes = daytonaRoutes("@daytona/toolbox-api-client");
+  const check = (routes: typeof apiRoutes, prefix: RegExp) => (req: { method: string; path: string }) => {
+    const path = req.path.replace(prefix, "");
+    // The event stream is socket.io, which the OpenAPI description does not cover.
+    if (/^\/socket\.io\//.test(path)) return;
+    const op = daytonaOperation(routes, req.method, path);
+    if (op) operations.push(`${op.method} ${op.template}`);
+    else offContract.push(`${req.method} ${path}`);
+  };
+  api.on("request", check(apiRoutes, /^\/api/));
   api.post("/sandbox").optionally().reply(async (_uri, body) => {
     const b = body as { env?: Record<string, string>; labels?: Record<string, string>; networkBlockAll?: boolean; autoStopInterval?: number };
     requests.push(`POST /sandbox net=${!b.networkBlockAll} autoStop=${b.autoStopInterval}`);
@@ -98,13 +115,14 @@ export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string
   api.get(/socket\.io/).optionally().reply(404);
 
   const toolbox = nock(PROXY).persist();
+  toolbox.on("request", check(toolboxRoutes, /^\/toolbox\/[^/]+/));
   toolbox.post(/\/process\/execute$/).optionally().reply(async (uri, body) => {
     const b = body as { command: string; cwd?: string; envs?: Record<string, string>; timeout?: number };
     requests.push(`execute ${b.command.slice(0, 40)}`);
     if (stopped.has(idOf(uri))) return [400, { message: "Sandbox is not running", statusCode: 400 }];
     const sb = await local.connect(idOf(uri));
     const r = await sb.exec(b.command, { ...(b.cwd ? { cwd: b.cwd } : {}), env: b.envs ?? {}, ...(b.timeout ? { timeoutMs: b.timeout * 1000 } : {}) });
-    return [200, { exitCode: r.exitCode, result: r.stdout + r.stderr }];
+    return [200, { exitCode: r.exitCode, result: r.stdout + r.stderr } satisfies ExecuteResponse];
   });
   toolbox.post(/\/files\/bulk-download$/).optionally().reply(async (uri, body) => {
     const sb = await local.connect(idOf(uri));
@@ -133,5 +151,5 @@ export function mockDaytonaHttp(local: LocalSandboxProvider): { requests: string
     const res = await sb.upload(files);
     return res.some((r) => r.error) ? [400, { message: "upload failed", statusCode: 400 }] : [200, {}];
   });
-  return { requests, stop: (id) => void stopped.add(id) };
+  return { requests, operations, offContract, stop: (id) => void stopped.add(id) };
 }
