@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
@@ -19,6 +19,7 @@ import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { connectRedis } from "../src/store/redis.js";
 import { threadId } from "../src/threads/thread-id.js";
+import { benchVariants, inVariant } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
@@ -164,10 +165,16 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
   return latencies;
 }
 
-/** `npm run bench:agent`: harness overhead per step, and webhook → first model call with a warm sandbox. */
+/**
+ * `npm run bench:agent [-- --steps N --runs R --variants idle,loaded]`: harness overhead per step, and
+ * webhook → first model call with a warm sandbox, idle and with one core kept busy by `yes > /dev/null`
+ * (the "loaded" variant), in the same run.
+ */
 export async function main(argv: string[]): Promise<void> {
-  const stepsAt = argv.indexOf("--steps");
-  const steps = stepsAt >= 0 ? Number(argv[stepsAt + 1]) : 200;
+  const flag = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
+  const steps = flag("--steps", 200);
+  const runs = flag("--runs", 20);
+  const variants = benchVariants(argv);
   const dir = mkdtempSync(join(tmpdir(), "open-swe-bench-redis-"));
   const redis = await startEmbeddedRedis(dir, createLogger("silent"));
   try {
@@ -175,11 +182,16 @@ export async function main(argv: string[]): Promise<void> {
     const step = await stepOverhead(redis.url, steps);
     console.log(`harness per step: ${step.harnessMs} ms vs bare model+tool loop ${step.bareMs} ms (ratio ${step.ratio}, ${steps} steps, scripted model, no-op tool, Redis checkpoints)`);
     const queue = await queueRoundTrip(redis.url, 50);
-    const first = await webhookToFirstCall(redis.url, 10);
     const q50 = round(pct(queue, 0.5));
-    const f50 = round(pct(first, 0.5));
-    console.log(`webhook → first model call (warm sandbox): p50 ${f50} ms, max ${round(Math.max(...first))} ms | no-op BullMQ job round trip p50 ${q50} ms | ratio ${round(f50 / q50)}`);
-    console.log(JSON.stringify({ bench: "agent", steps, step, firstModelCall: { p50Ms: f50, maxMs: round(Math.max(...first)), runs: first.length }, queueRoundTrip: { p50Ms: q50 }, firstCallVsQueueRatio: round(f50 / q50) }));
+    const firstModelCall: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; runs: number; loadavg: string }> = {};
+    for (const variant of variants) {
+      const first = await inVariant(variant, () => webhookToFirstCall(redis.url, runs));
+      const f = { p50Ms: round(pct(first, 0.5)), p99Ms: round(pct(first, 0.99)), maxMs: round(Math.max(...first)), runs: first.length, loadavg: loadavg().map((l) => l.toFixed(2)).join(" ") };
+      firstModelCall[variant] = f;
+      console.log(`webhook → first model call (warm sandbox, ${variant === "loaded" ? "one core busy: yes > /dev/null" : "idle"}): p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, max ${f.maxMs} ms | no-op BullMQ job round trip p50 ${q50} ms | ratio ${round(f.p50Ms / q50)} | load ${f.loadavg}`);
+    }
+    const idle = firstModelCall["idle"];
+    console.log(JSON.stringify({ bench: "agent", steps, step, firstModelCall, queueRoundTrip: { p50Ms: q50 }, ...(idle ? { firstCallVsQueueRatio: round(idle.p50Ms / q50) } : {}) }));
   } finally {
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sign } from "@octokit/webhooks-methods";
@@ -10,6 +10,7 @@ import { createLogger } from "../src/logger.js";
 import { startProcess } from "../src/main.js";
 import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
+import { benchVariants, busyCore } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
 import { connectRedis } from "../src/store/redis.js";
 
@@ -37,6 +38,9 @@ function hostCpu(): { busy: number; total: number } {
  * `--probes` more runs (until the 👀 reaction the run sends as its first model call starts), and the
  * event loop's and the host's CPU share per round.
  *
+ * Every round runs idle and then "loaded" (one core kept busy by `yes > /dev/null`, started and killed
+ * here; `--variants idle` or `--variants loaded` runs one), each against its own N = 1.
+ *
  * `--n 1,10,20` picks the Ns. Every thread is warmed first (sandbox, mirror, checkout) by one round with
  * all of them, so the rounds measure runs, not first-time sandbox creation.
  */
@@ -45,6 +49,7 @@ export async function main(argv: string[]): Promise<void> {
   const steps = Number(flag(argv, "--steps", "20"));
   const delayMs = Number(flag(argv, "--delay-ms", "1000"));
   const probes = Number(flag(argv, "--probes", "10"));
+  const variants = benchVariants(argv);
   const maxN = Math.max(...ns);
   const threads = maxN + probes;
 
@@ -146,12 +151,14 @@ export async function main(argv: string[]): Promise<void> {
       throw new Error(`warm-up runs failed: ${failed.map((j) => j.failedReason).join(" | ")}`);
     }
 
-    const rounds: Array<{ n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number; eventLoopUtilization: number; hostCpuBusy: number }> = [];
-    let firstCall: number[] = [];
+    const rounds: Array<{ variant: "idle" | "loaded"; loadavg: string; n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number; eventLoopUtilization: number; hostCpuBusy: number }> = [];
+    const firstCall: Partial<Record<"idle" | "loaded", number[]>> = {};
     // The last round is the largest N again with probe runs asked for while it is busy: its wall time
-    // is not a round's figure (it has more runs), only the probes' first model calls are.
-    const plan = [...ns.map((n) => ({ n, probe: false })), ...(probes > 0 ? [{ n: maxN, probe: true }] : [])];
-    for (const { n, probe } of plan) {
+    // is not a round's figure (it has more runs), only the probes' first model calls are. Every round
+    // runs once per variant: idle, and with one core kept busy by `yes > /dev/null`.
+    const plan = variants.flatMap((variant) => [...ns.map((n) => ({ variant, n, probe: false })), ...(probes > 0 ? [{ variant, n: maxN, probe: true }] : [])]);
+    for (const { variant, n, probe } of plan) {
+      const busy = variant === "loaded" ? busyCore() : null;
       if (global.gc) global.gc();
       await sleep(500);
       const rssIdle = process.memoryUsage().rss;
@@ -183,6 +190,7 @@ export async function main(argv: string[]): Promise<void> {
         rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
       });
       const wallMs = performance.now() - t0;
+      busy?.stop();
       loop.disable();
       const cpu = process.cpuUsage(cpu0);
       const eventLoopUtilization = round(performance.eventLoopUtilization(elu0).utilization);
@@ -191,25 +199,25 @@ export async function main(argv: string[]): Promise<void> {
       const runsThisRound = n + (probe ? probes : 0);
       if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
       const redisAfter = await usedMemory();
-      if (!probe) rounds.push({ n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6), eventLoopUtilization, hostCpuBusy });
-      if (probeCalls.length > 0) firstCall = await Promise.all(probeCalls);
+      if (!probe) rounds.push({ variant, loadavg: loadavg().map((l) => l.toFixed(2)).join(" "), n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6), eventLoopUtilization, hostCpuBusy });
+      if (probeCalls.length > 0) firstCall[variant] = await Promise.all(probeCalls);
     }
-    const base = rounds.find((r) => r.n === 1) ?? rounds[0]!;
+    const baseOf = (variant: string) => rounds.find((r) => r.variant === variant && r.n === 1) ?? rounds.find((r) => r.variant === variant)!;
+    const whileBusy = (calls: number[] | undefined) => (calls && calls.length > 0 ? { runsBusy: maxN, probes: calls.length, p50Ms: round(pct(calls, 0.5)), p99Ms: round(pct(calls, 0.99)), maxMs: round(Math.max(...calls)) } : null);
     const figures = {
       bench: "scale",
       steps,
       delayMs,
       warmUp: { runs: threads, wallMs: round(warmMs) },
-      rounds: rounds.map((r) => ({ ...r, vsN1: round(r.wallMs / base.wallMs) })),
+      rounds: rounds.map((r) => ({ ...r, vsN1: round(r.wallMs / baseOf(r.variant).wallMs) })),
       idealWallMs: steps * delayMs,
-      firstModelCallWhileBusy: firstCall.length > 0 ? { runsBusy: maxN, probes: firstCall.length, p50Ms: round(pct(firstCall, 0.5)), p99Ms: round(pct(firstCall, 0.99)), maxMs: round(Math.max(...firstCall)) } : null,
+      firstModelCallWhileBusy: Object.fromEntries(variants.map((v) => [v, whileBusy(firstCall[v])])),
     };
     for (const r of figures.rounds) {
-      console.log(`N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`);
+      console.log(`[${r.variant}, load ${r.loadavg}] N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`);
     }
-    if (figures.firstModelCallWhileBusy) {
-      const w = figures.firstModelCallWhileBusy;
-      console.log(`webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
+    for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {
+      if (w) console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
     }
     console.log(JSON.stringify(figures));
   } finally {

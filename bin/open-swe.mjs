@@ -1,16 +1,14 @@
 #!/usr/bin/env node
-// In a checkout (src/ present) run the TypeScript sources through tsx, so an old build never shadows
-// them; in a built image (dist/ only, as the Dockerfile ships) run the compiled code.
-import { existsSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
+// Runs the fastest form available: the compiled dist/ when it is up to date with the sources (always
+// in the image, which ships dist/ only), else the TypeScript sources through tsx. `web`/`worker`/`all`
+// say which in their start-up line.
 import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chooseEntry } from "./choose-entry.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const source = join(root, "src", "cli.ts");
-if (existsSync(source)) {
+const entry = chooseEntry(join(dirname(fileURLToPath(import.meta.url)), ".."));
+if (entry.form === "tsx") {
   const { register } = await import("tsx/esm/api");
   register();
-  await import(pathToFileURL(source).href);
-} else {
-  await import(pathToFileURL(join(root, "dist", "src", "cli.js")).href);
 }
+await import(pathToFileURL(entry.file).href);

@@ -29,10 +29,14 @@ import { scheduleReconcile } from "./threads/reconcile.js";
 import { scheduleInstallationSync } from "./github/sync-installations.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
+import { spawner } from "./sandbox/spawner.js";
 import { buildSourceRegistry } from "./sources/registry.js";
 import type { Source } from "./sources/source.js";
 
 export type Role = "web" | "worker" | "all";
+
+/** How this process runs: compiled (dist/, `.js`) or from the sources through tsx (`.ts`). */
+const RUNTIME = import.meta.url.endsWith(".ts") ? "tsx" : "dist";
 
 export interface RunningProcess {
   role: Role;
@@ -70,6 +74,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   await makeDataDirsPrivate(config);
   let sandboxIsolation: { ok: boolean; detail?: string; reason?: string } | undefined;
   if (role !== "web") {
+    // Every host process of a run (git, bwrap, mount) is forked by the spawner: up before any is needed.
+    spawner().start();
     const missing = missingSandboxKeys(config.sandbox).filter((m) => m.required).map((m) => m.key);
     if (missing.length > 0) throw new ConfigError(`missing ${missing.join(", ")}: SANDBOX_TYPE=${config.sandbox.type} needs it for every run (or set SANDBOX_TYPE=local)`);
     // Never run a sandbox command with less isolation than configured: refuse to start instead.
@@ -165,7 +171,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       queues: queues.queues,
     });
   }
-  const summary = startupSummary({ role, config, redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
+  const summary = startupSummary({ role, config, redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, runtime: RUNTIME, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
   if (summary.dashboard) log.info({ url: summary.dashboard.url, signIn: summary.dashboard.signIn }, summary.dashboard.message);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);

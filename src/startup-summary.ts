@@ -12,6 +12,8 @@ export interface StartupSummaryInput {
   port: number | null;
   /** The sources besides GitHub (Slack, Linear, …); one whose secret is unset refuses every request. */
   sources?: Array<Pick<Source, "name" | "configured" | "secretEnv">>;
+  /** Which form of the app runs: the compiled dist/ or the TypeScript sources through tsx (bin/open-swe.mjs chose). */
+  runtime?: "dist" | "tsx";
   /** The sandbox provider's isolation check at worker start; absent when it was not run. */
   sandboxIsolation?: { ok: boolean; detail?: string; reason?: string };
 }
@@ -67,6 +69,7 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
   const { config, role } = input;
   const env = config.env;
   const lines: StartupSummary["lines"] = [];
+  const runtime = input.runtime ? { runtime: input.runtime === "dist" ? "dist/ (compiled)" : "src/ through tsx (npm run build, or npm start, compiles dist/)" } : {};
   const warnings: StartupSummary["warnings"] = [];
   let dashboard: StartupSummary["dashboard"];
   if (role === "web" || role === "all") {
@@ -84,6 +87,7 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
     lines.push({
       role: "web",
       fields: {
+        ...runtime,
         redis: input.redis,
         port: input.port,
         publicUrl,
@@ -102,6 +106,7 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
     lines.push({
       role: "worker",
       fields: {
+        ...runtime,
         redis: input.redis,
         sandbox: config.sandbox.type,
         sandboxIsolation: iso ? (iso.ok ? `passed${iso.detail ? `: ${iso.detail}` : ""}` : `failed: ${iso.reason ?? "unknown"}`) : "not checked",

@@ -47,6 +47,14 @@ describe("startupSummary", () => {
     expect(s.warnings).toEqual([{ key: "ANTHROPIC_API_KEY", message: "ANTHROPIC_API_KEY is not set: every agent run and review on anthropic:claude-sonnet-4-6 will fail until it is" }]);
   });
 
+  it.each([
+    ["dist", "dist/ (compiled)"],
+    ["tsx", "src/ through tsx (npm run build, or npm start, compiles dist/)"],
+  ] as const)("each line says which form runs: %s", (runtime, said) => {
+    const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { runtime }));
+    expect(s.lines.map((l) => l.fields["runtime"])).toEqual([said, said]);
+  });
+
   it("the web line names the sources it serves and, once, those refusing every request for want of their secret", () => {
     const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [{ name: "slack", configured: false, secretEnv: "SLACK_SIGNING_SECRET" }, { name: "linear", configured: true }] }));
     expect(s.lines[0]!.fields).toMatchObject({ sources: ["github", "linear"], sourcesRefusing: ["slack: SLACK_SIGNING_SECRET is not set, every request to its routes gets 401"] });

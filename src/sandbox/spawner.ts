@@ -70,6 +70,14 @@ export class Spawner {
     });
   }
 
+  /**
+   * Starts the spawner now rather than on the first command (the worker calls it at start): loading it
+   * takes a node start-up, which the first command of the first run would otherwise wait for.
+   */
+  start(): void {
+    this.#ensure();
+  }
+
   /** The spawner's pid, if one runs. */
   pid(): number | undefined {
     return this.#proc?.pid;

@@ -32,9 +32,11 @@ const until = async (ok: () => boolean) => {
 
 describe("runProcess through the spawner process", () => {
   it("forks in the spawner, not on the caller's event loop: the command is the spawner's child", async () => {
-    let pid = 0;
-    const run = runProcess("sh", ["-c", "sleep 0.5; echo done"], { env, maxOutputBytes: 1024, onSpawn: (p) => (pid = p) });
-    expect(await until(() => pid > 0)).toBe(true);
+    // Waits for the spawn itself, however long a first spawner start takes on a busy machine.
+    let spawned: (pid: number) => void = () => undefined;
+    const started = new Promise<number>((resolve) => (spawned = resolve));
+    const run = runProcess("sh", ["-c", "sleep 0.5; echo done"], { env, maxOutputBytes: 1024, onSpawn: (p) => spawned(p) });
+    const pid = await started;
     const ppid = Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
     expect(ppid).not.toBe(process.pid);
     expect(ppid).toBe(spawner().pid());

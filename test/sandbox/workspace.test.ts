@@ -139,6 +139,25 @@ describe("workspace from a host mirror, and the host-side push", () => {
     expect(await push({ bundle: new Uint8Array() })).toBeInstanceOf(PushRejectedError);
   });
 
+  it("a new overlay workspace is put on its branch by the host, without a sandbox command, and the sandbox owns it", async () => {
+    const sb = await provider.create({ network: false });
+    const exec = sb.exec.bind(sb);
+    let commands = 0;
+    sb.exec = (...args) => {
+      commands += 1;
+      return exec(...args);
+    };
+    const ws = await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/deep/t6", publicUrl: "https://github.com/acme/app.git" });
+    expect({ mode: ws.mode, commands }).toEqual({ mode: "overlay", commands: 0 });
+    const r = await exec("git symbolic-ref HEAD && git rev-parse HEAD && git status --porcelain && echo x >> README.md && git commit -qam edit && git rev-parse open-swe/deep/t6 && git rev-list --count HEAD");
+    expect(r.exitCode).toBe(0);
+    const [head, sha, newSha, count] = r.stdout.trim().split("\n");
+    expect({ head, sha }).toEqual({ head: "refs/heads/open-swe/deep/t6", sha: mainSha });
+    expect(newSha).not.toBe(mainSha);
+    expect(Number(count)).toBeGreaterThan(1);
+    await provider.destroy(sb.id);
+  });
+
   it("a reconnect after a host restart remounts the overlay with the thread's changes", async () => {
     const sb = await provider.create({ network: false });
     await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/t3", publicUrl: "https://github.com/acme/app.git" });

@@ -1,12 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { lstat, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
 import { runLimited, type LimitedResult, type SandboxLimits } from "../limits/sandbox-limits.js";
 import { claimBaseCheckout, claimTree, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
 import { mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { findExecutable } from "../find-executable.js";
+import { writeBranchHead, type BranchHead } from "./branch-head.js";
 import {
   SandboxError,
   type DownloadResult,
@@ -180,22 +181,34 @@ export class LocalSandbox implements Sandbox {
     this.closed = true;
   }
 
-  /** Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects. */
-  async mountBase(lower: string): Promise<void> {
+  /**
+   * Makes the workspace a copy-on-write layer over `lower` (a checked-out base); survives reconnects.
+   * With `head`, a sandbox whose upper layer is new gets HEAD on `head.branch` written by the host into
+   * that layer before it is mounted (no sandbox process can have reached a directory created here and
+   * not mounted yet); true when it was, false when the caller must put HEAD there from inside.
+   */
+  async mountBase(lower: string, head?: BranchHead): Promise<boolean> {
     this.assertOpen();
     if (this.opts.overlay === false) throw new SandboxError("unavailable", "overlay workspaces are turned off (SANDBOX_LOCAL_OVERLAY=off)");
     if (!this.owner.drop) throw new SandboxError("unavailable", "overlay workspaces need a root worker");
     // On the sandbox's capped disk when it has one: the upper layer is what the sandbox writes.
     const data = this.meta.disk ? join(this.dir, "disk") : this.dir;
     const overlay: OverlaySpec = { lower, upper: join(data, "upper"), work: join(data, "overlay-work") };
+    const fresh = (await lstat(overlay.upper).catch(() => undefined)) === undefined;
     await claimBaseCheckout(lower, this.owner);
+    // An upper layer that was mounted before is the sandbox's writing: unmounted first, and its `.git`
+    // taken only when it is a real directory (a link left there would point the chown at a host path).
+    if (!fresh) await unmount(this.hostWorkspace);
     await sandboxOwnedDir(overlay.upper, this.owner);
+    await replaceUnlessDirectory(join(overlay.upper, ".git"));
     await sandboxOwnedDir(join(overlay.upper, ".git"), this.owner);
+    const wroteHead = fresh && head !== undefined;
+    if (wroteHead) await writeBranchHead(join(overlay.upper, ".git"), head, this.owner);
     await mkdir(overlay.work, { recursive: true, mode: 0o700 });
-    await unmount(this.hostWorkspace);
     await mountOverlay(overlay, this.hostWorkspace);
     this.meta = { ...this.meta, overlay };
     await writeMeta(this.dir, this.meta);
+    return wroteHead;
   }
 
   /**
@@ -232,4 +245,10 @@ export function killSandboxProcesses(id: string): void {
     }
   }
   running.delete(id);
+}
+
+/** A path that must be a directory the worker may chown: anything else there (a link, a whiteout) is removed, never followed. */
+async function replaceUnlessDirectory(path: string): Promise<void> {
+  const st = await lstat(path).catch(() => undefined);
+  if (st && !st.isDirectory()) await rm(path, { force: true });
 }

@@ -48,17 +48,19 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   const { sandbox } = opts;
   const sha = await resolveRef(opts.mirror, opts.ref);
   let mode: PreparedWorkspace["mode"];
+  let headWritten = false;
 
   assertBranchName(opts.branch);
   if (await hasRepo(sandbox)) mode = "existing";
-  else if (sandbox instanceof LocalSandbox) mode = await prepareLocal(sandbox, opts, sha);
+  else if (sandbox instanceof LocalSandbox) ({ mode, headWritten } = await prepareLocal(sandbox, opts, sha));
   else mode = await prepareByBundle(sandbox, opts, sha);
 
   if (mode === "overlay") {
     // Put HEAD on the branch with two file writes instead of a git process. They run inside the
     // sandbox: a sandbox that replaced its `.git` with a link (and so came back here) only redirects
-    // them within its own view. The base already carries the bot identity.
-    await checkoutBranchFiles(sandbox, opts.branch, sha);
+    // them within its own view. A new sandbox's upper layer got them from the host before its mount
+    // (`headWritten`). The base already carries the bot identity.
+    if (!headWritten) await checkoutBranchFiles(sandbox, opts.branch, sha);
     if (opts.identity) await setIdentity(sandbox, opts.identity);
   } else if (mode !== "existing") {
     const id = opts.identity ?? BOT_IDENTITY;
@@ -102,12 +104,11 @@ async function setIdentity(sandbox: Sandbox, id: GitPerson): Promise<void> {
   if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot set git identity: ${r.stderr.trim()}`);
 }
 
-async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"overlay" | "clone"> {
+async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<{ mode: "overlay" | "clone"; headWritten: boolean }> {
   const base = await ensureBaseCheckout({ mirrorRoot: opts.mirrorRoot, mirror: opts.mirror, sha, publicUrl: opts.publicUrl });
   if (opts.allowOverlay !== false) {
     try {
-      await sandbox.mountBase(base);
-      return "overlay";
+      return { mode: "overlay", headWritten: await sandbox.mountBase(base, { branch: opts.branch, sha }) };
     } catch {
       // No overlayfs here (not root): fall through to a clone of the sandbox's own.
     }
@@ -126,7 +127,7 @@ async function prepareLocal(sandbox: LocalSandbox, opts: PrepareWorkspaceOptions
   // until it is handed over.
   await hostGit(["-c", `safe.directory=${host}`, "-C", host, "checkout", "--quiet", "--detach", sha]);
   await sandbox.claim(host);
-  return "clone";
+  return { mode: "clone", headWritten: false };
 }
 
 async function prepareByBundle(sandbox: Sandbox, opts: PrepareWorkspaceOptions, sha: string): Promise<"bundle"> {
