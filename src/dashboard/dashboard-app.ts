@@ -18,6 +18,7 @@ import { mountApprovals } from "./approvals-routes.js";
 import { mountAuth } from "./auth-routes.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import { requireAdmin, requireSession } from "./guards.js";
+import { LiveHub } from "./live-hub.js";
 import { LiveStreamLimit } from "./live-stream-limit.js";
 import { SessionStore } from "./session-store.js";
 import { mountProfile } from "./profile-routes.js";
@@ -48,6 +49,7 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
     cookieSecret,
     secureCookies: env.APP_URL?.startsWith("https:") ?? false,
     liveStreams: new LiveStreamLimit({ perSession: env.DASHBOARD_LIVE_STREAMS_PER_SESSION, perAddress: env.DASHBOARD_LIVE_STREAMS_PER_ADDRESS }),
+    live: new LiveHub(o.redis, o.log.child({ component: "dashboard" })),
     log: o.log.child({ component: "dashboard" }),
     github: o.github ?? null,
   };
