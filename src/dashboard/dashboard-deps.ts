@@ -9,6 +9,7 @@ import type { SettingsStore } from "../store/settings-store.js";
 import type { OAuthClient } from "../github/user-oauth.js";
 import type { LiveHub } from "./live-hub.js";
 import type { LiveStreamLimit } from "./live-stream-limit.js";
+import type { PrHealthCache } from "./pr-health.js";
 import type { RunLiveState } from "./live-view.js";
 import type { Session, SessionStore } from "./session-store.js";
 
@@ -31,6 +32,8 @@ export interface DashboardDeps {
   liveStreams: LiveStreamLimit;
   /** The live views' shared subscriptions (one per followed run in this process). */
   live: LiveHub<RunLiveState>;
+  /** Pull requests' health, kept briefly (`pr-health.ts`). */
+  prHealth: PrHealthCache;
   log: Logger;
   /** The app's installation clients: rights are asked of GitHub when an action happens (`repo-rights.ts`). */
   github: GitHubAuth | null;

@@ -18,6 +18,7 @@ import type { Session } from "./session-store.js";
 import { messagePage } from "./views/layout.js";
 import { isLive, runPage } from "./views/run-page.js";
 import { runsPage } from "./views/runs-page.js";
+import { prHealthView } from "./views/pr-health-view.js";
 
 export const PAGE_SIZE = 25;
 /** A quiet stream says it is alive this often (no Redis read: proxies close silent connections). */
@@ -54,13 +55,17 @@ async function runThread(deps: DashboardDeps, entry: RunEntry): Promise<{ messag
 async function followRun(deps: DashboardDeps, entry: RunEntry, sent: number, stream: SSEStreamingApi): Promise<void> {
   let seen: ViewerSeen = { sent, status: "", usage: "", todos: "" };
   let finished = false;
+  let aborted = false;
   let wake: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => (wake = resolve));
   const finish = () => {
     finished = true;
     wake();
   };
-  stream.onAbort(finish);
+  stream.onAbort(() => {
+    aborted = true;
+    finish();
+  });
   let writing = Promise.resolve();
   const leave = await deps.live.join(entry.runId, new RunFeed(deps.redis, deps.prefix).channel(entry.threadId), () => readLiveState(deps, entry, (e) => threadIsRuns(deps, e)), (state) => {
     // Each viewer writes in order; a slow one does not hold up the others.
@@ -78,7 +83,8 @@ async function followRun(deps: DashboardDeps, entry: RunEntry, sent: number, str
       await Promise.race([ended, stream.sleep(PING_MS)]);
       if (!finished) await stream.writeSSE({ event: "ping", data: "{}" });
     }
-    await writing;
+    // The end is written before the stream closes; a viewer who left is written nothing more.
+    if (!aborted) await writing;
   } finally {
     leave();
   }
@@ -127,7 +133,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
     const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
-    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden, times }));
+    const prHealth = record?.prUrl ? prHealthView(await deps.prHealth.get(deps, record.prUrl, session.installations[entry.repo])) : undefined;
+    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden, times, ...(prHealth ? { prHealth } : {}) }));
   });
 
   // Live view: the run's messages, usage, todos and status as the worker publishes them; one shared
