@@ -2,7 +2,8 @@ import { RunFeed, stepTimes } from "../store/run-feed.js";
 import { RunIndex, type RunEntry } from "../store/run-index.js";
 import { RunRecords } from "../store/run-records.js";
 import { conversationItems, readThread, usageSoFar } from "./conversation.js";
-import type { DashboardDeps } from "./dashboard-deps.js";
+import type { Redis } from "ioredis";
+import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import { isLive, messagesView, runEndView, todosView, usageView } from "./views/run-page.js";
 
 /** While a run works its record does not exist yet: a turn is priced only by the model it reports. */
@@ -42,7 +43,7 @@ export interface LiveEvent {
 export function liveEvents(seen: ViewerSeen, state: RunLiveState): { events: LiveEvent[]; seen: ViewerSeen; done: boolean } {
   const events: LiveEvent[] = [];
   const from = Math.min(seen.sent, state.items.length);
-  state.items.slice(from).forEach((html, i) => events.push({ event: "message", id: String(from + i + 1), data: JSON.stringify({ html }) }));
+  for (const [i, html] of state.items.slice(from).entries()) events.push({ event: "message", id: String(from + i + 1), data: JSON.stringify({ html }) });
   if (state.usage !== seen.usage) events.push({ event: "usage", data: JSON.stringify({ text: state.usage }) });
   if (state.todos !== seen.todos) events.push({ event: "todos", data: JSON.stringify({ html: state.todos }) });
   if (state.status !== seen.status) events.push({ event: "status", data: JSON.stringify({ status: state.status }) });
@@ -55,7 +56,7 @@ export function liveEvents(seen: ViewerSeen, state: RunLiveState): { events: Liv
  * another repository's — `threadIsRuns`, asked again at each read), the feed's step times, the record at
  * the end.
  */
-export async function readLiveState(deps: DashboardDeps, entry: RunEntry, threadIsRuns: (e: RunEntry) => Promise<boolean>): Promise<RunLiveState> {
+export async function readLiveState(deps: { redis: Redis; prefix: string; checkpoints: RedisSaver }, entry: RunEntry, threadIsRuns: (e: RunEntry) => Promise<boolean>): Promise<RunLiveState> {
   const current = (await new RunIndex(deps.redis, deps.prefix).get(entry.runId)) ?? entry;
   const shown = await threadIsRuns(entry);
   const thread = shown ? await readThread(deps.checkpoints, entry.threadId) : { messages: [], todos: [] };

@@ -1,7 +1,8 @@
 import type { ProbotOctokit } from "probot";
 import { fetchReviewThreads, type ReviewThread } from "../review/resolve-threads.js";
 import { readCommitChecks } from "../shared/check-runs.js";
-import type { DashboardDeps } from "./dashboard-deps.js";
+import type { Logger } from "pino";
+import type { GitHubAuth } from "../github/app-auth.js";
 
 /** A pull request's health as the run page shows it; each item links to where it is on GitHub. */
 export interface PrHealth {
@@ -81,7 +82,7 @@ export class PrHealthCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  get(deps: Pick<DashboardDeps, "github" | "log">, url: string, installationId: number | undefined): Promise<PrHealthResult> {
+  get(deps: { github: GitHubAuth | null; log: Logger }, url: string, installationId: number | undefined): Promise<PrHealthResult> {
     const hit = this.kept.get(url);
     if (hit && this.now() - hit.at < PR_HEALTH_CACHE_MS) return hit.value;
     if (!prOfUrl(url)) return Promise.resolve({ ok: false, reason: "the pull request's address is not one GitHub gives" });

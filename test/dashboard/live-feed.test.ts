@@ -58,7 +58,7 @@ describe("live run view: one shared subscription per run per web process, no rea
   let redis: Redis;
   let webs: { base: string; child: ChildProcess }[] = [];
   /** 21 people signed in (a session may hold only 8 live views). */
-  let cookies: string[] = [];
+  const cookies: string[] = [];
   let saver: FeedSaver;
   let messages: BaseMessage[] = [];
   const streams: LiveStream[] = [];

@@ -59,5 +59,5 @@ details.msg>summary.step .step-name{flex:1 1 auto;min-width:0}
 .step-name{margin:0;font-weight:600}.step-time{font-size:12px;color:var(--fgColor-muted);white-space:nowrap}
 .tool-call{margin:.25rem 0}.tool-call>summary{cursor:pointer}.show-all{font-size:12px}
 .request{white-space:pre-wrap}
-.pr-head{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}.pr-health ul{list-style:none;padding:0;margin:0}.pr-health li{padding:.15rem 0}
+.pr-health li a,.show-all{text-decoration:underline}.pr-head{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}.pr-health ul{list-style:none;padding:0;margin:0}.pr-health li{padding:.15rem 0}
 `;
