@@ -39,7 +39,14 @@ export class LiveHub<S> {
       f = { channel, load, viewers: new Set([viewer]), loading: false, dirty: false };
       this.follows.set(runId, f);
       // Subscribed before the first read: a change between the two is not missed.
-      await this.subscriber().subscribe(channel);
+      try {
+        await this.subscriber().subscribe(channel);
+      } catch (err) {
+        // Redis refused or is away: this stream fails (the browser retries) and leaves nothing behind.
+        this.follows.delete(runId);
+        if (this.follows.size === 0) this.closeSubscriber();
+        throw err;
+      }
       await this.refresh(f);
     } else {
       f.viewers.add(viewer);
