@@ -5,9 +5,10 @@ import { costOfTurns, usageFromMessages } from "../agent/run-record.js";
 
 export const TRUNCATE_AT = 2_000;
 
+/** `cut`: the text was truncated; the page links to the whole of it ("show all"). */
 export type ConversationItem =
-  | { kind: "human" | "ai" | "system"; text: string; toolCalls: { name: string; input: string }[] }
-  | { kind: "tool"; name: string; output: string; error: boolean };
+  | { kind: "human" | "ai" | "system"; text: string; toolCalls: { name: string; input: string; cut: boolean }[] }
+  | { kind: "tool"; name: string; output: string; error: boolean; cut: boolean };
 
 export interface Todo {
   content: string;
@@ -19,7 +20,7 @@ export function truncate(s: string, max = TRUNCATE_AT): string {
   return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
 }
 
-function textOf(m: BaseMessage): string {
+export function textOf(m: BaseMessage): string {
   if (typeof m.content === "string") return m.content;
   return m.content
     .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part["text"] === "string" ? part["text"] : ""))
@@ -29,12 +30,28 @@ function textOf(m: BaseMessage): string {
 /** Pure: a thread's messages as the run page shows them; tool inputs and outputs truncated. */
 export function conversationItems(messages: readonly BaseMessage[]): ConversationItem[] {
   return messages.map((m): ConversationItem => {
-    if (ToolMessage.isInstance(m)) return { kind: "tool", name: m.name ?? "tool", output: truncate(textOf(m)), error: m.status === "error" };
+    if (ToolMessage.isInstance(m)) {
+      const output = textOf(m);
+      return { kind: "tool", name: m.name ?? "tool", output: truncate(output), error: m.status === "error", cut: output.length > TRUNCATE_AT };
+    }
     const type = m.getType();
     const kind = type === "human" ? "human" : type === "ai" ? "ai" : "system";
-    const toolCalls = AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => ({ name: c.name, input: truncate(JSON.stringify(c.args)) })) : [];
+    const toolCalls = AIMessage.isInstance(m)
+      ? (m.tool_calls ?? []).map((c) => {
+          const input = JSON.stringify(c.args, null, 2);
+          return { name: c.name, input: truncate(input), cut: input.length > TRUNCATE_AT };
+        })
+      : [];
     return { kind, text: truncate(textOf(m), TRUNCATE_AT * 2), toolCalls };
   });
+}
+
+/** Pure: the whole text of message `n` ("show all"): a tool's output, or a message with its tool calls' arguments. */
+export function fullText(messages: readonly BaseMessage[], n: number): string | null {
+  const m = messages[n];
+  if (!m) return null;
+  const calls = AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => `\n\n── tool call ${c.name} ──\n${JSON.stringify(c.args, null, 2)}`).join("") : "";
+  return textOf(m) + calls;
 }
 
 /** Pure: the todo list a `write_todos` call left in the agent's state. */

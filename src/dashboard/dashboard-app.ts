@@ -18,7 +18,9 @@ import { mountApprovals } from "./approvals-routes.js";
 import { mountAuth } from "./auth-routes.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import { requireAdmin, requireSession } from "./guards.js";
+import { LiveHub } from "./live-hub.js";
 import { LiveStreamLimit } from "./live-stream-limit.js";
+import { PrHealthCache } from "./pr-health.js";
 import { SessionStore } from "./session-store.js";
 import { mountProfile } from "./profile-routes.js";
 import { mountRuns } from "./runs-routes.js";
@@ -48,6 +50,8 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
     cookieSecret,
     secureCookies: env.APP_URL?.startsWith("https:") ?? false,
     liveStreams: new LiveStreamLimit({ perSession: env.DASHBOARD_LIVE_STREAMS_PER_SESSION, perAddress: env.DASHBOARD_LIVE_STREAMS_PER_ADDRESS }),
+    prHealth: new PrHealthCache(),
+    live: new LiveHub(o.redis, o.log.child({ component: "dashboard" })),
     log: o.log.child({ component: "dashboard" }),
     github: o.github ?? null,
   };

@@ -7,7 +7,10 @@ import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { OAuthClient } from "../github/user-oauth.js";
+import type { LiveHub } from "./live-hub.js";
 import type { LiveStreamLimit } from "./live-stream-limit.js";
+import type { PrHealthCache } from "./pr-health.js";
+import type { RunLiveState } from "./live-view.js";
 import type { Session, SessionStore } from "./session-store.js";
 
 export interface DashboardDeps {
@@ -27,6 +30,10 @@ export interface DashboardDeps {
   secureCookies: boolean;
   /** Open live views per session and per address (in this process). */
   liveStreams: LiveStreamLimit;
+  /** The live views' shared subscriptions (one per followed run in this process). */
+  live: LiveHub<RunLiveState>;
+  /** Pull requests' health, kept briefly (`pr-health.ts`). */
+  prHealth: PrHealthCache;
   log: Logger;
   /** The app's installation clients: rights are asked of GitHub when an action happens (`repo-rights.ts`). */
   github: GitHubAuth | null;

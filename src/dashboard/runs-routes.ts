@@ -10,17 +10,19 @@ import { RunStops } from "../runs/run-stop.js";
 import { FollowUpQueue } from "../threads/follow-ups.js";
 import { ThreadRepos } from "../threads/thread-repo.js";
 import { threadSandboxKey } from "../sandbox/lifecycle.js";
-import { conversationItems, readThread, usageSoFar, type Todo } from "./conversation.js";
+import { conversationItems, fullText, readThread, usageSoFar, type Todo } from "./conversation.js";
+import { liveEvents, readLiveState, UNKNOWN_MODEL, type ViewerSeen } from "./live-view.js";
+import { RunFeed, stepTimes } from "../store/run-feed.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import type { Session } from "./session-store.js";
 import { messagePage } from "./views/layout.js";
-import { isLive, messageView, runEndView, runPage, todosView, usageView } from "./views/run-page.js";
+import { isLive, runPage } from "./views/run-page.js";
 import { runsPage } from "./views/runs-page.js";
+import { prHealthView } from "./views/pr-health-view.js";
 
 export const PAGE_SIZE = 25;
-/** While a run works its record does not exist yet: a turn is priced only by the model it reports. */
-const UNKNOWN_MODEL = "unknown";
-const POLL_MS = 400;
+/** A quiet stream says it is alive this often (no Redis read: proxies close silent connections). */
+const PING_MS = 25_000;
 
 /** The run, if the viewer may see it (its repo is one they can write); otherwise null, answered as 404. */
 export async function visibleRun(deps: DashboardDeps, session: Session, runId: string): Promise<RunEntry | null> {
@@ -43,6 +45,49 @@ export async function threadIsRuns(deps: DashboardDeps, entry: RunEntry): Promis
 async function runThread(deps: DashboardDeps, entry: RunEntry): Promise<{ messages: BaseMessage[]; todos: Todo[]; hidden: boolean }> {
   if (!(await threadIsRuns(deps, entry))) return { messages: [], todos: [], hidden: true };
   return { ...(await readThread(deps.checkpoints, entry.threadId)), hidden: false };
+}
+
+/**
+ * One viewer's stream: joins the run's shared subscription, is sent what it has not seen at each change,
+ * pings while quiet, and ends with the run, when the viewer leaves, or after a run's time limit (and then
+ * some) — the EventSource then reconnects from its Last-Event-ID.
+ */
+async function followRun(deps: DashboardDeps, entry: RunEntry, sent: number, stream: SSEStreamingApi): Promise<void> {
+  let seen: ViewerSeen = { sent, status: "", usage: "", todos: "" };
+  let finished = false;
+  let aborted = false;
+  let wake: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => (wake = resolve));
+  const finish = () => {
+    finished = true;
+    wake();
+  };
+  stream.onAbort(() => {
+    aborted = true;
+    finish();
+  });
+  let writing = Promise.resolve();
+  const leave = await deps.live.join(entry.runId, new RunFeed(deps.redis, deps.prefix).channel(entry.threadId), () => readLiveState(deps, entry, (e) => threadIsRuns(deps, e)), (state) => {
+    // Each viewer writes in order; a slow one does not hold up the others.
+    writing = writing.then(async () => {
+      if (finished) return;
+      const next = liveEvents(seen, state);
+      seen = next.seen;
+      for (const e of next.events) await stream.writeSSE(e);
+      if (next.done) finish();
+    });
+  });
+  try {
+    const deadline = Date.now() + (deps.config.env.AGENT_TIMEOUT_MINUTES + 10) * 60_000;
+    while (!finished && Date.now() < deadline) {
+      await Promise.race([ended, stream.sleep(PING_MS)]);
+      if (!finished) await stream.writeSSE({ event: "ping", data: "{}" });
+    }
+    // The end is written before the stream closes; a viewer who left is written nothing more.
+    if (!aborted) await writing;
+  } finally {
+    leave();
+  }
 }
 
 /** The stream's body, with its live-view grant given back once when it ends or the viewer leaves. */
@@ -83,14 +128,17 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     if (!entry) return c.html(notFound(session), 404);
     const [thread, record] = await Promise.all([runThread(deps, entry), records.get(entry.runId)]);
     const items = conversationItems(thread.messages);
+    const times = items.length > 0 ? stepTimes(await new RunFeed(deps.redis, deps.prefix).steps(entry.threadId), items.map((i) => i.kind)) : [];
     // A run refused before it started (bad config, no model key) says why through its failed job.
     const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
     const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
-    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden }));
+    const prHealth = record?.prUrl ? prHealthView(await deps.prHealth.get(deps, record.prUrl, session.installations[entry.repo])) : undefined;
+    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden, times, ...(prHealth ? { prHealth } : {}) }));
   });
 
-  // Live view: new messages as the checkpoints are written, the status, and the end (PR link).
+  // Live view: the run's messages, usage, todos and status as the worker publishes them; one shared
+  // subscription per run in this process, nothing read while the run is idle.
   app.get("/app/runs/:id/events", async (c) => {
     const session = c.get("session");
     const entry = await visibleRun(deps, session, c.req.param("id"));
@@ -98,42 +146,22 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     // A reconnecting EventSource says how far it got (Last-Event-ID: messages shown).
     let sent = Number(c.req.header("last-event-id") ?? c.req.query("from") ?? "0");
     if (!Number.isInteger(sent) || sent < 0) sent = 0;
-    // Each stream polls Redis every POLL_MS: one viewer (or one address) may hold only so many.
+    // One viewer (or one address) may hold only so many open streams.
     const grant = deps.liveStreams.acquire(c.get("sessionId"), getConnInfo(c).remote.address ?? "unknown");
     if (!grant.ok) return c.text(`too many live views: ${grant.reason}`, 429, { "retry-after": "30" });
-    return streamSSE(c, releasing(grant.release, async (stream) => {
-      let aborted = false;
-      stream.onAbort(() => void (aborted = true));
-      let lastStatus = "";
-      let lastTodos = "";
-      let lastUsage = "";
-      // Bounded: the run ends, the viewer goes away, or a run's time limit (and then some) passes —
-      // the browser's EventSource then reconnects and the stream starts over from what it has.
-      const maxTicks = Math.ceil(((deps.config.env.AGENT_TIMEOUT_MINUTES + 10) * 60_000) / POLL_MS);
-      for (let tick = 0; !aborted && tick < maxTicks; tick++) {
-        const current = (await index.get(entry.runId)) ?? entry;
-        const thread = await runThread(deps, entry);
-        const items = conversationItems(thread.messages);
-        if (items.length < sent) sent = items.length;
-        for (const [i, item] of items.slice(sent).entries()) await stream.writeSSE({ event: "message", id: String(sent + i + 1), data: JSON.stringify({ html: String(await messageView(item)) }) });
-        sent = items.length;
-        const usage = usageView(usageSoFar(thread.messages, UNKNOWN_MODEL));
-        if (usage !== lastUsage) await stream.writeSSE({ event: "usage", data: JSON.stringify({ text: usage }) });
-        lastUsage = usage;
-        const todos = String(await todosView(thread.todos));
-        if (todos !== lastTodos) await stream.writeSSE({ event: "todos", data: JSON.stringify({ html: todos }) });
-        lastTodos = todos;
-        if (current.status !== lastStatus) await stream.writeSSE({ event: "status", data: JSON.stringify({ status: current.status }) });
-        lastStatus = current.status;
-        if (!isLive(current.status)) {
-          const record = await records.get(entry.runId);
-          await stream.writeSSE({ event: "done", data: JSON.stringify({ status: current.status, html: String(await runEndView(current, record)) }) });
-          return;
-        }
-        if (tick % 30 === 29) await stream.writeSSE({ event: "ping", data: "{}" });
-        await stream.sleep(POLL_MS);
-      }
-    }));
+    return streamSSE(c, releasing(grant.release, (stream) => followRun(deps, entry, sent, stream)));
+  });
+
+  // "show all": the whole text of one message (a long tool output or tool call), as plain text.
+  app.get("/app/runs/:id/messages/:n", async (c) => {
+    const session = c.get("session");
+    const entry = await visibleRun(deps, session, c.req.param("id"));
+    const n = Number(c.req.param("n"));
+    if (!entry || !Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
+    const thread = await runThread(deps, entry);
+    const text = thread.hidden ? null : fullText(thread.messages, n);
+    if (text === null) return c.html(messagePage("Message not found", session, `This run's conversation has no message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 404);
+    return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
   });
 
   app.post("/app/runs/:id/stop", async (c) => {

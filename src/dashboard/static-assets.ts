@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { DashboardEnv } from "./dashboard-deps.js";
 import { CSS } from "./views/layout.js";
+import { RUN_PAGE_CSS } from "./views/conversation-view.js";
 import { LIVE_JS } from "./views/live-script.js";
 
 /** GitHub's Primer CSS from the pinned package, read once: served by us, never from a CDN. */
@@ -13,7 +14,7 @@ const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   "primer.css": { type: "text/css; charset=utf-8", body: PRIMER_CSS },
-  "app.css": { type: "text/css; charset=utf-8", body: CSS },
+  "app.css": { type: "text/css; charset=utf-8", body: CSS + RUN_PAGE_CSS },
   "live.js": { type: "text/javascript; charset=utf-8", body: LIVE_JS },
   "favicon.svg": { type: "image/svg+xml", body: FAVICON_SVG },
 };

@@ -70,6 +70,7 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       source: "dashboard",
       requester: session.login,
       title: f.data.text.split("\n")[0]!.slice(0, 200),
+      request: f.data.text.slice(0, 20_000),
       status: "queued",
       queuedAt: Date.now(),
     });

@@ -1,10 +1,12 @@
 import type { Redis } from "ioredis";
-import { RedisSaver } from "../agent/checkpoint/redis-saver.js";
+import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import type { AppConfig } from "../config/env.js";
 import type { SandboxCache } from "../sandbox/lifecycle.js";
 import { createSandboxProvider } from "../sandbox/registry.js";
 import type { SandboxProvider } from "../sandbox/types.js";
+import { RunFeed } from "../store/run-feed.js";
 import { SideEffectLedger } from "../store/side-effects.js";
+import { FeedSaver } from "./feed-saver.js";
 
 /** Checkpoints kept per thread namespace: resume needs the latest and its writes; a few more cost little. */
 export const KEEP_CHECKPOINTS = 5;
@@ -21,8 +23,9 @@ export function createAgentRuntime(config: AppConfig, redis: Redis, prefix: stri
   return {
     sandboxProvider: createSandboxProvider(config.sandbox),
     sandboxCache: new Map(),
-    checkpointer: new RedisSaver({
+    checkpointer: new FeedSaver({
       redis,
+      feed: new RunFeed(redis, prefix),
       prefix: `${prefix}:ckpt`,
       ttlSeconds: config.env.CHECKPOINT_TTL_DAYS * 86400,
       keepCheckpoints: KEEP_CHECKPOINTS,

@@ -90,7 +90,7 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
   const runs = o.runs ? await o.runs() : null;
   const index = runs ? new RunIndex(runs.redis, runs.prefix) : null;
   const queuedAt = Date.now();
-  await index?.put({ runId, repo: name, threadId, trigger: "local", source: "local", requester: "local", title: o.task.split("\n")[0]!.slice(0, 200), status: "running", queuedAt, startedAt: queuedAt });
+  await index?.put({ runId, repo: name, threadId, trigger: "local", source: "local", requester: "local", title: o.task.split("\n")[0]!.slice(0, 200), request: o.task.slice(0, 20_000), status: "running", queuedAt, startedAt: queuedAt });
   // A replay file is a deployment default (it forces the replay provider), not a chosen model.
   const replay = o.model?.startsWith("replay:") ? o.model : undefined;
   const runModel = await resolveRunModel({

@@ -15,10 +15,13 @@ export async function markRunStarted(ctx: JobContext, data: AgentJob): Promise<v
     source: data.source.kind,
     requester: data.requester.login,
     title: data.text.split("\n")[0]!.slice(0, 200),
+    request: data.text.slice(0, 20_000),
     status: "queued",
     queuedAt: now,
   };
-  await index.put({ ...base, status: "running", startedAt: now });
+  // Already running when a job starts: the attempt before it died mid-run and this one takes over.
+  const crashed = existing?.status === "running";
+  await index.put({ ...base, status: "running", ...(crashed ? { crashResumedAt: now } : { startedAt: now }) });
 }
 
 export async function markRunFinished(ctx: JobContext, status: RunStatus): Promise<void> {

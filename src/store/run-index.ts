@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { keyer } from "./keys.js";
+import { RunFeed } from "./run-feed.js";
 
 export const RunStatus = z.enum(["queued", "running", "stopped", "pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "approval_resolved", "budget_exceeded"]);
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -25,6 +26,10 @@ export const RunEntry = z.object({
   approval: z.object({ id: z.string(), decision: z.enum(["approve", "reject"]), by: z.string().nullable(), at: z.number().int(), resumedRunId: z.string() }).optional(),
   /** A run that resumed a paused one: that run. */
   resumes: z.string().optional(),
+  /** The request as the person wrote it (the agent is given a prompt built around it). */
+  request: z.string().max(20_000).optional(),
+  /** When a new attempt took the run over after the worker running it stopped (crash, lost lock). */
+  crashResumedAt: z.number().int().optional(),
 });
 export type RunEntry = z.infer<typeof RunEntry>;
 
@@ -45,6 +50,7 @@ const SCAN_BATCH = 200;
  */
 export class RunIndex {
   private readonly key: (...p: (string | number)[]) => string;
+  private readonly feed: RunFeed;
 
   constructor(
     private readonly redis: Redis,
@@ -52,6 +58,7 @@ export class RunIndex {
     private readonly keep = 5_000,
   ) {
     this.key = keyer(`${prefix}:run-index`);
+    this.feed = new RunFeed(redis, prefix);
   }
 
   async put(entry: RunEntry): Promise<void> {
@@ -65,6 +72,7 @@ export class RunIndex {
       .exec();
     const old = (trimmed?.[2]?.[1] as string[] | undefined) ?? [];
     if (old.length > 0) await this.redis.del(...old.map((id) => this.key("run", id)));
+    await this.feed.changed(e.threadId);
   }
 
   async get(runId: string): Promise<RunEntry | null> {
@@ -78,6 +86,7 @@ export class RunIndex {
     if (!current) return null;
     const next = RunEntry.parse({ ...current, ...patch });
     await this.redis.set(this.key("run", runId), JSON.stringify(next), "KEEPTTL");
+    await this.feed.changed(next.threadId);
     return next;
   }
 

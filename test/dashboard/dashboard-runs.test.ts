@@ -166,6 +166,9 @@ describe("dashboard in a real browser: a task started from the page streams live
     writeFileSync(app.replay, JSON.stringify(slowScript));
     nock(API).post("/app/installations/4343/access_tokens").optionally().times(6).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
+    // Stop asks dana's rights again once the first test's answer (cached 5 minutes) has expired — on a loaded machine it has.
+    nock(API).post("/app/installations/4242/access_tokens").optionally().reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").optionally().reply(200, { permission: "write", role_name: "write" });
     mockRunStart();
     nock(API).post("/repos/octo/hello/issues/comments/7001/reactions").reply(201, {});
     let told = "";

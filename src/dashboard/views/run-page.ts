@@ -7,18 +7,10 @@ import { csrfField, layout, type Html } from "./layout.js";
 import { statusBadge, timeTag } from "./badges.js";
 import { cost, decisionText, duration } from "./runs-page.js";
 import { stoppedWorkNote } from "../../threads/thread-stop.js";
+import type { StepTime } from "../../store/run-feed.js";
+import { messageView, timeView } from "./conversation-view.js";
 
 export const isLive = (status: string) => status === "queued" || status === "running";
-
-export function messageView(item: ConversationItem): Html {
-  if (item.kind === "tool") {
-    return html`<article class="Box p-2 mb-2 msg tool${item.error ? " error color-border-danger" : ""}"><h3 class="f6 color-fg-muted mb-1">Tool result · ${item.name}${item.error ? " (error)" : ""}</h3><pre>${item.output}</pre></article>`;
-  }
-  const who = item.kind === "human" ? "Request" : item.kind === "ai" ? "Agent" : "System";
-  return html`<article class="Box p-2 mb-2 msg ${item.kind}"><h3 class="f6 color-fg-muted mb-1">${who}</h3>${item.text ? html`<div class="text">${item.text}</div>` : ""}${item.toolCalls.map(
-    (c) => html`<details><summary>Tool call · ${c.name}</summary><pre>${c.input}</pre></details>`,
-  )}</article>`;
-}
 
 export function todosView(todos: Todo[]): Html {
   return todos.length === 0 ? html`<p class="color-fg-muted">No todo list yet.</p>` : html`<ul>${todos.map((t) => html`<li>${t.status === "completed" ? "✔" : t.status === "in_progress" ? "▶" : "○"} ${t.content} <span class="f6 color-fg-muted">(${t.status})</span></li>`)}</ul>`;
@@ -42,6 +34,15 @@ export interface RunPageExtras {
   approvalId?: string | null;
   /** The run's thread now belongs to another repository: its conversation is not shown. */
   conversationHidden?: boolean;
+  /** Each message's start and end, from the thread's live feed. */
+  times?: (StepTime | null)[];
+  /** The pull request's health, rendered (`pr-health-view.ts`). */
+  prHealth?: Html;
+}
+
+/** The run's conversation, each message with its place (for "show all") and time. */
+export function messagesView(runId: string, items: ConversationItem[], times: readonly (StepTime | null)[], from = 0): Html[] {
+  return items.slice(from).map((item, i) => messageView(item, { runId, n: from + i, time: times[from + i] ?? null }));
 }
 
 export function runPage(session: Session, entry: RunEntry, record: RunRecord | null, items: ConversationItem[], todos: Todo[], extras: RunPageExtras, now = Date.now()): Html {
@@ -49,10 +50,12 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
   const live = isLive(entry.status);
   const id = encodeURIComponent(entry.runId);
   const body = html`
+<section class="Box mb-3" aria-labelledby="request-title"><div class="Box-header"><h2 id="request-title" class="Box-title">Request</h2></div><div class="Box-body request" id="run-request">${entry.request ?? entry.title}</div></section>
 <dl class="facts">
   <dt>Repository</dt><dd>${entry.repo}</dd>
   <dt>Status</dt><dd>${statusBadge(entry.status, "run-status")}</dd>
   <dt>Queued</dt><dd>${timeTag(entry.queuedAt, now)}</dd>
+  ${entry.startedAt ? html`<dt>Started</dt><dd>${timeTag(entry.startedAt, now)}${entry.finishedAt ? html` · ran ${duration(entry.finishedAt - entry.startedAt)}` : ""}</dd>` : ""}
   <dt>Requested by</dt><dd>@${entry.requester} (${entry.source}, ${entry.trigger})</dd>
   <dt>Thread</dt><dd><code>${entry.threadId}</code></dd>
   <dt>Sandbox</dt><dd>${extras.sandbox ? html`<code>${extras.sandbox}</code>` : "none yet"}</dd>
@@ -60,7 +63,9 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
   ${record ? html`<dt>Model</dt><dd>${record.replayed ? "replay (no model was called)" : record.modelId}</dd>
   <dt>Cost</dt><dd>${cost(record.costUsd)} · ${record.inputTokens} tokens in / ${record.outputTokens} out · ${duration(record.durationMs)}</dd>` : ""}
 </dl>
+${entry.crashResumedAt ? html`<p id="run-crash-resumed" class="flash flash-warn mb-3" role="status">The worker running this run stopped; another attempt resumed it from its last step ${timeView({ end: entry.crashResumedAt })}.</p>` : ""}
 <div id="run-end">${runEndView(entry, record)}</div>
+${extras.prHealth ?? ""}
 ${failure ? html`<div class="flash flash-error mb-3" role="alert">The run failed: ${failure}</div>` : ""}
 ${entry.approval ? html`<p id="run-approval" class="flash mb-3" role="status">${decisionText(entry.approval)} at <time datetime="${new Date(entry.approval.at).toISOString()}">${new Date(entry.approval.at).toISOString().replace("T", " ").slice(0, 19)} UTC</time>; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
 ${entry.resumes ? html`<p id="run-resumes" class="mb-3">Resumes <a href="/app/runs/${encodeURIComponent(entry.resumes)}">the run that paused for approval</a>.</p>` : ""}
@@ -77,7 +82,7 @@ ${live
 <div id="todos">${todosView(todos)}</div>
 <h2 class="h4 mb-2">Conversation</h2>
 ${extras.conversationHidden ? html`<p id="conversation-hidden" class="flash flash-warn mb-3" role="status">This run's thread has since been another repository's, so its conversation is not shown here.</p>` : ""}
-<div id="conversation" aria-live="polite">${items.map(messageView)}</div>
+<div id="conversation" aria-live="polite">${messagesView(entry.runId, items, extras.times ?? [])}</div>
 ${live ? html`<div id="live" data-events="/app/runs/${id}/events?from=${items.length}"></div><script src="/app/static/live.js" defer></script>` : ""}`;
   return layout(entry.title || "Run", session, body);
 }
