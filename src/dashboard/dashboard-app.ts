@@ -20,6 +20,7 @@ import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import { requireAdmin, requireSession } from "./guards.js";
 import { LiveStreamLimit } from "./live-stream-limit.js";
 import { SessionStore } from "./session-store.js";
+import { mountInsights } from "./insights-routes.js";
 import { mountProfile } from "./profile-routes.js";
 import { mountRuns } from "./runs-routes.js";
 import { mountStaticAssets, stripBullBoardFonts } from "./static-assets.js";
@@ -83,6 +84,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   mountProfile(app, deps);
   mountAdmin(app, deps);
   mountApprovals(app, deps);
+  mountInsights(app, deps);
 
   // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
   const board = new HonoAdapter(serveStatic);

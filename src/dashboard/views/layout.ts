@@ -25,7 +25,7 @@ export function layout(title: string, session: Session | null, body: Html | Html
   <div class="Header-item"><a class="Header-link f4 text-bold" href="/app">Open SWE</a></div>
   ${session
     ? html`<nav aria-label="Main" class="Header-item Header-item--full flex-wrap">
-    <a class="Header-link mr-3" href="/app/runs">Runs</a><a class="Header-link mr-3" href="/app/tasks/new">New task</a><a class="Header-link mr-3" href="/app/approvals">Approvals</a><a class="Header-link mr-3" href="/app/profile">Profile</a>${session.admin ? html`<a class="Header-link mr-3" href="/app/admin">Admin</a>` : ""}
+    <a class="Header-link mr-3" href="/app/runs">Runs</a><a class="Header-link mr-3" href="/app/tasks/new">New task</a><a class="Header-link mr-3" href="/app/approvals">Approvals</a><a class="Header-link mr-3" href="/app/insights">Insights</a><a class="Header-link mr-3" href="/app/profile">Profile</a>${session.admin ? html`<a class="Header-link mr-3" href="/app/admin">Admin</a>` : ""}
   </nav>
   <div class="Header-item mr-0">
     <form method="post" action="/auth/logout" class="inline">
