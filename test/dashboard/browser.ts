@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
+import axe from "axe-core";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { ROOT } from "../helpers/paths.js";
@@ -83,4 +84,27 @@ export async function signIn(page: Page, base: string, authorize: URL[], u: GitH
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+interface Serious {
+  id: string;
+  impact: string;
+  nodes: string[];
+}
+
+/** axe-core in the page (evaluated over the DevTools protocol, so the page's CSP stays as strict as served). */
+async function seriousViolations(page: Page): Promise<Serious[]> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate<axe.AxeResults>('axe.run(document, { resultTypes: ["violations"] })');
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact ?? "", nodes: v.nodes.map((n) => n.target.join(" ")) }));
+}
+
+/** What every page must hold at every size and scheme: no sideways scroll, no serious axe finding, no CSP refusal. */
+export async function checkPage(page: Page, label: string, cspErrors: string[]): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>("({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth: window.innerWidth })");
+  expect(scrollWidth, `${label} scrolls sideways`).toBeLessThanOrEqual(innerWidth);
+  expect(await seriousViolations(page), `${label} axe`).toEqual([]);
+  expect(cspErrors, `${label} CSP`).toEqual([]);
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/approvals/approval-store.js";
@@ -9,7 +8,7 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { checkPage, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/31";
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -47,29 +46,6 @@ const record = (e: RunEntry, over: Partial<RunRecord>): RunRecord => ({
   outcome: "completed",
   ...over,
 });
-
-interface Serious {
-  id: string;
-  impact: string;
-  nodes: string[];
-}
-
-/** axe-core in the page (evaluated over the DevTools protocol, so the page's CSP stays as strict as served). */
-async function seriousViolations(page: Page): Promise<Serious[]> {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate<axe.AxeResults>('axe.run(document, { resultTypes: ["violations"] })');
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact ?? "", nodes: v.nodes.map((n) => n.target.join(" ")) }));
-}
-
-/** What every page must hold at every size and scheme: no sideways scroll, no serious axe finding, no CSP refusal. */
-async function checkPage(page: Page, label: string, cspErrors: string[]): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>("({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth: window.innerWidth })");
-  expect(scrollWidth, `${label} scrolls sideways`).toBeLessThanOrEqual(innerWidth);
-  expect(await seriousViolations(page), `${label} axe`).toEqual([]);
-  expect(cspErrors, `${label} CSP`).toEqual([]);
-}
 
 const VIEWS = [
   { width: 390, height: 844, scheme: "light" },

@@ -8,8 +8,8 @@ const facts = (over: Partial<RunFacts> = {}): RunFacts => ({ runId: "r1", repo: 
 describe("runIncrements", () => {
   it.each([
     [facts(), [["runs|completed", 1], ["usd_micros|sonnet", 151_200], ["tokens_in|sonnet", 100], ["tokens_out|sonnet", 20]]],
-    [facts({ model: undefined, costUsd: undefined, inputTokens: 0, outputTokens: undefined, outcome: "failed" }), [["runs|failed", 1]]],
-    [facts({ costUsd: 0, autofix: "pushed", inputTokens: undefined, outputTokens: undefined }), [["runs|completed", 1], ["autofix|pushed", 1]]],
+    [{ runId: "r", repo: "o/r", at: AT, outcome: "failed", inputTokens: 0 }, [["runs|failed", 1]]],
+    [{ runId: "r", repo: "o/r", at: AT, outcome: "completed", model: "m", costUsd: 0, autofix: "pushed" }, [["runs|completed", 1], ["autofix|pushed", 1]]],
   ])("%#", (f, want) => expect(runIncrements(f)).toEqual(want));
 });
 
