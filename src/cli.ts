@@ -12,6 +12,7 @@ const BENCHES: BenchLoaders = {
   scale: () => import("../bench/scale.js"),
   review: () => import("../bench/review.js"),
   tokens: () => import("../bench/tokens.js"),
+  insights: () => import("../bench/insights.js"),
 };
 
 /**

@@ -26,7 +26,8 @@ describe("Insights in a real browser: a finished run is counted, charts with num
   let base: string;
 
   beforeAll(async () => {
-    app = await startE2eApp(makeBareRemote("octo", "hello").template, "insights", { GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET });
+    // GitHub's answer on dana's rights, asked once by the first test, holds for the file (the 5-minute most).
+    app = await startE2eApp(makeBareRemote("octo", "hello").template, "insights", { GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, PERMISSION_CACHE_SECONDS: "300" });
     base = `http://127.0.0.1:${app.proc.port}`;
     await new SettingsStore(app.proc.redis, app.prefix).recordInstalled("octo/hello", { installationId: 4242 });
     // A month of earlier runs, CI fixes and review findings, as the worker and the reviewer record them.
@@ -87,6 +88,7 @@ describe("Insights in a real browser: a finished run is counted, charts with num
     await context.close();
   });
 
+  // In order after the run above: its row is today's, and GitHub's answer for dana is cached (≤ 5 minutes).
   for (const view of VIEWS) {
     const tag = `${view.width}-${view.scheme}`;
     it(`at ${view.width} px, ${view.scheme}: charts drawn, numbers on hover and by keyboard, CSV rows, fits, passes axe`, { timeout: 90_000 }, async () => {

@@ -25,7 +25,7 @@ function scopeName(scope: InsightsScope): string {
 /** One chart: drawn by insights.js from its data attribute, the numbers also in a table (no script, screen readers). */
 function chartBox(insights: Insights, chart: Chart, query: string): Html {
   const data = JSON.stringify({ days: insights.days, unit: chart.unit, series: chart.series });
-  return html`<section class="Box mb-3" aria-labelledby="h-${chart.id}">
+  return html`<section class="Box" aria-labelledby="h-${chart.id}">
 <div class="Box-header d-flex flex-items-center flex-justify-between flex-wrap">
   <h2 class="Box-title" id="h-${chart.id}">${chart.title}</h2>
   <a class="btn btn-sm" href="/app/insights/${chart.id}.csv?${query}" download="${chart.id}.csv">Download CSV<span class="sr-only"> of ${chart.title.toLowerCase()}</span></a>
@@ -70,7 +70,7 @@ ${o.unreachable.length > 0 ? html`<div class="flash flash-warn mb-3" role="statu
   <dt>p90 run</dt><dd>${t.p90Ms === null ? "n/a" : duration(t.p90Ms)}</dd>
 </dl>
 <link rel="stylesheet" href="/app/static/uplot.css">
-${o.insights.charts.map((c) => chartBox(o.insights, c, query))}
+<div class="insights-grid">${o.insights.charts.map((c) => chartBox(o.insights, c, query))}</div>
 <script src="/app/static/uplot.js" defer></script>
 <script src="/app/static/insights.js" defer></script>`;
   return layout("Insights", session, body);
