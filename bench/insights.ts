@@ -85,7 +85,7 @@ export async function main(argv: string[]): Promise<void> {
       const res = await fetch(`${base}${path}`, { headers: { cookie }, redirect: "manual" });
       const ms = performance.now() - t0;
       const body = await res.text();
-      if (res.status !== 200 || body.includes("Nothing recorded")) throw new Error(`${path} answered ${res.status}`);
+      if (res.status !== 200 || (path.startsWith("/app/insights") && !body.includes("data-chart="))) throw new Error(`${path} answered ${res.status}`);
       return ms;
     };
     const pages = { runs: "/app/runs", insights30: "/app/insights?days=30", insights90: "/app/insights?days=90", team30: "/app/insights?scope=team:octo&days=30" } as const;

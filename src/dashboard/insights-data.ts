@@ -1,4 +1,4 @@
-import type { InsightsDay } from "../store/run-insights.js";
+import { bucketMs, type InsightsDay } from "../store/run-insights.js";
 
 export const CHART_IDS = ["runs", "cost", "tokens", "duration", "autofix", "findings"] as const;
 export type ChartId = (typeof CHART_IDS)[number];
@@ -32,10 +32,23 @@ export function dayRange(now: number, n: number): string[] {
   return Array.from({ length: n }, (_, i) => new Date(today - (n - 1 - i) * DAY_MS).toISOString().slice(0, 10));
 }
 
-/** Pure: the nearest-rank percentile (0 < p ≤ 1) of ascending values; null for none. */
-export function percentile(ascending: readonly number[], p: number): number | null {
-  if (ascending.length === 0) return null;
-  return ascending[Math.min(ascending.length - 1, Math.max(0, Math.ceil(p * ascending.length) - 1))]!;
+/** A duration histogram: bucket → how many runs (`dur|<bucket>` counters). */
+type Histogram = Map<number, number>;
+
+/** Pure: the nearest-rank percentile (0 < p ≤ 1) of a duration histogram, in ms; null when empty. */
+export function histogramPercentile(hist: Histogram, p: number): number | null {
+  const buckets = [...hist.entries()].filter(([, n]) => n > 0).sort(([a], [b]) => a - b);
+  const total = buckets.reduce((s, [, n]) => s + n, 0);
+  if (total === 0) return null;
+  const rank = Math.max(1, Math.ceil(p * total));
+  let seen = 0;
+  for (const [b, n] of buckets) if ((seen += n) >= rank) return bucketMs(b);
+  return bucketMs(buckets.at(-1)![0]);
+}
+
+function addDurations(into: Histogram, counts: Record<string, number>): Histogram {
+  for (const [field, n] of Object.entries(counts)) if (field.startsWith("dur|")) into.set(Number(field.slice(4)), (into.get(Number(field.slice(4))) ?? 0) + n);
+  return into;
 }
 
 /** Per day, the sum over repositories of every counter whose field starts with `kind|`, by the rest of the field. */
@@ -58,19 +71,24 @@ function byName(rows: readonly InsightsDay[], days: readonly string[], kinds: re
 
 /**
  * Pure: the Insights page's charts from the recorded repository-days: runs per day by outcome, USD and
- * tokens per day by model, median and p90 run duration per day (seconds), CI fix results, review
+ * tokens per day by model, median and p90 run duration per day (seconds, within 2.5%), CI fix results, review
  * findings raised / fixed / dismissed; and the window's totals.
  */
 export function aggregateInsights(rows: readonly InsightsDay[], days: readonly string[]): Insights {
   const inWindow = new Set(days);
   const mine = rows.filter((r) => inWindow.has(r.day));
-  const durations = days.map((d) => mine.filter((r) => r.day === d).flatMap((r) => r.durationsMs).sort((a, b) => a - b));
+  const byDay = new Map(days.map((d) => [d, new Map() as Histogram]));
+  const all: Histogram = new Map();
+  for (const r of mine) {
+    addDurations(byDay.get(r.day)!, r.counts);
+    addDurations(all, r.counts);
+  }
+  const durations = [...byDay.values()];
   const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 100) / 10);
   const findings = byName(mine, days, ["findings"]);
   const runs = byName(mine, days, ["runs"]);
   const cost = byName(mine, days, ["usd_micros"], 1_000_000);
   const tokens = byName(mine, days, ["tokens_in", "tokens_out"]);
-  const all = durations.flat().sort((a, b) => a - b);
   const total = (series: Series[]) => series.reduce((s, x) => s + x.values.reduce<number>((a, v) => a + (v ?? 0), 0), 0);
   return {
     days: [...days],
@@ -82,15 +100,15 @@ export function aggregateInsights(rows: readonly InsightsDay[], days: readonly s
         id: "duration",
         title: "Run duration per day",
         unit: "seconds",
-        series: all.length === 0 ? [] : [
-          { name: "median", values: durations.map((d) => seconds(percentile(d, 0.5))) },
-          { name: "p90", values: durations.map((d) => seconds(percentile(d, 0.9))) },
+        series: all.size === 0 ? [] : [
+          { name: "median", values: durations.map((d) => seconds(histogramPercentile(d, 0.5))) },
+          { name: "p90", values: durations.map((d) => seconds(histogramPercentile(d, 0.9))) },
         ],
       },
       { id: "autofix", title: "CI autofix runs by result", unit: "runs", series: byName(mine, days, ["autofix"]) },
       { id: "findings", title: "Review findings", unit: "findings", series: findings.length === 0 ? [] : FINDINGS.map((name) => findings.find((s) => s.name === name) ?? { name, values: days.map(() => 0) }) },
     ],
-    totals: { runs: total(runs), usd: Math.round(total(cost) * 10_000) / 10_000, tokens: total(tokens), medianMs: percentile(all, 0.5), p90Ms: percentile(all, 0.9) },
+    totals: { runs: total(runs), usd: Math.round(total(cost) * 10_000) / 10_000, tokens: total(tokens), medianMs: histogramPercentile(all, 0.5), p90Ms: histogramPercentile(all, 0.9) },
   };
 }
 

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { aggregateInsights, chartCsv, dayRange, percentile } from "../../src/dashboard/insights-data.js";
+import { aggregateInsights, chartCsv, dayRange, histogramPercentile } from "../../src/dashboard/insights-data.js";
 import { parseScope, scopeRepos } from "../../src/dashboard/insights-routes.js";
-import type { InsightsDay } from "../../src/store/run-insights.js";
+import { bucketMs, durationBucket, type InsightsDay } from "../../src/store/run-insights.js";
 
 const DAYS = ["2026-11-29", "2026-11-30", "2026-12-01"];
-const day = (repo: string, d: string, counts: Record<string, number>, durationsMs: number[] = []): InsightsDay => ({ repo, day: d, counts, durationsMs });
+/** A recorded day; its runs' durations as the `dur|<bucket>` counters the store keeps. */
+function day(repo: string, d: string, counts: Record<string, number>, durationsMs: number[] = []): InsightsDay {
+  const all = { ...counts };
+  for (const ms of durationsMs) all[`dur|${durationBucket(ms)}`] = (all[`dur|${durationBucket(ms)}`] ?? 0) + 1;
+  return { repo, day: d, counts: all };
+}
 
 describe("dayRange", () => {
   it.each([
@@ -14,15 +19,24 @@ describe("dayRange", () => {
   ])("%s, %i days", (now, n, want) => expect(dayRange(now, n)).toEqual(want));
 });
 
-describe("percentile (nearest rank)", () => {
+describe("duration buckets", () => {
+  it.each([1, 999, 10_000, 94_000, 3_600_000])("%i ms comes back within 2.5%%", (ms) => {
+    expect(Math.abs(bucketMs(durationBucket(ms)) - ms) / ms).toBeLessThanOrEqual(0.025);
+  });
+  it("0 ms is the first bucket", () => expect(bucketMs(durationBucket(0))).toBe(1));
+});
+
+describe("histogramPercentile (nearest rank over buckets)", () => {
+  const h = (entries: [number, number][]) => new Map(entries);
   it.each([
-    [[], 0.5, null],
-    [[7], 0.9, 7],
-    [[1, 2, 3, 4], 0.5, 2],
-    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9, 9],
-    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 0.9, 10],
-    [[5, 10], 1, 10],
-  ])("%j p%s", (xs, p, want) => expect(percentile(xs, p)).toBe(want));
+    [h([]), 0.5, null],
+    [h([[10, 0]]), 0.5, null],
+    [h([[100, 1]]), 0.9, bucketMs(100)],
+    [h([[100, 1], [110, 1], [120, 1], [130, 1]]), 0.5, bucketMs(110)],
+    [h([[130, 1], [100, 9]]), 0.9, bucketMs(100)],
+    [h([[130, 2], [100, 9]]), 0.9, bucketMs(130)],
+    [h([[100, 5], [200, 5]]), 1, bucketMs(200)],
+  ])("%j p%s", (hist, p, want) => expect(histogramPercentile(hist, p)).toBe(want));
 });
 
 describe("aggregateInsights", () => {
@@ -44,13 +58,14 @@ describe("aggregateInsights", () => {
     ["tokens", [["sonnet", [1200, 0, 0]]]],
     ["autofix", [["no_change", [0, 0, 1]], ["pushed", [1, 0, 0]]]],
     ["findings", [["raised", [3, 0, 0]], ["fixed", [0, 0, 2]], ["dismissed", [0, 0, 1]]]],
-    ["duration", [["median", [60, null, 10]], ["p90", [120, null, 10]]]],
+    // Durations within 2.5%: 30 s, 60 s, 90 s, 120 s on the first day, 10 s on the last.
+    ["duration", [["median", [58.6, null, 10.1]], ["p90", [121.7, null, 10.1]]]],
   ])("%s: summed over repositories per day", (id, want) => {
     expect(chart(id).series.map((s) => [s.name, s.values])).toEqual(want);
   });
 
   it("totals over the window only", () => {
-    expect(out.totals).toEqual({ runs: 5, usd: 1.75, tokens: 1200, medianMs: 60_000, p90Ms: 120_000 });
+    expect(out.totals).toEqual({ runs: 5, usd: 1.75, tokens: 1200, medianMs: 58_559, p90Ms: 121_740 });
   });
 
   it("an empty window has no series and no durations", () => {
