@@ -1,8 +1,9 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import type { AgentJob } from "../queue/schemas.js";
 import type { RunRecord } from "../shared/run-record.js";
 import type { RunStatus } from "../store/run-index.js";
 import { RunInsights, type RunFacts } from "../store/run-insights.js";
-import type { JobContext } from "../worker/job-context.js";
 
 /**
  * Pure: what a run that ended adds to the Insights counters, or null for a run that only paused for
@@ -25,7 +26,7 @@ export function runFacts(o: { runId: string; data: AgentJob; status: RunStatus; 
 }
 
 /** Counts an agent run that ended for the Insights page; a failure to count is logged, never the run's. */
-export async function countRun(ctx: JobContext, input: Omit<Parameters<typeof runFacts>[0], "runId" | "now">): Promise<void> {
+export async function countRun(ctx: { redis: Redis; prefix: string; jobId: string; log: Logger }, input: Omit<Parameters<typeof runFacts>[0], "runId" | "now">): Promise<void> {
   const facts = runFacts({ ...input, runId: ctx.jobId, now: Date.now() });
   if (!facts) return;
   await new RunInsights(ctx.redis, ctx.prefix).recordRun(facts).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not count the run for insights"));
