@@ -13,6 +13,14 @@ export const CLIENT_ID = "Iv1.dashboardtest";
 export const CLIENT_SECRET = "dashboard-client-secret";
 export const SCREENSHOTS = join(ROOT, "test-results", "dashboard");
 
+/** The sizes and color schemes every page is checked at: a phone and a laptop, light and dark. */
+export const VIEWS = [
+  { width: 390, height: 844, scheme: "light" },
+  { width: 390, height: 844, scheme: "dark" },
+  { width: 1280, height: 900, scheme: "light" },
+  { width: 1280, height: 900, scheme: "dark" },
+] as const;
+
 /** Debian's chromium, headless; root needs --no-sandbox (the CI runs as root). */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });

@@ -8,18 +8,11 @@ import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
-import { API, checkPage, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { API, checkPage, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn, VIEWS } from "./browser.js";
 
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
 const DAY = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
-const VIEWS = [
-  { width: 390, height: 844, scheme: "light" },
-  { width: 390, height: 844, scheme: "dark" },
-  { width: 1280, height: 900, scheme: "light" },
-  { width: 1280, height: 900, scheme: "dark" },
-] as const;
-
 describe("Insights in a real browser: a finished run is counted, charts with numbers on hover and keys, CSVs", () => {
   let app: E2eApp;
   let browser: Browser;

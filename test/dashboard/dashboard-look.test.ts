@@ -8,7 +8,7 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { checkPage, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { checkPage, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn, VIEWS } from "./browser.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/31";
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -46,13 +46,6 @@ const record = (e: RunEntry, over: Partial<RunRecord>): RunRecord => ({
   outcome: "completed",
   ...over,
 });
-
-const VIEWS = [
-  { width: 390, height: 844, scheme: "light" },
-  { width: 390, height: 844, scheme: "dark" },
-  { width: 1280, height: 900, scheme: "light" },
-  { width: 1280, height: 900, scheme: "dark" },
-] as const;
 
 describe("dashboard look and feel in a real browser: Primer, cards on phones, light and dark, axe, nothing leaves loopback", () => {
   let app: E2eApp;
