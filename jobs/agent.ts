@@ -4,6 +4,7 @@ import { settleFixRunCheck, startFixRunCheck, type FixRunResult } from "../src/a
 import { ApprovalStore } from "../src/approvals/approval-store.js";
 import { approvalStore } from "../src/approvals/handle-approval.js";
 import type { AgentJob } from "../src/queue/schemas.js";
+import type { RunRecord } from "../src/shared/run-record.js";
 import type { RunStatus } from "../src/store/run-index.js";
 import { runAgent } from "../src/runs/run-agent.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
@@ -11,6 +12,8 @@ import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { RunRegistry } from "../src/threads/run-registry.js";
 import { recordStoppedWork } from "../src/runs/record-stopped-work.js";
 import { RunStops } from "../src/runs/run-stop.js";
+import { countRun } from "../src/runs/count-run.js";
+import { isLastAttempt } from "../src/runs/setup-failure.js";
 import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
@@ -76,7 +79,10 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     return { outcome: "stopped" };
   }
   await markRunStarted(ctx, data);
+  const startedAt = Date.now();
   let status: RunStatus = "failed";
+  let finished: RunRecord | null = null;
+  let thrown: unknown;
   // Until its own end below, the run is on the registry the hourly reconcile checks for runs that vanished.
   const registry = new RunRegistry(ctx.redis, ctx.prefix);
   await registry.register(ctx.jobId, data);
@@ -92,6 +98,8 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
     if (fixCheck !== null && (await ctx.fence().then(() => true, () => false))) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log, testNote);
     await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
+    // A run that threw is counted once it will not be retried; a retry that ends counts it instead.
+    if (ran || isLastAttempt(thrown, ctx.attempt, ctx.config.env.JOB_ATTEMPTS)) await countRun(ctx, { data, status, record: finished, startedAt, autofix: fixResult });
     await ctx.locks.release(data.threadId, ctx.runOwner);
     await registry.unregister(ctx.jobId).catch(() => undefined);
     // Red CI that arrived while this run held the thread is decided afresh now, as a fix run of its own.
@@ -103,6 +111,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   try {
     const record = await runAgent(data, ctx, octokit, ctx.runtime);
     ran = true;
+    finished = record;
     status = record.outcome;
     fixResult = record.pushedSha ? "pushed" : record.autofixGate?.rerunRuns ? "rerun" : "no_change";
     testNote = record.testNote;
@@ -115,6 +124,9 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
       ...(approvalId ? { approvalId } : {}),
       ...(record.autofixGate ? { autofixGate: record.autofixGate.classification } : {}),
     };
+  } catch (err) {
+    thrown = err;
+    throw err;
   } finally {
     clearInterval(renew);
     release();

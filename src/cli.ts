@@ -13,6 +13,7 @@ const BENCHES: BenchLoaders = {
   review: () => import("../bench/review.js"),
   tokens: () => import("../bench/tokens.js"),
   live: () => import("../bench/live.js"),
+  insights: () => import("../bench/insights.js"),
 };
 
 /**

@@ -5,7 +5,7 @@ import { OPERATOR_COMMANDS } from "../operator/operator-commands.js";
 import { SETTINGS_USAGE } from "../operator/settings-usage.js";
 
 /** The benchmarks (`bench/<name>.ts`); `src/cli.ts` maps each to its dynamic import. */
-export const BENCH_NAMES = ["intake", "agent", "sandbox", "checkpoints", "scale", "review", "tokens", "live"] as const;
+export const BENCH_NAMES = ["intake", "agent", "sandbox", "checkpoints", "scale", "review", "tokens", "live", "insights"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 /** How a benchmark is loaded: `src/cli.ts` alone imports bench/ (dynamically, only the one run). */

@@ -22,6 +22,7 @@ import { LiveHub } from "./live-hub.js";
 import { LiveStreamLimit } from "./live-stream-limit.js";
 import { PrHealthCache } from "./pr-health.js";
 import { SessionStore } from "./session-store.js";
+import { mountInsights } from "./insights-routes.js";
 import { mountProfile } from "./profile-routes.js";
 import { mountRuns } from "./runs-routes.js";
 import { mountStaticAssets, stripBullBoardFonts } from "./static-assets.js";
@@ -87,6 +88,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   mountProfile(app, deps);
   mountAdmin(app, deps);
   mountApprovals(app, deps);
+  mountInsights(app, deps);
 
   // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
   const board = new HonoAdapter(serveStatic);

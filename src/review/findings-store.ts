@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import type { RunInsights } from "../store/run-insights.js";
+import { findingTransitions, type FindingWas } from "./finding-transitions.js";
 import { Finding, pullKey, type PullRef } from "./findings.js";
 
 /** What we remember about our own published reviews on a PR, between passes. */
@@ -23,6 +25,8 @@ export class FindingsStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string = "",
+    /** Where raised / fixed / dismissed findings are counted per day; null: not counted (tests, the CLI). */
+    private readonly insights: RunInsights | null = null,
   ) {}
 
   private findingsKey(pr: PullRef): string {
@@ -45,12 +49,24 @@ export class FindingsStore {
     return json === null ? null : parseFinding(id, json);
   }
 
-  /** Replaces the whole set atomically (the result of a reconcile). */
+  /** Replaces the whole set atomically (the result of a reconcile), with what it changed counted for Insights. */
   async replaceAll(pr: PullRef, findings: readonly Finding[]): Promise<void> {
     const key = this.findingsKey(pr);
+    const before = this.insights ? await this.statuses(key) : null;
     const multi = this.redis.multi().del(key);
     if (findings.length > 0) multi.hset(key, Object.fromEntries(findings.map((f) => [f.id, JSON.stringify(Finding.parse(f))])));
+    if (this.insights && before) this.insights.countFindings(multi, `${pr.owner}/${pr.repo}`, Date.now(), findingTransitions(before, findings));
     await multi.exec();
+  }
+
+  /** The stored findings' statuses by id; one that does not parse is left out (it is replaced anyway). */
+  private async statuses(key: string): Promise<Map<string, FindingWas>> {
+    const out = new Map<string, FindingWas>();
+    for (const [id, json] of Object.entries(await this.redis.hgetall(key))) {
+      const parsed = Finding.pick({ status: true, closedBy: true }).safeParse(safeJson(json));
+      if (parsed.success) out.set(id, parsed.data);
+    }
+    return out;
   }
 
   async put(pr: PullRef, finding: Finding): Promise<void> {
@@ -105,6 +121,14 @@ export class FindingsStore {
 
   async clear(pr: PullRef): Promise<void> {
     await this.redis.del(this.findingsKey(pr), this.stateKey(pr));
+  }
+}
+
+function safeJson(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return null;
   }
 }
 

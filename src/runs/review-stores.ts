@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { FindingsStore } from "../review/findings-store.js";
 import { StyleStore } from "../review/style/style-store.js";
+import { RunInsights } from "../store/run-insights.js";
 
 /**
  * The review stores of a worker (findings, learned style), under the queue prefix. Repos are keyed
@@ -8,7 +9,7 @@ import { StyleStore } from "../review/style/style-store.js";
  * casing a payload or an operator used.
  */
 export function reviewStores(redis: Redis, prefix: string): { findings: FindingsStore; styles: StyleStore } {
-  return { findings: new FindingsStore(redis, `${prefix}:`), styles: new StyleStore(redis, `${prefix}:`) };
+  return { findings: new FindingsStore(redis, `${prefix}:`, new RunInsights(redis, prefix)), styles: new StyleStore(redis, `${prefix}:`) };
 }
 
 export function storeRepo(owner: string, repo: string): { owner: string; repo: string } {

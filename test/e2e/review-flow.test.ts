@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, reviewJobId } from "../../src/queue/job-ids.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
+import { RunInsights } from "../../src/store/run-insights.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -207,6 +208,10 @@ describe("e2e: review flow — findings that evolve across pushes, one review pe
     expect(summaries[0]!.body).toContain("1 resolved");
     expect(checks2).toEqual([expect.objectContaining({ conclusion: "success", output: expect.objectContaining({ summary: "No new findings; the summary was updated." }) })]);
     expect(await new FindingsStore(redis, `${prefix}:`).list(pr)).toEqual([expect.objectContaining({ status: "resolved", closedBy: "fix", threadResolved: true, githubThreadId: "PRRT_1" })]);
+    // Counted for Insights where the reviewer stored them: one finding raised, then fixed by the push.
+    const [today] = await new RunInsights(redis, prefix).read(["octo/hello"], [new Date().toISOString().slice(0, 10)]);
+    expect(today!.counts).toMatchObject({ "findings|raised": 1, "findings|fixed": 1 });
+    expect(today!.counts["findings|dismissed"]).toBeUndefined();
     expect(await new SettingsStore(redis, prefix).getReviewedHead("octo/hello#12")).toBe(head2.sha);
   });
 

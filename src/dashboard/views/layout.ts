@@ -25,7 +25,7 @@ export function layout(title: string, session: Session | null, body: Html | Html
   <div class="Header-item"><a class="Header-link f4 text-bold" href="/app">Open SWE</a></div>
   ${session
     ? html`<nav aria-label="Main" class="Header-item Header-item--full flex-wrap">
-    <a class="Header-link mr-3" href="/app/runs">Runs</a><a class="Header-link mr-3" href="/app/tasks/new">New task</a><a class="Header-link mr-3" href="/app/approvals">Approvals</a><a class="Header-link mr-3" href="/app/profile">Profile</a>${session.admin ? html`<a class="Header-link mr-3" href="/app/admin">Admin</a>` : ""}
+    <a class="Header-link mr-3" href="/app/runs">Runs</a><a class="Header-link mr-3" href="/app/tasks/new">New task</a><a class="Header-link mr-3" href="/app/approvals">Approvals</a><a class="Header-link mr-3" href="/app/insights">Insights</a><a class="Header-link mr-3" href="/app/profile">Profile</a>${session.admin ? html`<a class="Header-link mr-3" href="/app/admin">Admin</a>` : ""}
   </nav>
   <div class="Header-item mr-0">
     <form method="post" action="/auth/logout" class="inline">
@@ -80,6 +80,7 @@ main form>label{display:block;font-weight:600;margin:.75rem 0 .25rem}main form>s
 .msg pre,.msg .text,pre.preview{white-space:pre-wrap;word-break:break-word;margin:.25rem 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0 0 1rem}dl.facts dt{color:var(--fgColor-muted)}dl.facts dd{margin:0;min-width:0}
 .table-wrap{overflow-x:auto}
+.insights-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:16px}.insights-grid>.Box{min-width:0}.chart{max-width:100%}.chart:focus{outline:2px solid var(--focus-outlineColor,var(--fgColor-accent));outline-offset:2px}.chart .uplot{width:100%}.chart .u-legend{font-size:12px}
 .runs{width:100%;border-collapse:collapse}.runs th,.runs td{text-align:left;padding:.5rem;border-bottom:1px solid var(--borderColor-default);vertical-align:top}
 .runs th{color:var(--fgColor-muted);font-weight:600;font-size:12px;white-space:nowrap}.runs td:not(.run-title){white-space:nowrap;overflow-wrap:normal}.runs td.run-title{min-width:14rem}
 @media (max-width:699.98px){
