@@ -11,7 +11,7 @@ import type { RunModel } from "../runs/resolve-run-model.js";
 import { RunRecords } from "../store/run-records.js";
 import type { JobContext } from "../worker/job-context.js";
 import type { SideEffectLedger } from "../store/side-effects.js";
-import { prRef } from "../threads/thread-id.js";
+import { prRef } from "../shared/thread-id.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState } from "./ci-state.js";
 import { CLASSIFIER_PROMPT, parseClassification } from "./classify-failure.js";

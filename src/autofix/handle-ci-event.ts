@@ -7,7 +7,7 @@ import { GitHubUnreachableError } from "../github/permission.js";
 import { jobHasWriteAccess } from "../worker/authorize.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CiEventJob } from "../queue/schemas.js";
-import { prRef, threadId as prThreadId } from "../threads/thread-id.js";
+import { prRef, threadId as prThreadId } from "../shared/thread-id.js";
 import type { JobContext, JobOutcome } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { BatchedEvents, replayBatched } from "./batched-events.js";

@@ -19,7 +19,7 @@ import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.
 import { StyleStoreError, renderStyleAppendix, type ReviewStyle } from "../review/style/style-store.js";
 import { RunRecords } from "../store/run-records.js";
 import { Profile } from "../store/settings-store.js";
-import { prRef } from "../threads/thread-id.js";
+import { prRef } from "../shared/thread-id.js";
 import type { JobContext } from "../worker/job-context.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";

@@ -7,7 +7,7 @@ import { ensureSandboxForThread, sandboxActivityKey, threadSandboxKey } from "..
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

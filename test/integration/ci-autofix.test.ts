@@ -6,7 +6,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";

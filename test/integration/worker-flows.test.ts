@@ -7,7 +7,7 @@ import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { PrThreads } from "../../src/threads/pr-threads.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ThreadModelStore } from "../../src/threads/thread-model-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
