@@ -20,7 +20,7 @@ import { checkClock } from "./store/redis-clock.js";
 import { evictionProblem, readEvictionPolicy } from "./store/eviction-policy.js";
 import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
-import { PrThreads } from "./threads/pr-threads.js";
+import { PrThreads } from "./store/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";

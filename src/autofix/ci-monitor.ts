@@ -4,7 +4,7 @@ import { jobId } from "../queue/job-ids.js";
 import type { CiEventJob } from "../queue/schemas.js";
 import type { QueueSet } from "../queue/queues.js";
 import { prRef } from "../shared/thread-id.js";
-import type { WatchedPr } from "../threads/pr-threads.js";
+import type { WatchedPr } from "../store/pr-threads.js";
 import type { JobContext } from "../worker/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState } from "./ci-state.js";

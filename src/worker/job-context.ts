@@ -6,7 +6,7 @@ import type { VerifiedProvenance } from "../queue/job-provenance.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { FollowUpQueue } from "../threads/follow-ups.js";
-import type { PrThreads } from "../threads/pr-threads.js";
+import type { PrThreads } from "../store/pr-threads.js";
 import type { RunLocks } from "../threads/run-lock.js";
 import type { AgentRuntime } from "../runs/agent-runtime.js";
 import type { SourceRegistry } from "../sources/registry.js";

@@ -6,7 +6,7 @@ import { SANDBOX_SWEEP_SCHEDULER } from "../../jobs/cleanup.js";
 import { ensureSandboxForThread, sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
-import { PrThreads } from "../../src/threads/pr-threads.js";
+import { PrThreads } from "../../src/store/pr-threads.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { sendWebhook } from "../helpers/github-app.js";

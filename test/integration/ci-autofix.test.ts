@@ -5,7 +5,7 @@ import { BatchedEvents } from "../../src/autofix/batched-events.js";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { PrThreads } from "../../src/threads/pr-threads.js";
+import { PrThreads } from "../../src/store/pr-threads.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";

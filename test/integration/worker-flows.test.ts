@@ -4,7 +4,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
-import { PrThreads } from "../../src/threads/pr-threads.js";
+import { PrThreads } from "../../src/store/pr-threads.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ThreadModelStore } from "../../src/threads/thread-model-store.js";
 import { threadId } from "../../src/shared/thread-id.js";

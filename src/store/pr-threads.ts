@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { keyer } from "../store/keys.js";
+import { keyer } from "./keys.js";
 import { prRef } from "../shared/thread-id.js";
 
 const TTL_SECONDS = 180 * 86400;
