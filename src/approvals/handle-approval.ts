@@ -6,7 +6,7 @@ import { replyTo, type ReplyTarget } from "../github/reply.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CommandJob } from "../queue/schemas.js";
 import { GITHUB_UNREACHABLE_REPLY, jobHasWriteAccess } from "../worker/authorize.js";
-import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { approvalRequestComment, denialMessage, previewToolInput } from "./approval-comment.js";
 import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./approval-store.js";
 import type { PendingToolCalls } from "../runs/invoke-agent.js";

@@ -5,7 +5,7 @@ import type { CiEventJob } from "../queue/schemas.js";
 import type { QueueSet } from "../queue/queues.js";
 import { prRef } from "../shared/thread-id.js";
 import type { WatchedPr } from "../store/pr-threads.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { readCiState } from "./ci-state.js";
 import { ciFingerprint, conflictFingerprint } from "./decide.js";

@@ -9,7 +9,7 @@ import { GateResult, type RunRecord } from "../shared/run-record.js";
 import type { AgentJob } from "../queue/schemas.js";
 import type { RunModel } from "../runs/resolve-run-model.js";
 import { RunRecords } from "../store/run-records.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
 import type { SideEffectLedger } from "../store/side-effects.js";
 import { prRef } from "../shared/thread-id.js";
 import { AutofixLedger } from "./autofix-ledger.js";

@@ -8,7 +8,7 @@ import { jobHasWriteAccess } from "../worker/authorize.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CiEventJob } from "../queue/schemas.js";
 import { prRef, threadId as prThreadId } from "../shared/thread-id.js";
-import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
 import { BatchedEvents, replayBatched } from "./batched-events.js";
 import { readCiState, type CiState } from "./ci-state.js";

@@ -1,4 +1,4 @@
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 import { createServer, type Server } from "node:http";
 import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
 import type { Redis } from "ioredis";

@@ -2,7 +2,7 @@ import { UnrecoverableError } from "bullmq";
 import { GitHubUnreachableError, hasWriteAccess } from "../github/permission.js";
 import { NOT_ALLOWED_REPLY, replyTo, type ReplyTarget } from "../github/reply.js";
 import type { Octokit } from "../github/app-auth.js";
-import type { JobContext } from "./job-context.js";
+import type { JobContext } from "../threads/job-context.js";
 
 export const GITHUB_UNREACHABLE_REPLY = (login: string) =>
   `Thanks @${login}. I could not reach GitHub to check that you can write to this repository, so I have not started anything. Please ask again in a few minutes.`;
