@@ -15,7 +15,7 @@ import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
-import { authorizeRequester } from "../src/worker/authorize.js";
+import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 /**

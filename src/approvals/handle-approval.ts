@@ -5,7 +5,7 @@ import { GitHubUnreachableError } from "../github/permission.js";
 import { replyTo, type ReplyTarget } from "../github/reply.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CommandJob } from "../queue/schemas.js";
-import { GITHUB_UNREACHABLE_REPLY, jobHasWriteAccess } from "../worker/authorize.js";
+import { GITHUB_UNREACHABLE_REPLY, jobHasWriteAccess } from "../github/authorize.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { approvalRequestComment, denialMessage, previewToolInput } from "./approval-comment.js";
 import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./approval-store.js";

@@ -4,7 +4,7 @@ import type { Octokit } from "../github/app-auth.js";
 import { loadRepoConfig, RepoConfigError } from "../config/repo-config.js";
 import { errorMessage } from "../errors.js";
 import { GitHubUnreachableError } from "../github/permission.js";
-import { jobHasWriteAccess } from "../worker/authorize.js";
+import { jobHasWriteAccess } from "../github/authorize.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CiEventJob } from "../queue/schemas.js";
 import { prRef, threadId as prThreadId } from "../shared/thread-id.js";

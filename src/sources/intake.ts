@@ -2,7 +2,7 @@ import { UnrecoverableError } from "bullmq";
 import { GitHubUnreachableError } from "../github/permission.js";
 import { jobId } from "../queue/job-ids.js";
 import type { SourceEventJob } from "../queue/schemas.js";
-import { jobHasWriteAccess } from "../worker/authorize.js";
+import { jobHasWriteAccess } from "../github/authorize.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import type { SourceRegistry } from "./registry.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";

@@ -3,7 +3,7 @@ import type { Octokit } from "../github/app-auth.js";
 import { GitHubUnreachableError } from "../github/permission.js";
 import type { RunSourceChannel } from "../github/tools/run-context.js";
 import type { AgentJob } from "../queue/schemas.js";
-import { jobHasWriteAccess } from "../worker/authorize.js";
+import { jobHasWriteAccess } from "../github/authorize.js";
 import type { JobContext } from "../threads/job-context.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
 import type { SourceRegistry } from "./registry.js";
