@@ -25,7 +25,7 @@ import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
-import { scheduleReconcile } from "./threads/reconcile.js";
+import { scheduleReconcile } from "./runs/reconcile.js";
 import { scheduleInstallationSync } from "./github/sync-installations.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
