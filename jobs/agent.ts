@@ -10,7 +10,7 @@ import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { RunRegistry } from "../src/threads/run-registry.js";
 import { recordStoppedWork } from "../src/runs/record-stopped-work.js";
-import { RunStops } from "../src/runs/run-stop.js";
+import { RunStops } from "../src/store/run-stop.js";
 import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";

@@ -44,7 +44,7 @@ import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
 import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
-import { STOP_REASON } from "./run-stop.js";
+import { STOP_REASON } from "../store/run-stop.js";
 import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
 import { afterStopLine, stoppedWorkNote, takeThreadStop, type ThreadStop } from "../threads/thread-stop.js";
 
