@@ -15,7 +15,7 @@ import { probotLogger } from "./probot-logger.js";
 import type { QueueSet } from "../queue/queues.js";
 import { SourceDedupe } from "../sources/dedupe.js";
 import type { SourceRegistry } from "../sources/registry.js";
-import { sendJson } from "./raw-body.js";
+import { sendJson } from "../net/raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { startWebhookProxy } from "./webhook-proxy.js";

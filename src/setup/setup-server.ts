@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { AppConfig } from "../config/env.js";
 import { errorMessage } from "../errors.js";
-import { readRawBody, sendJson } from "../http/raw-body.js";
+import { readRawBody, sendJson } from "../net/raw-body.js";
 import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../http/webhook-proxy.js";
 import { updateEnvFile } from "./env-file.js";
 import { keepSetupInstallation } from "./setup-installations.js";
