@@ -10,7 +10,7 @@ import { collectFindingOutcomes, runStyleAnalyzer, type AnalyzerMode } from "../
 import { Profile } from "../store/settings-store.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { resolveRunModel } from "./resolve-run-model.js";
-import { reviewStores, storeRepo } from "./review-stores.js";
+import { reviewStores, storeRepo } from "../review/review-stores.js";
 
 /** Every night at 03:00 (the scheduler's time zone, UTC by default). */
 export const NIGHTLY_PATTERN = "0 3 * * *";

@@ -24,7 +24,7 @@ import type { JobContext } from "../threads/job-context.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";
-import { reviewStores, storeRepo } from "./review-stores.js";
+import { reviewStores, storeRepo } from "../review/review-stores.js";
 import { mirrorFileReader } from "./review-file-reader.js";
 import { prepareReviewWorkspace } from "./review-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
