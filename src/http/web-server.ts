@@ -18,10 +18,8 @@ import type { SourceRegistry } from "../sources/registry.js";
 import { sendJson } from "../net/raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
-import { startWebhookProxy } from "./webhook-proxy.js";
+import { startWebhookProxy, WEBHOOK_PATH } from "../net/webhook-proxy.js";
 import { listen } from "../net/listen.js";
-
-export const WEBHOOK_PATH = "/api/github/webhooks";
 
 export interface WebServer {
   server: Server;

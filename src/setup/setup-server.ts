@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { AppConfig } from "../config/env.js";
 import { errorMessage } from "../errors.js";
 import { readRawBody, sendJson } from "../net/raw-body.js";
-import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../http/webhook-proxy.js";
+import { createWebhookChannel, SMEE_NEW_CHANNEL_URL } from "../net/webhook-proxy.js";
 import { updateEnvFile } from "./env-file.js";
 import { keepSetupInstallation } from "./setup-installations.js";
 import { buildManifest, readAppYml, WEBHOOK_PATH, webhookUrl } from "./manifest.js";
