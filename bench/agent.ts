@@ -18,7 +18,7 @@ import { startProcess } from "../src/main.js";
 import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { connectRedis } from "../src/store/redis.js";
-import { threadId } from "../src/threads/thread-id.js";
+import { threadId } from "../src/shared/thread-id.js";
 import { benchVariants, inVariant } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
 

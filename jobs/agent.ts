@@ -11,14 +11,14 @@ import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { RunRegistry } from "../src/threads/run-registry.js";
 import { recordStoppedWork } from "../src/runs/record-stopped-work.js";
-import { RunStops } from "../src/runs/run-stop.js";
+import { RunStops } from "../src/store/run-stop.js";
 import { countRun } from "../src/runs/count-run.js";
 import { isLastAttempt } from "../src/runs/setup-failure.js";
 import { markRunFinished, markRunStarted } from "../src/runs/track-run.js";
 import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js";
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
-import { authorizeRequester } from "../src/worker/authorize.js";
+import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 /**

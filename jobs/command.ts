@@ -9,8 +9,8 @@ import { handleCiEvent, manualCiEvent } from "../src/autofix/handle-ci-event.js"
 import { autofixToggleReply } from "../src/autofix/toggle-reply.js";
 import { replyTo } from "../src/github/reply.js";
 import { helpText } from "../src/github/help-text.js";
-import { prRef } from "../src/threads/thread-id.js";
-import { authorizeRequester } from "../src/worker/authorize.js";
+import { prRef } from "../src/shared/thread-id.js";
+import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 export async function processCommand(data: CommandJob, ctx: JobContext): Promise<JobOutcome> {

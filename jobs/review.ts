@@ -8,10 +8,10 @@ import { isBotSender } from "../src/github/is-bot.js";
 import { reportConfigError } from "../src/github/report-config-error.js";
 import { ReviewCheck } from "../src/review/review-check.js";
 import { runReview } from "../src/runs/run-review.js";
-import { prRef } from "../src/threads/thread-id.js";
+import { prRef } from "../src/shared/thread-id.js";
 import { takeThreadLock } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
-import { authorizeRequester } from "../src/worker/authorize.js";
+import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 /** What a failed pass's check says: the reason, and whether BullMQ will try again. */

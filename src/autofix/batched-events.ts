@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { jobId } from "../queue/job-ids.js";
 import { CiEventJob } from "../queue/schemas.js";
 import { keyer } from "../store/keys.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
 
 const TTL_SECONDS = 7 * 86400;
 

@@ -98,7 +98,7 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       const { QueueSet } = await import("../queue/queues.js");
       const { JobSigner } = await import("../queue/job-provenance.js");
       const { SettingsStore } = await import("../store/settings-store.js");
-      const { enqueueAnalyze } = await import("../runs/analyze-enqueue.js");
+      const { enqueueAnalyze } = await import("../review/style/analyze-enqueue.js");
       const mode = args.flag("continual") ? "continual" : "bootstrap";
       await withRedis(config, log, async (redis) => {
         const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });

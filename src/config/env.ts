@@ -4,7 +4,7 @@ import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
 import { readSandboxConfig, type SandboxConfig } from "../sandbox/config.js";
-import { readWebSearchConfig, type WebSearchConfig } from "../agent/tools/web-search/create-web-search-provider.js";
+import { readWebSearchConfig, type WebSearchConfig } from "./web-search-config.js";
 
 const csv = (fallback: string) =>
   z

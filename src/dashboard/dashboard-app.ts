@@ -1,4 +1,4 @@
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 import { createHmac } from "node:crypto";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";

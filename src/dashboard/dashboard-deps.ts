@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import type { AppConfig } from "../config/env.js";
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";

@@ -2,7 +2,7 @@ import type { ProbotOctokit } from "probot";
 import { fetchReviewThreads, type ReviewThread } from "../review/resolve-threads.js";
 import { readCommitChecks } from "../shared/check-runs.js";
 import type { Logger } from "pino";
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 
 /** A pull request's health as the run page shows it; each item links to where it is on GitHub. */
 export interface PrHealth {

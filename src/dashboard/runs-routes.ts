@@ -6,7 +6,7 @@ import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { approvalStore } from "../approvals/handle-approval.js";
 import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
-import { RunStops } from "../runs/run-stop.js";
+import { RunStops } from "../store/run-stop.js";
 import { FollowUpQueue } from "../threads/follow-ups.js";
 import { ThreadRepos } from "../threads/thread-repo.js";
 import { threadSandboxKey } from "../sandbox/lifecycle.js";

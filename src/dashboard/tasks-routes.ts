@@ -6,7 +6,7 @@ import { z } from "zod";
 import { allowedThreadModels } from "../agent/model/thread-model.js";
 import { jobId } from "../queue/job-ids.js";
 import { RunIndex } from "../store/run-index.js";
-import { threadId } from "../threads/thread-id.js";
+import { threadId } from "../shared/thread-id.js";
 import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import { selectOptions } from "./profile-routes.js";

@@ -2,19 +2,9 @@ import { Probot, ProbotOctokit } from "probot";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 
 export type Octokit = ProbotOctokit;
-
-export interface GitHubAuth {
-  /** An Octokit acting as the app itself (JWT): `/app/installations`. */
-  app(): Promise<Octokit>;
-  /** An Octokit acting as the installation (short-lived token, minted on demand, cached by Probot). */
-  installation(installationId: number): Promise<Octokit>;
-  /** A token for one repository only: what host-side git pushes use. Never handed to a sandbox. */
-  repoScopedToken(installationId: number, repo: string): Promise<string>;
-  /** The installation that covers `owner/repo`, or null when the app is not installed on it (app JWT). */
-  repoInstallation(owner: string, repo: string): Promise<number | null>;
-}
 
 export interface GitHubAuthOptions {
   log: Logger;

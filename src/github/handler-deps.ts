@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import type { QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { PrThreads } from "../threads/pr-threads.js";
+import type { PrThreads } from "../store/pr-threads.js";
 
 export interface HandlerDeps {
   config: AppConfig;

@@ -1,7 +1,7 @@
 import type { Command } from "./command.js";
 import { deliveryJobId } from "../queue/job-ids.js";
 import type { JobInput } from "../queue/schemas.js";
-import { threadId } from "../threads/thread-id.js";
+import { threadId } from "../shared/thread-id.js";
 import type { RepoCoords } from "./handler-deps.js";
 
 export interface CommentInput extends RepoCoords {

@@ -2,7 +2,8 @@ import type { Logger } from "pino";
 import type { QueueSet } from "../queue/queues.js";
 import type { InstalledRepo, SettingsStore } from "../store/settings-store.js";
 import { z } from "zod";
-import type { GitHubAuth, Octokit } from "./app-auth.js";
+import type { Octokit } from "./app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 
 const Installations = z.array(z.object({ id: z.number().int(), suspended_at: z.string().nullable().optional() }));
 const InstallationRepos = z.object({ repositories: z.array(z.object({ id: z.number().int(), full_name: z.string().min(3) })) });

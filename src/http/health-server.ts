@@ -4,7 +4,7 @@ import type { Queue } from "bullmq";
 import { metricsAccess } from "./metrics-access.js";
 import { metricsHandler } from "./metrics-handler.js";
 import { healthHandler } from "./health.js";
-import { sendJson } from "./raw-body.js";
+import { sendJson } from "../net/raw-body.js";
 import { listen } from "../net/listen.js";
 
 /** A worker's own endpoints (it serves no webhooks): GET /health for container checks, GET /metrics. */

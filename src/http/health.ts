@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
-import { sendJson } from "./raw-body.js";
+import { sendJson } from "../net/raw-body.js";
 
 /**
  * GET /health: 200 when Redis answers a PING within a second (and `check`, if given, reports no

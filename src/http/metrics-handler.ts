@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Queue } from "bullmq";
 import { queueJobs, registry } from "../observability/metrics.js";
 import type { MetricsAccess } from "./metrics-access.js";
-import { sendJson } from "./raw-body.js";
+import { sendJson } from "../net/raw-body.js";
 
 const STATES = ["waiting", "active", "delayed", "failed"] as const;
 

@@ -6,7 +6,7 @@ import type { QueueSet } from "../queue/queues.js";
 import type { SourceDedupe } from "../sources/dedupe.js";
 import type { SourceRegistry } from "../sources/registry.js";
 import type { InboundRequest, Source, SourceRoute } from "../sources/source.js";
-import { readRawBytes, sendJson } from "./raw-body.js";
+import { readRawBytes, sendJson } from "../net/raw-body.js";
 import { routedPath } from "./webhook-body-limit.js";
 
 export interface SourceRoutesDeps {

@@ -1,4 +1,4 @@
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 import { createServer, type Server } from "node:http";
 import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
 import type { Redis } from "ioredis";
@@ -15,13 +15,11 @@ import { probotLogger } from "./probot-logger.js";
 import type { QueueSet } from "../queue/queues.js";
 import { SourceDedupe } from "../sources/dedupe.js";
 import type { SourceRegistry } from "../sources/registry.js";
-import { sendJson } from "./raw-body.js";
+import { sendJson } from "../net/raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
-import { startWebhookProxy } from "./webhook-proxy.js";
+import { startWebhookProxy, WEBHOOK_PATH } from "../net/webhook-proxy.js";
 import { listen } from "../net/listen.js";
-
-export const WEBHOOK_PATH = "/api/github/webhooks";
 
 export interface WebServer {
   server: Server;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readRawBody, sendJson } from "./raw-body.js";
+import { readRawBody, sendJson } from "../net/raw-body.js";
 
 /**
  * The path a request is routed to, computed exactly as @octokit/webhooks' middleware does (trailing

@@ -8,7 +8,7 @@ import { STATUS_CODES } from "node:http";
 import { HttpGuardError, resolvePublicUrl, type LookupAll } from "../net/http-guard.js";
 import { pinnedFetch } from "../net/pinned-fetch.js";
 import { errorMessage } from "../errors.js";
-import { shellJoin } from "../sandbox/shell-quote.js";
+import { shellJoin } from "../shared/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
 import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";

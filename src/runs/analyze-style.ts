@@ -8,9 +8,9 @@ import { AnalyzeJob } from "../queue/schemas.js";
 import { collectReviewSamples } from "../review/style/review-samples.js";
 import { collectFindingOutcomes, runStyleAnalyzer, type AnalyzerMode } from "../review/style/run-style-analyzer.js";
 import { Profile } from "../store/settings-store.js";
-import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { resolveRunModel } from "./resolve-run-model.js";
-import { reviewStores, storeRepo } from "./review-stores.js";
+import { reviewStores, storeRepo } from "../review/review-stores.js";
 
 /** Every night at 03:00 (the scheduler's time zone, UTC by default). */
 export const NIGHTLY_PATTERN = "0 3 * * *";

@@ -1,6 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { shellQuote } from "../sandbox/shell-quote.js";
+import { shellQuote } from "../shared/shell-quote.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { coAuthoredByTrailer } from "../sandbox/workspace/identity.js";
 import type { AppConfig } from "../config/env.js";

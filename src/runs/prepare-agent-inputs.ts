@@ -7,7 +7,7 @@ import { attachRequestImages } from "../github/request-images.js";
 import type { AgentJob } from "../queue/schemas.js";
 import { resolveRef } from "../sandbox/workspace/mirror.js";
 import type { Profile, TeamModels } from "../store/settings-store.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
 import { readContextAttachments, requestContextPaths, withContextBlocks } from "./context-attachments.js";
 import type { InvokeAgentOptions } from "./invoke-agent.js";
 import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";

@@ -2,7 +2,7 @@ import { RunIndex } from "../store/run-index.js";
 import { endStoppedWork, type ThreadStop } from "../threads/thread-stop.js";
 import type { Redis } from "ioredis";
 import type { FollowUpQueue } from "../threads/follow-ups.js";
-import { RunStops } from "./run-stop.js";
+import { RunStops } from "../store/run-stop.js";
 
 /**
  * A stopped run (or one stopped before it started) ends the thread's pending work: its follow-ups are

@@ -1,4 +1,4 @@
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 import type { AppConfig } from "../config/env.js";
 import { ensureMirror } from "../sandbox/workspace/mirror.js";
 import { hostGit } from "../sandbox/workspace/host-git.js";

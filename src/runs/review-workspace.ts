@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
-import type { GitHubAuth } from "../github/app-auth.js";
+import type { GitHubAuth } from "../shared/github-auth.js";
 import { OpenSweError } from "../errors.js";
 import { ensureSandboxForThread, teardownThreadSandbox } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";

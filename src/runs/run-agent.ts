@@ -29,7 +29,8 @@ import type { AgentJob, AgentSource } from "../queue/schemas.js";
 import { sourceChannel } from "../sources/source-run.js";
 import { RunRecords } from "../store/run-records.js";
 import { ThreadModelStore } from "../threads/thread-model-store.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
+import type { SourceRegistry } from "../sources/registry.js";
 import { LockLostError } from "../shared/lock-lost.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { shareBranchWithSandbox } from "../sandbox/workspace/share-branch.js";
@@ -43,7 +44,7 @@ import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
 import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
-import { STOP_REASON } from "./run-stop.js";
+import { STOP_REASON } from "../store/run-stop.js";
 import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
 import { afterStopLine, stoppedWorkNote, takeThreadStop, type ThreadStop } from "../threads/thread-stop.js";
 
@@ -106,7 +107,7 @@ async function refuse(ctx: JobContext, octokit: Octokit, data: AgentJob, channel
  * One coding-agent run: model → workspace → deepagents over the sandbox with host-side tools →
  * record and summary. Resumes from the last checkpoint when the job is retried after a crash.
  */
-export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
+export async function runAgent(data: AgentJob, ctx: JobContext & { sources: SourceRegistry }, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
   // Every outward effect of this execution goes through its fence: lost the job's lock, it does nothing more.
   const effects = runtime.effects.withFence(ctx.fence);

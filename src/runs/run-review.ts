@@ -19,11 +19,12 @@ import { runReviewPass, type ReviewPassResult } from "../review/run-review-pass.
 import { StyleStoreError, renderStyleAppendix, type ReviewStyle } from "../review/style/style-store.js";
 import { RunRecords } from "../store/run-records.js";
 import { Profile } from "../store/settings-store.js";
-import { prRef } from "../threads/thread-id.js";
-import type { JobContext } from "../worker/job-context.js";
+import { prRef } from "../shared/thread-id.js";
+import type { JobContext } from "../threads/job-context.js";
+import type { AgentRuntime } from "./agent-runtime.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";
-import { reviewStores, storeRepo } from "./review-stores.js";
+import { reviewStores, storeRepo } from "../review/review-stores.js";
 import { mirrorFileReader } from "./review-file-reader.js";
 import { prepareReviewWorkspace } from "./review-workspace.js";
 import { resolveRunModel, type RunModel } from "./resolve-run-model.js";
@@ -44,7 +45,7 @@ export interface ReviewPull {
  * with the reason), then `runReviewPass` with a read-only deepagents reviewer over the PR head in a
  * network-off sandbox. A published pass records the head so `synchronize` re-reviews the PR.
  */
-export async function runReview(data: ReviewJob, ctx: JobContext, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig, check: ReviewCheck): Promise<ReviewPassResult> {
+export async function runReview(data: ReviewJob, ctx: JobContext & { runtime: AgentRuntime }, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig, check: ReviewCheck): Promise<ReviewPassResult> {
   const { owner, repo, number } = data;
   const keyed = storeRepo(owner, repo);
   const stores = reviewStores(ctx.redis, ctx.prefix);

@@ -1,6 +1,6 @@
 import type { AgentJob } from "../queue/schemas.js";
 import { RunIndex, type RunEntry, type RunStatus } from "../store/run-index.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
 
 /** The runs list's entry for a job that is starting: the one queued by the dashboard, or a new one for a GitHub request. */
 export async function markRunStarted(ctx: JobContext, data: AgentJob): Promise<void> {

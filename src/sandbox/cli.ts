@@ -4,7 +4,7 @@ import { CommandLineError, parseCommand, type ParsedCommand } from "../shared/pa
 import { SANDBOX_COMMANDS, type SandboxCommand } from "./sandbox-commands.js";
 import type { SandboxConfig } from "./config.js";
 import { createSandboxProvider } from "./registry.js";
-import { shellJoin } from "./shell-quote.js";
+import { shellJoin } from "../shared/shell-quote.js";
 import { SANDBOX_TYPES, type SandboxType } from "./types.js";
 
 export interface CliIo {

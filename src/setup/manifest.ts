@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { WEBHOOK_PATH } from "../http/web-server.js";
+import { WEBHOOK_PATH } from "../net/webhook-proxy.js";
 
 export { WEBHOOK_PATH };
 

@@ -2,8 +2,9 @@ import { UnrecoverableError } from "bullmq";
 import { GitHubUnreachableError } from "../github/permission.js";
 import { jobId } from "../queue/job-ids.js";
 import type { SourceEventJob } from "../queue/schemas.js";
-import { jobHasWriteAccess } from "../worker/authorize.js";
-import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import { jobHasWriteAccess } from "../github/authorize.js";
+import type { JobContext, JobOutcome } from "../threads/job-context.js";
+import type { SourceRegistry } from "./registry.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
 import { chooseRepo } from "./resolve-repo.js";
 import { handleSourceApprovalClick } from "./source-approval.js";
@@ -28,7 +29,7 @@ async function installationFor(ctx: JobContext, repo: string): Promise<number | 
  * not trusted) → the author's GitHub login → the repository → write access → acknowledge → one agent
  * job (a busy thread's run gets it as a follow-up). Anything that stops it gets one reply.
  */
-export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext): Promise<JobOutcome> {
+export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext & { sources: SourceRegistry }): Promise<JobOutcome> {
   const source = ctx.sources.get(data.source);
   if (!source) throw new UnrecoverableError(`source ${data.source} is not available in this worker`);
   if (data.action) return handleSourceApprovalClick({ ...data, action: data.action }, ctx);

@@ -1,7 +1,8 @@
 import { approvalStore, decideAndAnswer, type ApprovalChannel } from "../approvals/handle-approval.js";
 import type { RunSourceChannel } from "../github/tools/run-context.js";
 import type { SourceEventJob } from "../queue/schemas.js";
-import type { JobContext, JobOutcome } from "../worker/job-context.js";
+import type { JobContext, JobOutcome } from "../threads/job-context.js";
+import type { SourceRegistry } from "./registry.js";
 import { identityLogin, sourceIdentity } from "./source-identity.js";
 
 /** A source run's approval request: with buttons where the source has them, the comment text as the fallback. */
@@ -18,7 +19,7 @@ type ClickJob = SourceEventJob & { action: NonNullable<SourceEventJob["action"]>
  * the clicker's GitHub login by the same identity mapping as intake, then the one decision rule (`decideAndAnswer`).
  * A click whose approval is not one this conversation asked for is unknown.
  */
-export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext): Promise<JobOutcome> {
+export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext & { sources: SourceRegistry }): Promise<JobOutcome> {
   const source = ctx.sources.get(data.source)!;
   const client = source.client(ctx.log);
   const say = (text: string) => client.reply(data.ref, text);

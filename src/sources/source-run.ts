@@ -3,12 +3,13 @@ import type { Octokit } from "../github/app-auth.js";
 import { GitHubUnreachableError } from "../github/permission.js";
 import type { RunSourceChannel } from "../github/tools/run-context.js";
 import type { AgentJob } from "../queue/schemas.js";
-import { jobHasWriteAccess } from "../worker/authorize.js";
-import type { JobContext } from "../worker/job-context.js";
+import { jobHasWriteAccess } from "../github/authorize.js";
+import type { JobContext } from "../threads/job-context.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
+import type { SourceRegistry } from "./registry.js";
 
 /** Where a non-GitHub agent job answers; null for a GitHub job. A source missing from this worker cannot run it. */
-export function sourceChannel(ctx: Pick<JobContext, "sources" | "log">, data: AgentJob): RunSourceChannel | null {
+export function sourceChannel(ctx: Pick<JobContext, "log"> & { sources: SourceRegistry }, data: AgentJob): RunSourceChannel | null {
   const origin = data.source;
   if (origin.kind === "github") return null;
   const source = ctx.sources.get(origin.kind);

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { keyer } from "../store/keys.js";
-import { threadId } from "./thread-id.js";
+import { threadId } from "../shared/thread-id.js";
 
 const TTL_SECONDS = 90 * 86_400;
 

@@ -1,7 +1,7 @@
 import { jobId } from "../queue/job-ids.js";
 import { ownerJobId } from "./run-owner.js";
 import type { AgentJob } from "../queue/schemas.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "./job-context.js";
 
 /** BullMQ states of a job that will never run again (or no longer exists). */
 const GONE = new Set(["completed", "failed", "unknown"]);

@@ -1,52 +1,15 @@
-import type { Redis } from "ioredis";
-import type { Logger } from "pino";
-import type { AppConfig } from "../config/env.js";
-import type { GitHubAuth } from "../github/app-auth.js";
-import type { VerifiedProvenance } from "../queue/job-provenance.js";
-import type { QueueSet } from "../queue/queues.js";
-import type { SettingsStore } from "../store/settings-store.js";
-import type { FollowUpQueue } from "../threads/follow-ups.js";
-import type { PrThreads } from "../threads/pr-threads.js";
-import type { RunLocks } from "../threads/run-lock.js";
 import type { AgentRuntime } from "../runs/agent-runtime.js";
 import type { SourceRegistry } from "../sources/registry.js";
+import type { JobServices, JobContext as ThreadJobContext } from "../threads/job-context.js";
 
-/** What every processor gets besides its payload: shared services, built once per worker process. */
-export interface WorkerServices {
-  config: AppConfig;
-  redis: Redis;
-  prefix: string;
-  github: GitHubAuth;
-  settings: SettingsStore;
-  locks: RunLocks;
-  followUps: FollowUpQueue;
-  prThreads: PrThreads;
-  queues: QueueSet;
+export type { JobOutcome } from "../threads/job-context.js";
+
+/** The worker's services: the job services the rooms below take, plus what only runs and sources use. */
+export interface WorkerServices extends JobServices {
   /** Slack, Linear, …: the worker-side clients answer there. */
   sources: SourceRegistry;
   runtime: AgentRuntime;
 }
 
-export interface JobContext extends WorkerServices {
-  jobId: string;
-  attempt: number;
-  /** This execution of the job (id + BullMQ token): the holder a thread's run lock names (`run-owner.ts`). */
-  runOwner: string;
-  /**
-   * Before each outward side effect: resolves while the job's lock is this execution's, otherwise aborts
-   * `signal` and throws `LockLostError` (another execution may be running the job).
-   */
-  fence(): Promise<void>;
-  /** The job's lock was lost: nothing more may be done or recorded for the run. */
-  lockLost(): boolean;
-  log: Logger;
-  signal: AbortSignal;
-  /** Who this job acts for and how that was established, as signed by whoever queued it (verified). */
-  provenance: VerifiedProvenance;
-}
-
-/** What a processor returns; stored as the job's return value and logged. */
-export interface JobOutcome {
-  outcome: string;
-  [k: string]: unknown;
-}
+/** What a processor in `jobs/` gets: every service and this execution of the job. */
+export interface JobContext extends ThreadJobContext, WorkerServices {}

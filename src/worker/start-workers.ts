@@ -6,7 +6,7 @@ import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { jobDuration } from "../observability/metrics.js";
 import { NO_PROVENANCE } from "../queue/job-provenance.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
-import { RunStops, STOP_REASON } from "../runs/run-stop.js";
+import { RunStops, STOP_REASON } from "../store/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
 import { LockLostError } from "../shared/lock-lost.js";
 import { JobLockWatch } from "./job-lock-watch.js";

@@ -3,7 +3,7 @@ import { mockInstallationToken } from "../helpers/github-app.js";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
-import { reviewStores } from "../../src/runs/review-stores.js";
+import { reviewStores } from "../../src/review/review-stores.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";

@@ -11,7 +11,7 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ownerJobId } from "../../src/threads/run-owner.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

@@ -6,7 +6,7 @@ import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ownerJobId } from "../../src/threads/run-owner.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

@@ -8,7 +8,7 @@ import type { Finding } from "../../src/review/findings.js";
 import { FindingsStore } from "../../src/review/findings-store.js";
 import { StyleStore } from "../../src/review/style/style-store.js";
 import { analyzerSkill, analyzeSchedulerId, scheduleNightlyAnalyzer } from "../../src/runs/analyze-style.js";
-import { enqueueAnalyze } from "../../src/runs/analyze-enqueue.js";
+import { enqueueAnalyze } from "../../src/review/style/analyze-enqueue.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";

@@ -12,7 +12,7 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { RunRegistry } from "../../src/threads/run-registry.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { failedCheckRunDelivery, issueCommentPayload, mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

@@ -4,7 +4,7 @@ import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { linearDedupeKey } from "../../src/sources/linear/parse-linear-event.js";
 import { SettingsStore } from "../../src/store/settings-store.js";

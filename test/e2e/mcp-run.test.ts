@@ -6,7 +6,7 @@ import { RunEvents } from "../../src/observability/run-events.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SecretBox } from "../../src/store/secret-box.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";

@@ -11,7 +11,7 @@ import { RunInsights } from "../../src/store/run-insights.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

@@ -5,7 +5,7 @@ import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { jobId } from "../../src/queue/job-ids.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { CONFIG, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { mockInstallationToken } from "../helpers/github-app.js";

@@ -8,7 +8,7 @@ import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ownerJobId } from "../../src/threads/run-owner.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { mockInstallationToken, nockRunStart } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

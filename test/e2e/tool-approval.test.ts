@@ -6,7 +6,7 @@ import { ApprovalStore } from "../../src/approvals/approval-store.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { RunEvents } from "../../src/observability/run-events.js";
 import { RunRecords } from "../../src/store/run-records.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { writeFileSync } from "node:fs";
 import { API, pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";

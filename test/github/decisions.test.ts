@@ -5,7 +5,7 @@ import { isFailingConclusion, isFailingStatus } from "../../src/github/ci-failur
 import { isBotSender } from "../../src/github/is-bot.js";
 import { planCommentJob, type CommentInput } from "../../src/github/plan-comment.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 
 const base: Omit<CommentInput, "command"> = {
   installationId: 1,

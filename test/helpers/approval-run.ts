@@ -4,7 +4,7 @@ import nock from "nock";
 import { expect } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import type { E2eApp } from "./e2e-app.js";
 import { issueCommentPayload, sendWebhook } from "./github-app.js";
 import { waitForJob } from "./jobs.js";

@@ -4,7 +4,7 @@ import type { CiMonitorResult } from "../../src/autofix/ci-monitor.js";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { PrThreads } from "../../src/threads/pr-threads.js";
+import { PrThreads } from "../../src/store/pr-threads.js";
 import { failedCheckRunDelivery, mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";

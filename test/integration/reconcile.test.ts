@@ -5,7 +5,7 @@ import { jobId } from "../../src/queue/job-ids.js";
 import type { AgentJob } from "../../src/queue/schemas.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
-import { RUN_LOST_REPLY, type ReconcileResult } from "../../src/threads/reconcile.js";
+import { RUN_LOST_REPLY, type ReconcileResult } from "../../src/runs/reconcile.js";
 import { RunRegistry } from "../../src/threads/run-registry.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";

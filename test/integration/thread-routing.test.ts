@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { PrThreads } from "../../src/threads/pr-threads.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { PrThreads } from "../../src/store/pr-threads.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";

@@ -5,7 +5,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { QUEUE_NAMES } from "../../src/queue/names.js";
 import { deliveryJobId, jobId, reviewJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { sendWebhook } from "../helpers/github-app.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";

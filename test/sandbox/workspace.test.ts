@@ -12,7 +12,7 @@ import { BOT_IDENTITY, coAuthoredByTrailer } from "../../src/sandbox/workspace/i
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
 import { DEFAULT_MAX_BUNDLE_BYTES as MAX, PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
-import { shellQuote } from "../../src/sandbox/shell-quote.js";
+import { shellQuote } from "../../src/shared/shell-quote.js";
 import { fakeModalApi } from "./fakes/fake-modal.js";
 import { startGitHttpServer } from "./fakes/git-http-server.js";
 

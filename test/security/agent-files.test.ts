@@ -10,7 +10,7 @@ import { loadAgents } from "../../src/agent/subagents/load-agents.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { ensureMirror } from "../../src/sandbox/workspace/mirror.js";
 import { keyer } from "../../src/store/keys.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

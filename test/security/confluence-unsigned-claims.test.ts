@@ -10,7 +10,7 @@ import { confluenceSource } from "../../src/sources/confluence/confluence-source
 import { confluenceTools } from "../../src/sources/confluence/confluence-tools.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisSocket, redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";

@@ -7,7 +7,7 @@ import { SecretBox } from "../../src/store/secret-box.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { UserTokens } from "../../src/store/user-tokens.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { API, runStartMocks } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

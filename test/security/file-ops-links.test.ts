@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
-import { shellQuote } from "../../src/sandbox/shell-quote.js";
+import { shellQuote } from "../../src/shared/shell-quote.js";
 
 async function listAll(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map(String).sort();

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
-import { shellQuote } from "../../src/sandbox/shell-quote.js";
+import { shellQuote } from "../../src/shared/shell-quote.js";
 import { ensureBaseCheckout } from "../../src/sandbox/workspace/base-checkout.js";
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";

@@ -7,7 +7,7 @@ import { RunIndex } from "../../src/store/run-index.js";
 import { SecretBox } from "../../src/store/secret-box.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { UserTokens } from "../../src/store/user-tokens.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";

@@ -9,7 +9,7 @@ import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { mockInstallationToken } from "../helpers/github-app.js";

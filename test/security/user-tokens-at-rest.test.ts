@@ -9,7 +9,7 @@ import { QueueSet } from "../../src/queue/queues.js";
 import { SecretBox } from "../../src/store/secret-box.js";
 import { SideEffectLedger } from "../../src/store/side-effects.js";
 import { UserTokens } from "../../src/store/user-tokens.js";
-import { PrThreads } from "../../src/threads/pr-threads.js";
+import { PrThreads } from "../../src/store/pr-threads.js";
 import { testConfig } from "../helpers/github-app.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 import type { Redis } from "ioredis";

@@ -7,7 +7,7 @@ import { sourceRunJobId } from "../../src/sources/intake.js";
 import { buildSourceRegistry } from "../../src/sources/registry.js";
 import type { SourceName } from "../../src/sources/source.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 import { testConfig } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sourceThreadId } from "../../src/threads/thread-repo.js";
-import { threadId } from "../../src/threads/thread-id.js";
+import { threadId } from "../../src/shared/thread-id.js";
 
 const KEY = "slack:T1:C1:1764590000.000100";
 const legacy = threadId({ kind: "raw", key: KEY });

@@ -3,7 +3,7 @@ import { parseCommand } from "../command.js";
 import { isBotSender } from "../is-bot.js";
 import { planCommentJob, type CommentInput } from "../plan-comment.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
-import type { PullRequestFacts } from "../../threads/pr-threads.js";
+import type { PullRequestFacts } from "../../store/pr-threads.js";
 
 type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" | "repo" | "originThreadId"> & {
   body: string | null | undefined;

@@ -4,7 +4,7 @@ import { isBotSender } from "../is-bot.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
 import { createHash } from "node:crypto";
 import { deliveryJobId, jobId } from "../../queue/job-ids.js";
-import { threadId } from "../../threads/thread-id.js";
+import { threadId } from "../../shared/thread-id.js";
 
 /**
  * An issue opened with the trigger label arrives as `opened` and `labeled`: one job per issue and content,

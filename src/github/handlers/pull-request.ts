@@ -2,7 +2,7 @@ import type { Probot } from "probot";
 import { isBotSender } from "../is-bot.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
 import { deliveryJobId, reviewJobId } from "../../queue/job-ids.js";
-import { prRef, threadId } from "../../threads/thread-id.js";
+import { prRef, threadId } from "../../shared/thread-id.js";
 
 /**
  * opened / ready_for_review / reopened → an auto-review when the repo is enabled (the worker then

@@ -1,7 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { jobId } from "../../queue/job-ids.js";
-import { threadId } from "../../threads/thread-id.js";
+import { threadId } from "../../shared/thread-id.js";
 import type { GitHubRunContext } from "./run-context.js";
 
 /**

@@ -2,7 +2,7 @@ import type { VerifiedProvenance } from "../../queue/job-provenance.js";
 import type { Octokit } from "../app-auth.js";
 import type { QueueSet } from "../../queue/queues.js";
 import type { SideEffectLedger } from "../../store/side-effects.js";
-import type { PrThreads } from "../../threads/pr-threads.js";
+import type { PrThreads } from "../../store/pr-threads.js";
 import type { ReplyTarget } from "../reply.js";
 import type { PrAuthor } from "../user-pr-author.js";
 import type { AgentSource } from "../../queue/schemas.js";

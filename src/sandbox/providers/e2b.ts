@@ -1,5 +1,5 @@
 import type { SandboxConfig } from "../config.js";
-import { shellJoin } from "../shell-quote.js";
+import { shellJoin } from "../../shared/shell-quote.js";
 import type { CreateSandboxOptions, FileErrorCode, SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";
 import { TIMED_OUT, VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { RunProcessResult } from "../run-process.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import type { DownloadResult, FileErrorCode, UploadFile, UploadResult } from "../types.js";
 
 /** Runs a shell script inside the sandbox with raw bytes in and out (what LocalSandbox's exec is built on). */

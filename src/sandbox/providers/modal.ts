@@ -1,5 +1,5 @@
 import type { SandboxConfig } from "../config.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import { KEEP_ALIVE_EVERY_MS } from "../keep-alive.js";
 import { SandboxError, type CreateSandboxOptions, type FileErrorCode, type SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";

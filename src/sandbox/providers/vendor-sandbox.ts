@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { withPathLock } from "../path-lock.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import {
   SandboxError,
   type DownloadResult,

@@ -4,7 +4,7 @@ import { cp, lstat, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { tmpdir } from "node:os";
 import { LocalSandbox } from "../providers/local.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
 import { ensureBaseCheckout } from "./base-checkout.js";
 import { hostGit } from "./host-git.js";

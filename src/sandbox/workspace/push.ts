@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { OpenSweError } from "../../errors.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
 import { changedPaths, commitRefusal, deletedPrFiles, fileChanges, MAX_GUARDED_TEST_FILES, testFileChanges, trackedBuildDirs, type CommitCaps } from "./commit-policy.js";
 import { hostGit } from "./host-git.js";

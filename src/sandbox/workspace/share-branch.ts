@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import { SandboxError, type Sandbox } from "../types.js";
 import { hostGit } from "./host-git.js";
 import { resolveRef } from "./mirror.js";

@@ -1,4 +1,4 @@
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../../shared/shell-quote.js";
 import type { Sandbox } from "../types.js";
 import { hostGit } from "./host-git.js";
 import { detectTestRunner, inventoryCommand, inventoryRefusal, lostTests, parseInventory, type RepoFacts, type TestRunner } from "./test-inventory.js";

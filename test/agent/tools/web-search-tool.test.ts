@@ -1,6 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { createWebSearchProvider, readWebSearchConfig } from "../../../src/agent/tools/web-search/create-web-search-provider.js";
+import { createWebSearchProvider } from "../../../src/agent/tools/web-search/create-web-search-provider.js";
+import { readWebSearchConfig } from "../../../src/config/web-search-config.js";
 import { createWebSearchTool } from "../../../src/agent/tools/web-search-tool.js";
 
 describe("web_search", () => {

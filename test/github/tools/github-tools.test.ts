@@ -8,7 +8,7 @@ import type { GitHubRunContext } from "../../../src/github/tools/run-context.js"
 import { QueueSet } from "../../../src/queue/queues.js";
 import { jobId } from "../../../src/queue/job-ids.js";
 import { SideEffectLedger } from "../../../src/store/side-effects.js";
-import { PrThreads } from "../../../src/threads/pr-threads.js";
+import { PrThreads } from "../../../src/store/pr-threads.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
 import { testSigner } from "../../helpers/job-signer.js";
 import { nockJobLogs } from "../../helpers/github-app.js";

@@ -8,7 +8,7 @@ import { Code, ConnectError, createConnectRouter, type HandlerContext } from "@c
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import type { components, paths } from "e2b";
 import type { LocalSandboxProvider } from "../../../src/sandbox/providers/local.js";
-import { shellJoin } from "../../../src/sandbox/shell-quote.js";
+import { shellJoin } from "../../../src/shared/shell-quote.js";
 import { isSandboxError, type Sandbox } from "../../../src/sandbox/types.js";
 import { shippedEnvdProcessService } from "./e2b-envd-process.js";
 

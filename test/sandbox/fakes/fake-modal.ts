@@ -1,6 +1,6 @@
 import type { LocalSandboxProvider } from "../../../src/sandbox/providers/local.js";
 import type { ModalApi, ModalHandle } from "../../../src/sandbox/providers/modal.js";
-import { shellJoin, shellQuote } from "../../../src/sandbox/shell-quote.js";
+import { shellJoin, shellQuote } from "../../../src/shared/shell-quote.js";
 import { isSandboxError, type Sandbox } from "../../../src/sandbox/types.js";
 import { namedError } from "./named-error.js";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, ServerError, Status, type CallContext } from "nice-grpc";
 import type { LocalSandboxProvider } from "../../../src/sandbox/providers/local.js";
-import { shellJoin } from "../../../src/sandbox/shell-quote.js";
+import { shellJoin } from "../../../src/shared/shell-quote.js";
 import type { Sandbox } from "../../../src/sandbox/types.js";
 import { shippedModalDefinitions } from "./modal-definitions.js";
 

@@ -7,7 +7,7 @@ import type { RunningProcess } from "../../../src/main.js";
 import { confluenceSource } from "../../../src/sources/confluence/confluence-source.js";
 import { sourceRunJobId } from "../../../src/sources/intake.js";
 import { SettingsStore } from "../../../src/store/settings-store.js";
-import { threadId } from "../../../src/threads/thread-id.js";
+import { threadId } from "../../../src/shared/thread-id.js";
 import { waitForJob } from "../../helpers/jobs.js";
 import { redisSocket, redisUrl, testRedis, uniquePrefix } from "../../helpers/redis.js";
 import { startTestProcess } from "../../helpers/test-process.js";

@@ -8,7 +8,7 @@ import { sourceApprovalChannel } from "../../../src/sources/source-approval.js";
 import { slackClient } from "../../../src/sources/slack/slack-client.js";
 import { createLogger } from "../../../src/logger.js";
 import { SettingsStore } from "../../../src/store/settings-store.js";
-import { threadId } from "../../../src/threads/thread-id.js";
+import { threadId } from "../../../src/shared/thread-id.js";
 import { mockInstallationToken } from "../../helpers/github-app.js";
 import { waitForJob } from "../../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../../helpers/redis.js";

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { keyer } from "../store/keys.js";
-import { prRef } from "./thread-id.js";
+import { keyer } from "./keys.js";
+import { prRef } from "../shared/thread-id.js";
 
 const TTL_SECONDS = 180 * 86400;
 const THREAD_MARKER = /<!-- open-swe:thread=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) -->/;

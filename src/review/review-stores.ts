@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { FindingsStore } from "../review/findings-store.js";
-import { StyleStore } from "../review/style/style-store.js";
+import { FindingsStore } from "./findings-store.js";
+import { StyleStore } from "./style/style-store.js";
 import { RunInsights } from "../store/run-insights.js";
 
 /**

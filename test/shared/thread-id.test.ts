@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ROOT, TSX_LOADER } from "../helpers/paths.js";
-import { prRef, threadId, threadKey, type ThreadKey } from "../../src/threads/thread-id.js";
+import { prRef, threadId, threadKey, type ThreadKey } from "../../src/shared/thread-id.js";
 
 describe("thread ids", () => {
   const table: [ThreadKey, string][] = [
@@ -26,7 +26,7 @@ describe("thread ids", () => {
   it("is the same in another process", () => {
     const other = execFileSync(
       process.execPath,
-      ["--import", TSX_LOADER, "-e", `import(${JSON.stringify(pathToFileURL(join(ROOT, "src/threads/thread-id.ts")).href)}).then(m => process.stdout.write(m.threadId({kind:"pr",owner:"o",repo:"r",number:3})))`],
+      ["--import", TSX_LOADER, "-e", `import(${JSON.stringify(pathToFileURL(join(ROOT, "src/shared/thread-id.ts")).href)}).then(m => process.stdout.write(m.threadId({kind:"pr",owner:"o",repo:"r",number:3})))`],
       { encoding: "utf8" },
     );
     expect(other).toBe(threadId({ kind: "pr", owner: "o", repo: "r", number: 3 }));

@@ -1,5 +1,8 @@
 import type { Logger } from "pino";
 
+/** Where GitHub delivers our webhooks (the web server mounts Probot there; the manifest and the relay point at it). */
+export const WEBHOOK_PATH = "/api/github/webhooks";
+
 export interface WebhookProxy {
   close(): void;
 }

@@ -2,11 +2,13 @@ import { errorMessage } from "../errors.js";
 import { replyTo } from "../github/reply.js";
 import { jobId } from "../queue/job-ids.js";
 import type { QueueSet } from "../queue/queues.js";
-import type { JobContext } from "../worker/job-context.js";
+import type { JobContext } from "../threads/job-context.js";
+import type { SourceRegistry } from "../sources/registry.js";
 import { sourceChannel } from "../sources/source-run.js";
-import { RunRegistry } from "./run-registry.js";
-import { continueIfPending } from "./thread-run.js";
-import { ownerJobId } from "./run-owner.js";
+import { RunRegistry } from "../threads/run-registry.js";
+import { continueIfPending } from "../threads/thread-run.js";
+import { ownerJobId } from "../threads/run-owner.js";
+import type { AgentRuntime } from "./agent-runtime.js";
 
 export const RECONCILE_SCHEDULER = "reconcile-sweep";
 const RECONCILE_EVERY_MS = 3600_000;
@@ -33,7 +35,7 @@ export interface ReconcileResult {
  * Runs whose lock expired and whose job is gone never reached their own end: each gets a reply saying
  * so, its thread's pending follow-ups a continuation; then the sandbox sweep (orphans, idle) is queued.
  */
-export async function reconcileRuns(ctx: JobContext): Promise<ReconcileResult> {
+export async function reconcileRuns(ctx: JobContext & { sources: SourceRegistry; runtime: AgentRuntime }): Promise<ReconcileResult> {
   const registry = new RunRegistry(ctx.redis, ctx.prefix);
   const result: ReconcileResult = { checked: 0, ended: 0, continued: 0, errors: 0 };
   for (const run of await registry.list()) {

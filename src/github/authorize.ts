@@ -1,14 +1,19 @@
 import { UnrecoverableError } from "bullmq";
-import { GitHubUnreachableError, hasWriteAccess } from "../github/permission.js";
-import { NOT_ALLOWED_REPLY, replyTo, type ReplyTarget } from "../github/reply.js";
-import type { Octokit } from "../github/app-auth.js";
-import type { JobContext } from "./job-context.js";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { AppConfig } from "../config/env.js";
+import { GitHubUnreachableError, hasWriteAccess } from "./permission.js";
+import { NOT_ALLOWED_REPLY, replyTo, type ReplyTarget } from "./reply.js";
+import type { Octokit } from "./app-auth.js";
+
+/** What a job's write-access check needs: its Redis cache, the permission settings, a logger. */
+type AccessCtx = { redis: Redis; prefix: string; config: Pick<AppConfig, "env">; log: Logger };
 
 export const GITHUB_UNREACHABLE_REPLY = (login: string) =>
   `Thanks @${login}. I could not reach GitHub to check that you can write to this repository, so I have not started anything. Please ask again in a few minutes.`;
 
 /** `hasWriteAccess` with this job's Redis cache and retry budget. */
-export function jobHasWriteAccess(ctx: JobContext, octokit: Octokit, who: { owner: string; repo: string; login: string }): Promise<boolean> {
+export function jobHasWriteAccess(ctx: AccessCtx, octokit: Octokit, who: { owner: string; repo: string; login: string }): Promise<boolean> {
   return hasWriteAccess({
     octokit,
     redis: ctx.redis,
@@ -23,7 +28,7 @@ export function jobHasWriteAccess(ctx: JobContext, octokit: Octokit, who: { owne
  * Checks the requester's write access before any work; a refusal is answered once, politely. GitHub not
  * answering is not a refusal: the reply says so and the job fails with that cause.
  */
-export async function authorizeRequester(ctx: JobContext, octokit: Octokit, target: ReplyTarget & { login: string }): Promise<boolean> {
+export async function authorizeRequester(ctx: AccessCtx, octokit: Octokit, target: ReplyTarget & { login: string }): Promise<boolean> {
   let allowed: boolean;
   try {
     allowed = await jobHasWriteAccess(ctx, octokit, target);

@@ -1,8 +1,8 @@
-import { OpenSweError } from "../errors.js";
-import { jobId } from "../queue/job-ids.js";
-import type { Principal, Via } from "../queue/job-provenance.js";
-import type { QueueSet } from "../queue/queues.js";
-import type { SettingsStore } from "../store/settings-store.js";
+import { OpenSweError } from "../../errors.js";
+import { jobId } from "../../queue/job-ids.js";
+import type { Principal, Via } from "../../queue/job-provenance.js";
+import type { QueueSet } from "../../queue/queues.js";
+import type { SettingsStore } from "../../store/settings-store.js";
 
 /**
  * Queues a review-style analyzer run for a repository the app is installed on (the installation

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { keyer } from "../store/keys.js";
+import { keyer } from "./keys.js";
 
 /** The abort reason a run sees when someone pressed Stop (the worker cancels the job with it). */
 export const STOP_REASON = "stopped from the dashboard";
