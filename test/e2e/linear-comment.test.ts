@@ -171,7 +171,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     const comment = (id: string, body: string) => ({
       data: {
         viewer: { id: APP_USER },
-        comment: { id, body, createdAt: "2026-12-01T11:00:00.000Z", user: ALICE, botActor: null, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: null, comments: { nodes: [] } } },
+        comment: { id, body, createdAt: "2026-12-01T11:00:00.000Z", user: ALICE, botActor: null, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: "https://linear.app/acme/issue/ENG-3", comments: { nodes: [] } } },
       },
     });
     const send = async (id: string, body: string, delivery: string) => {

@@ -144,20 +144,20 @@ describe("Linear client: acknowledge and reply", () => {
 
   it("an issue trigger's reply is a top-level comment; no PR link, no attachment", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9" } } } }, { calls });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } }, { calls });
     await client().reply({ issueId: ISSUE, trigger: "assigned" }, "Which repository? Reply with repo:owner/name.");
     expect(calls[0]!.variables).toEqual({ input: { issueId: ISSUE, body: "Which repository? Reply with repo:owner/name." } });
   });
 
   it("a failed attachment is logged; the reply stands (a retry would post it twice)", async () => {
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9" } } } });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } });
     mockLinear("OpenSweAttachPullRequest", INTERNAL_ERROR, { status: 500 });
     await client().reply(commentRef, "https://github.com/acme/app/pull/7");
     expect(lines.some((l) => l["msg"] === "linear: attaching the pull request failed")).toBe(true);
   });
 
   it("a reply Linear refuses fails with the cause", async () => {
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: false, comment: null } } });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: false, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } });
     await expect(client().reply(commentRef, "hi")).rejects.toMatchObject({ code: "linear_upstream" });
   });
 

@@ -1,23 +1,23 @@
 import { appendFileSync } from "node:fs";
 import type nockType from "nock";
-import { checkRequest, checkResponse, type Operation } from "./github-openapi.js";
 import { KNOWN_DRIFT } from "./known-drift.js";
+import { type Kind, type RequestVerdict, type Vendor, vendorOf, watchedOrigin } from "./vendor-contracts.js";
 
 /**
- * Puts every nock interceptor on api.github.com under GitHub's contract: the request each one answers is
- * checked when it arrives (the scope's `request` event), the reply it gives when nock plays it (static
- * replies at once; reply functions are wrapped so their result is checked). Violations are collected and
- * `takeViolations` hands them to setup-each's `afterEach`, which fails the test: a throw inside nock's
- * playback would only become a request error the code under test may swallow.
+ * Puts every nock interceptor on a vendor with a contract (`vendor-contracts.ts`: GitHub, Linear, Slack,
+ * Jira, Confluence) under it: the request each one answers is checked when it arrives (the scope's
+ * `request` event), the reply it gives when nock plays it (static replies at once; reply functions are
+ * wrapped so their result is checked). Violations are collected and `takeViolations` hands them to
+ * setup-each's `afterEach`, which fails the test: a throw inside nock's playback would only become a
+ * request error the code under test may swallow. Each exchange is counted per vendor, as validated or
+ * as having no contract, for `npm run test:contracts`.
  */
 
-const GITHUB = /^https:\/\/api\.github\.com(:443)?$/;
-
 interface Tally { validated: number; noContract: number; drift: number }
-const tally: Tally = { validated: 0, noContract: 0, drift: 0 };
+const tallies = new Map<string, Tally>();
 let violations: string[] = [];
 let currentFile = "";
-const byRequest = new WeakMap<object, Operation>();
+const byRequest = new WeakMap<object, { vendor: Vendor; verdict: RequestVerdict }>();
 const watched = new WeakSet<object>();
 
 type Interceptor = ReturnType<ReturnType<typeof nockType>["get"]>;
@@ -30,9 +30,25 @@ interface InterceptorInternals {
   errorMessage?: unknown;
   req?: object;
 }
+/** The body a static reply was given, before nock turned it into JSON text (typed helpers mark the object). */
+const givenBody = new WeakMap<object, unknown>();
 
 export function setContractFile(file: string): void {
   currentFile = file;
+}
+
+function tallyOf(vendor: string): Tally {
+  let t = tallies.get(vendor);
+  if (!t) {
+    t = { validated: 0, noContract: 0, drift: 0 };
+    tallies.set(vendor, t);
+  }
+  return t;
+}
+
+/** Counts one exchange of a vendor (vendor sandbox suites call it for their recorded exchanges too). */
+export function countContract(vendor: string, kind: Kind): void {
+  tallyOf(vendor)[kind] += 1;
 }
 
 function excused(v: string): boolean {
@@ -41,14 +57,17 @@ function excused(v: string): boolean {
 }
 
 /** Keeps the violations no known drift excuses; an exchange with an excused one counts once as drift. */
-function record(found: string[]): void {
-  if (found.some(excused)) tally.drift += 1;
+function record(vendor: string, found: string[]): void {
+  if (found.some(excused)) tallyOf(vendor).drift += 1;
   violations.push(...found.filter((v) => !excused(v)));
 }
 
 function checkReply(req: object | undefined, status: unknown, body: unknown): void {
-  const op = req ? byRequest.get(req) : undefined;
-  if (op && typeof status === "number") record(checkResponse(op, status, body));
+  const seen = req ? byRequest.get(req) : undefined;
+  if (!seen?.verdict.reply || typeof status !== "number") return;
+  const verdict = seen.verdict.reply(status, body);
+  if (seen.verdict.kind === undefined) countContract(seen.vendor, verdict.kind ?? "noContract");
+  record(seen.vendor, verdict.violations);
 }
 
 function thenCheck(req: object | undefined, result: unknown, pick: (r: unknown) => [unknown, unknown]): unknown {
@@ -66,25 +85,31 @@ function thenCheck(req: object | undefined, result: unknown, pick: (r: unknown) 
 
 function watch(i: InterceptorInternals): void {
   const scope = i.scope;
-  if (watched.has(scope) || !GITHUB.test(scope.basePath)) return;
+  if (watched.has(scope) || !watchedOrigin(scope.basePath)) return;
   watched.add(scope);
   scope.on("request", (req, interceptor, body) => {
-    const { operation, verdict } = checkRequest(req.method ?? "GET", req.path ?? "/", body);
-    if (verdict.kind === "no-contract") tally.noContract += 1;
-    else tally.validated += 1;
-    record(verdict.violations);
-    if (!operation) return;
-    byRequest.set(req, operation);
-    if (interceptor.replyFunction || interceptor.fullReplyFunction || interceptor.errorMessage !== undefined) return;
-    checkReply(req, interceptor.statusCode, interceptor.body);
+    const contract = vendorOf(scope.basePath, req.path ?? "/");
+    if (!contract) return;
+    const verdict = contract.request(req.method ?? "GET", req.path ?? "/", body);
+    if (verdict.kind) countContract(contract.vendor, verdict.kind);
+    record(contract.vendor, verdict.violations);
+    byRequest.set(req, { vendor: contract.vendor, verdict });
+    if (interceptor.replyFunction || interceptor.fullReplyFunction) return;
+    if (interceptor.errorMessage !== undefined) {
+      // No answer to check (a network failure): count it where the reply would have decided.
+      if (verdict.kind === undefined) countContract(contract.vendor, "noContract");
+      return;
+    }
+    checkReply(req, interceptor.statusCode, givenBody.has(interceptor) ? givenBody.get(interceptor) : interceptor.body);
   });
 }
 
 const HOOK = Symbol.for("open-swe.github-contract");
-interface Hook { patch(i: InterceptorInternals): void }
+interface Hook { patch(i: InterceptorInternals, given?: unknown): void }
 
 /** Wraps a new interceptor's reply so its exchange is checked (the current file's state). */
-function patch(i: InterceptorInternals): void {
+function patch(i: InterceptorInternals, given?: unknown): void {
+  if (given !== undefined && typeof given !== "function") givenBody.set(i, given);
   watch(i);
   const fn = i.replyFunction;
   if (fn && fn.length < 3) {
@@ -104,7 +129,7 @@ function patch(i: InterceptorInternals): void {
  * Patches nock's interceptor prototype once per process; the patch calls the hook of the module instance
  * installed last, so a process that runs several test files checks each against its own state.
  */
-export function installGitHubContract(nock: typeof nockType): void {
+export function installVendorContracts(nock: typeof nockType): void {
   const probe = nock("https://contract.invalid").get("/");
   const proto = Object.getPrototypeOf(probe) as Record<PropertyKey, unknown> & { reply: (...a: unknown[]) => unknown; replyWithError: (...a: unknown[]) => unknown };
   nock.removeInterceptor(probe as Interceptor);
@@ -119,7 +144,7 @@ export function installGitHubContract(nock: typeof nockType): void {
   const reply = proto.reply;
   proto.reply = function (this: InterceptorInternals, ...args: unknown[]) {
     const scope = reply.apply(this, args);
-    hook.patch(this);
+    hook.patch(this, args[1]);
     return scope;
   };
   const replyWithError = proto.replyWithError;
@@ -137,21 +162,21 @@ export function takeViolations(): string[] {
   return out;
 }
 
-/** Appends this file's counts for `npm run test:contracts` (only when it asked for them). */
+/** Appends this file's counts for `npm run test:contracts` (only when it asked for them), one line per vendor. */
 export function flushTally(): void {
   const target = process.env.CONTRACT_TALLY_FILE;
-  if (!target || tally.validated + tally.noContract + tally.drift === 0) return;
-  appendFileSync(target, JSON.stringify({ file: currentFile, vendor: "github", ...tally }) + "\n");
+  if (!target) return;
+  for (const [vendor, t] of tallies) if (t.validated + t.noContract + t.drift > 0) appendFileSync(target, JSON.stringify({ file: currentFile, vendor, ...t }) + "\n");
 }
 
-/** Counts a check made outside nock (a webhook payload) into the same tally. */
+/** Counts a webhook delivery checked outside nock into GitHub's webhook tally. */
 export function countExternal(kind: "validated" | "noContract", found: string[]): string[] {
-  tally[kind] += 1;
-  if (found.some(excused)) tally.drift += 1;
+  countContract("github-webhooks", kind);
+  if (found.some(excused)) tallyOf("github-webhooks").drift += 1;
   return found.filter((v) => !excused(v));
 }
 
-/** Counts an exchange a test deliberately takes off the contract (it gave its reason). */
+/** Counts a delivery a test deliberately takes off the contract (it gave its reason). */
 export function countExcused(): void {
-  tally.drift += 1;
+  tallyOf("github-webhooks").drift += 1;
 }
