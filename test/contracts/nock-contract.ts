@@ -1,6 +1,7 @@
 import { appendFileSync } from "node:fs";
 import type nockType from "nock";
 import { KNOWN_DRIFT } from "./known-drift.js";
+import { isOffContract } from "./typed-bodies.js";
 import { type Kind, type RequestVerdict, type Vendor, vendorOf, watchedOrigin } from "./vendor-contracts.js";
 
 /**
@@ -65,6 +66,11 @@ function record(vendor: string, found: string[]): void {
 function checkReply(req: object | undefined, status: unknown, body: unknown): void {
   const seen = req ? byRequest.get(req) : undefined;
   if (!seen?.verdict.reply || typeof status !== "number") return;
+  if (isOffContract(body)) {
+    if (seen.verdict.kind === undefined) countContract(seen.vendor, "noContract");
+    tallyOf(seen.vendor).drift += 1;
+    return;
+  }
   const verdict = seen.verdict.reply(status, body);
   if (seen.verdict.kind === undefined) countContract(seen.vendor, verdict.kind ?? "noContract");
   record(seen.vendor, verdict.violations);

@@ -15,3 +15,13 @@ export const isTypedBody = (body: unknown): boolean => typeof body === "object" 
 
 /** A body as a mock sends it: every field optional at every depth, but each one present typed as published. */
 export type Sent<T> = T extends (infer U)[] ? Sent<U>[] : T extends object ? { [K in keyof T]?: Sent<T[K]> } : T;
+
+const excused = new WeakMap<object, string>();
+
+/** A body a test sends knowing the vendor never would (a guard's test), with the reason: counted as excused, not checked. */
+export function offContract<T extends object>(body: T, reason: string): T {
+  excused.set(body, reason);
+  return body;
+}
+
+export const isOffContract = (body: unknown): boolean => typeof body === "object" && body !== null && excused.has(body);

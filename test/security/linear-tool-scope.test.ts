@@ -20,6 +20,6 @@ describe("Linear tools: what the app's key may destroy", () => {
 
   it("a missing issue is said, nothing deleted", async () => {
     mockLinear("OpenSweIssueCreator", notFound("Issue"));
-    expect(String(await del.invoke({ issueId: "ENG-404" }))).toBe("No Linear issue ENG-404.");
+    await expect(del.invoke({ issueId: "ENG-404" })).rejects.toMatchObject({ code: "linear_not_found" });
   });
 });

@@ -48,7 +48,7 @@ describe("Linear client: fetchMessage", () => {
 
   it("our own comment (the API key's user) → null, even without LINEAR_APP_USER_ID", async () => {
     const source = linearSource(linearEnv({ LINEAR_APP_USER_ID: "" }));
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: "user-bot" }, comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE" }, botActor: null, issue: null } } });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: "user-bot" }, comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE", email: "open-swe@example.com" }, botActor: null, issue: null } } });
     expect(await source.client(log).fetchMessage(commentRef)).toBeNull();
   });
 
@@ -61,7 +61,7 @@ describe("Linear client: fetchMessage", () => {
   });
 
   it("an answer in an unexpected shape is an upstream error", async () => {
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: 7 } } });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: 7 } } }, { offContract: "what our zod guard does with an answer Linear would never send" });
     await expect(client().fetchMessage(commentRef)).rejects.toMatchObject({ code: "linear_upstream" });
   });
 

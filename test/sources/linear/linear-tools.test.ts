@@ -49,7 +49,8 @@ describe("Linear tools", () => {
     mockLinear("OpenSweGetIssue", { data: { issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priority: 0, priorityLabel: "No priority", createdAt: "2026-12-01T09:00:00.000Z", updatedAt: "2026-12-01T09:00:00.000Z", state: { id: "s", name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG", name: "Engineering" }, labels: { nodes: [] } } } }, { calls });
     expect(JSON.parse(await run("linear_get_issue", {}))).toMatchObject({ identifier: "ENG-1" });
     mockLinear("OpenSweGetIssue", notFound("Issue"), { calls });
-    expect(await run("linear_get_issue", { issueId: "ENG-404" })).toBe("No Linear issue ENG-404.");
+    // Linear answers an unknown id with an error, never `issue: null` (its schema: `issue: Issue!`).
+    await expect(run("linear_get_issue", { issueId: "ENG-404" })).rejects.toMatchObject({ code: "linear_not_found" });
     expect(calls.map((c) => c.variables)).toEqual([{ id: ISSUE }, { id: "ENG-404" }]);
   });
 
@@ -97,7 +98,7 @@ describe("Linear tools", () => {
   it("linear_search_issues: term, team and limit go to searchIssues", async () => {
     const calls: GraphqlCall[] = [];
     mockLinear("OpenSweSearchIssues", { data: { searchIssues: { totalCount: 1, nodes: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priorityLabel: "No priority", state: { name: "Todo" }, team: { key: "ENG" } }] } } }, { calls });
-    expect(JSON.parse(await run("linear_search_issues", { query: "login", teamId: TEAM, limit: 3 }))).toEqual({ total: 1, issues: [{ id: ISSUE, identifier: "ENG-1" }] });
+    expect(JSON.parse(await run("linear_search_issues", { query: "login", teamId: TEAM, limit: 3 }))).toMatchObject({ total: 1, issues: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test" }] });
     expect(calls[0]!.variables).toEqual({ term: "login", first: 3, includeComments: false, includeArchived: false, teamId: TEAM });
   });
 
