@@ -19,6 +19,7 @@ export const OPERATOR_ENV_KEYS: readonly string[] = [
   "OPENAI_BASE_URL",
 ];
 
-export function dropOperatorEnv(env: NodeJS.ProcessEnv): void {
-  for (const k of OPERATOR_ENV_KEYS) delete env[k];
+/** `keep`: credentials `npm run test:live` hands its live suites (never a Redis or data location). */
+export function dropOperatorEnv(env: NodeJS.ProcessEnv, keep: readonly string[] = []): void {
+  for (const k of OPERATOR_ENV_KEYS) if (!keep.includes(k)) delete env[k];
 }
