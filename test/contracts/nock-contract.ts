@@ -47,6 +47,9 @@ function tallyOf(vendor: string): Tally {
   return t;
 }
 
+/** This file's counts so far for one vendor (a copy). */
+export const vendorTally = (vendor: string): Tally => ({ ...tallyOf(vendor) });
+
 /** Counts one exchange of a vendor (vendor sandbox suites call it for their recorded exchanges too). */
 export function countContract(vendor: string, kind: Kind): void {
   tallyOf(vendor)[kind] += 1;

@@ -5,15 +5,13 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { flushTally, installVendorContracts, setContractFile, takeViolations } from "../contracts/nock-contract.js";
 import { unmountOrphanedSandboxMounts } from "../../src/sandbox/orphaned-mounts.js";
-import LIVE_SUITES from "../live/suites.json" with { type: "json" };
 import { dropOperatorEnv } from "./operator-env.js";
 
 // Never the operator's data: each test file runs in a fresh working directory (so `.env` and the default
 // DATA_DIR `.data` are not the checkout's) without the variables that point at an installation.
 const repoRoot = process.cwd();
 process.chdir(mkdtempSync(join(tmpdir(), "open-swe-test-cwd-")));
-// `npm run test:live` keeps the vendor credentials its suites need (test/live/suites.json), nothing else.
-dropOperatorEnv(process.env, process.env.OPEN_SWE_TEST_LIVE === "1" ? LIVE_SUITES.flatMap((s) => s.needs) : []);
+dropOperatorEnv(process.env);
 
 // Every mock of a vendor with a published contract (GitHub, Linear, Slack, Jira, Confluence) is held to
 // it, and counted per vendor (test/contracts/README.md).
@@ -21,6 +19,8 @@ installVendorContracts(nock);
 
 beforeAll(() => {
   setContractFile(relative(repoRoot, expect.getState().testPath ?? ""));
+  // `npm run test:live` is the one run that reaches vendors (scripts/test-live.mjs sets it).
+  if (process.env.OPEN_SWE_TEST_LIVE === "1") return;
   nock.disableNetConnect();
   nock.enableNetConnect((host) => host.startsWith("127.0.0.1") || host.startsWith("localhost"));
 });

@@ -1,3 +1,4 @@
+import type { AppMentionEvent } from "@slack/types";
 import nock from "nock";
 import { slackSignature } from "../../../src/sources/slack/signature.js";
 import type { Mention, SourceFixture } from "../conformance.js";
@@ -20,7 +21,8 @@ export function slackEventBody(m: Mention, eventId = `Ev${m.id.replace(/\D/g, ""
     event_id: eventId,
     event_time: Math.floor(Date.now() / 1000),
     authorizations: [{ team_id: TEAM, user_id: BOT, is_bot: true }],
-    event: { type: "app_mention", user: m.user, text: `<@${BOT}> ${m.text}`, ts: m.id, ...(m.thread ? { thread_ts: m.thread } : {}), channel: m.where, event_ts: m.id },
+    // The envelope has no published type (Slack's Events API docs: `event_callback`); the event has @slack/types'.
+    event: { type: "app_mention", user: m.user, text: `<@${BOT}> ${m.text}`, ts: m.id, ...(m.thread ? { thread_ts: m.thread } : {}), channel: m.where, event_ts: m.id } satisfies AppMentionEvent,
   });
 }
 
