@@ -37,7 +37,7 @@ function parsed(query: string): DocumentNode | readonly GraphQLError[] {
 /** Keys the mock sends that the executed answer lacks, and values the schema would have sent otherwise. */
 function differences(mock: unknown, real: unknown, path: string, out: string[]): void {
   if (Array.isArray(mock) && Array.isArray(real)) {
-    mock.forEach((m, i) => differences(m, real[i], `${path}[${i}]`, out));
+    for (const [i, m] of mock.entries()) differences(m, real[i], `${path}[${i}]`, out);
     return;
   }
   if (mock && typeof mock === "object" && real && typeof real === "object") {
