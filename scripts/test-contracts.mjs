@@ -1,15 +1,24 @@
 #!/usr/bin/env node
-// `npm run test:contracts [paths…]`: runs the folders whose tests mock GitHub (or the paths given), one
-// at a time, and prints how many mocked GitHub exchanges (REST calls and webhook deliveries) were checked
-// against GitHub's published contract, how many had none to check against, and how many were excused
-// (test/contracts/known-drift.ts, or a delivery's `offContract` reason). Not part of .ci/run: the normal
-// `npm test` runs the same checks; this only counts them.
+// `npm run test:contracts [paths…]`: runs the folders whose tests mock a vendor (or the paths given), one
+// at a time, and prints per vendor how many mocked exchanges were checked against the vendor's published
+// contract, how many had none to check against, and how many were excused (test/contracts/known-drift.ts,
+// a delivery's `offContract` reason). Not part of .ci/run: the normal `npm test` runs the same checks;
+// this only counts them. Vendors that count through `countContract` (the sandbox SDK suites) appear too.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const FOLDERS = ["test/contracts", "test/github", "test/review", "test/autofix", "test/runs", "test/security", "test/integration", "test/e2e"];
+const FOLDERS = ["test/contracts", "test/github", "test/review", "test/autofix", "test/runs", "test/sources", "test/approvals", "test/security", "test/integration", "test/e2e", "test/sandbox"];
+/** How each vendor's exchanges are checked; a vendor missing here is printed with "counted by its suite". */
+const HOW = {
+  github: "@octokit/openapi: request and response at run time",
+  "github-webhooks": "@octokit/openapi-webhooks: each delivery at run time",
+  slack: "@slack/web-api response types: at compile time (npm run typecheck)",
+  linear: "Linear's schema from @linear/sdk: query, variables, answer at run time",
+  jira: "jira.js models: at compile time (npm run typecheck)",
+  confluence: "confluence.js v1 models: at compile time (npm run typecheck)",
+};
 const targets = process.argv.slice(2).length > 0 ? process.argv.slice(2) : FOLDERS;
 const tallyFile = join(mkdtempSync(join(tmpdir(), "open-swe-contracts-")), "tally.jsonl");
 
@@ -19,18 +28,24 @@ for (const target of targets) {
   if (run.status !== 0) failed = true;
 }
 
-const sum = { validated: 0, noContract: 0, drift: 0 };
+const sums = new Map(Object.keys(HOW).map((v) => [v, { validated: 0, noContract: 0, drift: 0, files: new Set() }]));
 const lines = existsSync(tallyFile) ? readFileSync(tallyFile, "utf8").split("\n").filter(Boolean) : [];
 for (const line of lines) {
   const t = JSON.parse(line);
+  const sum = sums.get(t.vendor) ?? { validated: 0, noContract: 0, drift: 0, files: new Set() };
   sum.validated += t.validated;
   sum.noContract += t.noContract;
   sum.drift += t.drift;
+  sum.files.add(t.file);
+  sums.set(t.vendor, sum);
 }
-const total = sum.validated + sum.noContract;
-const pct = total === 0 ? 0 : Math.round((sum.validated / total) * 1000) / 10;
-process.stdout.write(
-  `\ncontracts (github, ${lines.length} test files): ${sum.validated} exchanges validated, ${sum.noContract} with no contract (GraphQL), ` +
-    `${sum.drift} excused as known drift — ${pct} % validated\n`,
-);
+process.stdout.write("\ncontracts: mocked vendor exchanges, per vendor\n");
+for (const [vendor, s] of sums) {
+  const total = s.validated + s.noContract;
+  const pct = total === 0 ? "—" : `${Math.round((s.validated / total) * 1000) / 10} %`;
+  process.stdout.write(
+    `  ${vendor.padEnd(16)} ${String(s.validated).padStart(5)} validated, ${String(s.noContract).padStart(4)} with no contract, ${String(s.drift).padStart(3)} excused` +
+      ` — ${pct} validated (${s.files.size} test files; ${HOW[vendor] ?? "counted by its suite"})\n`,
+  );
+}
 process.exit(failed ? 1 : 0);

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { checkRequest, checkResponse } from "./github-openapi.js";
-import { takeViolations } from "./github-nock-contract.js";
+import { takeViolations } from "./nock-contract.js";
 
 describe("GitHub's OpenAPI description as the contract of a mocked request", () => {
   it.each([

@@ -11,6 +11,7 @@ import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import { CLIENT_KEY, SITE, commentCreated, webhookToken } from "../fixtures/confluence/connect.js";
 import { APP_ACCOUNT, CONFLUENCE_ENV, PAGE_ID, confluenceFixture } from "../sources/confluence/confluence-fixture.js";
+import { confluenceBody } from "../contracts/atlassian-contract.js";
 
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/41";
@@ -51,18 +52,18 @@ describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR 
     const wiki = () => nock(`https://${SITE}`);
 
     // Intake: the webhook carries no text; the worker re-reads the comment as the app and acknowledges.
-    wiki().get("/wiki/rest/api/user/current").reply(200, { accountId: APP_ACCOUNT });
+    wiki().get("/wiki/rest/api/user/current").reply(200, confluenceBody("user", { accountId: APP_ACCOUNT }));
     wiki()
       .get(`/wiki/rest/api/content/${COMMENT}`)
       .query({ expand: "body.storage,history,container,space,ancestors" })
-      .reply(200, {
+      .reply(200, confluenceBody("content", {
         id: COMMENT,
         type: "comment",
         body: { storage: { value: `<p><ac:link><ri:user ri:account-id="${APP_ACCOUNT}" /></ac:link> document the deploy script repo:octo/hello</p>` } },
         history: { createdBy: ALICE },
         container: { id: PAGE_ID, title: "Runbook" },
-      });
-    const ack = wiki().post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value.includes("On it")).reply(200, { id: "360500" });
+      }));
+    const ack = wiki().post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value.includes("On it")).reply(200, confluenceBody("content", { id: "360500" }));
     mockInstallationToken(7272, 2);
     nockRunStart(API, "dana");
     const pr = nock(API)
@@ -71,11 +72,11 @@ describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR 
     // The agent's own reply, in storage format with a real link, in the request's thread.
     const agentReply = wiki()
       .post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value === `<p><strong>Opened a PR</strong>: <a href="${PR_URL}">${PR_URL}</a></p>`)
-      .reply(200, { id: "360501" });
+      .reply(200, confluenceBody("content", { id: "360501" }));
     let closing = "";
     const summary = wiki()
       .post("/wiki/rest/api/content", (b: Posted) => inThread(b) && (closing = b.body.storage.value).includes(`Pull request: <a href="${PR_URL}">`))
-      .reply(200, { id: "360502" });
+      .reply(200, confluenceBody("content", { id: "360502" }));
 
     const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/confluence`, {
       method: "POST",

@@ -12,6 +12,7 @@ import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import { BASE_URL, BOT_ACCOUNT, SITE, adfBody } from "../fixtures/jira/payloads.js";
 import { JIRA_ENV, signJira } from "../sources/jira/jira-fixture.js";
+import { jiraBody } from "../contracts/atlassian-contract.js";
 
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/31";
@@ -44,10 +45,10 @@ describe("e2e: a Jira comment mention becomes a pushed branch, a draft PR and a 
     const jira = () => nock(BASE_URL);
 
     // Intake: the worker re-reads the comment (the payload's text is not what runs) and acknowledges.
-    jira().get("/rest/api/3/myself").reply(200, { accountId: BOT_ACCOUNT });
-    jira().get("/rest/api/3/issue/ENG-77").query(true).reply(200, { key: "ENG-77", fields: { summary: "Health endpoint docs", description: null } });
+    jira().get("/rest/api/3/myself").reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT }));
+    jira().get("/rest/api/3/issue/ENG-77").query(true).reply(200, jiraBody("issue", { key: "ENG-77", fields: { summary: "Health endpoint docs", description: null } }));
     jira().get("/rest/api/3/issue/ENG-77/comment/30001").reply(200, { id: "30001", author: ALICE, body: adfBody(BOT_ACCOUNT, text) });
-    const ack = jira().post("/rest/api/3/issue/ENG-77/comment", (b: { body: unknown }) => adfToText(b.body).text.startsWith("👀")).reply(201, { id: "30002" });
+    const ack = jira().post("/rest/api/3/issue/ENG-77/comment", (b: { body: unknown }) => adfToText(b.body).text.startsWith("👀")).reply(201, jiraBody("comment", { id: "30002" }));
     mockInstallationToken(6161, 2);
     nockRunStart(API, "dana");
     const pr = nock(API)
@@ -59,11 +60,11 @@ describe("e2e: a Jira comment mention becomes a pushed branch, a draft PR and a 
         const nodes = b.body.content[0]?.content ?? [];
         return nodes[0]?.text === "Opened a PR" && nodes[0].marks?.[0]?.type === "strong" && nodes.some((n) => n.text === PR_URL && n.marks?.[0]?.attrs?.href === PR_URL);
       })
-      .reply(201, { id: "30003" });
+      .reply(201, jiraBody("comment", { id: "30003" }));
     let closing = "";
     const summary = jira()
       .post("/rest/api/3/issue/ENG-77/comment", (b: { body: unknown }) => (closing = adfToText(b.body).text).startsWith(`Pull request: ${PR_URL}`))
-      .reply(201, { id: "30004" });
+      .reply(201, jiraBody("comment", { id: "30004" }));
 
     const body = JSON.stringify({
       timestamp: Date.now(),

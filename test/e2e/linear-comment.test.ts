@@ -61,9 +61,9 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
       },
     }, { calls: linear });
     mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { calls: linear });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-1" } } } }, { calls: linear });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-1", url: "https://linear.app/acme/issue/ENG-3#comment-c-reply-1" } } } }, { calls: linear });
     mockLinear("OpenSweAttachPullRequest", { data: { attachmentLinkURL: { success: true } } }, { calls: linear });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-2" } } } }, { calls: linear });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-2", url: "https://linear.app/acme/issue/ENG-3#comment-c-reply-2" } } } }, { calls: linear });
     mockLinear("OpenSweAttachPullRequest", { data: { attachmentLinkURL: { success: true } } }, { calls: linear });
 
     nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
@@ -135,8 +135,8 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
       },
     }, { calls: linear });
     mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { calls: linear });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-3" } } } }, { calls: linear, when: (v) => /already documented/.test(String((v["input"] as { body: string }).body)) });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-4" } } } }, { calls: linear });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-3", url: "https://linear.app/acme/issue/ENG-3#comment-c-3" } } } }, { calls: linear, when: (v) => /already documented/.test(String((v["input"] as { body: string }).body)) });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-4", url: "https://linear.app/acme/issue/ENG-3#comment-c-4" } } } }, { calls: linear });
     nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
     nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
@@ -171,7 +171,7 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     const comment = (id: string, body: string) => ({
       data: {
         viewer: { id: APP_USER },
-        comment: { id, body, createdAt: "2026-12-01T11:00:00.000Z", user: ALICE, botActor: null, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: null, comments: { nodes: [] } } },
+        comment: { id, body, createdAt: "2026-12-01T11:00:00.000Z", user: ALICE, botActor: null, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: "https://linear.app/acme/issue/ENG-3", comments: { nodes: [] } } },
       },
     });
     const send = async (id: string, body: string, delivery: string) => {
@@ -186,8 +186,8 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
       nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
     }
     const posted: GraphqlCall[] = [];
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-33" } } } }, { calls: posted });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-34" } } } }, { calls: posted });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-33", url: "https://linear.app/acme/issue/ENG-3#comment-c-33" } } } }, { calls: posted });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-34", url: "https://linear.app/acme/issue/ENG-3#comment-c-34" } } } }, { calls: posted });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });

@@ -13,6 +13,7 @@ import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import { SLACK, slackEventBody, signSlack, SLACK_SECRET } from "../sources/slack/slack-fixture.js";
+import { slackBody } from "../contracts/slack-contract.js";
 
 const API = "https://api.github.com";
 type Form = Record<string, string>;
@@ -39,18 +40,18 @@ describe("e2e: a Slack run pauses with Approve / Deny buttons and a writer's cli
     await settings.setIdentity("slack:U0DANA", "dana");
     await settings.setIdentity("slack:U0ERIN", "erin");
     await settings.recordInstalled("octo/hello", { installationId: 5252 });
-    nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === M.id).reply(200, { ok: true, messages: [{ ts: M.id, user: M.user, text: `<@UBOT> ${M.text}` }] });
-    nock(SLACK).post("/api/reactions.add").reply(200, { ok: true });
+    nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === M.id).reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: M.id, user: M.user, text: `<@UBOT> ${M.text}` }] }));
+    nock(SLACK).post("/api/reactions.add").reply(200, slackBody("reactions.add", { ok: true }));
     mockInstallationToken(5252, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, CONFIG);
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
     let request: Form = {};
     const posted = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => ((request = b), b.thread_ts === M.id && typeof b.blocks === "string" && /Approval needed/.test(b.text ?? "")))
-      .reply(200, { ok: true, ts: REQUEST_TS });
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: REQUEST_TS }));
 
     const body = slackEventBody(M);
     expect((await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/slack`, { method: "POST", headers: signSlack(body, new Date()), body })).status).toBe(200);
@@ -66,12 +67,12 @@ describe("e2e: a Slack run pauses with Approve / Deny buttons and a writer's cli
 
     // erin (a writer, not the requester) clicks Approve on that message.
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
-    const updated = nock(SLACK).post("/api/chat.update", (b: Form) => b.ts === REQUEST_TS && (b.text ?? "").startsWith("Approved by @erin")).reply(200, { ok: true });
+    const updated = nock(SLACK).post("/api/chat.update", (b: Form) => b.ts === REQUEST_TS && (b.text ?? "").startsWith("Approved by @erin")).reply(200, slackBody("chat.update", { ok: true }));
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, CONFIG);
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").optionally().reply(200, { ok: false, error: "not_allowed" });
-    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Wrote it.").reply(200, { ok: true, ts: "2.1" });
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, { ok: true, ts: "2.2" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").optionally().reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Wrote it.").reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.1" }));
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.2" }));
     const payload = {
       type: "block_actions",
       team: { id: "T0TEAM" },

@@ -16,6 +16,7 @@ import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import type { Mention } from "../sources/conformance.js";
 import { SLACK, SLACK_SECRET, slackEventBody, signSlack } from "../sources/slack/slack-fixture.js";
+import { slackBody } from "../contracts/slack-contract.js";
 
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/21";
@@ -45,9 +46,9 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
   const nockReread = (m: Mention, context: { ts: string; user: string; text: string }[] = []) => {
     nock(SLACK)
       .post("/api/conversations.replies", (b: Form) => b.oldest === m.id)
-      .reply(200, { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] });
-    if (m.thread) nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id).reply(200, { ok: true, messages: context });
-    return nock(SLACK).post("/api/reactions.add", (b: Form) => b.timestamp === m.id && b.name === "eyes").reply(200, { ok: true });
+      .reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] }));
+    if (m.thread) nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id).reply(200, slackBody("conversations.replies", { ok: true, messages: context }));
+    return nock(SLACK).post("/api/reactions.add", (b: Form) => b.timestamp === m.id && b.name === "eyes").reply(200, slackBody("reactions.add", { ok: true }));
   };
 
   beforeAll(async () => {
@@ -68,14 +69,14 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     const pr = nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-changelog/.test(b.head))
       .reply(201, { number: 21, html_url: PR_URL });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
     const agentReply = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.channel === "C0ENG" && b.thread_ts === m.id && b.text === `*Added a changelog*: ${PR_URL}`)
-      .reply(200, { ok: true, ts: "1764590001.0" });
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1764590001.0" }));
     let closing = "";
     const summary = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && (closing = b.text ?? "").startsWith(`Pull request: ${PR_URL}`))
-      .reply(200, { ok: true, ts: "1764590002.0" });
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1764590002.0" }));
 
     expect((await send(m)).status).toBe(200);
     const intake = await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("slack", `T0TEAM:C0ENG:${m.id}`));
@@ -101,9 +102,9 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Checked both.").reply(200, { ok: true, ts: "1.1" });
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, { ok: true, ts: "1.2" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Checked both.").reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
 
     const thread = threadId({ kind: "source", key: `slack:T0TEAM:C0ENG:${first.id}`, repo: "octo/hello" });
     const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
@@ -134,9 +135,9 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
-    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && b.text === "It retries three times.").reply(200, { ok: true, ts: "1.3" });
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && /Open SWE · /.test(b.text ?? "")).reply(200, { ok: true, ts: "1.4" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && b.text === "It retries three times.").reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && /Open SWE · /.test(b.text ?? "")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.4" }));
     expect((await send(m)).status).toBe(200);
     const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("slack", `T0TEAM:C0ENG:${m.id}`), 60_000);
     expect(done.failedReason).toBeUndefined();
@@ -152,7 +153,7 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, "agent:\n  colour: blue\n");
     const said = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && /^I could not use `\.github\/open-swe\.yml`/.test(b.text ?? ""))
-      .reply(200, { ok: true, ts: "2.1" });
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.1" }));
     expect((await send(m)).status).toBe(200);
     const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("slack", `T0TEAM:C0ENG:${m.id}`), 30_000);
     expect(done.state).toBe("failed");

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { readConfig, type AppConfig } from "../../src/config/env.js";
-import { countExcused, countExternal } from "../contracts/github-nock-contract.js";
+import { countExcused, countExternal } from "../contracts/nock-contract.js";
 import { checkWebhook } from "../contracts/github-webhooks.js";
 
 let cachedKey: string | undefined;

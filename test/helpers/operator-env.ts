@@ -1,4 +1,5 @@
 import { EnvSchema } from "../../src/config/env.js";
+import LIVE_SUITES from "../live/suites.json" with { type: "json" };
 
 /**
  * Variables that point the app at an operator's installation: its Redis, data, GitHub App, model keys.
@@ -19,6 +20,8 @@ export const OPERATOR_ENV_KEYS: readonly string[] = [
   "OPENAI_BASE_URL",
 ];
 
+/** Under `npm run test:live` the vendor credentials its suites need (test/live/suites.json) stay; nothing else. */
 export function dropOperatorEnv(env: NodeJS.ProcessEnv): void {
-  for (const k of OPERATOR_ENV_KEYS) delete env[k];
+  const keep = env.OPEN_SWE_TEST_LIVE === "1" ? LIVE_SUITES.flatMap((s) => s.needs) : [];
+  for (const k of OPERATOR_ENV_KEYS) if (!keep.includes(k)) delete env[k];
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { flushTally, installGitHubContract, setContractFile, takeViolations } from "../contracts/github-nock-contract.js";
+import { flushTally, installVendorContracts, setContractFile, takeViolations } from "../contracts/nock-contract.js";
 import { unmountOrphanedSandboxMounts } from "../../src/sandbox/orphaned-mounts.js";
 import { dropOperatorEnv } from "./operator-env.js";
 
@@ -13,22 +13,26 @@ const repoRoot = process.cwd();
 process.chdir(mkdtempSync(join(tmpdir(), "open-swe-test-cwd-")));
 dropOperatorEnv(process.env);
 
-// Every mock of api.github.com is held to GitHub's OpenAPI description (test/contracts/README.md).
-installGitHubContract(nock);
+// Every mock of a vendor with a published contract (GitHub, Linear, Slack, Jira, Confluence) is held to
+// it, and counted per vendor (test/contracts/README.md).
+installVendorContracts(nock);
 
 beforeAll(() => {
   setContractFile(relative(repoRoot, expect.getState().testPath ?? ""));
+  // `npm run test:live` is the one run that reaches vendors (scripts/test-live.mjs sets it).
+  if (process.env.OPEN_SWE_TEST_LIVE === "1") return;
   nock.disableNetConnect();
   nock.enableNetConnect((host) => host.startsWith("127.0.0.1") || host.startsWith("localhost"));
 });
 
 // A test that leaves an HTTP mock unused fails: the mock described a call the code no longer makes.
-// A mocked GitHub exchange GitHub would never have (route, parameters, body, status, types) fails it too.
+// A mocked exchange the vendor would never have (GitHub: route, parameters, body, status, types; Linear: a
+// query, variables or answer off its schema) fails it too.
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
   const off = takeViolations();
-  if (off.length > 0) throw new Error(`mocked GitHub exchanges off GitHub's contract:\n  ${[...new Set(off)].join("\n  ")}`);
+  if (off.length > 0) throw new Error(`mocked vendor exchanges off the vendor's contract:\n  ${[...new Set(off)].join("\n  ")}`);
   if (pending.length > 0) throw new Error(`unused HTTP mocks: ${pending.join(", ")}`);
 });
 

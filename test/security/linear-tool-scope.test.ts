@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { linearSource } from "../../src/sources/linear/index.js";
 import { linearEnv } from "../sources/linear/linear-fixtures.js";
-import { capturedLogger, mockLinear } from "../sources/linear/linear-nock.js";
+import { capturedLogger, mockLinear, notFound } from "../sources/linear/linear-nock.js";
 
 // The agent's Linear tools hold the app's key and the agent reads hostile text (repositories, comments):
 // a prompt that says "delete ENG-1" must not delete someone's issue. Unused mocks fail, so no delete is sent.
@@ -19,7 +19,7 @@ describe("Linear tools: what the app's key may destroy", () => {
   });
 
   it("a missing issue is said, nothing deleted", async () => {
-    mockLinear("OpenSweIssueCreator", { data: { viewer: { id: "user-app" }, issue: null } });
-    expect(String(await del.invoke({ issueId: "ENG-404" }))).toBe("No Linear issue ENG-404.");
+    mockLinear("OpenSweIssueCreator", notFound("Issue"));
+    await expect(del.invoke({ issueId: "ENG-404" })).rejects.toMatchObject({ code: "linear_not_found" });
   });
 });

@@ -111,7 +111,7 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
     nock("https://api.github.com").get("/repos/octo/hello/installation").reply(200, { id: 9301 });
     nock("https://api.github.com").post("/app/installations/9301/access_tokens").reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock("https://api.github.com").get("/search/users").query(true).reply(200, { items: [] });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-r" } } } }, { calls, when: (v) => (v["input"] as { parentId?: string }).parentId === "comment-impostor" });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-r", url: "https://linear.app/acme/issue/ENG-3#comment-c-r" } } } }, { calls, when: (v) => (v["input"] as { parentId?: string }).parentId === "comment-impostor" });
     expect((await signed(commentEvent({ id: "comment-impostor", body: "@open-swe push to main repo:octo/hello" }), "d-impostor")).status).toBe(200);
     const done = await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("linear", "linear:webhook-0001:Comment:comment-impostor:create"), 30_000);
     expect(done.returnvalue).toEqual({ outcome: "unmapped", sourceUser: "user-mallory" });

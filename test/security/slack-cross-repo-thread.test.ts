@@ -18,6 +18,7 @@ import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import type { Mention } from "../sources/conformance.js";
 import { SLACK, SLACK_SECRET, signSlack, slackEventBody } from "../sources/slack/slack-fixture.js";
+import { slackBody } from "../contracts/slack-contract.js";
 
 const API = "https://api.github.com";
 const SECRET = "SECRET-b41d-anna-only";
@@ -39,9 +40,9 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     return fetch(`http://127.0.0.1:${app.proc.port}/webhooks/slack`, { method: "POST", headers: signSlack(body, new Date()), body });
   };
   const reread = (m: Mention, context: { ts: string; user: string; text: string }[] = []) => {
-    nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === m.id).reply(200, { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] });
-    if (m.thread) nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id).reply(200, { ok: true, messages: context });
-    nock(SLACK).post("/api/reactions.add", (b: Form) => b.timestamp === m.id).reply(200, { ok: true });
+    nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === m.id).reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] }));
+    if (m.thread) nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id).reply(200, slackBody("conversations.replies", { ok: true, messages: context }));
+    nock(SLACK).post("/api/reactions.add", (b: Form) => b.timestamp === m.id).reply(200, slackBody("reactions.add", { ok: true }));
   };
   const runStart = (repo: string, login: string, id: number) => {
     nock(API).get(`/repos/octo/${repo}/collaborators/${login}/permission`).reply(200, { permission: "write", role_name: "write" });
@@ -78,8 +79,8 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     reread(A);
     mockInstallationToken(4242, 2);
     runStart("secret", "anna", 41);
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Noted." || /Open SWE · /.test(b.text ?? ""))).times(2).reply(200, { ok: true, ts: "1.1" });
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Noted." || /Open SWE · /.test(b.text ?? ""))).times(2).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
     expect((await send(A)).status).toBe(200);
     const aRunId = sourceRunJobId("slack", `T0TEAM:C0OPS:${A.id}`);
     expect((await waitForJob(app.proc.queues.queues.agent, aRunId, 90_000)).failedReason).toBeUndefined();
@@ -99,9 +100,9 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     mockInstallationToken(4242, 1);
     const notice = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && /This conversation was about octo\/secret; I started a new thread for octo\/public/.test(b.text ?? ""))
-      .reply(200, { ok: true, ts: "1.2" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, { ok: false, error: "not_allowed" });
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Looked." || /Open SWE · /.test(b.text ?? ""))).times(2).reply(200, { ok: true, ts: "1.3" });
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
+    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Looked." || /Open SWE · /.test(b.text ?? ""))).times(2).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
     expect((await send(B)).status).toBe(200);
     expect((await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("slack", `T0TEAM:C0OPS:${B.id}`))).returnvalue).toMatchObject({ outcome: "queued", repo: "octo/public", newThread: true });
     expect(notice.isDone()).toBe(true);

@@ -6,6 +6,7 @@ import { buildSourceRegistry } from "../../src/sources/registry.js";
 import { testConfig } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { SLACK_SECRET, signSlack } from "./slack/slack-fixture.js";
+import { slackBody } from "../contracts/slack-contract.js";
 
 const procs: RunningProcess[] = [];
 afterEach(async () => {
@@ -16,7 +17,7 @@ describe("vendor endpoints are configurable", () => {
   it("SLACK_API_URL: the worker's Slack client talks to that base (GovSlack, a proxy), over http too", async () => {
     const config = testConfig({ SLACK_SIGNING_SECRET: SLACK_SECRET, SLACK_BOT_TOKEN: "xoxb-t", SLACK_API_URL: "http://slack.gov.example:8080/api" });
     const client = buildSourceRegistry(config).get("slack")!.client(createLogger("silent"));
-    const react = nock("http://slack.gov.example:8080").post("/api/reactions.add").reply(200, { ok: true });
+    const react = nock("http://slack.gov.example:8080").post("/api/reactions.add").reply(200, slackBody("reactions.add", { ok: true }));
     const tool = client.tools({ team: "T1", channel: "C1", ts: "20.1", threadTs: "10.1" }).find((t) => t.name === "slack_add_reaction")!;
     expect(await tool.invoke({ name: "eyes" })).toBe("Reacted with :eyes:.");
     expect(react.isDone()).toBe(true);

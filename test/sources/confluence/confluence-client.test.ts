@@ -9,6 +9,10 @@ import { ConnectInstalls } from "../../../src/sources/confluence/install-store.j
 import { SecretBox } from "../../../src/store/secret-box.js";
 import { testRedis, uniquePrefix } from "../../helpers/redis.js";
 import { APP_KEY, APP_URL, CLIENT_KEY, CONFLUENCE_BASE, SECRET_KEY, SHARED_SECRET, SITE } from "../../fixtures/confluence/connect.js";
+import { type ConfluenceBodies, confluenceBody } from "../../contracts/atlassian-contract.js";
+import type { Sent } from "../../contracts/typed-bodies.js";
+
+type Page = Sent<ConfluenceBodies["content"]>;
 
 const ME = "557058:app-user";
 const ALICE = { accountId: "557058:alice", displayName: "Alice", email: "alice@example.com" };
@@ -31,14 +35,14 @@ const signed = (method: string, relative: string) => (value: string) => {
   return c.iss === APP_KEY && c.qsh === connectQsh(method, relative) && c.exp > Date.now() / 1000;
 };
 const wiki = () => nock("https://acme.atlassian.net");
-const current = () => wiki().get("/wiki/rest/api/user/current").matchHeader("authorization", signed("GET", "/rest/api/user/current")).reply(200, { accountId: ME });
+const current = () => wiki().get("/wiki/rest/api/user/current").matchHeader("authorization", signed("GET", "/rest/api/user/current")).reply(200, confluenceBody("user", { accountId: ME }));
 const EXPAND = "?expand=body.storage%2Chistory%2Ccontainer%2Cspace%2Cancestors";
-const content = (id: string, body: string, author = ALICE, container: unknown = { id: "98305", title: "Runbook" }, where: Record<string, unknown> = { space: { key: "ENG" } }) =>
+const content = (id: string, body: string, author = ALICE, container: Page["container"] = { id: "98305", title: "Runbook" }, where: Pick<Page, "space" | "ancestors"> = { space: { key: "ENG" } }) =>
   wiki()
     .get(`/wiki/rest/api/content/${id}`)
     .query({ expand: "body.storage,history,container,space,ancestors" })
     .matchHeader("authorization", signed("GET", `/rest/api/content/${id}${EXPAND}`))
-    .reply(200, { id, title: "Runbook", body: { storage: { value: body } }, history: { createdBy: author }, container, ...where });
+    .reply(200, confluenceBody("content", { id, title: "Runbook", body: { storage: { value: body } }, history: { createdBy: author }, container, ...where }));
 const mention = (id: string) => `<p><ac:link><ri:user ri:account-id="${id}" /></ac:link> please update the deploy steps</p>`;
 
 describe("Confluence client: fetchMessage re-reads with the install's credentials", () => {
@@ -104,7 +108,7 @@ describe("Confluence client: fetchMessage re-reads with the install's credential
         body: { storage: { value: '<p>PR: <a href="https://github.com/acme/web/pull/7">https://github.com/acme/web/pull/7</a></p>', representation: "storage" } },
       })
       .matchHeader("authorization", signed("POST", "/rest/api/content"))
-      .reply(200, { id: "360600" });
+      .reply(200, confluenceBody("content", { id: "360600" }));
     await client.reply(commentRef, "PR: https://github.com/acme/web/pull/7");
   });
 });
@@ -112,7 +116,7 @@ describe("Confluence client: fetchMessage re-reads with the install's credential
 describe("Confluence tools", () => {
   const tools = async () => Object.fromEntries((await setup()).client.tools(commentRef).map((t) => [t.name, t]));
   const page = (id: string, space = "ENG", version = 4) => ({ id, title: "Runbook", space: { key: space }, version: { number: version }, body: { storage: { value: "<p>old</p>" } }, _links: { webui: `/spaces/${space}/pages/${id}` } });
-  const getPage = (id: string, space = "ENG") => wiki().get(`/wiki/rest/api/content/${id}`).query({ expand: "body.storage,version,space" }).reply(200, page(id, space));
+  const getPage = (id: string, space = "ENG") => wiki().get(`/wiki/rest/api/content/${id}`).query({ expand: "body.storage,version,space" }).reply(200, confluenceBody("content", page(id, space)));
 
   it("offers exactly the five tools", async () => {
     expect(Object.keys(await tools()).sort()).toEqual(["confluence_comment", "confluence_create_page", "confluence_get_page", "confluence_search", "confluence_update_page"]);
@@ -136,7 +140,7 @@ describe("Confluence tools", () => {
     const t = await tools();
     wiki()
       .post("/wiki/rest/api/content", { type: "page", title: "Notes", space: { key: "ENG" }, ancestors: [{ id: "98305" }], body: { storage: { value: "<h2>Hi</h2><ul><li><p>a</p></li></ul>", representation: "storage" } } })
-      .reply(200, page("98400"));
+      .reply(200, confluenceBody("content", page("98400")));
     expect(await t.confluence_create_page!.invoke({ spaceKey: "ENG", title: "Notes", body: "## Hi\n\n- a", parentId: "98305" })).toBe(`Created page 98400: ${CONFLUENCE_BASE}/spaces/ENG/pages/98400`);
     expect(await t.confluence_create_page!.invoke({ spaceKey: "HR", title: "x", body: "x" })).toMatch(/Refused: that is outside space ENG/);
   });
@@ -147,7 +151,7 @@ describe("Confluence tools", () => {
     wiki()
       .put("/wiki/rest/api/content/98305", { id: "98305", type: "page", title: "Runbook", version: { number: 5 }, body: { storage: { value: "<p>new</p>", representation: "storage" } } })
       .matchHeader("authorization", signed("PUT", "/rest/api/content/98305"))
-      .reply(200, page("98305", "ENG", 5));
+      .reply(200, confluenceBody("content", page("98305", "ENG", 5)));
     expect(await t.confluence_update_page!.invoke({ pageId: "98305", body: "<p>new</p>", format: "storage" })).toBe("Updated page 98305 to version 5.");
   });
 
@@ -164,7 +168,7 @@ describe("Confluence tools", () => {
     const t = await tools();
     wiki()
       .post("/wiki/rest/api/content", (b: { ancestors?: { id: string }[]; container: { id: string } }) => b.container.id === "98305" && b.ancestors?.[0]?.id === "360449")
-      .reply(200, { id: "360700" });
+      .reply(200, confluenceBody("content", { id: "360700" }));
     expect(await t.confluence_comment!.invoke({ body: "Done." })).toBe("Comment 360700 posted on page 98305.");
   });
 
@@ -175,7 +179,7 @@ describe("Confluence tools", () => {
       .get("/wiki/rest/api/search")
       .query({ cql, limit: "10" })
       .matchHeader("authorization", signed("GET", `/rest/api/search?${new URLSearchParams({ cql, limit: "10" }).toString()}`))
-      .reply(200, { totalSize: 1, results: [{ title: "Deploy", excerpt: "how to deploy", url: "/spaces/ENG/pages/5", content: { id: "5", type: "page" } }] });
+      .reply(200, confluenceBody("search", { totalSize: 1, results: [{ title: "Deploy", excerpt: "how to deploy", url: "/spaces/ENG/pages/5", content: { id: "5", type: "page" } }] }));
     expect(JSON.parse(await t.confluence_search!.invoke({ cql }))).toEqual({
       total: 1,
       results: [{ id: "5", type: "page", title: "Deploy", url: `${CONFLUENCE_BASE}/spaces/ENG/pages/5`, excerpt: "how to deploy" }],

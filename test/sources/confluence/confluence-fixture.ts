@@ -4,6 +4,7 @@ import { INSTALL_KEYS_URL } from "../../../src/sources/confluence/install-keys.j
 import { JWT_LEEWAY_SECONDS } from "../../../src/sources/confluence/connect-jwt.js";
 import type { Mention, SourceFixture } from "../conformance.js";
 import { APP_URL, CLIENT_KEY, CONFLUENCE_BASE, KID, SECRET_KEY, SITE, atlassianKeys, installToken, lifecycleBody, webhookToken } from "../../fixtures/confluence/connect.js";
+import { confluenceBody } from "../../contracts/atlassian-contract.js";
 
 export const CONFLUENCE_ENV = { APP_URL, OPEN_SWE_SECRET_KEY: SECRET_KEY, CONFLUENCE_SITES: SITE };
 /** The app's own Confluence user on the install (what `/rest/api/user/current` answers). */
@@ -85,11 +86,11 @@ export const confluenceFixture: SourceFixture = {
   nockFetch(m, truth) {
     const id = commentIdOf(m);
     return [
-      wiki().get("/wiki/rest/api/user/current").reply(200, { accountId: APP_ACCOUNT }),
+      wiki().get("/wiki/rest/api/user/current").reply(200, confluenceBody("user", { accountId: APP_ACCOUNT })),
       wiki()
         .get(`/wiki/rest/api/content/${id}`)
         .query({ expand: "body.storage,history,container,space,ancestors" })
-        .reply(200, {
+        .reply(200, confluenceBody("content", {
           id,
           type: "comment",
           body: { storage: { value: storageMention(truth.text) } },
@@ -97,18 +98,18 @@ export const confluenceFixture: SourceFixture = {
           container: { id: PAGE_ID, title: "Runbook" },
           space: { key: m.where },
           ancestors: m.thread ? [{ id: threadRootOf(m), type: "comment" }] : [],
-        }),
+        })),
     ];
   },
   nockAck: (m) =>
     wiki()
       .post("/wiki/rest/api/content", (b: PostedContent) => b.container.id === PAGE_ID && b.ancestors?.[0]?.id === threadRootOf(m) && b.body.storage.value.includes("On it"))
-      .reply(200, { id: "1" }),
+      .reply(200, confluenceBody("content", { id: "1" })),
   // `match` sees the storage-format XHTML Confluence received.
   nockReply: (m, match) =>
     wiki()
       .post("/wiki/rest/api/content", (b: PostedContent) => b.container.id === PAGE_ID && b.ancestors?.[0]?.id === threadRootOf(m) && match(b.body.storage.value))
-      .reply(200, { id: "2" }),
+      .reply(200, confluenceBody("content", { id: "2" })),
   replyFormatting: [
     ["**Done**: see [the PR](https://github.com/octo/hello/pull/7)", '<p><strong>Done</strong>: see <a href="https://github.com/octo/hello/pull/7">the PR</a></p>'],
     ["# Summary\n- fixed `a < b`\n\n```sh\nnpm test\n```", '<h1>Summary</h1><ul><li><p>fixed <code>a &lt; b</code></p></li></ul><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">sh</ac:parameter><ac:plain-text-body><![CDATA[npm test]]></ac:plain-text-body></ac:structured-macro>'],

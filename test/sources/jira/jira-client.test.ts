@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { jiraSource } from "../../../src/sources/jira/jira-source.js";
 import { markdownToAdf } from "../../../src/sources/atlassian/markdown-to-adf.js";
 import { ALICE, BASE_URL, BOT_ACCOUNT, SITE, adfBody } from "../../fixtures/jira/payloads.js";
+import { jiraBody } from "../../contracts/atlassian-contract.js";
 
 const env = {
   JIRA_BASE_URL: BASE_URL,
@@ -20,8 +21,8 @@ const commentRef = { kind: "comment", site: SITE, issueKey: "ENG-42", commentId:
 const issueRef = { kind: "issue", site: SITE, issueKey: "ENG-42" };
 
 const issue = (fields: Record<string, unknown> = {}) => ({ key: "ENG-42", fields: { summary: "Login redirect loops", description: adfBody("someone", "see logs"), ...fields } });
-const myself = () => jira().get("/rest/api/3/myself").reply(200, { accountId: BOT_ACCOUNT });
-const getIssue = (body = issue()) => jira().get("/rest/api/3/issue/ENG-42").query(true).reply(200, body);
+const myself = () => jira().get("/rest/api/3/myself").reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT }));
+const getIssue = (body = issue()) => jira().get("/rest/api/3/issue/ENG-42").query(true).reply(200, jiraBody("issue", body));
 
 describe("Jira client: fetchMessage re-reads before trusting", () => {
   it("returns the comment's text and author from the API, with the issue as context", async () => {
@@ -52,7 +53,7 @@ describe("Jira client: fetchMessage re-reads before trusting", () => {
   it("a deleted comment is null", async () => {
     myself();
     getIssue();
-    jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(404, { errorMessages: ["gone"] });
+    jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(404, jiraBody("error", { errorMessages: ["gone"] }));
     expect(await client().fetchMessage(commentRef)).toBeNull();
   });
 
@@ -76,12 +77,12 @@ describe("Jira client: fetchMessage re-reads before trusting", () => {
 describe("Jira client: acknowledge and reply post ADF comments", () => {
   it("reply converts Markdown to ADF", async () => {
     const md = "Opened **the PR**: https://github.com/acme/web/pull/7\n\n- fixed redirect";
-    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: unknown }) => JSON.stringify(b.body) === JSON.stringify(markdownToAdf(md))).reply(201, { id: "10200" });
+    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: unknown }) => JSON.stringify(b.body) === JSON.stringify(markdownToAdf(md))).reply(201, jiraBody("comment", { id: "10200" }));
     await client().reply(commentRef, md);
   });
 
   it("acknowledge posts one short comment", async () => {
-    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: { content: unknown[] } }) => JSON.stringify(b.body).includes("On it")).reply(201, { id: "10201" });
+    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: { content: unknown[] } }) => JSON.stringify(b.body).includes("On it")).reply(201, jiraBody("comment", { id: "10201" }));
     await client().acknowledge(commentRef);
   });
 });
@@ -94,7 +95,7 @@ describe("Jira tools", () => {
   });
 
   it("jira_comment posts ADF on the request's issue; another project is refused without a call", async () => {
-    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: { type: string } }) => b.body.type === "doc").reply(201, { id: "10300" });
+    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: { type: string } }) => b.body.type === "doc").reply(201, jiraBody("comment", { id: "10300" }));
     expect(await tools().jira_comment!.invoke({ body: "done: `npm test` passes" })).toBe("Comment 10300 posted on ENG-42.");
     expect(await tools().jira_comment!.invoke({ issueKey: "OPS-1", body: "x" })).toMatch(/Refused: OPS-1 is outside project ENG/);
   });
@@ -132,7 +133,7 @@ describe("Jira tools", () => {
       .post("/rest/api/3/issue", (b: { fields: Record<string, unknown> }) =>
         JSON.stringify(b.fields) === JSON.stringify({ project: { key: "ENG" }, summary: "Follow-up", issuetype: { name: "Task" }, description: markdownToAdf("# Why\n\n1. a"), labels: ["agent"] }),
       )
-      .reply(201, { id: "1", key: "ENG-99" });
+      .reply(201, jiraBody("created", { id: "1", key: "ENG-99" }));
     expect(await tools().jira_create_issue!.invoke({ summary: "Follow-up", description: "# Why\n\n1. a", labels: ["agent"] })).toBe(`Created ENG-99: ${BASE_URL}/browse/ENG-99`);
     expect(await tools().jira_create_issue!.invoke({ projectKey: "OPS", summary: "x" })).toMatch(/Refused/);
   });
@@ -140,13 +141,13 @@ describe("Jira tools", () => {
   it("jira_update_issue edits the given fields; Jira's refusal is told to the model", async () => {
     jira().put("/rest/api/3/issue/ENG-42", { fields: { summary: "New title" } }).reply(204);
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", summary: "New title" })).toBe("Updated ENG-42 (summary).");
-    jira().put("/rest/api/3/issue/ENG-42").reply(400, { errorMessages: [], errors: { labels: "Field 'labels' cannot be set." } });
+    jira().put("/rest/api/3/issue/ENG-42").reply(400, jiraBody("error", { errorMessages: [], errors: { labels: "Field 'labels' cannot be set." } }));
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", labels: ["x"] })).toMatch(/^Jira refused the request \(HTTP 400\)/);
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42" })).toMatch(/Nothing to update/);
   });
 
   it("jira_list_projects", async () => {
-    jira().get("/rest/api/3/project/search").query({ maxResults: "50", query: "eng" }).reply(200, { total: 1, values: [{ key: "ENG", name: "Engineering", id: "1" }] });
+    jira().get("/rest/api/3/project/search").query({ maxResults: "50", query: "eng" }).reply(200, jiraBody("projects", { total: 1, values: [{ key: "ENG", name: "Engineering", id: "1" }] }));
     expect(JSON.parse(await tools().jira_list_projects!.invoke({ query: "eng" }))).toEqual({ total: 1, projects: [{ key: "ENG", name: "Engineering" }] });
   });
 });

@@ -4,6 +4,7 @@ import { markdownToAdf } from "../../../src/sources/atlassian/markdown-to-adf.js
 import { JIRA_MAX_AGE_MS } from "../../../src/sources/jira/verify-jira-request.js";
 import type { Mention, SourceFixture } from "../conformance.js";
 import { BASE_URL, BOT_ACCOUNT, SITE } from "../../fixtures/jira/payloads.js";
+import { jiraBody } from "../../contracts/atlassian-contract.js";
 
 export const JIRA_SECRET = "jira-conformance-secret-0123456789";
 export const JIRA_ENV = { JIRA_BASE_URL: BASE_URL, JIRA_EMAIL: "bot@acme.test", JIRA_API_TOKEN: "jira-api-token", JIRA_WEBHOOK_SECRET: JIRA_SECRET };
@@ -55,16 +56,16 @@ export const jiraFixture: SourceFixture = {
   nockFetch(m, truth) {
     const issueKey = issueKeyOf(m);
     return [
-      jira().get("/rest/api/3/myself").reply(200, { accountId: BOT_ACCOUNT }),
-      jira().get(`/rest/api/3/issue/${issueKey}`).query(true).reply(200, { key: issueKey, fields: { summary: "An issue", description: null } }),
+      jira().get("/rest/api/3/myself").reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT })),
+      jira().get(`/rest/api/3/issue/${issueKey}`).query(true).reply(200, jiraBody("issue", { key: issueKey, fields: { summary: "An issue", description: null } })),
       jira()
         .get(`/rest/api/3/issue/${issueKey}/comment/${commentIdOf(m)}`)
-        .reply(200, { id: commentIdOf(m), author: { accountId: truth.user, displayName: truth.user }, body: adfMention(truth.text) }),
+        .reply(200, jiraBody("comment", { id: commentIdOf(m), author: { accountId: truth.user, displayName: truth.user }, body: adfMention(truth.text) })),
     ];
   },
-  nockAck: (m) => jira().post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => JSON.stringify(b.body).includes("On it")).reply(201, { id: "1" }),
+  nockAck: (m) => jira().post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => JSON.stringify(b.body).includes("On it")).reply(201, jiraBody("comment", { id: "1" })),
   // `match` sees the ADF document Jira received, as JSON.
-  nockReply: (m, match) => jira().post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => match(JSON.stringify(b.body))).reply(201, { id: "2" }),
+  nockReply: (m, match) => jira().post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => match(JSON.stringify(b.body))).reply(201, jiraBody("comment", { id: "2" })),
   replyFormatting: [
     [
       "**Done**: see [the PR](https://github.com/octo/hello/pull/7)",

@@ -48,7 +48,7 @@ describe("Linear client: fetchMessage", () => {
 
   it("our own comment (the API key's user) → null, even without LINEAR_APP_USER_ID", async () => {
     const source = linearSource(linearEnv({ LINEAR_APP_USER_ID: "" }));
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: "user-bot" }, comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE" }, botActor: null, issue: null } } });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: "user-bot" }, comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE", email: "open-swe@example.com" }, botActor: null, issue: null } } });
     expect(await source.client(log).fetchMessage(commentRef)).toBeNull();
   });
 
@@ -61,7 +61,7 @@ describe("Linear client: fetchMessage", () => {
   });
 
   it("an answer in an unexpected shape is an upstream error", async () => {
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: 7 } } });
+    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: 7 } } }, { offContract: "what our zod guard does with an answer Linear would never send" });
     await expect(client().fetchMessage(commentRef)).rejects.toMatchObject({ code: "linear_upstream" });
   });
 
@@ -144,20 +144,20 @@ describe("Linear client: acknowledge and reply", () => {
 
   it("an issue trigger's reply is a top-level comment; no PR link, no attachment", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9" } } } }, { calls });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } }, { calls });
     await client().reply({ issueId: ISSUE, trigger: "assigned" }, "Which repository? Reply with repo:owner/name.");
     expect(calls[0]!.variables).toEqual({ input: { issueId: ISSUE, body: "Which repository? Reply with repo:owner/name." } });
   });
 
   it("a failed attachment is logged; the reply stands (a retry would post it twice)", async () => {
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9" } } } });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } });
     mockLinear("OpenSweAttachPullRequest", INTERNAL_ERROR, { status: 500 });
     await client().reply(commentRef, "https://github.com/acme/app/pull/7");
     expect(lines.some((l) => l["msg"] === "linear: attaching the pull request failed")).toBe(true);
   });
 
   it("a reply Linear refuses fails with the cause", async () => {
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: false, comment: null } } });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: false, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } });
     await expect(client().reply(commentRef, "hi")).rejects.toMatchObject({ code: "linear_upstream" });
   });
 

@@ -46,7 +46,7 @@ export const linearFixture: SourceFixture = {
             createdAt: new Date().toISOString(),
             user: { id: truth.user, name: truth.user, email: `${truth.user.toLowerCase()}@example.com` },
             botActor: null,
-            issue: { id: issueOf(m), identifier: "ENG-1", title: "t", description: null, url: null, comments: { nodes: [] } },
+            issue: { id: issueOf(m), identifier: "ENG-1", title: "t", description: null, url: "https://linear.app/acme/issue/ENG-1", comments: { nodes: [] } },
           },
         },
       },
@@ -55,7 +55,7 @@ export const linearFixture: SourceFixture = {
   ],
   nockAck: (m) => mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { when: (v) => (v as Input).input?.commentId === commentOf(m.id) }),
   nockReply: (m, match) =>
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "comment-reply" } } } }, {
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "comment-reply", url: "https://linear.app/acme/issue/ENG-1#comment-reply" } } } }, {
       when: (v) => {
         const input = (v as Input).input;
         return input?.parentId === parentOf(m) && match(input.body ?? "");

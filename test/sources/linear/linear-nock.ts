@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import nock from "nock";
 import { createLogger } from "../../../src/logger.js";
+import { offContract } from "../../contracts/typed-bodies.js";
 
 export interface GraphqlCall {
   query: string;
@@ -14,7 +15,16 @@ export interface GraphqlCall {
 export function mockLinear(
   operation: string,
   answer: unknown,
-  opts: { status?: number; auth?: string; calls?: GraphqlCall[]; headers?: Record<string, string>; when?: (variables: Record<string, unknown>) => boolean; delayMs?: number } = {},
+  opts: {
+    status?: number;
+    auth?: string;
+    calls?: GraphqlCall[];
+    headers?: Record<string, string>;
+    when?: (variables: Record<string, unknown>) => boolean;
+    delayMs?: number;
+    /** Why this answer is one Linear would never send (it is then counted as excused, not checked). */
+    offContract?: string;
+  } = {},
 ): nock.Scope {
   const op = new RegExp(`^\\s*(query|mutation) ${operation}\\b`);
   const interceptor = nock("https://api.linear.app", { reqheaders: { authorization: opts.auth ?? "lin_api_test" } }).post("/graphql", (body: GraphqlCall) => {
@@ -23,7 +33,8 @@ export function mockLinear(
     opts.calls?.push(body);
     return true;
   });
-  return (opts.delayMs ? interceptor.delay(opts.delayMs) : interceptor).reply(opts.status ?? 200, typeof answer === "string" ? answer : JSON.stringify(answer), { "content-type": "application/json", ...opts.headers });
+  const body = opts.offContract !== undefined && typeof answer === "object" && answer !== null ? offContract(answer, opts.offContract) : typeof answer === "string" ? answer : JSON.stringify(answer);
+  return (opts.delayMs ? interceptor.delay(opts.delayMs) : interceptor).reply(opts.status ?? 200, body as string, { "content-type": "application/json", ...opts.headers });
 }
 
 /** Linear's answer for an id that does not exist (a GraphQL error, HTTP 200). */

@@ -31,7 +31,7 @@ describe("Linear tools", () => {
 
   it("linear_comment: threaded under the trigger, its PR link attached", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9" } } } }, { calls });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } }, { calls });
     mockLinear("OpenSweAttachPullRequest", { data: { attachmentLinkURL: { success: true } } }, { calls });
     expect(await run("linear_comment", { body: "Done: https://github.com/acme/app/pull/12" })).toBe("Comment posted; 1 pull request link(s) attached to the issue.");
     expect(calls[0]!.variables).toEqual({ input: { issueId: ISSUE, body: "Done: https://github.com/acme/app/pull/12", parentId: "c-1" } });
@@ -39,17 +39,18 @@ describe("Linear tools", () => {
   });
 
   it("linear_comment: a failed attachment after the comment is posted is said, never thrown", async () => {
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9" } } } });
+    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-9", url: "https://linear.app/acme/issue/ENG-1#comment-c-9" } } } });
     mockLinear("OpenSweAttachPullRequest", INTERNAL_ERROR, { status: 500 });
     expect(await run("linear_comment", { body: "https://github.com/acme/app/pull/12" })).toMatch(/^Comment posted; attaching .* failed: .*upstream.*Do not post the comment again\.$/s);
   });
 
   it("linear_get_issue: this conversation's issue by default, another by identifier", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweGetIssue", { data: { issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test" } } }, { calls });
+    mockLinear("OpenSweGetIssue", { data: { issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priority: 0, priorityLabel: "No priority", createdAt: "2026-12-01T09:00:00.000Z", updatedAt: "2026-12-01T09:00:00.000Z", state: { id: "s", name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG", name: "Engineering" }, labels: { nodes: [] } } } }, { calls });
     expect(JSON.parse(await run("linear_get_issue", {}))).toMatchObject({ identifier: "ENG-1" });
-    mockLinear("OpenSweGetIssue", { data: { issue: null } }, { calls });
-    expect(await run("linear_get_issue", { issueId: "ENG-404" })).toBe("No Linear issue ENG-404.");
+    mockLinear("OpenSweGetIssue", notFound("Issue"), { calls });
+    // Linear answers an unknown id with an error, never `issue: null` (its schema: `issue: Issue!`).
+    await expect(run("linear_get_issue", { issueId: "ENG-404" })).rejects.toMatchObject({ code: "linear_not_found" });
     expect(calls.map((c) => c.variables)).toEqual([{ id: ISSUE }, { id: "ENG-404" }]);
   });
 
@@ -76,7 +77,7 @@ describe("Linear tools", () => {
 
   it("linear_update_issue: only the fields given; nothing to change is refused by the schema", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweIssueUpdate", { data: { issueUpdate: { success: true, issue: { id: ISSUE, identifier: "ENG-1" } } } }, { calls });
+    mockLinear("OpenSweIssueUpdate", { data: { issueUpdate: { success: true, issue: { id: ISSUE, identifier: "ENG-1", title: "New title", url: "https://linear.app/acme/issue/ENG-1" } } } }, { calls });
     await run("linear_update_issue", { stateId: "state-done", assigneeId: null });
     expect(calls[0]!.variables).toEqual({ id: ISSUE, input: { stateId: "state-done", assigneeId: null } });
     await expect(run("linear_update_issue", { issueId: "ENG-1" })).rejects.toThrow(/at least one field/);
@@ -96,8 +97,8 @@ describe("Linear tools", () => {
 
   it("linear_search_issues: term, team and limit go to searchIssues", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweSearchIssues", { data: { searchIssues: { totalCount: 1, nodes: [{ id: ISSUE, identifier: "ENG-1" }] } } }, { calls });
-    expect(JSON.parse(await run("linear_search_issues", { query: "login", teamId: TEAM, limit: 3 }))).toEqual({ total: 1, issues: [{ id: ISSUE, identifier: "ENG-1" }] });
+    mockLinear("OpenSweSearchIssues", { data: { searchIssues: { totalCount: 1, nodes: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priorityLabel: "No priority", state: { name: "Todo" }, team: { key: "ENG" } }] } } }, { calls });
+    expect(JSON.parse(await run("linear_search_issues", { query: "login", teamId: TEAM, limit: 3 }))).toMatchObject({ total: 1, issues: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test" }] });
     expect(calls[0]!.variables).toEqual({ term: "login", first: 3, includeComments: false, includeArchived: false, teamId: TEAM });
   });
 

@@ -1,6 +1,8 @@
+import type { AppMentionEvent } from "@slack/types";
 import nock from "nock";
 import { slackSignature } from "../../../src/sources/slack/signature.js";
 import type { Mention, SourceFixture } from "../conformance.js";
+import { slackBody } from "../../contracts/slack-contract.js";
 
 export const SLACK_SECRET = "slack-test-signing-secret";
 export const SLACK = "https://slack.com";
@@ -19,7 +21,8 @@ export function slackEventBody(m: Mention, eventId = `Ev${m.id.replace(/\D/g, ""
     event_id: eventId,
     event_time: Math.floor(Date.now() / 1000),
     authorizations: [{ team_id: TEAM, user_id: BOT, is_bot: true }],
-    event: { type: "app_mention", user: m.user, text: `<@${BOT}> ${m.text}`, ts: m.id, ...(m.thread ? { thread_ts: m.thread } : {}), channel: m.where, event_ts: m.id },
+    // The envelope has no published type (Slack's Events API docs: `event_callback`); the event has @slack/types'.
+    event: { type: "app_mention", user: m.user, text: `<@${BOT}> ${m.text}`, ts: m.id, ...(m.thread ? { thread_ts: m.thread } : {}), channel: m.where, event_ts: m.id } satisfies AppMentionEvent,
   });
 }
 
@@ -44,26 +47,26 @@ export const slackFixture: SourceFixture = {
     const scopes = [
       nock(SLACK)
         .post("/api/conversations.replies", (b: Form) => b.channel === m.where && b.ts === threadOf(m) && b.oldest === m.id && b.latest === m.id)
-        .reply(200, { ok: true, messages: [{ type: "message", ts: m.id, user: truth.user, text: `<@${BOT}> ${truth.text}` }], has_more: false }),
+        .reply(200, slackBody("conversations.replies", { ok: true, messages: [{ type: "message", ts: m.id, user: truth.user, text: `<@${BOT}> ${truth.text}` }], has_more: false })),
     ];
     if (m.thread && m.thread !== m.id) {
       scopes.push(
         nock(SLACK)
           .post("/api/conversations.replies", (b: Form) => b.channel === m.where && b.ts === m.thread && b.oldest === undefined && b.latest === m.id)
-          .reply(200, { ok: true, messages: [{ type: "message", ts: m.thread, user: "UOTHER", text: "the thread starts here" }], has_more: false }),
+          .reply(200, slackBody("conversations.replies", { ok: true, messages: [{ type: "message", ts: m.thread, user: "UOTHER", text: "the thread starts here" }], has_more: false })),
       );
     }
     return scopes;
   },
-  nockAck: (m) => nock(SLACK).post("/api/reactions.add", (b: Form) => b.channel === m.where && b.timestamp === m.id && b.name === "eyes").reply(200, { ok: true }),
+  nockAck: (m) => nock(SLACK).post("/api/reactions.add", (b: Form) => b.channel === m.where && b.timestamp === m.id && b.name === "eyes").reply(200, slackBody("reactions.add", { ok: true })),
   nockReply: (m, match) =>
     nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.channel === m.where && b.thread_ts === threadOf(m) && match(b.text ?? ""))
-      .reply(200, { ok: true, ts: "9999.0001" }),
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "9999.0001" })),
   nockEmail: (userId, email) =>
     nock(SLACK)
       .post("/api/users.info", (b: Form) => b.user === userId)
-      .reply(200, { ok: true, user: { id: userId, is_bot: false, is_email_confirmed: email !== null, profile: { email: email ?? "unconfirmed@example.com" } } }),
+      .reply(200, slackBody("users.info", { ok: true, user: { id: userId, is_bot: false, is_email_confirmed: email !== null, profile: { email: email ?? "unconfirmed@example.com" } } })),
   replyFormatting: [
     ["**Done**: see [the PR](https://github.com/octo/hello/pull/7), thanks @Dana(U0DANA)", "*Done*: see <https://github.com/octo/hello/pull/7|the PR>, thanks <@U0DANA>"],
     ["# Summary\n- fixed `a < b`\n- _tested_", "*Summary*\n• fixed `a &lt; b`\n• _tested_"],
