@@ -60,7 +60,7 @@ const pull = (number: number, headSha: string, author = "open-swe[bot]") =>
     .reply(200, { number, state: "open", body: "Fixes it.", user: { login: author }, head: { sha: headSha, ref: `open-swe/${number}` }, base: { sha: BASE } });
 
 /** Everything the job reads after the PR when it gets as far as the CI facts. */
-function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pending?: boolean } = {}) {
+function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pending?: boolean; baseFailing?: boolean } = {}) {
   nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API)
@@ -76,7 +76,8 @@ function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pe
       ],
     });
   nock(API).get(`/repos/octo/hello/commits/${headSha}/status`).query(true).reply(200, { state: "success", statuses: [] });
-  if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+  const baseRuns = o.baseFailing ? [{ id: 75, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/75", app: { slug: "github-actions" } }] : [];
+  if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: baseRuns.length, check_runs: baseRuns });
   if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
   nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
   if (o.logs !== false) {
@@ -176,6 +177,18 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     ciFacts(sha, { commitAuthor: "carol", logs: false });
     neutralCheck(sha, "Autofix stands back");
     expect(await deliver(16, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "human_commit" } });
+  });
+
+  it("a check that is red on the base commit too is not the branch's doing: skipped with a neutral check, no fix run", async () => {
+    await ourPr(17);
+    const sha = head();
+    pull(17, sha);
+    ciFacts(sha, { logs: false, baseFailing: true });
+    const check = neutralCheck(sha, "Failing on the base too");
+    const before = await proc.queues.queues.agent.count();
+    expect(await deliver(17, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "all_failing_on_base" } });
+    expect(check.isDone()).toBe(true);
+    expect(await proc.queues.queues.agent.count()).toBe(before);
   });
 
   it("a repo that is not enabled costs no GitHub call", async () => {
