@@ -39,6 +39,7 @@ import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { runMode, runPromptParts, serverDeniedByPolicy } from "./run-prompt-parts.js";
+import { prConventionsText } from "../config/pr-conventions.js";
 import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
@@ -176,6 +177,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
     prThreads: ctx.prThreads,
     verdictAuthorized: data.verdictAuthorized,
     state: { replied: false },
+    conventions: { pr: repoConfig.pr, footer: repoConfig.footer },
   };
   gh.state = await loadRunState(gh);
   // What an earlier attempt of this job pushed: a resumed run's reply says what it pushed after that.
@@ -230,6 +232,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext, octokit: Octokit
   const promptParts = runPromptParts({
     mode: runMode(data),
     repoInstructions: repoConfig.agent.instructions,
+    prConventions: prConventionsText(repoConfig.pr),
     userInstructions: profile.instructions,
     requester: data.requester.login,
     mcp: { connected: mcp.connected, failed: mcp.failures, denied: deniedServers },
