@@ -13,6 +13,8 @@ export default defineConfig({
       "test/review/budget.test.ts",
       "test/review/diff.test.ts",
       "test/autofix/decide.test.ts",
+      "test/runs/run-prompt-parts.test.ts",
+      "test/config/pr-conventions.test.ts",
     ],
     setupFiles: ["test/helpers/setup-each.ts"],
     pool: "forks",
