@@ -13,8 +13,12 @@ export default defineConfig({
       "test/review/budget.test.ts",
       "test/review/diff.test.ts",
       "test/autofix/decide.test.ts",
+      "test/runs/run-prompt-parts.test.ts",
+      "test/config/pr-conventions.test.ts",
     ],
-    setupFiles: ["test/helpers/setup-each.ts"],
+    // No setup-each: it chdirs at load, which Stryker's worker threads refuse ("No tests were found").
+    // These table tests need no network guard or Redis.
+    setupFiles: [],
     pool: "forks",
   },
 });

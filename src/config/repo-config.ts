@@ -3,6 +3,7 @@ import type { ProbotOctokit as Octokit } from "probot";
 import { OpenSweError } from "../errors.js";
 import { ToolPolicies } from "./tool-policy.js";
 import { McpServers } from "./mcp-config.js";
+import { FooterSetting, PrConventions } from "./pr-conventions.js";
 
 export const REPO_CONFIG_PATH = ".github/open-swe.yml";
 
@@ -45,6 +46,10 @@ export const RepoConfig = z
       .strict()
       .default({ network: true, allow_workflow_changes: false, tools: {}, mcp_servers: {} }),
     model: z.string().min(1).optional(),
+    /** The team's PR conventions: title template, description sections (`pr-conventions.ts`). */
+    pr: PrConventions.default({}),
+    /** The run's cost line: `off`, on its reply (`comment`, as before), or on its reply and its PR (`all`). */
+    footer: FooterSetting.default("comment"),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

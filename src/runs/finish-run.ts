@@ -1,4 +1,5 @@
 import { formatRunSummary } from "../agent/run-record.js";
+import { footerPlaces } from "../config/pr-conventions.js";
 import type { RunRecord } from "../shared/run-record.js";
 import { editReply } from "../github/edit-reply.js";
 import { postRunComment } from "../github/tools/github-comment.js";
@@ -22,6 +23,8 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
  * run pushed, not from the model's words) lead it.
  */
 export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[], facts: string[] = []): Promise<void> {
+  const places = footerPlaces(ctx.conventions?.footer ?? "comment");
+  if (places.pullRequest && ctx.state.prNumber !== undefined) await footPullRequest(ctx, ctx.state.prNumber, `<sub>Open SWE · ${formatRunSummary(record)}</sub>`);
   const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
   if (record.error) extra.push(`Error: ${record.error}`);
   if (record.outcome === "budget_exceeded") extra.push(`Spent: $${(record.costUsd ?? 0).toFixed(4)}.`);
@@ -29,17 +32,32 @@ export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes:
     // Slack, Linear, …: one closing message, always with the PR link (the agent's replies cannot be edited here).
     const lead = [...facts, ...(record.prUrl ? [`Pull request: ${record.prUrl}`] : []), ...extra];
     if (lead.length === 0 && !ctx.state.replied) lead.push("The run finished without a reply.");
-    await postRunComment(ctx, [...lead, `_Open SWE · ${formatRunSummary(record)}_`].join("\n\n"));
+    const closing = [...lead, ...(places.comment ? [`_Open SWE · ${formatRunSummary(record)}_`] : [])];
+    if (closing.length > 0) await postRunComment(ctx, closing.join("\n\n"));
     return;
   }
-  const footer = `<sub>Open SWE · ${formatRunSummary(record)}</sub>`;
+  const footer = places.comment ? [`<sub>Open SWE · ${formatRunSummary(record)}</sub>`] : [];
   const { lastReply, target } = { lastReply: ctx.state.lastReply, target: ctx.target };
   if (lastReply && target && record.outcome !== "failed") {
-    const body = [...facts, lastReply.body, ...extra, footer].join("\n\n");
+    const body = [...facts, lastReply.body, ...extra, ...footer].join("\n\n");
+    if (body === lastReply.body) return;
     // Once per run, through the ledger: a run that lost its job's lock never edits the reply again.
     await ctx.effects.once(`${ctx.runId}:summary`, async () => (await editReply(ctx.octokit, target, lastReply.id, body), { id: lastReply.id }));
     return;
   }
   const lead = extra.length > 0 ? extra : [record.prUrl ? `Pull request: ${record.prUrl}` : "The run finished without a reply."];
-  await postRunComment(ctx, [...facts, ...lead, footer].join("\n\n"));
+  await postRunComment(ctx, [...facts, ...lead, ...footer].join("\n\n"));
+}
+
+const PR_FOOTER_MARK = "<!-- open-swe:footer -->";
+
+/** `footer: all`: the PR's description ends with this run's cost line (a later run's replaces it). Once per run. */
+async function footPullRequest(ctx: GitHubRunContext, number: number, line: string): Promise<void> {
+  const repo = { owner: ctx.owner, repo: ctx.repo, pull_number: number };
+  await ctx.effects.once(`${ctx.runId}:pr-footer`, async () => {
+    const { data } = await ctx.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", repo);
+    const kept = (data.body ?? "").split(PR_FOOTER_MARK)[0]!.trimEnd();
+    await ctx.octokit.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", { ...repo, body: `${kept}\n\n${PR_FOOTER_MARK}\n${line}` });
+    return { number };
+  });
 }

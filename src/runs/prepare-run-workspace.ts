@@ -4,6 +4,7 @@ import type { AppConfig } from "../config/env.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { Octokit } from "../github/app-auth.js";
 import type { GitHubAuth } from "../shared/github-auth.js";
+import { resolveBotIdentity } from "../github/bot-identity.js";
 import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
@@ -55,12 +56,13 @@ export async function prepareRunWorkspace(opts: {
   const { target: t, octokit, config } = opts;
   const branchKey = keyer(`${opts.prefix}:thread`)(t.threadId, "branch");
   const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
-  // Independent round trips go out together: repo, PR, the thread's branch, a repo-scoped token.
-  const [{ data: repoInfo }, pull, savedBranch, token] = await Promise.all([
+  // Independent round trips go out together: repo, PR, the thread's branch, a repo-scoped token, the bot.
+  const [{ data: repoInfo }, pull, savedBranch, token, identity] = await Promise.all([
     octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo }),
     t.isPullRequest && t.number !== undefined ? octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number }) : null,
     opts.redis.get(branchKey),
     opts.github.repoScopedToken(t.installationId, t.repo),
+    resolveBotIdentity({ octokit, redis: opts.redis, prefix: opts.prefix, appId: config.github?.appId ?? "none", fallbackSlug: config.env.APP_SLUG, log: opts.log }),
   ]);
   const defaultBranch = repoInfo.default_branch;
   let ref = `refs/heads/${defaultBranch}`;
@@ -104,6 +106,7 @@ export async function prepareRunWorkspace(opts: {
     ref,
     branch,
     publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
+    identity,
   });
   // The branch's starting commit is remembered per thread: a reused workspace keeps building on it.
   const baseKey = keyer(`${opts.prefix}:thread`)(t.threadId, "base");

@@ -40,6 +40,8 @@ import { invokeAgent } from "./invoke-agent.js";
 import { prepareRunWorkspace } from "./prepare-run-workspace.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { runMode, runPromptParts, serverDeniedByPolicy } from "./run-prompt-parts.js";
+import { linkedTrackerTools } from "../sources/linked-tracker-tools.js";
+import { prConventionsText } from "../config/pr-conventions.js";
 import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
@@ -177,6 +179,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     prThreads: ctx.prThreads,
     verdictAuthorized: data.verdictAuthorized,
     state: { replied: false },
+    conventions: { pr: repoConfig.pr, footer: repoConfig.footer },
   };
   gh.state = await loadRunState(gh);
   // What an earlier attempt of this job pushed: a resumed run's reply says what it pushed after that.
@@ -189,6 +192,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   if (prAuthor) gh.prAuthor = prAuthor;
   // A source run answers with the source's own tools; `github_comment` would post nowhere anyone reads.
   const sourceTools = channel ? channel.client.tools(channel.origin.ref) : [];
+  // The trackers this repository is linked to (`settings source-repo`), other than the run's own source.
+  const trackerTools = await linkedTrackerTools({ settings: ctx.settings, sources: ctx.sources, repo: `${data.owner}/${data.repo}`, runSource: channel?.origin.kind ?? null, log: ctx.log });
   // Stdio servers start inside the run's sandbox; a server that fails is left out and the reply says so.
   const policySources = { repo: repoConfig.agent.tools, team: teamToolPolicies };
   // A server whose every tool policy denies is not started at all; the prompt says it is configured but denied.
@@ -222,6 +227,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     }),
     ...githubTools(gh, { isPullRequest: data.isPullRequest }).filter((t) => !channel || t.name !== "github_comment"),
     ...sourceTools,
+    ...trackerTools,
     createHttpRequestTool(),
     createFetchUrlTool(),
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
@@ -231,6 +237,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   const promptParts = runPromptParts({
     mode: runMode(data),
     repoInstructions: repoConfig.agent.instructions,
+    prConventions: prConventionsText(repoConfig.pr),
     userInstructions: profile.instructions,
     requester: data.requester.login,
     mcp: { connected: mcp.connected, failed: mcp.failures, denied: deniedServers },

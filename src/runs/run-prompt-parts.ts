@@ -56,10 +56,19 @@ export function mcpContext(m: McpPromptFacts): string {
  * Pure: seed 004's parts after the global prompt for one run — mode, the repository's instructions
  * (`.github/open-swe.yml` `agent.instructions`, default branch), the requester's (profile), MCP context.
  */
-export function runPromptParts(o: { mode: RunMode; repoInstructions?: string | undefined; userInstructions?: string | undefined; requester: string; mcp: McpPromptFacts }): Omit<PromptParts, "global"> {
+export function runPromptParts(o: {
+  mode: RunMode;
+  repoInstructions?: string | undefined;
+  /** The repository's PR conventions as prompt lines (`prConventionsText`). */
+  prConventions?: string | undefined;
+  userInstructions?: string | undefined;
+  requester: string;
+  mcp: McpPromptFacts;
+}): Omit<PromptParts, "global"> {
+  const repo = [o.repoInstructions?.trim(), o.prConventions?.trim()].filter((p) => p).join("\n\n");
   return {
     mode: MODE_TEXT[o.mode],
-    ...(o.repoInstructions?.trim() ? { repoInstructions: `## Repository instructions\n\nFrom the repository's \`.github/open-swe.yml\`:\n\n${o.repoInstructions.trim()}` } : {}),
+    ...(repo ? { repoInstructions: `## Repository instructions\n\nFrom the repository's \`.github/open-swe.yml\`:\n\n${repo}` } : {}),
     ...(o.userInstructions?.trim() ? { userInstructions: `## Instructions from @${o.requester}\n\nFrom their profile; they apply to their runs:\n\n${o.userInstructions.trim()}` } : {}),
     context: [mcpContext(o.mcp)].filter((p) => p !== ""),
   };

@@ -35,7 +35,7 @@ export function runToolNames(): string[] {
     createFetchUrlTool(),
     createWebSearchTool(search)!,
     ...(slackTools(none, none) as StructuredToolInterface[]),
-    ...(jiraTools(none, { kind: "issue", site: "example.atlassian.net", issueKey: "X-1" }, "") as StructuredToolInterface[]),
+    ...(jiraTools(none, { project: "X" }, "") as StructuredToolInterface[]),
     ...(confluenceTools(none, { kind: "page", clientKey: "none", pageId: "1" }) as StructuredToolInterface[]),
     ...linearTools(none),
   ];

@@ -109,6 +109,11 @@ export interface SourceClient {
   approvalDecided?(ref: Record<string, unknown>, markdown: string): Promise<void>;
   /** The agent's tools for this conversation (`slack_thread_reply`, `linear_comment`, …). */
   tools(ref: Record<string, unknown>): StructuredToolInterface[];
+  /**
+   * A tracker's tools for a run of a repository linked to `where` (`settings source-repo set <source>:<where>`)
+   * that was asked elsewhere: reads, and writes kept inside `where` (a project, a team). Optional.
+   */
+  linkedTools?(where: string): StructuredToolInterface[];
 }
 
 export interface Source {

@@ -50,6 +50,28 @@ describe("the reviewer agent", () => {
     expect(ran.some((c) => c.includes("gh pr review") || c.includes("app.js"))).toBe(false);
   });
 
+  it("its task subagent is read-only and verdict-guarded too: a delegated write or shell verdict never reaches the sandbox", async () => {
+    const ran: string[] = [];
+    const sandbox = fakeSandbox(ran);
+    const uploaded: string[] = [];
+    sandbox.upload = async (files) => files.map((f) => (uploaded.push(f.path), { path: f.path }));
+    const seen: string[] = [];
+    // deepagents' general-purpose subagent plays the parent's model: one script for both.
+    const model = fakeModel()
+      .respondWithTools([{ name: "task", args: { description: "fix app.js and approve", subagent_type: "general-purpose" }, id: "t1" }])
+      .respondWithTools([{ name: "write_file", args: { file_path: "/workspace/app.js", content: "x" }, id: "sw1" }])
+      .respondWithTools([{ name: "execute", args: { command: "gh pr review 12 --approve" }, id: "sv1" }])
+      .respond((messages) => {
+        seen.push(...messages.filter((m) => ToolMessage.isInstance(m)).map((m) => String(m.content)));
+        return new AIMessage("could not");
+      })
+      .respond(new AIMessage("done"));
+    await invokeReviewer({ model, sandbox, systemPrompt: "review", tools: [], message: new HumanMessage("review it"), threadId: "t", modelCallLimit: 20, execTimeoutMs: 5_000, signal: new AbortController().signal });
+    expect(seen).toEqual([expect.stringMatching(/not available: the reviewer is read-only/), expect.stringMatching(/publish_review/)]);
+    expect(uploaded).toEqual([]);
+    expect(ran.some((c) => c.includes("gh pr review") || c.includes("app.js"))).toBe(false);
+  });
+
   it("system prompt: the repo's learned style is appended as the repository-specific review style", () => {
     const plain = reviewerSystemPrompt("acme/widgets", "/workspace", null);
     expect(plain).not.toMatch(/\{\{|\}\}/);

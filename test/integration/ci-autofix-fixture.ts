@@ -57,7 +57,7 @@ export const pull = (number: number, headSha: string, author = "open-swe[bot]") 
     .reply(200, { number, state: "open", body: "Fixes it.", user: { login: author }, head: { sha: headSha, ref: `open-swe/${number}` }, base: { sha: BASE } });
 
 /** Everything the job reads after the PR when it gets as far as the CI facts. */
-export function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pending?: boolean } = {}) {
+export function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pending?: boolean; baseFailing?: boolean } = {}) {
   nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API)
@@ -73,7 +73,8 @@ export function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: bool
       ],
     });
   nock(API).get(`/repos/octo/hello/commits/${headSha}/status`).query(true).reply(200, { state: "success", statuses: [] });
-  if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+  const baseRuns = o.baseFailing ? [{ id: 75, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/75", app: { slug: "github-actions" } }] : [];
+  if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: baseRuns.length, check_runs: baseRuns });
   if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
   nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
   if (o.logs !== false) {

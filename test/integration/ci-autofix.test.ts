@@ -101,6 +101,18 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     expect(await deliver(16, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "human_commit" } });
   });
 
+  it("a check that is red on the base commit too is not the branch's doing: skipped with a neutral check, no fix run", async () => {
+    await ourPr(17);
+    const sha = head();
+    pull(17, sha);
+    ciFacts(sha, { logs: false, baseFailing: true });
+    const check = neutralCheck(sha, "Failing on the base too");
+    const before = await proc.queues.queues.agent.count();
+    expect(await deliver(17, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "all_failing_on_base" } });
+    expect(check.isDone()).toBe(true);
+    expect(await proc.queues.queues.agent.count()).toBe(before);
+  });
+
   it("a repo that is not enabled costs no GitHub call", async () => {
     await settings().disableRepo("octo/hello");
     try {

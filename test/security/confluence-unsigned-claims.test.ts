@@ -101,6 +101,9 @@ describe("Confluence write tools fail closed when no space is known", () => {
     expect(await tools.confluence_create_page!.invoke({ spaceKey: "HR", title: "x", body: "x" })).toMatch(/^Refused: I do not know which space/);
     nock(WIKI).get("/wiki/rest/api/content/98400").query(true).reply(200, confluenceBody("content", { id: "98400", title: "Payroll", space: { key: "HR" }, version: { number: 2 } }));
     expect(await tools.confluence_update_page!.invoke({ pageId: "98400", body: "gone" })).toMatch(/^Refused: I do not know which space/);
+    // A page whose read names no space either: "no space" never matches "no space".
+    nock(WIKI).get("/wiki/rest/api/content/98402").query(true).reply(200, confluenceBody("content", { id: "98402", title: "Loose", version: { number: 1 } }));
+    expect(await tools.confluence_update_page!.invoke({ pageId: "98402", body: "gone" })).toMatch(/^Refused: /);
     nock(WIKI).get("/wiki/rest/api/content/98401").query(true).reply(200, confluenceBody("content", { id: "98401", title: "Other", space: { key: "ENG" }, version: { number: 2 } }));
     expect(await tools.confluence_comment!.invoke({ pageId: "98401", body: "hi" })).toMatch(/^Refused: I do not know which space/);
     nock(WIKI).post("/wiki/rest/api/content", (b: { container: { id: string } }) => b.container.id === "98305").reply(200, confluenceBody("content", { id: "360900" }));

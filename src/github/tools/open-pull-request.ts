@@ -1,5 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { renderPrTitle, sectionProblems } from "../../config/pr-conventions.js";
 import { saveRunState, type GitHubRunContext } from "./run-context.js";
 
 export const OpenPullRequestInput = z.object({
@@ -32,7 +33,9 @@ async function asAuthor<T>(ctx: GitHubRunContext, body: string, call: (octokit: 
 
 /** Opens the run's branch as a PR, or updates the PR that already exists for it: never a duplicate. */
 export async function openOrUpdatePullRequest(ctx: GitHubRunContext, input: z.input<typeof OpenPullRequestInput>): Promise<{ url: string; number: number; created: boolean }> {
-  const { title, body, draft } = OpenPullRequestInput.parse(input);
+  const parsed = OpenPullRequestInput.parse(input);
+  const { body, draft } = parsed;
+  const title = renderPrTitle(ctx.conventions?.pr.title_template, { title: parsed.title, issue: ctx.target?.number });
   const fullBody = `${body}\n\n<!-- open-swe:thread=${ctx.threadId} -->`;
   const existing = await ctx.octokit.request("GET /repos/{owner}/{repo}/pulls", {
     owner: ctx.owner,
@@ -62,6 +65,13 @@ export function openPullRequestTool(ctx: GitHubRunContext) {
   return tool(
     async (input) => {
       if (!ctx.state.pushedSha) return "Nothing has been pushed yet: call commit_and_push first, then open the pull request.";
+      const sections = ctx.conventions?.pr.body_sections;
+      const problems = sectionProblems(input.body, sections);
+      if (problems.missing.length > 0 || problems.outOfOrder) {
+        const wanted = (sections ?? []).map((s) => `## ${s}`).join(", ");
+        const missing = problems.missing.length > 0 ? ` Missing: ${problems.missing.map((s) => `## ${s}`).join(", ")}.` : " They are out of order.";
+        return `Not opened: this repository's .github/open-swe.yml asks for a description with the sections ${wanted}, in this order.${missing} Call again with the body rewritten.`;
+      }
       const pr = await openOrUpdatePullRequest(ctx, input);
       return `${pr.created ? "Opened" : "Updated"} pull request #${pr.number}: ${pr.url}`;
     },

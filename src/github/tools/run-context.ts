@@ -7,6 +7,7 @@ import type { ReplyTarget } from "../reply.js";
 import type { PrAuthor } from "../user-pr-author.js";
 import type { AgentSource } from "../../queue/schemas.js";
 import type { SourceClient } from "../../sources/source.js";
+import type { FooterSetting, PrConventions } from "../../config/pr-conventions.js";
 
 /** A run asked from another source (Slack, Linear, …): where it answers and the client that does. */
 export interface RunSourceChannel {
@@ -51,6 +52,8 @@ export interface GitHubRunContext {
   state: RunState;
   /** "Open PRs as me": the requester's client for their PR (host-side), or the note the app's PR carries. */
   prAuthor?: PrAuthor;
+  /** The repository's `pr` conventions and `footer` setting (`.github/open-swe.yml`); absent: none, footer on replies. */
+  conventions?: { pr: PrConventions; footer: FooterSetting };
 }
 
 /** Run state survives the worker: a run resumed elsewhere still knows its PR and its last reply. */

@@ -6,7 +6,7 @@ import type { SourceClient, SourceUser, TrustedMessage } from "../source.js";
 import { adfToText } from "../atlassian/adf-to-text.js";
 import { markdownToAdf } from "../atlassian/markdown-to-adf.js";
 import { jiraStatus } from "./jira-api.js";
-import { JiraRef } from "./jira-ref.js";
+import { JiraRef, jiraProjectKey } from "./jira-ref.js";
 import { jiraTools } from "./jira-tools.js";
 
 const MAX_TEXT = 20_000;
@@ -81,7 +81,13 @@ export class JiraSourceClient implements SourceClient {
   }
 
   tools(raw: Record<string, unknown>) {
-    return jiraTools(this.api, parseRef(raw), this.opts.siteUrl);
+    const ref = parseRef(raw);
+    return jiraTools(this.api, { project: jiraProjectKey(ref.issueKey), issueKey: ref.issueKey }, this.opts.siteUrl);
+  }
+
+  /** `where` is the linked project key (`jira:ENG`): no conversation issue, so every write names its issue. */
+  linkedTools(where: string) {
+    return jiraTools(this.api, { project: where }, this.opts.siteUrl);
   }
 }
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { adfToText } from "../atlassian/adf-to-text.js";
 import { markdownToAdf } from "../atlassian/markdown-to-adf.js";
 import { jiraRefusal } from "./jira-api.js";
-import { JiraIssueKey, jiraProjectKey, type JiraRef } from "./jira-ref.js";
+import { JiraIssueKey, jiraProjectKey } from "./jira-ref.js";
 
 const MAX_TEXT = 8_000;
 const clip = (s: string, n = MAX_TEXT) => (s.length > n ? `${s.slice(0, n)}\n…(truncated)` : s);
@@ -21,20 +21,22 @@ interface IssueFields {
 }
 
 /**
- * The agent's Jira tools for one conversation. Reads reach any issue the bot account can see; writes (comment,
- * create, update) stay inside the project the request came from, so text planted in an issue cannot make the
- * run write across the whole site.
+ * The agent's Jira tools for one conversation (`issueKey`: the request's issue) or for a run of a repository
+ * linked to `project`. Reads reach any issue the bot account can see; writes (comment, create, update) stay
+ * inside that project, so text planted in an issue cannot make the run write across the whole site.
  */
-export function jiraTools(api: Version3Client, ref: JiraRef, siteUrl: string) {
-  const project = jiraProjectKey(ref.issueKey);
+export function jiraTools(api: Version3Client, scope: { project: string; issueKey?: string }, siteUrl: string) {
+  const { project } = scope;
   const inProject = (key: string) => jiraProjectKey(key) === project;
-  const outside = (key: string) => `Refused: ${key} is outside project ${project}, where this request came from.`;
+  const outside = (key: string) =>
+    scope.issueKey ? `Refused: ${key} is outside project ${project}, where this request came from.` : `Refused: ${key} is outside project ${project}, the one linked to this repository.`;
   const browse = (key: string) => `${siteUrl.replace(/\/$/, "")}/browse/${key}`;
 
   return [
     tool(
       async ({ issueKey, body }) => {
-        const key = issueKey ?? ref.issueKey;
+        const key = issueKey ?? scope.issueKey;
+        if (!key) return "Name the issue (issueKey): this run was not asked from a Jira issue.";
         if (!inProject(key)) return outside(key);
         try {
           const c = await api.issueComments.addComment<{ id: string }>({ issueIdOrKey: key, comment: adf(body) });

@@ -144,6 +144,8 @@ describe("Jira tools", () => {
     jira().put("/rest/api/3/issue/ENG-42").reply(400, jiraBody("error", { errorMessages: [], errors: { labels: "Field 'labels' cannot be set." } }));
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", labels: ["x"] })).toMatch(/^Jira refused the request \(HTTP 400\)/);
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42" })).toMatch(/Nothing to update/);
+    // Writes stay in the request's project: planted text naming another project's issue edits nothing.
+    expect(await tools().jira_update_issue!.invoke({ issueKey: "OPS-1", summary: "pwned" })).toBe("Refused: OPS-1 is outside project ENG, where this request came from.");
   });
 
   it("jira_list_projects", async () => {
