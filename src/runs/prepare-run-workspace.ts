@@ -89,6 +89,7 @@ export async function prepareRunWorkspace(opts: {
       provider: opts.runtime.sandboxProvider,
       creationTimeoutMs: config.sandbox.createTimeoutMs,
       cache: opts.runtime.sandboxCache,
+      host: opts.runtime.hostId,
       createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
     }),
     opts.redis.set(branchKey, branch, "EX", 90 * 86400),

@@ -1,0 +1,21 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { HOST_ID_RE } from "../queue/host-routes.js";
+
+/**
+ * This host's id for local sandboxes: kept beside them (`<SANDBOX_ROOT>/.host-id`), so a worker restarted
+ * on the same disk is the same host and its threads' jobs still come to it. Made once, atomically.
+ */
+export async function readHostId(sandboxRoot: string): Promise<string> {
+  const path = join(sandboxRoot, ".host-id");
+  const existing = (await readFile(path, "utf8").catch(() => "")).trim();
+  if (HOST_ID_RE.test(existing)) return existing;
+  await mkdir(sandboxRoot, { recursive: true });
+  const made = `h-${randomBytes(8).toString("hex")}`;
+  // `wx`: two workers starting at once on one disk agree on the first one written.
+  await writeFile(path, `${made}\n`, { flag: "wx", mode: 0o600 }).catch(() => undefined);
+  const kept = (await readFile(path, "utf8")).trim();
+  if (!HOST_ID_RE.test(kept)) throw new Error(`${path} holds no valid host id; remove it to make a new one`);
+  return kept;
+}
