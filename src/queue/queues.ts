@@ -80,7 +80,7 @@ export class QueueSet {
 
   /**
    * Where a job goes: a thread's job to its sandbox's live host, else the shared queue. A teardown of
-   * threads on several hosts is split, one job per host (`<jobId>@<host>`), so each host destroys its own.
+   * threads on several hosts is split, one job per host (the first keeps `jobId`, the others `<jobId>@<host>`), so each host destroys its own.
    */
   private async placements<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string): Promise<{ queue: Queue; data: JobInput<Q>; jobId: string }[]> {
     const shared = [{ queue: this.queues[name], data, jobId }];
@@ -93,10 +93,11 @@ export class QueueSet {
     }
     if (byHost.size === 0 || (byHost.size === 1 && byHost.has(null))) return shared;
     if (name === "agent") return [{ queue: this.hostQueue(name, [...byHost.keys()][0]!), data, jobId }];
-    return [...byHost].map(([host, ids]) => ({
+    // The first part keeps the delivery's id (a redelivery dedupes on it); the others are named after their host.
+    return [...byHost].map(([host, ids], i) => ({
       queue: host === null ? this.queues[name] : this.hostQueue(name, host),
       data: { ...data, threadIds: ids },
-      jobId: host !== null && byHost.size > 1 ? `${jobId}@${host}` : jobId,
+      jobId: i === 0 ? jobId : `${jobId}@${host ?? "shared"}`,
     }));
   }
 

@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { hostAliveKey, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
+import { join } from "node:path";
+import { hostAliveKey, hostQueueName, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
+import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import type { AgentJob } from "../../src/queue/schemas.js";
 import { threadId } from "../../src/threads/thread-id.js";
 import { twoHosts, waitForRoutedJob, type TwoHosts } from "../helpers/two-hosts.js";
@@ -92,5 +95,35 @@ describe("e2e: host affinity for local sandboxes (two worker processes, separate
     const replies = (await redis.lrange(`${prefix}:gh-calls`, before, -1)).filter((c) => c.startsWith("POST /repos/octo/hello/issues/6/comments"));
     expect(replies).toHaveLength(1);
     expect(replies[0]).toContain("previous sandbox was gone; uncommitted work from the earlier run was lost");
+  }, 240_000);
+
+  it("a teardown of threads on two hosts is split, one job per host, each destroying only its own sandbox; each host schedules its own sweep", async () => {
+    // One run at a time per host, and the first run long enough that the second request goes to the other host.
+    const hosts = twoHosts([{ tool_calls: [{ name: "execute", args: { command: "sleep 2; echo made > notes.txt" } }] }, { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] }], { WORKER_CONCURRENCY: "1" });
+    opened.push(hosts);
+    const { redis, prefix, queues } = hosts;
+    await Promise.all([hosts.a.start(), hosts.b.start()]);
+    const threads = [threadId({ kind: "issue", issueId: 7007 }), threadId({ kind: "issue", issueId: 7008 })];
+    const ids = threads.map((t, i) => deliveryJobId(`teardown-${i}`));
+    await Promise.all(threads.map((t, i) => queues.add("agent", request(t, 10 + i), ids[i]!, { via: "github-webhook" })));
+    for (const id of ids) expect((await waitForRoutedJob(queues, "agent", id)).failedReason).toBeUndefined();
+    const sandboxes = await Promise.all(threads.map(async (t) => (await redis.get(threadSandboxKey(prefix, t)))!));
+    const homes = await Promise.all(sandboxes.map((s) => redis.get(sandboxHostKey(prefix, s))));
+    expect(new Set(homes).size).toBe(2);
+    const onDisk = async (h: typeof hosts.a) => (await createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(h.dataDir, "sandboxes") })).list()).map((s) => s.id);
+    expect([...(await onDisk(hosts.a)), ...(await onDisk(hosts.b))].sort()).toEqual([...sandboxes].sort());
+
+    // Each host sweeps its own disk on its own schedule; the shared queue has no sweep to win.
+    for (const h of [hosts.a, hosts.b]) expect((await queues.hostQueue("cleanup", h.id()).getJobSchedulers()).map((s) => s.key)).toContain("sandbox-sweep");
+    expect(await queues.queues.cleanup.getJobSchedulers()).toEqual([]);
+
+    const cleanup = deliveryJobId("teardown-close");
+    await queues.add("cleanup", { installationId: 7, owner: "octo", repo: "hello", number: 6, threadIds: threads, merged: false, deliveryId: "teardown-close" }, cleanup, { via: "github-webhook" });
+    const first = await waitForRoutedJob(queues, "cleanup", cleanup);
+    const second = await waitForRoutedJob(queues, "cleanup", `${cleanup}@${homes[1]}`);
+    expect(first).toMatchObject({ queue: hostQueueName("cleanup", homes[0]!), state: "completed", returnvalue: { destroyed: [sandboxes[0]] } });
+    expect(second).toMatchObject({ queue: hostQueueName("cleanup", homes[1]!), state: "completed", returnvalue: { destroyed: [sandboxes[1]] } });
+    expect([...(await onDisk(hosts.a)), ...(await onDisk(hosts.b))]).toEqual([]);
+    for (const t of threads) expect(await redis.get(threadSandboxKey(prefix, t))).toBeNull();
   }, 240_000);
 });
