@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureSandboxForThread, sandboxRepoKey, teardownThreadSandbox, threadSandboxKey, type SandboxCache } from "../../src/sandbox/lifecycle.js";
+import { sandboxHostKey } from "../../src/queue/host-routes.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type SandboxProvider } from "../../src/sandbox/types.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -151,5 +152,25 @@ describe("ensureSandboxForThread", () => {
     expect(await local.list()).toEqual([]);
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBeNull();
     expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, cache })).toEqual({ sandboxId: null });
+  });
+
+  it("records the host a sandbox is made on; a teardown on another host forgets it and never says it destroyed it", async () => {
+    const { provider } = instrumented(local);
+    const redis = testRedis();
+    const made = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), host: "h-aaaaaaaa" });
+    expect(await redis.get(sandboxHostKey(keyPrefix, made.sandbox.id))).toBe("h-aaaaaaaa");
+    expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, host: "h-bbbbbbbb" })).toEqual({ sandboxId: null, forgotten: made.sandbox.id });
+    // Still on its host's disk (that host's orphan sweep removes it); no longer any thread's.
+    expect((await local.list()).map((s) => s.id)).toEqual([made.sandbox.id]);
+    expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBeNull();
+    expect(await redis.get(sandboxHostKey(keyPrefix, made.sandbox.id))).toBeNull();
+  });
+
+  it("a teardown on the sandbox's own host destroys it", async () => {
+    const { provider } = instrumented(local);
+    const redis = testRedis();
+    const made = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), host: "h-aaaaaaaa" });
+    expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, host: "h-aaaaaaaa" })).toEqual({ sandboxId: made.sandbox.id });
+    expect(await local.list()).toEqual([]);
   });
 });
