@@ -95,6 +95,24 @@ describe("e2e: host affinity for local sandboxes (two worker processes, separate
     const replies = (await redis.lrange(`${prefix}:gh-calls`, before, -1)).filter((c) => c.startsWith("POST /repos/octo/hello/issues/6/comments"));
     expect(replies).toHaveLength(1);
     expect(replies[0]).toContain("previous sandbox was gone; uncommitted work from the earlier run was lost");
+
+    // The dead host comes back (same disk, same host id); the other one dies with a request already routed
+    // to it: once its liveness lapses, the job is moved from its queue to the shared one and run here.
+    const away = after.host!;
+    const back = [hosts.a, hosts.b].find((h) => h.id() === home)!;
+    await back.start();
+    expect(back.id()).toBe(home);
+    byId.get(away)!.kill("SIGKILL");
+    const stranded = deliveryJobId("affinity-8");
+    const mark = await redis.llen(`${prefix}:gh-calls`);
+    await queues.add("agent", request(thread, 8), stranded, { via: "github-webhook" });
+    expect((await queues.hostQueue("agent", away).getJob(stranded))?.id).toBe(stranded);
+    expect(await waitForRoutedJob(queues, "agent", stranded)).toMatchObject({ queue: "agent", state: "completed" });
+    expect((await placement()).host).toBe(home);
+    expect(await lines()).toBe(1);
+    const lost = (await redis.lrange(`${prefix}:gh-calls`, mark, -1)).filter((c) => c.startsWith("POST /repos/octo/hello/issues/6/comments"));
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toContain("previous sandbox was gone");
   }, 240_000);
 
   it("a teardown of threads on two hosts is split, one job per host, each destroying only its own sandbox; each host schedules its own sweep", async () => {
