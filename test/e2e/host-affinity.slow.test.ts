@@ -122,7 +122,7 @@ describe("e2e: host affinity for local sandboxes (two worker processes, separate
     const { redis, prefix, queues } = hosts;
     await Promise.all([hosts.a.start(), hosts.b.start()]);
     const threads = [threadId({ kind: "issue", issueId: 7007 }), threadId({ kind: "issue", issueId: 7008 })];
-    const ids = threads.map((t, i) => deliveryJobId(`teardown-${i}`));
+    const ids = threads.map((_t, i) => deliveryJobId(`teardown-${i}`));
     await Promise.all(threads.map((t, i) => queues.add("agent", request(t, 10 + i), ids[i]!, { via: "github-webhook" })));
     for (const id of ids) expect((await waitForRoutedJob(queues, "agent", id)).failedReason).toBeUndefined();
     const sandboxes = await Promise.all(threads.map(async (t) => (await redis.get(threadSandboxKey(prefix, t)))!));

@@ -8,7 +8,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { JobSigner } from "../../src/queue/job-provenance.js";
 import { QueueSet } from "../../src/queue/queues.js";
-import type { ReplayTurn } from "../../src/agent/model/replay-chat-model.js";
 import { readSandboxConfig } from "../../src/sandbox/config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { testPrivateKey } from "./github-app.js";
@@ -36,8 +35,8 @@ export interface TwoHosts {
   close(): Promise<void>;
 }
 
-/** One replay script for every run of every host; `env` overrides the workers' environment. */
-export function twoHosts(script: ReplayTurn[], env: Record<string, string> = {}): TwoHosts {
+/** One replay script (its JSON turns) for every run of every host; `env` overrides the workers' environment. */
+export function twoHosts(script: object[], env: Record<string, string> = {}): TwoHosts {
   const prefix = uniquePrefix();
   const remote = makeBareRemote("octo", "hello");
   const shared = mkdtempSync(join(tmpdir(), "open-swe-hosts-"));
