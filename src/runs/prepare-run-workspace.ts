@@ -26,6 +26,8 @@ export interface RunWorkspace {
   sandbox: Sandbox;
   workspace: PreparedWorkspace;
   workspaceLost: boolean;
+  /** `read_only`: the thread's sandbox was replaced because its filesystem had gone read-only. */
+  lostReason?: "gone" | "read_only" | undefined;
   mirror: string;
   remote: string;
   branch: string;
@@ -114,6 +116,7 @@ export async function prepareRunWorkspace(opts: {
     sandbox: ensured.sandbox,
     workspace,
     workspaceLost: ensured.workspaceLost,
+    lostReason: ensured.lostReason,
     mirror,
     remote,
     branch,

@@ -33,6 +33,8 @@ export interface EnsureSandboxResult {
   /** The thread had a sandbox that is gone: its workspace was lost and the run must say so. */
   workspaceLost: boolean;
   lostSandboxId?: string;
+  /** `read_only`: the old sandbox's filesystem had gone read-only, so it was destroyed and replaced. */
+  lostReason?: "gone" | "read_only";
 }
 
 const SENTINEL = "__creating__";
@@ -141,6 +143,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     const alive = await cached.ping();
     const current = await redis.get(key);
     if (alive && current === cached.id && (await servesThisRepo(cached.id))) {
+      if (await readOnly(cached)) return await replaceReadOnly(cached);
       cache.set(threadId, cached);
       return { sandbox: cached, outcome: "cached", workspaceLost: false };
     }
@@ -199,6 +202,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     }
     try {
       const sandbox = await provider.connect(value);
+      if (await readOnly(sandbox)) return await replaceReadOnly(sandbox);
       cache.set(threadId, sandbox);
       return { sandbox, outcome: "reconnected", workspaceLost: false };
     } catch (err) {
@@ -209,6 +213,23 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
         if (made) return made;
       }
     }
+  }
+
+  async function readOnly(sandbox: Sandbox): Promise<boolean> {
+    if (!sandbox.writable || (await sandbox.writable())) return false;
+    opts.log?.warn({ sandbox: sandbox.id, threadId }, "the thread's sandbox filesystem went read-only (EROFS): destroying it and making a new one");
+    return true;
+  }
+
+  /** A sandbox whose disk went read-only is of no use to any run: replaced, the run told its workspace was lost. */
+  async function replaceReadOnly(broken: Sandbox): Promise<EnsureSandboxResult> {
+    await broken.close();
+    const mine = await sentinel(redis);
+    if (!(await cas(redis, key, broken.id, mine))) return ensureSandbox(opts);
+    await provider.destroy(broken.id).catch((err: unknown) => opts.log?.warn({ sandbox: broken.id, err: String(err) }, "could not destroy the read-only sandbox"));
+    await redis.del(sandboxRepoKey(opts.keyPrefix, broken.id), sandboxHostKey(opts.keyPrefix, broken.id));
+    const made = await createAndPersist(mine, broken.id);
+    return made ? { ...made, lostReason: "read_only" } : ensureSandbox(opts);
   }
 
   async function sentinel(r: Redis): Promise<string> {
@@ -237,7 +258,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     }
     cache.set(threadId, sandbox);
     return lostId
-      ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId }
+      ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId, lostReason: "gone" }
       : { sandbox, outcome: "created", workspaceLost: false };
   }
 }
