@@ -24,7 +24,7 @@ import { PrThreads } from "./threads/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
 import { startHostPresence, type HostPresence } from "./worker/host-presence.js";
-import { readHostId } from "./sandbox/host-id.js";
+import { readHostId, workerInstanceId } from "./sandbox/host-id.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
 import { scheduleReconcile } from "./threads/reconcile.js";
@@ -132,6 +132,18 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   if (role === "worker" || role === "all") {
     // Local sandboxes live on this host's disk: its threads' jobs are routed to it (src/queue/host-routes.ts).
     const hostId = config.sandbox.type === "local" ? await readHostId(config.sandbox.root) : undefined;
+    if (hostId) {
+      const env = config.env;
+      // First: a second live instance on this sandbox directory refuses to start (HostInUseError, one line).
+      presence = await startHostPresence({ redis, queues, prefix, hostId, instanceId: await workerInstanceId(), aliveMs: env.HOST_ALIVE_MS, lockDurationMs: env.QUEUE_LOCK_DURATION_MS, stalledIntervalMs: env.QUEUE_STALLED_INTERVAL_MS, log }).catch(async (err: unknown) => {
+        stopClockWatch();
+        await within(web?.close() ?? Promise.resolve(), 2_000);
+        await within(queues.close(), 1_000);
+        for (const conn of [queueConnection, redis]) conn.disconnect();
+        if (embedded?.owned) await within(embedded.stop(), 2_000);
+        throw err;
+      });
+    }
     pool = await startWorkers({
       services: {
         config,
@@ -150,10 +162,6 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       concurrency: config.env.WORKER_CONCURRENCY,
       ...(opts.queues ? { queues: opts.queues } : {}),
     });
-    if (hostId) {
-      const env = config.env;
-      presence = await startHostPresence({ redis, queues, prefix, hostId, aliveMs: env.HOST_ALIVE_MS, lockDurationMs: env.QUEUE_LOCK_DURATION_MS, stalledIntervalMs: env.QUEUE_STALLED_INTERVAL_MS, log });
-    }
     await scheduleSandboxSweep(queues, config.sandbox, hostId);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
     await scheduleReconcile(queues);

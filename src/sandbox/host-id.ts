@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { HOST_ID_RE } from "../queue/host-routes.js";
 
@@ -18,4 +19,13 @@ export async function readHostId(sandboxRoot: string): Promise<string> {
   const kept = (await readFile(path, "utf8")).trim();
   if (!HOST_ID_RE.test(kept)) throw new Error(`${path} holds no valid host id; remove it to make a new one`);
   return kept;
+}
+
+/**
+ * This worker process: its machine (hostname: a container's own), the kernel's boot and its pid. Two
+ * containers on one volume are both pid 1 on one kernel; their hostnames tell them apart.
+ */
+export async function workerInstanceId(): Promise<string> {
+  const boot = (await readFile("/proc/sys/kernel/random/boot_id", "utf8").catch(() => "unknown")).trim().slice(0, 8);
+  return `${hostname()}/${boot}/${process.pid}`;
 }

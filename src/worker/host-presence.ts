@@ -4,12 +4,33 @@ import type { Logger } from "pino";
 import { HOST_QUEUES, hostAliveKey, hostQueueName, hostsKey } from "../queue/host-routes.js";
 import type { QueueSet } from "../queue/queues.js";
 import { redisNowMs } from "../shared/redis-time.js";
+import { OpenSweError } from "../errors.js";
+
+/** Another live worker instance uses this host's sandbox directory (a shared DATA_DIR): this one refuses to start. */
+export class HostInUseError extends OpenSweError<"host_in_use"> {
+  constructor(message: string) {
+    super("host_in_use", message);
+  }
+}
+
+/** Which worker instance uses the host's disk now; kept alive like the liveness key. */
+function hostOwnerKey(prefix: string, hostId: string): string {
+  return `${prefix}:host:${hostId}:owner`;
+}
+
+// KEYS: the owner key. ARGV: this instance, lifetime (ms). Ours or free → ours; another's → its name.
+const CLAIM = `local v = redis.call('GET', KEYS[1])
+if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return '' end
+return v`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 0`;
 
 export interface HostPresenceOptions {
   redis: Redis;
   queues: QueueSet;
   prefix: string;
   hostId: string;
+  /** This process (`workerInstanceId`): the one instance that may mount and use the host's sandboxes. */
+  instanceId: string;
   /** The liveness key's lifetime: a host silent this long is dead and its threads' jobs go to the shared queue. */
   aliveMs: number;
   lockDurationMs: number;
@@ -30,7 +51,20 @@ export interface HostPresence {
 export async function startHostPresence(opts: HostPresenceOptions): Promise<HostPresence> {
   const { redis, prefix, hostId, log } = opts;
   const forwarders = new Map<string, Worker[]>();
+  const owner = hostOwnerKey(prefix, hostId);
+  const claim = async () => (await redis.eval(CLAIM, 1, owner, opts.instanceId, String(opts.aliveMs))) as string;
+  // Two instances on one sandbox directory would mount one overlay twice and unlink each other's sockets.
+  const holder = await claim();
+  if (holder !== "") {
+    throw new HostInUseError(
+      `the sandbox directory of host ${hostId} is in use by another live worker instance (${holder}): give each worker its own DATA_DIR (compose: its own volume); a dead one's claim lapses within ${opts.aliveMs} ms`,
+    );
+  }
+  let usurped = false;
   const beat = async () => {
+    const other = await claim();
+    if (other !== "" && !usurped) log.error({ hostId, other }, "another worker instance took this host's sandbox directory while this one was silent: this one should be stopped");
+    usurped = other !== "";
     await redis.set(hostAliveKey(prefix, hostId), String(await redisNowMs(redis)), "PX", opts.aliveMs);
     await redis.sadd(hostsKey(prefix), hostId);
   };
@@ -75,6 +109,8 @@ export async function startHostPresence(opts: HostPresenceOptions): Promise<Host
       // The liveness key is left to expire: a restart on this disk within its lifetime keeps its threads here.
       await Promise.all([...forwarders.values()].flat().map((w) => w.close()));
       forwarders.clear();
+      // A restart on this disk may start at once; the next instance claims the directory.
+      await redis.eval(RELEASE, 1, owner, opts.instanceId);
     },
   };
 }

@@ -17,6 +17,8 @@ import { redisUrl, testRedis, uniquePrefix } from "./redis.js";
 
 export interface Host {
   dataDir: string;
+  /** The worker's environment (a test may start another process on the same DATA_DIR). */
+  env: Record<string, string>;
   /** The host id the worker made in its sandbox root. */
   id(): string;
   start(): Promise<ChildProcess>;
@@ -58,6 +60,7 @@ export function twoHosts(script: object[], env: Record<string, string> = {}): Tw
     const dataDir = mkdtempSync(join(tmpdir(), `open-swe-host-${name}-`));
     return {
       dataDir,
+      env: { ...base, DATA_DIR: dataDir },
       id: () => readFileSync(join(dataDir, "sandboxes", ".host-id"), "utf8").trim(),
       start() {
         const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify({ ...base, DATA_DIR: dataDir })], { stdio: ["ignore", "pipe", "inherit"] });

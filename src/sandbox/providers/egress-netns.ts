@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Socket } from "node:net";
 import { createLogger } from "../../logger.js";
@@ -55,9 +55,11 @@ let log: ReturnType<typeof createLogger> | undefined;
 /** One gateway (proxy process and socket) per (root, rules) in this process; default: the GitHub API closed. */
 export function egressGateway(root: string, rules: EgressRules = githubApiRules()): EgressGateway {
   const rid = createHash("sha256").update(JSON.stringify(rules)).digest("hex").slice(0, 8);
-  let socketPath = join(root, ".egress", `${process.pid}-${rid}.sock`);
+  // The machine too, not only the pid: two containers on one volume are both pid 1 and would unlink each other's.
+  const instance = `${createHash("sha256").update(hostname()).digest("hex").slice(0, 8)}-${process.pid}`;
+  let socketPath = join(root, ".egress", `${instance}-${rid}.sock`);
   // A unix socket path must fit in sun_path (108 bytes).
-  if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${process.pid}-${rid}.sock`);
+  if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${instance}-${rid}.sock`);
   let gw = gateways.get(socketPath);
   if (!gw) {
     log ??= createLogger("info", "open-swe-egress");
