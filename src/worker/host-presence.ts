@@ -106,6 +106,8 @@ export async function startHostPresence(opts: HostPresenceOptions): Promise<Host
   return {
     async stop() {
       clearInterval(timer);
+      // With Redis gone, the claim simply lapses: never wait on a dead connection during shutdown.
+      if (redis.status !== "ready") return;
       // The liveness key is left to expire: a restart on this disk within its lifetime keeps its threads here.
       await Promise.all([...forwarders.values()].flat().map((w) => w.close()));
       forwarders.clear();

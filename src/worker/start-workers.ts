@@ -136,7 +136,8 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
     extend: (queue, ids, tokens, ms) => byName.get(queue)?.extendJobLocks(ids, tokens, ms) ?? Promise.resolve(ids),
   });
   // A host (local sandboxes) also consumes its own queue of the threads whose sandbox lives here.
-  const hostId = services.runtime.hostId;
+  // (Tests may start workers without a runtime: no host queue then.)
+  const hostId = services.runtime?.hostId;
   const consumed = names.flatMap((name) => [{ name, bullName: name as string }, ...(hostId && isHostQueue(name) ? [{ name, bullName: hostQueueName(name, hostId) }] : [])]);
   const workers = consumed.map(({ name, bullName }) => {
     const worker = new Worker(bullName, processorFor(name, bullName, opts, watch), {
