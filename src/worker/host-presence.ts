@@ -23,6 +23,24 @@ const CLAIM = `local v = redis.call('GET', KEYS[1])
 if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return '' end
 return v`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 0`;
+// KEYS: the owner key. ARGV: the dead holder, this instance, lifetime (ms).
+const TAKE_OVER = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`;
+
+/** The holder is a process of this very machine and boot that no longer exists (pure but for the pid probe). */
+export function holderIsDeadHere(holder: string, me: string, pidAlive: (pid: number) => boolean = processAlive): boolean {
+  const [host, boot, pid] = holder.split("/");
+  const [myHost, myBoot] = me.split("/");
+  return host === myHost && boot === myBoot && Number.isInteger(Number(pid)) && !pidAlive(Number(pid));
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 export interface HostPresenceOptions {
   redis: Redis;
@@ -54,7 +72,12 @@ export async function startHostPresence(opts: HostPresenceOptions): Promise<Host
   const owner = hostOwnerKey(prefix, hostId);
   const claim = async () => (await redis.eval(CLAIM, 1, owner, opts.instanceId, String(opts.aliveMs))) as string;
   // Two instances on one sandbox directory would mount one overlay twice and unlink each other's sockets.
-  const holder = await claim();
+  let holder = await claim();
+  // A worker of this machine that died (kill -9, then restarted as another pid) is taken over at once.
+  if (holder !== "" && holderIsDeadHere(holder, opts.instanceId) && (await redis.eval(TAKE_OVER, 1, owner, holder, opts.instanceId, String(opts.aliveMs))) === 1) {
+    log.warn({ hostId, dead: holder }, "this host's sandbox directory was claimed by a worker process that is gone: taken over");
+    holder = "";
+  }
   if (holder !== "") {
     throw new HostInUseError(
       `the sandbox directory of host ${hostId} is in use by another live worker instance (${holder}): give each worker its own DATA_DIR (compose: its own volume); a dead one's claim lapses within ${opts.aliveMs} ms`,

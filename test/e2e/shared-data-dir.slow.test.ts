@@ -41,7 +41,7 @@ describe("e2e: two worker instances on one DATA_DIR", () => {
       if (i > 400) throw new Error("the dead instance's liveness never lapsed");
       await new Promise((r) => setTimeout(r, 25));
     }
-    // Its owner claim lapses with the same lifetime: the next instance on this disk starts.
+    // A dead instance of this machine is taken over at once (one of another machine lapses with HOST_ALIVE_MS).
     await hosts.a.start();
   }, 120_000);
 });
