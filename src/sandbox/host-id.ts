@@ -29,3 +29,13 @@ export async function workerInstanceId(): Promise<string> {
   const boot = (await readFile("/proc/sys/kernel/random/boot_id", "utf8").catch(() => "unknown")).trim().slice(0, 8);
   return `${hostname()}/${boot}/${process.pid}`;
 }
+
+/** A process of this pid namespace exists (EPERM: it does, as another user's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

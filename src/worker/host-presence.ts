@@ -5,6 +5,7 @@ import { HOST_QUEUES, hostAliveKey, hostQueueName, hostsKey } from "../queue/hos
 import type { QueueSet } from "../queue/queues.js";
 import { redisNowMs } from "../shared/redis-time.js";
 import { OpenSweError } from "../errors.js";
+import { processAlive } from "../sandbox/host-id.js";
 
 /** Another live worker instance uses this host's sandbox directory (a shared DATA_DIR): this one refuses to start. */
 export class HostInUseError extends OpenSweError<"host_in_use"> {
@@ -33,14 +34,6 @@ export function holderIsDeadHere(holder: string, me: string, pidAlive: (pid: num
   return host === myHost && boot === myBoot && Number.isInteger(Number(pid)) && !pidAlive(Number(pid));
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export interface HostPresenceOptions {
   redis: Redis;

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type { Socket } from "node:net";
 import { createLogger } from "../../logger.js";
 import { SandboxError } from "../types.js";
+import { processAlive } from "../host-id.js";
 import { hostView } from "./bwrap-args.js";
 import { githubApiRules, type EgressRules } from "./egress-policy.js";
 import { superviseEgressProxy, type EgressProxyProcess } from "./egress-supervisor.js";
@@ -81,7 +82,7 @@ export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Fo
   }
   const fwd = await started;
   // Its exit may not have been reported yet: a dead forwarder leaves a namespace with no way out.
-  if (!alive(fwd.pid)) {
+  if (!processAlive(fwd.pid)) {
     if (gw.forwarders.get(id) === started) gw.forwarders.delete(id);
     fwd.release();
     return ensureForwarder(gw, id);
@@ -89,14 +90,6 @@ export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Fo
   return fwd;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
   // bwrap makes the namespace and brings its loopback up. The forwarder sees only the system image,
