@@ -23,6 +23,8 @@ import { FollowUpQueue } from "./threads/follow-ups.js";
 import { PrThreads } from "./store/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
 import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
+import { startHostPresence, type HostPresence } from "./worker/host-presence.js";
+import { readHostId, workerInstanceId } from "./sandbox/host-id.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
 import { scheduleCiMonitor } from "./autofix/ci-monitor.js";
 import { scheduleReconcile } from "./runs/reconcile.js";
@@ -117,6 +119,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         });
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
+  let presence: HostPresence | null = null;
   if (role === "web" || role === "all") {
     web = await startWebServer({
       config,
@@ -133,6 +136,20 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     });
   }
   if (role === "worker" || role === "all") {
+    // Local sandboxes live on this host's disk: its threads' jobs are routed to it (src/queue/host-routes.ts).
+    const hostId = config.sandbox.type === "local" ? await readHostId(config.sandbox.root) : undefined;
+    if (hostId) {
+      const env = config.env;
+      // First: a second live instance on this sandbox directory refuses to start (HostInUseError, one line).
+      presence = await startHostPresence({ redis, queues, prefix, hostId, instanceId: await workerInstanceId(), aliveMs: env.HOST_ALIVE_MS, lockDurationMs: env.QUEUE_LOCK_DURATION_MS, stalledIntervalMs: env.QUEUE_STALLED_INTERVAL_MS, log }).catch(async (err: unknown) => {
+        stopClockWatch();
+        await within(web?.close() ?? Promise.resolve(), 2_000);
+        await within(queues.close(), 1_000);
+        for (const conn of [queueConnection, redis]) conn.disconnect();
+        if (embedded?.owned) await within(embedded.stop(), 2_000);
+        throw err;
+      });
+    }
     pool = await startWorkers({
       services: {
         config,
@@ -145,13 +162,13 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         prThreads,
         queues,
         sources,
-        runtime: createAgentRuntime(config, redis, prefix),
+        runtime: createAgentRuntime(config, redis, prefix, hostId),
       },
       log,
       concurrency: config.env.WORKER_CONCURRENCY,
       ...(opts.queues ? { queues: opts.queues } : {}),
     });
-    await scheduleSandboxSweep(queues, config.sandbox);
+    await scheduleSandboxSweep(queues, config.sandbox, hostId);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
     await scheduleReconcile(queues);
     await scheduleInstallationSync(queues);
@@ -190,6 +207,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(health?.close() ?? Promise.resolve(), 1_000);
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
+        await within(presence?.stop() ?? Promise.resolve(), 1_000);
         await within(queues.close(), 1_000);
         for (const conn of [queueConnection, redis]) if ((await within(conn.quit().catch(() => "failed" as const), 500)) !== "OK") conn.disconnect();
         if (embedded?.owned) await within(embedded.stop(), 2_000);

@@ -108,6 +108,11 @@ export const EnvSchema = z.object({
   QUEUE_STALLED_INTERVAL_MS: int(30_000, 500, 600_000),
   /** Stalls a job survives before it is failed ("job stalled more than allowable limit"). */
   QUEUE_MAX_STALLED_COUNT: int(1, 0, 100),
+  /**
+   * Local sandboxes: a host (worker) refreshes its liveness key every third of this. Silent this long, it
+   * is dead: its threads' jobs go to the shared queue and their runs say the workspace was lost.
+   */
+  HOST_ALIVE_MS: int(30_000, 600, 600_000),
   REVIEW_LOCK_WAIT_SECONDS: int(300, 1, 3600),
   SHUTDOWN_GRACE_SECONDS: int(30, 1, 3600),
   /** A thread's checkpoints live this long after its last write (every step writes), then all of them go. */

@@ -130,7 +130,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const items = conversationItems(thread.messages);
     const times = items.length > 0 ? stepTimes(await new RunFeed(deps.redis, deps.prefix).steps(entry.threadId), items.map((i) => i.kind)) : [];
     // A run refused before it started (bad config, no model key) says why through its failed job.
-    const failure = entry.status === "failed" ? ((await deps.queues.queues.agent.getJob(entry.runId))?.failedReason ?? record?.error) : undefined;
+    const failure = entry.status === "failed" ? ((await deps.queues.findJob("agent", entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
     const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
     const prHealth = record?.prUrl ? prHealthView(await deps.prHealth.get(deps, record.prUrl, session.installations[entry.repo])) : undefined;
@@ -174,7 +174,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     await new RunStops(deps.redis, deps.prefix).request(entry.runId, session.login);
     await index.update(entry.runId, { stoppedBy: session.login });
     // Still waiting in the queue: take it out; a running one is cancelled by its worker.
-    const job = await deps.queues.queues.agent.getJob(entry.runId);
+    const job = await deps.queues.findJob("agent", entry.runId);
     const state = job ? await job.getState() : "unknown";
     if (job && (state === "waiting" || state === "delayed" || state === "prioritized")) {
       await job.remove();

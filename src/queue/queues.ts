@@ -1,10 +1,11 @@
-import { Queue, type JobsOptions } from "bullmq";
+import { Queue, type Job, type JobsOptions, type JobState } from "bullmq";
 import type { Redis } from "ioredis";
 import { QUEUE_NAMES, type QueueName } from "./names.js";
 import { JOB_SCHEMAS, type JobInput } from "./schemas.js";
 import { redisNowMs } from "../shared/redis-time.js";
 import type { JobSigner, Principal, Via } from "./job-provenance.js";
 import { principalOf } from "./principal-of.js";
+import { hostQueueName, hostsKey, isHostQueue, routeThread, threadsOf, type HostQueue } from "./host-routes.js";
 
 /** Every job says how its principal was established; `principal` only when it is not the payload's requester. */
 export type AddOptions = JobsOptions & { via: Via; principal?: Principal };
@@ -47,6 +48,20 @@ export class QueueSet {
     for (const [name, q] of Object.entries(this.queues)) q.on("error", (err) => opts.onError?.(err, name as QueueName));
   }
 
+  private readonly hostQueues = new Map<string, Queue>();
+
+  /** `<queue>@<host>`: the jobs of threads whose local sandbox lives on that host (host-routes.ts). */
+  hostQueue(name: HostQueue, hostId: string): Queue {
+    const full = hostQueueName(name, hostId);
+    let q = this.hostQueues.get(full);
+    if (!q) {
+      q = new Queue(full, { connection: this.opts.connection, prefix: this.opts.prefix, defaultJobOptions: this.queues[name].defaultJobOptions });
+      q.on("error", (err) => this.opts.onError?.(err, name));
+      this.hostQueues.set(full, q);
+    }
+    return q;
+  }
+
   /**
    * A redelivered webhook maps onto an existing job id, which BullMQ keeps as the one job. A delayed job
    * is stamped with Redis's time, so it is due `delay` after now by the clock every process shares, not
@@ -55,13 +70,69 @@ export class QueueSet {
   async add<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: AddOptions): Promise<string> {
     const { via, principal, ...jobOptions } = options;
     const stamped = jobOptions.delay && jobOptions.timestamp === undefined ? { timestamp: await redisNowMs(this.connection) } : {};
-    const job = await this.queues[name].add(name, this.signed(name, data, via, principal), { ...jobOptions, ...stamped, jobId });
-    return job.id ?? jobId;
+    let first: string | undefined;
+    for (const part of await this.placements(name, data, jobId)) {
+      const job = await part.queue.add(name, this.signed(name, part.data, via, principal), { ...jobOptions, ...stamped, jobId: part.jobId });
+      first ??= job.id ?? part.jobId;
+    }
+    return first ?? jobId;
   }
 
-  /** A repeating job (BullMQ's job scheduler): its template is signed like any job, as the system. */
-  async schedule<Q extends QueueName>(name: Q, schedulerId: string, repeat: { every?: number; pattern?: string }, job: { name: string; data: JobInput<Q>; opts?: JobsOptions }, via: Via): Promise<void> {
-    await this.queues[name].upsertJobScheduler(schedulerId, repeat, { name: job.name, data: this.signed(name, job.data, via, undefined), ...(job.opts ? { opts: job.opts } : {}) });
+  /**
+   * Where a job goes: a thread's job to its sandbox's live host, else the shared queue. A teardown of
+   * threads on several hosts is split, one job per host (the first keeps `jobId`, the others `<jobId>@<host>`), so each host destroys its own.
+   */
+  private async placements<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string): Promise<{ queue: Queue; data: JobInput<Q>; jobId: string }[]> {
+    const shared = [{ queue: this.queues[name], data, jobId }];
+    if (!isHostQueue(name)) return shared;
+    const threads = threadsOf(name, data as object);
+    const byHost = new Map<string | null, string[]>();
+    for (const threadId of threads) {
+      const { host } = await routeThread(this.connection, this.opts.prefix, threadId);
+      byHost.set(host, [...(byHost.get(host) ?? []), threadId]);
+    }
+    if (byHost.size === 0 || (byHost.size === 1 && byHost.has(null))) return shared;
+    if (name === "agent") return [{ queue: this.hostQueue(name, [...byHost.keys()][0]!), data, jobId }];
+    // The first part keeps the delivery's id (a redelivery dedupes on it); the others are named after their host.
+    return [...byHost].map(([host, ids], i) => ({
+      queue: host === null ? this.queues[name] : this.hostQueue(name, host),
+      data: { ...data, threadIds: ids },
+      jobId: i === 0 ? jobId : `${jobId}@${host ?? "shared"}`,
+    }));
+  }
+
+  /**
+   * A job of a dead host's queue, into the shared one under the same id, as it was signed (its signature
+   * names the base queue, not the host's, so it still verifies; a forged one is refused there as anywhere).
+   */
+  async moveToShared(name: HostQueue, job: Job): Promise<void> {
+    await this.queues[name].add(job.name, job.data, { jobId: job.id!, ...(job.opts.attempts !== undefined ? { attempts: job.opts.attempts } : {}) });
+  }
+
+  /** A job wherever it was routed: the shared queue first, then every registered host's. */
+  async findJob(name: QueueName, jobId: string): Promise<Job | undefined> {
+    const shared = await this.queues[name].getJob(jobId);
+    if (shared || !isHostQueue(name)) return shared;
+    for (const host of await this.connection.smembers(hostsKey(this.opts.prefix))) {
+      const job = await this.hostQueue(name, host).getJob(jobId);
+      if (job) return job;
+    }
+    return undefined;
+  }
+
+  /** BullMQ's state of a job wherever it was routed ("unknown" when no queue has it). */
+  async jobState(name: QueueName, jobId: string): Promise<JobState | "unknown"> {
+    const job = await this.findJob(name, jobId);
+    return job ? await job.getState() : "unknown";
+  }
+
+  /**
+   * A repeating job (BullMQ's job scheduler): its template is signed like any job, as the system. With
+   * `host`, in that host's own queue (each host sweeps its own disk on its own schedule).
+   */
+  async schedule<Q extends QueueName>(name: Q, schedulerId: string, repeat: { every?: number; pattern?: string }, job: { name: string; data: JobInput<Q>; opts?: JobsOptions }, via: Via, host?: string): Promise<void> {
+    const queue = host !== undefined && isHostQueue(name) ? this.hostQueue(name, host) : this.queues[name];
+    await queue.upsertJobScheduler(schedulerId, repeat, { name: job.name, data: this.signed(name, job.data, via, undefined), ...(job.opts ? { opts: job.opts } : {}) });
   }
 
   /** The one place a job's data is built: zod-checked payload + its signed provenance. */
@@ -71,6 +142,6 @@ export class QueueSet {
   }
 
   async close(): Promise<void> {
-    await Promise.all(Object.values(this.queues).map((q) => q.close()));
+    await Promise.all([...Object.values(this.queues), ...this.hostQueues.values()].map((q) => q.close()));
   }
 }

@@ -17,10 +17,13 @@ export interface AgentRuntime {
   sandboxCache: SandboxCache;
   checkpointer: RedisSaver;
   effects: SideEffectLedger;
+  /** Local sandboxes: this worker's host id (its threads' jobs are routed here; src/queue/host-routes.ts). */
+  hostId?: string | undefined;
 }
 
-export function createAgentRuntime(config: AppConfig, redis: Redis, prefix: string): AgentRuntime {
+export function createAgentRuntime(config: AppConfig, redis: Redis, prefix: string, hostId?: string): AgentRuntime {
   return {
+    hostId,
     sandboxProvider: createSandboxProvider(config.sandbox),
     sandboxCache: new Map(),
     checkpointer: new FeedSaver({

@@ -28,6 +28,8 @@ export interface RunWorkspace {
   sandbox: Sandbox;
   workspace: PreparedWorkspace;
   workspaceLost: boolean;
+  /** `read_only`: the thread's sandbox was replaced because its filesystem had gone read-only. */
+  lostReason?: "gone" | "read_only" | undefined;
   mirror: string;
   remote: string;
   branch: string;
@@ -92,6 +94,7 @@ export async function prepareRunWorkspace(opts: {
       provider: opts.runtime.sandboxProvider,
       creationTimeoutMs: config.sandbox.createTimeoutMs,
       cache: opts.runtime.sandboxCache,
+      host: opts.runtime.hostId,
       createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
     }),
     opts.redis.set(branchKey, branch, "EX", 90 * 86400),
@@ -117,6 +120,7 @@ export async function prepareRunWorkspace(opts: {
     sandbox: ensured.sandbox,
     workspace,
     workspaceLost: ensured.workspaceLost,
+    lostReason: ensured.lostReason,
     mirror,
     remote,
     branch,

@@ -44,7 +44,7 @@ export async function reconcileRuns(ctx: JobContext & { sources: SourceRegistry;
     try {
       const holder = await ctx.locks.holder(threadId);
       if (holder !== null && ownerJobId(holder) === run.jobId) continue;
-      const state = await ctx.queues.queues.agent.getJobState(run.jobId);
+      const state = await ctx.queues.jobState("agent", run.jobId);
       if (ALIVE.has(state)) continue;
       // Claimed first: two reconcilers (or a retry) never reply twice.
       if (await ctx.runtime.effects.claim(`${run.jobId}:run-lost-reply`)) {

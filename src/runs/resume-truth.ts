@@ -26,3 +26,10 @@ export function resumedRunFacts(o: { branch: string; pushedAtStart: string | und
   const before = o.pushedAtStart ? `\`${o.branch}\` has only what was pushed before the worker stopped (${short(o.pushedAtStart)})` : `nothing was pushed at all, so \`${o.branch}\` has none of the changes`;
   return `${lead} Nothing was pushed after the resume: ${before}. Whatever the reply says was done and is not on the branch was not done.`;
 }
+
+/** Pure: the reply's note for a run that found its thread's sandbox gone (`gone`) or broken read-only (`read_only`). */
+export function lostWorkspaceReplyNote(reason: "gone" | "read_only" | undefined): string {
+  return reason === "read_only"
+    ? "Note: this thread's previous sandbox had a read-only filesystem (EROFS: its disk failed), so it was replaced with a new one; uncommitted work from the earlier run was lost."
+    : "Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost.";
+}

@@ -45,7 +45,7 @@ import { prConventionsText } from "../config/pr-conventions.js";
 import { completionFacts } from "./completion-facts.js";
 import { prepareAgentInputs } from "./prepare-agent-inputs.js";
 import { recordStoppedWork } from "./record-stopped-work.js";
-import { lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
+import { lostWorkspaceReplyNote, lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
 import { STOP_REASON } from "../store/run-stop.js";
 import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
 import { afterStopLine, stoppedWorkNote, takeThreadStop, type ThreadStop } from "../threads/thread-stop.js";
@@ -365,7 +365,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   if (error !== undefined && !lastAttempt) throw error;
   const notes = [
     ...(runModel.settings.source === "replay" ? ["_This run was replayed from a recording; no model was called._"] : []),
-    ...(ws.workspaceLost && !resumed ? ["Note: this thread's previous sandbox was gone; uncommitted work from the earlier run was lost."] : []),
+    ...(ws.workspaceLost && !resumed ? [lostWorkspaceReplyNote(ws.lostReason)] : []),
     ...(stop ? [stoppedWorkNote(stop)] : []),
     ...optional(mcpFailureNote(mcp.failures) ?? undefined),
     ...(inputs.note ? [inputs.note] : []),

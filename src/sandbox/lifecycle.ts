@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { runLockKey } from "../store/keys.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type Sandbox, type SandboxProvider } from "./types.js";
 import { redisNowMs } from "../shared/redis-time.js";
+import { sandboxHostKey, threadSandboxKey } from "../queue/host-routes.js";
 
 /** Per-process handles by thread id; a cache only: Redis holds the truth. */
 export type SandboxCache = Map<string, Sandbox>;
@@ -21,6 +22,8 @@ export interface EnsureSandboxOptions {
   cache: SandboxCache;
   createOptions?: CreateSandboxOptions;
   pollIntervalMs?: number;
+  /** This worker's host id (local sandboxes): recorded with each sandbox it makes, so the thread's jobs come here. */
+  host?: string | undefined;
 }
 
 export interface EnsureSandboxResult {
@@ -30,6 +33,8 @@ export interface EnsureSandboxResult {
   /** The thread had a sandbox that is gone: its workspace was lost and the run must say so. */
   workspaceLost: boolean;
   lostSandboxId?: string;
+  /** `read_only`: the old sandbox's filesystem had gone read-only, so it was destroyed and replaced. */
+  lostReason?: "gone" | "read_only";
 }
 
 const SENTINEL = "__creating__";
@@ -59,9 +64,7 @@ export async function touchThreadSandbox(redis: Redis, keyPrefix: string, thread
   await redis.eval(TOUCH, 2, threadSandboxKey(keyPrefix, threadId), sandboxActivityKey(keyPrefix), String(await redisNowMs(redis)), threadId);
 }
 
-export function threadSandboxKey(keyPrefix: string, threadId: string): string {
-  return `${keyPrefix}:thread:${threadId}:sandbox`;
-}
+export { threadSandboxKey };
 
 /** The repository a sandbox was made for, written before its id is published to its thread. */
 export function sandboxRepoKey(keyPrefix: string, sandboxId: string): string {
@@ -118,6 +121,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     const recorded = await redis.get(repoKey);
     if (sandboxServes(recorded, repo)) {
       await redis.expire(repoKey, REPO_TTL_SECONDS);
+      await redis.expire(sandboxHostKey(opts.keyPrefix, id), REPO_TTL_SECONDS);
       return true;
     }
     opts.log?.warn({ sandbox: id, threadId, recorded, repo }, "the thread's sandbox was made for another repository (or records none): destroying it and making a new one");
@@ -128,7 +132,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     const mine = await sentinel(redis);
     if (!(await cas(redis, key, id, mine))) return undefined;
     await provider.destroy(id).catch((err: unknown) => opts.log?.warn({ sandbox: id, err: String(err) }, "could not destroy the other repository's sandbox"));
-    await redis.del(sandboxRepoKey(opts.keyPrefix, id));
+    await redis.del(sandboxRepoKey(opts.keyPrefix, id), sandboxHostKey(opts.keyPrefix, id));
     const made = await createAndPersist(mine, undefined);
     return made && { ...made, outcome: "replaced" };
   };
@@ -139,6 +143,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     const alive = await cached.ping();
     const current = await redis.get(key);
     if (alive && current === cached.id && (await servesThisRepo(cached.id))) {
+      if (await readOnly(cached)) return await replaceReadOnly(cached);
       cache.set(threadId, cached);
       return { sandbox: cached, outcome: "cached", workspaceLost: false };
     }
@@ -197,6 +202,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     }
     try {
       const sandbox = await provider.connect(value);
+      if (await readOnly(sandbox)) return await replaceReadOnly(sandbox);
       cache.set(threadId, sandbox);
       return { sandbox, outcome: "reconnected", workspaceLost: false };
     } catch (err) {
@@ -207,6 +213,23 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
         if (made) return made;
       }
     }
+  }
+
+  async function readOnly(sandbox: Sandbox): Promise<boolean> {
+    if (!sandbox.writable || (await sandbox.writable())) return false;
+    opts.log?.warn({ sandbox: sandbox.id, threadId }, "the thread's sandbox filesystem went read-only (EROFS): destroying it and making a new one");
+    return true;
+  }
+
+  /** A sandbox whose disk went read-only is of no use to any run: replaced, the run told its workspace was lost. */
+  async function replaceReadOnly(broken: Sandbox): Promise<EnsureSandboxResult> {
+    await broken.close();
+    const mine = await sentinel(redis);
+    if (!(await cas(redis, key, broken.id, mine))) return ensureSandbox(opts);
+    await provider.destroy(broken.id).catch((err: unknown) => opts.log?.warn({ sandbox: broken.id, err: String(err) }, "could not destroy the read-only sandbox"));
+    await redis.del(sandboxRepoKey(opts.keyPrefix, broken.id), sandboxHostKey(opts.keyPrefix, broken.id));
+    const made = await createAndPersist(mine, broken.id);
+    return made ? { ...made, lostReason: "read_only" } : ensureSandbox(opts);
   }
 
   async function sentinel(r: Redis): Promise<string> {
@@ -226,15 +249,16 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
     }
     // Recorded before the id is published: nobody can find the sandbox without its repository.
     await redis.set(sandboxRepoKey(opts.keyPrefix, sandbox.id), repo, "EX", REPO_TTL_SECONDS);
+    if (opts.host) await redis.set(sandboxHostKey(opts.keyPrefix, sandbox.id), opts.host, "EX", REPO_TTL_SECONDS);
     if (!(await cas(redis, key, mine, sandbox.id))) {
       await provider.destroy(sandbox.id).catch(() => undefined);
-      await redis.del(sandboxRepoKey(opts.keyPrefix, sandbox.id));
+      await redis.del(sandboxRepoKey(opts.keyPrefix, sandbox.id), sandboxHostKey(opts.keyPrefix, sandbox.id));
       lost = lostId;
       return undefined;
     }
     cache.set(threadId, sandbox);
     return lostId
-      ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId }
+      ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId, lostReason: "gone" }
       : { sandbox, outcome: "created", workspaceLost: false };
   }
 }
@@ -245,10 +269,16 @@ export interface TeardownOptions {
   threadId: string;
   provider: SandboxProvider;
   cache?: SandboxCache;
+  /** This worker's host id: a sandbox recorded on another host is forgotten here, never said destroyed. */
+  host?: string | undefined;
 }
 
-/** For cleanup jobs (PR closed): destroys the thread's sandbox and forgets it. Idempotent. */
-export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sandboxId: string | null }> {
+/**
+ * For cleanup jobs (PR closed): destroys the thread's sandbox and forgets it. Idempotent. A sandbox on
+ * another host (its host was gone when the teardown was routed) is only forgotten: `sandboxId` null,
+ * `forgotten` its id; that host's own sweep removes it from its disk as an orphan.
+ */
+export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sandboxId: string | null; forgotten?: string }> {
   const key = threadSandboxKey(opts.keyPrefix, opts.threadId);
   const cached = opts.cache?.get(opts.threadId);
   opts.cache?.delete(opts.threadId);
@@ -256,14 +286,14 @@ export async function teardownThreadSandbox(opts: TeardownOptions): Promise<{ sa
   const value = await opts.redis.get(key);
   if (value === null) return { sandboxId: null };
   const isId = isSandboxId(value);
-  if (isId) {
-    await opts.provider.destroy(value);
-    await opts.redis.del(sandboxRepoKey(opts.keyPrefix, value));
-  }
+  const host = isId ? await opts.redis.get(sandboxHostKey(opts.keyPrefix, value)) : null;
+  const elsewhere = host !== null && host !== opts.host;
+  if (isId && !elsewhere) await opts.provider.destroy(value);
+  if (isId) await opts.redis.del(sandboxRepoKey(opts.keyPrefix, value), sandboxHostKey(opts.keyPrefix, value));
   // Deleting a creation sentinel makes the creating worker discard what it made.
   await cas(opts.redis, key, value, null);
   await opts.redis.zrem(sandboxActivityKey(opts.keyPrefix), opts.threadId);
-  return { sandboxId: isId ? value : null };
+  return elsewhere ? { sandboxId: null, forgotten: value } : { sandboxId: isId ? value : null };
 }
 
 // KEYS: the thread's sandbox key, its run lock, the activity set. ARGV: the sandbox id seen, thread id,

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { redisNowMs } from "../shared/redis-time.js";
 import { forgetIdleSandbox, isSandboxId, sandboxActivityKey, threadSandboxKey, touchThreadSandbox, type SandboxCache } from "./lifecycle.js";
 import { unmountOrphanedSandboxMounts } from "./orphaned-mounts.js";
+import { sandboxHostKey } from "../queue/host-routes.js";
 import { LocalSandboxProvider } from "./providers/local.js";
 import { idleCutoff, isOrphanSandbox, isUnusedBase } from "./sweep-decisions.js";
 import type { SandboxProvider } from "./types.js";
@@ -19,6 +20,8 @@ export interface SweepOptions {
   orphanGraceMs: number;
   /** Where `bases/<repo>/<sha>` shared checkouts live (local provider). */
   mirrorRoot: string;
+  /** This worker's host id (local sandboxes): sandboxes recorded on another host are that host's to sweep. */
+  host?: string | undefined;
   log: Logger;
 }
 
@@ -50,6 +53,7 @@ export async function sweepSandboxes(opts: SweepOptions): Promise<SweepResult> {
       const id = threadId ? await redis.get(key) : null;
       if (!threadId || id === null || !isSandboxId(id)) continue;
       recorded.add(id);
+      if (opts.host !== undefined && !(await onThisHost(redis, keyPrefix, id, opts.host))) continue;
       // A sandbox from before activity was recorded: its idle time starts now.
       if ((await redis.zscore(activity, threadId)) === null) await redis.zadd(activity, "NX", now, threadId);
       if (cutoff === null) continue;
@@ -96,6 +100,12 @@ export async function sweepSandboxes(opts: SweepOptions): Promise<SweepResult> {
     if (mounts.length > 0) log.info({ count: mounts.length }, "mounts of deleted sandbox directories removed");
   }
   return result;
+}
+
+/** A sandbox with no host record (made before hosts were recorded) is any local worker's. */
+async function onThisHost(redis: Redis, keyPrefix: string, sandboxId: string, host: string): Promise<boolean> {
+  const recorded = await redis.get(sandboxHostKey(keyPrefix, sandboxId));
+  return recorded === null || recorded === host;
 }
 
 async function sweepBaseCheckouts(provider: LocalSandboxProvider, opts: SweepOptions): Promise<string[]> {

@@ -69,6 +69,11 @@ export interface Sandbox {
   /** true when the sandbox answers; never throws. */
   ping(): Promise<boolean>;
   /**
+   * Local sandboxes: false when the workspace's filesystem went read-only (EROFS: an ext4 disk image
+   * whose journal aborted remounts itself read-only); such a sandbox is replaced. Never throws.
+   */
+  writable?(): Promise<boolean>;
+  /**
    * Vendor sandboxes: pushes back the vendor's own stop/kill deadline while a run holds the sandbox
    * (E2B's timeout, Daytona's auto-stop, Modal's idle timeout). false when the vendor refused; never throws.
    */

@@ -34,7 +34,7 @@ export async function acquireRunLock(ctx: LockCtx & Pick<JobContext, "queues">, 
   const first = await takeThreadLock(ctx, threadId);
   if (first.taken) return true;
   const holder = first.holder;
-  const state = await ctx.queues.queues.agent.getJobState(ownerJobId(holder));
+  const state = await ctx.queues.jobState("agent", ownerJobId(holder));
   if (!GONE.has(state)) return false;
   const taken = await ctx.locks.takeOver(threadId, holder, ctx.runOwner);
   if (taken) ctx.log.warn({ threadId, holder, state }, "run lock of a finished job taken over");

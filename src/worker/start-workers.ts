@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { rateLimitedLog } from "../logger.js";
 import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
+import { hostQueueName, isHostQueue } from "../queue/host-routes.js";
 import { jobDuration } from "../observability/metrics.js";
 import { NO_PROVENANCE } from "../queue/job-provenance.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
@@ -43,7 +44,8 @@ export interface StartWorkersOptions {
   processors?: Partial<Record<QueueName, (data: unknown, ctx: JobContext) => Promise<JobOutcome>>>;
 }
 
-function processorFor(name: QueueName, opts: StartWorkersOptions, watch: JobLockWatch) {
+/** `bullName`: the BullMQ queue the job sits in — `name` itself, or its host queue `name@host`. */
+function processorFor(name: QueueName, bullName: string, opts: StartWorkersOptions, watch: JobLockWatch) {
   return async (job: Job, token?: string, bullSignal?: AbortSignal): Promise<JobOutcome> => {
     const log = opts.log.child({ queue: name, jobId: job.id, attempt: job.attemptsMade + 1 });
     // Before anything else: a job added by hand (bull-board, redis-cli, a script) acts as nobody.
@@ -56,7 +58,7 @@ function processorFor(name: QueueName, opts: StartWorkersOptions, watch: JobLock
       throw new UnrecoverableError(`invalid ${name} job payload: ${parsed.error.issues[0]?.message ?? "unknown"}`);
     }
     // This execution acts only while the job's lock is its own: lost, its signal aborts and `fence` throws.
-    const execution = watch.start(bullSignal, name, job.id ?? "", token ?? "");
+    const execution = watch.start(bullSignal, bullName, job.id ?? "", token ?? "");
     const ctx: JobContext = {
       ...opts.services,
       jobId: job.id ?? "",
@@ -133,8 +135,12 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
     log: opts.log,
     extend: (queue, ids, tokens, ms) => byName.get(queue)?.extendJobLocks(ids, tokens, ms) ?? Promise.resolve(ids),
   });
-  const workers = names.map((name) => {
-    const worker = new Worker(name, processorFor(name, opts, watch), {
+  // A host (local sandboxes) also consumes its own queue of the threads whose sandbox lives here.
+  // (Tests may start workers without a runtime: no host queue then.)
+  const hostId = services.runtime?.hostId;
+  const consumed = names.flatMap((name) => [{ name, bullName: name as string }, ...(hostId && isHostQueue(name) ? [{ name, bullName: hostQueueName(name, hostId) }] : [])]);
+  const workers = consumed.map(({ name, bullName }) => {
+    const worker = new Worker(bullName, processorFor(name, bullName, opts, watch), {
       connection: services.queues.connection,
       prefix: services.prefix,
       concurrency: opts.concurrency,
@@ -142,7 +148,7 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
       stalledInterval: env.QUEUE_STALLED_INTERVAL_MS,
       maxStalledCount: env.QUEUE_MAX_STALLED_COUNT,
     });
-    byName.set(name, worker);
+    byName.set(bullName, worker);
     worker.on("error", (err) => workerError({ err: err.message, queue: name }));
     // A renewal BullMQ could not make, or a job it found stalled: the execution here stops at once.
     worker.on("lockRenewalFailed", (ids) => void watch.recheck(ids));
@@ -157,12 +163,13 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   // Stop (dashboard): the worker running the job aborts it through its signal; other workers ignore it.
-  const agentWorker = workers[names.indexOf("agent")];
-  const unlisten = agentWorker
-    ? await new RunStops(services.redis, services.prefix).listen((runId) => {
-        if (agentWorker.cancelJob(runId, STOP_REASON)) opts.log.info({ jobId: runId }, "run stopped from the dashboard");
-      })
-    : async () => undefined;
+  const agentWorkers = workers.filter((_, i) => consumed[i]!.name === "agent");
+  const unlisten =
+    agentWorkers.length > 0
+      ? await new RunStops(services.redis, services.prefix).listen((runId) => {
+          if (agentWorkers.some((w) => w.cancelJob(runId, STOP_REASON))) opts.log.info({ jobId: runId }, "run stopped from the dashboard");
+        })
+      : async () => undefined;
   return {
     workers,
     async close(graceMs) {

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
@@ -90,7 +91,10 @@ describe("e2e: closing a PR tears its threads down", () => {
 
   it("the worker schedules the lifecycle sweep; a sweep destroys a sandbox idle past SANDBOX_IDLE_TTL_MINUTES", async () => {
     const cleanup = app.proc.queues.queues.cleanup;
-    expect(await cleanup.getJobScheduler(SANDBOX_SWEEP_SCHEDULER)).toMatchObject({ every: 5 * 60_000, template: { data: { kind: "sweep" } } });
+    // A local-sandbox worker is a host: it sweeps its own disk on a schedule in its own queue, none is shared.
+    const hostId = (await readFile(join(app.dataDir, "sandboxes", ".host-id"), "utf8")).trim();
+    expect(await app.proc.queues.hostQueue("cleanup", hostId).getJobScheduler(SANDBOX_SWEEP_SCHEDULER)).toMatchObject({ every: 5 * 60_000, template: { data: { kind: "sweep" } } });
+    expect(await cleanup.getJobScheduler(SANDBOX_SWEEP_SCHEDULER)).toBeUndefined();
     const redis = testRedis();
     const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
     const [idle, active] = [threadId({ kind: "issue", issueId: 8001 }), threadId({ kind: "issue", issueId: 8002 })];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lostWorkspaceResumeNote, resumedRunFacts } from "../../src/runs/resume-truth.js";
+import { lostWorkspaceReplyNote, lostWorkspaceResumeNote, resumedRunFacts } from "../../src/runs/resume-truth.js";
 
 const SHA_A = "a".repeat(40);
 const SHA_B = "b".repeat(40);
@@ -25,5 +25,15 @@ describe("resumedRunFacts (pure): what was pushed after the resume, never the mo
     const text = resumedRunFacts({ branch: "b", ...o });
     expect(text.startsWith("Note: this run was resumed in a new sandbox after its worker stopped")).toBe(true);
     expect(text).toContain(expected);
+  });
+});
+
+describe("lostWorkspaceReplyNote (pure): why the thread's workspace was lost", () => {
+  it.each([
+    ["gone", "previous sandbox was gone; uncommitted work from the earlier run was lost."],
+    [undefined, "previous sandbox was gone; uncommitted work from the earlier run was lost."],
+    ["read_only", "had a read-only filesystem (EROFS: its disk failed), so it was replaced with a new one; uncommitted work from the earlier run was lost."],
+  ] as const)("%s", (reason, expected) => {
+    expect(lostWorkspaceReplyNote(reason)).toContain(expected);
   });
 });

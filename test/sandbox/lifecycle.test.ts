@@ -1,8 +1,10 @@
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureSandboxForThread, sandboxRepoKey, teardownThreadSandbox, threadSandboxKey, type SandboxCache } from "../../src/sandbox/lifecycle.js";
+import { sandboxHostKey } from "../../src/queue/host-routes.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { SandboxError, isSandboxError, type CreateSandboxOptions, type SandboxProvider } from "../../src/sandbox/types.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -151,5 +153,49 @@ describe("ensureSandboxForThread", () => {
     expect(await local.list()).toEqual([]);
     expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBeNull();
     expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, cache })).toEqual({ sandboxId: null });
+  });
+
+  it("records the host a sandbox is made on; a teardown on another host forgets it and never says it destroyed it", async () => {
+    const { provider } = instrumented(local);
+    const redis = testRedis();
+    const made = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), host: "h-aaaaaaaa" });
+    expect(await redis.get(sandboxHostKey(keyPrefix, made.sandbox.id))).toBe("h-aaaaaaaa");
+    expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, host: "h-bbbbbbbb" })).toEqual({ sandboxId: null, forgotten: made.sandbox.id });
+    // Still on its host's disk (that host's orphan sweep removes it); no longer any thread's.
+    expect((await local.list()).map((s) => s.id)).toEqual([made.sandbox.id]);
+    expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBeNull();
+    expect(await redis.get(sandboxHostKey(keyPrefix, made.sandbox.id))).toBeNull();
+  });
+
+  it("a teardown on the sandbox's own host destroys it", async () => {
+    const { provider } = instrumented(local);
+    const redis = testRedis();
+    const made = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache: new Map(), host: "h-aaaaaaaa" });
+    expect(await teardownThreadSandbox({ redis, keyPrefix, threadId, provider, host: "h-aaaaaaaa" })).toEqual({ sandboxId: made.sandbox.id });
+    expect(await local.list()).toEqual([]);
+  });
+
+  it("a sandbox whose filesystem went read-only (EROFS) is replaced, and the run is told why its workspace was lost", async () => {
+    const { provider, stats } = instrumented(local);
+    const redis = testRedis();
+    const cache: SandboxCache = new Map();
+    const made = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+    const ws = (made.sandbox as unknown as { hostWorkspace: string }).hostWorkspace;
+    // The kernel's read-only remount, as an ext4 disk image does when its journal aborts.
+    execFileSync("mount", ["--bind", ws, ws]);
+    execFileSync("mount", ["-o", "remount,bind,ro", ws]);
+    try {
+      expect(await made.sandbox.writable!()).toBe(false);
+      const next = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 5_000, cache });
+      expect(next).toMatchObject({ outcome: "recreated", workspaceLost: true, lostSandboxId: made.sandbox.id, lostReason: "read_only" });
+      expect(stats.creates).toBe(2);
+      expect(await redis.get(threadSandboxKey(keyPrefix, threadId))).toBe(next.sandbox.id);
+      expect(await next.sandbox.writable!()).toBe(true);
+    } finally {
+      // The replaced sandbox's destroy already took its mounts down; this is for a failed assertion.
+      try {
+        execFileSync("umount", ["-l", ws], { stdio: "ignore" });
+      } catch {}
+    }
   });
 });

@@ -63,6 +63,18 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
     expect(await redis.get(threadSandboxKey(keyPrefix, idle))).toBe(again.sandbox.id);
   });
 
+  it("a host sweeps only the sandboxes recorded on it: another host's idle sandbox is left to that host", async () => {
+    const [mine, theirs] = [randomUUID(), randomUUID()];
+    const onHost = async (t: string, host: string) => (await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId: t, provider, creationTimeoutMs: 10_000, cache: new Map(), host })).sandbox;
+    const sandboxes = { mine: await onHost(mine, "h-aaaaaaaa"), theirs: await onHost(theirs, "h-bbbbbbbb") };
+    const longAgo = Date.now() - 2 * HOUR;
+    await redis.zadd(sandboxActivityKey(keyPrefix), longAgo, mine, longAgo, theirs);
+    const result = await sweep({ host: "h-aaaaaaaa" });
+    expect(result).toMatchObject({ idle: [sandboxes.mine.id], orphans: [] });
+    expect(await redis.get(threadSandboxKey(keyPrefix, theirs))).toBe(sandboxes.theirs.id);
+    expect(await ids()).toEqual([sandboxes.theirs.id]);
+  });
+
   it("an idle TTL of 0 keeps idle sandboxes", async () => {
     const t = randomUUID();
     const sb = await ensure(t);

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Socket } from "node:net";
 import { createLogger } from "../../logger.js";
 import { SandboxError } from "../types.js";
+import { processAlive } from "../host-id.js";
 import { hostView } from "./bwrap-args.js";
 import { githubApiRules, type EgressRules } from "./egress-policy.js";
 import { superviseEgressProxy, type EgressProxyProcess } from "./egress-supervisor.js";
@@ -55,9 +56,11 @@ let log: ReturnType<typeof createLogger> | undefined;
 /** One gateway (proxy process and socket) per (root, rules) in this process; default: the GitHub API closed. */
 export function egressGateway(root: string, rules: EgressRules = githubApiRules()): EgressGateway {
   const rid = createHash("sha256").update(JSON.stringify(rules)).digest("hex").slice(0, 8);
-  let socketPath = join(root, ".egress", `${process.pid}-${rid}.sock`);
+  // The machine too, not only the pid: two containers on one volume are both pid 1 and would unlink each other's.
+  const instance = `${createHash("sha256").update(hostname()).digest("hex").slice(0, 8)}-${process.pid}`;
+  let socketPath = join(root, ".egress", `${instance}-${rid}.sock`);
   // A unix socket path must fit in sun_path (108 bytes).
-  if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${process.pid}-${rid}.sock`);
+  if (socketPath.length > 100) socketPath = join(tmpdir(), `osw-egress-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`, `${instance}-${rid}.sock`);
   let gw = gateways.get(socketPath);
   if (!gw) {
     log ??= createLogger("info", "open-swe-egress");
@@ -79,7 +82,7 @@ export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Fo
   }
   const fwd = await started;
   // Its exit may not have been reported yet: a dead forwarder leaves a namespace with no way out.
-  if (!alive(fwd.pid)) {
+  if (!processAlive(fwd.pid)) {
     if (gw.forwarders.get(id) === started) gw.forwarders.delete(id);
     fwd.release();
     return ensureForwarder(gw, id);
@@ -87,14 +90,6 @@ export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Fo
   return fwd;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
   // bwrap makes the namespace and brings its loopback up. The forwarder sees only the system image,

@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat, mkdir, rm } from "node:fs/promises";
+import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
 import { runLimited, type LimitedResult, type SandboxLimits } from "../limits/sandbox-limits.js";
@@ -175,6 +175,18 @@ export class LocalSandbox implements Sandbox {
 
   async ping(): Promise<boolean> {
     return !this.closed && existsSync(this.hostWorkspace) && existsSync(join(this.dir, "meta.json"));
+  }
+
+  async writable(): Promise<boolean> {
+    const probe = join(this.hostWorkspace, `.open-swe-write-probe-${process.pid}`);
+    try {
+      await writeFile(probe, "");
+      await rm(probe, { force: true });
+      return true;
+    } catch (err) {
+      // Only a read-only filesystem says the sandbox is broken; a full one (ENOSPC) is said as such later.
+      return (err as NodeJS.ErrnoException).code !== "EROFS";
+    }
   }
 
   async close(): Promise<void> {
