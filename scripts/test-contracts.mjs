@@ -18,6 +18,9 @@ const HOW = {
   linear: "Linear's schema from @linear/sdk: query, variables, answer at run time",
   jira: "jira.js models: at compile time (npm run typecheck)",
   confluence: "confluence.js v1 models: at compile time (npm run typecheck)",
+  e2b: "the SDK's OpenAPI paths (compile time) and envd's protobufs (run time), exchanges of the conformance suite",
+  daytona: "operations of the SDK's generated OpenAPI clients, at run time",
+  modal: "Modal's protobuf service definitions the SDK bundles, over gRPC at run time",
 };
 const targets = process.argv.slice(2).length > 0 ? process.argv.slice(2) : FOLDERS;
 const tallyFile = join(mkdtempSync(join(tmpdir(), "open-swe-contracts-")), "tally.jsonl");

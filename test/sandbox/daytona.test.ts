@@ -8,6 +8,7 @@ import { DaytonaSandboxProvider } from "../../src/sandbox/providers/daytona.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { describeSandboxConformance } from "./conformance.js";
 import { DAYTONA_API, mockDaytonaHttp } from "./fakes/fake-daytona-http.js";
+import { countContract } from "../contracts/nock-contract.js";
 
 const maxOutputBytes = 64 * 1024;
 const mocks: Array<ReturnType<typeof mockDaytonaHttp>> = [];
@@ -33,6 +34,8 @@ afterAll(() => {
   // Every request the real SDK made is an operation of Daytona's description (its generated clients).
   const seen = new Set(mocks.flatMap((m) => m.operations));
   for (const op of ["POST /sandbox", "GET /sandbox/{sandboxIdOrName}", "DELETE /sandbox/{sandboxIdOrName}", "POST /process/execute", "POST /files/bulk-upload", "POST /files/bulk-download"]) expect(seen).toContain(op);
+  for (const _ of mocks.flatMap((m) => m.operations)) countContract("daytona", "validated");
+  for (const _ of mocks.flatMap((m) => m.offContract)) countContract("daytona", "noContract");
   expect(mocks.flatMap((m) => m.offContract)).toEqual([]);
 });
 

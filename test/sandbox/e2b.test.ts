@@ -10,6 +10,7 @@ import { describeSandboxConformance } from "./conformance.js";
 import { startE2bServer, type E2bServer } from "./fakes/e2b-server.js";
 import { fakeE2bClient } from "./fakes/fake-e2b.js";
 import { namedError } from "./fakes/named-error.js";
+import { countContract } from "../contracts/nock-contract.js";
 
 const maxOutputBytes = 64 * 1024;
 
@@ -43,6 +44,8 @@ afterAll(() => {
   // The SDK really went through both planes, and asked nothing E2B's description (or envd's) lacks.
   const seen = served.flatMap((s) => s.exchanges);
   for (const x of ["POST /v2/sandboxes 201", "POST /v2/sandboxes/{sandboxID}/connect 200", "POST /v2/sandboxes/{sandboxID}/connect 404", "DELETE /sandboxes/{sandboxID} 204", "DELETE /sandboxes/{sandboxID} 404", "GET /v2/sandboxes 200", "envd /process.Process/Start 200", "envd POST /files 200", "envd GET /files 200", "envd GET /files 404", "envd /health 204"]) expect(seen).toContain(x);
+  for (const _ of seen) countContract("e2b", "validated");
+  for (const _ of served.flatMap((s) => s.offContract)) countContract("e2b", "noContract");
   expect(served.flatMap((s) => s.offContract)).toEqual([]);
 });
 

@@ -7,6 +7,7 @@ import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { ModalSandboxProvider } from "../../src/sandbox/providers/modal.js";
 import { describeSandboxConformance } from "./conformance.js";
 import { startModalServer, type ModalServer } from "./fakes/modal-server.js";
+import { countContract } from "../contracts/nock-contract.js";
 
 const maxOutputBytes = 64 * 1024;
 const served: ModalServer[] = [];
@@ -34,6 +35,8 @@ describeSandboxConformance("modal provider (real SDK over gRPC against Modal's s
 afterAll(() => {
   const seen = new Set(served.flatMap((s) => s.calls));
   for (const c of ["ModalClient/AppGetOrCreate", "ModalClient/ImageGetOrCreate", "ModalClient/SandboxCreateV2", "ModalClient/SandboxListV2", "ModalClient/SandboxTerminateV2", "TaskCommandRouter/TaskExecStart", "TaskCommandRouter/TaskExecStdioRead", "TaskCommandRouter/TaskExecWait"]) expect(seen).toContain(c);
+  for (const _ of served.flatMap((s) => s.calls)) countContract("modal", "validated");
+  for (const _ of served.flatMap((s) => s.unserved)) countContract("modal", "noContract");
   expect(served.flatMap((s) => s.unserved)).toEqual([]);
 });
 
