@@ -9,7 +9,7 @@ import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { humanMessages } from "../helpers/approval-run.js";
 import { jobId } from "../../src/queue/job-ids.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
@@ -158,7 +158,7 @@ describe("dashboard in a real browser: a task started from the page streams live
     expect(await new RunRecords(app.proc.redis, app.prefix).get(runId)).toMatchObject({ outcome: "stopped" });
     // One attempt of three: a stopped run is final, never retried.
     expect(done.state).toBe("completed");
-    expect((await app.proc.queues.queues.agent.getJob(runId))?.attemptsMade).toBe(1);
+    expect((await findJob(app.proc.queues.queues.agent, runId))?.attemptsMade).toBe(1);
     await context.close();
   });
 
@@ -200,7 +200,7 @@ describe("dashboard in a real browser: a task started from the page streams live
     expect(told).toContain("Stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it.");
     // Nothing continues it: the follow-up is gone and no continuation run was queued.
     await new Promise((r) => setTimeout(r, 500));
-    expect(await app.proc.queues.queues.agent.getJob(jobId("continue", threadId, runId))).toBeUndefined();
+    expect(await findJob(app.proc.queues.queues.agent, jobId("continue", threadId, runId))).toBeUndefined();
     expect(await new FollowUpQueue(app.proc.redis, app.prefix, 10).length(threadId)).toBe(0);
     expect((await index.list({ repos: new Set(["octo/hello"]) }, { size: 50 })).entries.filter((e) => e.threadId === threadId).map((e) => e.runId)).toEqual([runId]);
 

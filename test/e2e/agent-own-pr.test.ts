@@ -10,7 +10,7 @@ import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, jobsEverywhere } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 
 const API = "https://api.github.com";
@@ -117,7 +117,7 @@ describe("e2e: issue → draft PR → comments on that PR continue the issue's t
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "completed" } });
     expect(onPr.isDone()).toBe(true);
     // Exactly once: no other continuation ran for this thread.
-    const all = await app.proc.queues.queues.agent.getJobs(["completed", "failed", "waiting", "active", "delayed"]);
+    const all = await jobsEverywhere(app.proc.queues.queues.agent, ["completed", "failed", "waiting", "active", "delayed"]);
     const runs = all.filter((j) => j.data.threadId === ISSUE_THREAD && j.data.trigger === "follow_up" && !["handed_off", "nothing_pending"].includes(j.returnvalue?.outcome));
     expect(runs.map((j) => j.id)).toEqual([continuation]);
     const texts = (await messages()).map((m) => `${m.getType()}:${content(m)}`);

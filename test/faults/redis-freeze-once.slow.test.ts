@@ -15,7 +15,7 @@ import { connectRedis } from "../../src/store/redis.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { testPrivateKey } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 import { uniquePrefix } from "../helpers/redis.js";
 import { ROOT, TSX_LOADER } from "../helpers/paths.js";
@@ -126,7 +126,7 @@ describe("a Redis outage never runs a job twice", () => {
     const done = await waitForJob(queues.queues.agent, id, 40_000);
     expect(done.failedReason).toBeUndefined();
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
-    const finishedOn = (await queues.queues.agent.getJob(id))!.finishedOn!;
+    const finishedOn = (await findJob(queues.queues.agent, id))!.finishedOn!;
     // An execution that kept going through the freeze would finish its 10 s command and act now.
     await sleep(Math.max(0, frozenAt + 13_000 - Date.now()));
 

@@ -5,7 +5,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import { API, ciFacts, head, nextInstallation, pull, recordOurPr, startAutofixProcess } from "./ci-autofix-fixture.js";
 
@@ -46,7 +46,7 @@ describe("CI autofix commands on a PR", () => {
       const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
       const done = await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId));
       expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "fix_ci_dispatch", reason: "dispatched", attempt: 1 } });
-      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      const job = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
       expect(job?.data).toMatchObject({
         threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 20 }),
         trigger: "ci_fix",
@@ -67,7 +67,7 @@ describe("CI autofix commands on a PR", () => {
       const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
       const done = await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId));
       expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "fix_ci_dispatch" } });
-      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      const job = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
       expect(job?.data).toMatchObject({ trigger: "ci_fix", allowTestConfig: true });
     });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { API, THREAD, head, nextInstallation, pull, recordOurPr, startAutofixProcess } from "./ci-autofix-fixture.js";
 
 // Review feedback on our PR: which submitted reviews become a fix run on the thread that opened it.
@@ -50,7 +50,7 @@ describe("CI autofix: review feedback on our PR", () => {
       nock(API).get("/repos/octo/hello/pulls/22/reviews/4422/comments").query(true).reply(200, [{ path: "src/a.ts", line: 3, body: "foo → bar" }]);
       const done = await deliverReview(22, sha, "rita", "write");
       expect(done).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: "review:4422" } });
-      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      const job = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
       expect(job?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 22 });
       expect(job?.data.text).toContain("Please rename foo.");
       expect(job?.data.text).toContain("- src/a.ts:3: foo → bar");
@@ -63,7 +63,7 @@ describe("CI autofix: review feedback on our PR", () => {
       nock(API).get("/repos/octo/hello/pulls/24/reviews/4424/comments").query(true).reply(200, [{ path: "src/a.ts", line: 9, body: "empty list → crash" }]);
       const done = await deliverReview(24, sha, "vera", "write", { state: "commented", body: "Could you handle the empty list here?" });
       expect(done).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: "review:4424" } });
-      const job = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+      const job = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
       expect(job?.data.text).toMatch(/asked for changes[\s\S]*Could you handle the empty list here\?[\s\S]*- src\/a\.ts:9: empty list → crash/);
     });
 

@@ -7,7 +7,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import { API, BASE, THREAD, checkRunEvent, ciFacts, head, neutralCheck, nextInstallation, pull, recordOurPr, startAutofixProcess } from "./ci-autofix-fixture.js";
 
@@ -38,7 +38,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     ciFacts(sha);
     const done = await deliver(12, sha);
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", reason: "dispatched", attempt: 1, threadId: THREAD } });
-    const agentJob = await proc.queues.queues.agent.getJob((done.returnvalue as { agentJob: string }).agentJob);
+    const agentJob = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
     expect(agentJob?.data).toMatchObject({ threadId: THREAD, trigger: "ci_fix", number: 12, isPullRequest: true, requester: { login: "alice", id: 11 }, autofixHead: sha });
     expect(agentJob?.data.text).toContain("- lint (https://github.com/octo/hello/runs/55)");
     expect(agentJob?.data.text).toContain("error no-unused-vars");

@@ -6,7 +6,7 @@ import { deliveryJobId, jobId } from "../../src/queue/job-ids.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { PrThreads } from "../../src/store/pr-threads.js";
 import { failedCheckRunDelivery, mockInstallationToken, sendWebhook, nockJobLogs } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 
@@ -103,7 +103,7 @@ describe("CI monitor sweep", () => {
     expect(result).toMatchObject({ looked: 2, enqueued: 1, deduped: 0, closed: 1, errors: 0 });
     const decided = await waitForJob(proc.queues.queues["ci-event"], result.jobs[0]!);
     expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", threadId: THREAD } });
-    const agentJob = await proc.queues.queues.agent.getJob((decided.returnvalue as { agentJob: string }).agentJob);
+    const agentJob = await findJob(proc.queues.queues.agent, (decided.returnvalue as { agentJob: string }).agentJob);
     expect(agentJob?.data).toMatchObject({ trigger: "ci_fix", number: 31, autofixHead: sha });
     // A closed PR is no longer watched; the handled red is deduped.
     pull(31, sha);
@@ -125,7 +125,7 @@ describe("CI monitor sweep", () => {
     expect(result).toMatchObject({ enqueued: 1, closed: 1 });
     const decided = await waitForJob(proc.queues.queues["ci-event"], result.jobs[0]!);
     expect(decided).toMatchObject({ state: "completed", returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: `conflict:${sha}:${BASE}` } });
-    const agentJob = await proc.queues.queues.agent.getJob((decided.returnvalue as { agentJob: string }).agentJob);
+    const agentJob = await findJob(proc.queues.queues.agent, (decided.returnvalue as { agentJob: string }).agentJob);
     expect(agentJob?.data).toMatchObject({ trigger: "ci_fix", number: 32, autofixBase: "main" });
     expect(agentJob?.data.autofixHead).toBeUndefined();
     expect(agentJob?.data.text).toMatch(/merge conflicts with its base branch `main`[\s\S]*git merge --no-ff origin\/main[\s\S]*run the tests[\s\S]*commit the merge and push/);

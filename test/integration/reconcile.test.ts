@@ -8,7 +8,7 @@ import { RunLocks } from "../../src/threads/run-lock.js";
 import { RUN_LOST_REPLY, type ReconcileResult } from "../../src/runs/reconcile.js";
 import { RunRegistry } from "../../src/threads/run-registry.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob, jobsEverywhere } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 
@@ -73,10 +73,10 @@ describe("reconcile sweep", () => {
     const reply = nock(API).post("/repos/octo/hello/issues/41/comments", { body: RUN_LOST_REPLY }).reply(201, { id: 1 });
     expect(await reconcile()).toMatchObject({ checked: 3, ended: 1, continued: 1, errors: 0 });
     expect(reply.isDone()).toBe(true);
-    const continuation = await proc.queues.queues.agent.getJob(jobId("continue", lost, "gone-job"));
+    const continuation = await findJob(proc.queues.queues.agent, jobId("continue", lost, "gone-job"));
     expect(continuation?.data).toMatchObject({ threadId: lost, trigger: "follow_up", number: 41 });
     expect((await registry.list()).map((r) => r.jobId).sort()).toEqual(["locked-job", "queued-job"]);
-    expect(await proc.queues.queues.cleanup.getJobs(["waiting"])).toEqual(expect.arrayContaining([expect.objectContaining({ data: expect.objectContaining({ kind: "sweep", provenance: expect.objectContaining({ via: "system:reconcile", principal: null }) }) })]));
+    expect(await jobsEverywhere(proc.queues.queues.cleanup, ["waiting"])).toEqual(expect.arrayContaining([expect.objectContaining({ data: expect.objectContaining({ kind: "sweep", provenance: expect.objectContaining({ via: "system:reconcile", principal: null }) }) })]));
 
     // Settled once: the next pass says nothing again.
     expect(await reconcile()).toMatchObject({ checked: 2, ended: 0, continued: 0, errors: 0 });

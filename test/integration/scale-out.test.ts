@@ -7,6 +7,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { ROOT, TSX_LOADER } from "../helpers/paths.js";
 import { testSigner } from "../helpers/job-signer.js";
+import { findJob } from "../helpers/jobs.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -79,7 +80,7 @@ describe("scale-out: two worker processes on one Redis", () => {
     await until(async () => (await redis.hget(`${prefix}:completed`, "slow")) === "1", 20_000);
     expect(await redis.lrange(`${prefix}:started`, 0, -1)).toEqual(["victim:slow", "survivor:slow"]);
     expect(await redis.lrange(`${prefix}:completed-by`, 0, -1)).toEqual(["survivor"]);
-    expect(await (await queues.queues.cleanup.getJob(deliveryJobId("slow")))?.getState()).toBe("completed");
+    expect(await (await findJob(queues.queues.cleanup, deliveryJobId("slow")))?.getState()).toBe("completed");
     await queues.close();
   });
 

@@ -6,6 +6,7 @@ import { threadId } from "../../src/shared/thread-id.js";
 import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { findJob, jobsEverywhere } from "../helpers/jobs.js";
 
 const ORIGIN = threadId({ kind: "issue", issueId: 8008 });
 const repo = { name: "hello", full_name: "octo/hello", owner: { login: "octo" } };
@@ -20,7 +21,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
   });
   afterAll(async () => proc?.stop());
 
-  const agentJob = async (deliveryId: string) => (await proc.queues.queues.agent.getJob(deliveryJobId(deliveryId)))?.data;
+  const agentJob = async (deliveryId: string) => (await findJob(proc.queues.queues.agent, deliveryJobId(deliveryId)))?.data;
 
   it("a comment on a PR the agent opened joins the thread that opened it (recorded when the PR was opened)", async () => {
     await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 12, branch: "open-swe/abcd1234-x" }, ORIGIN);
@@ -63,7 +64,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
     await sendWebhook(proc.port!, { event: "issues", payload: { action: "opened", installation: { id: 1 }, repository: repo, sender: human, issue } });
     await sendWebhook(proc.port!, { event: "issues", payload: { action: "labeled", label: { name: "open-swe" }, installation: { id: 1 }, repository: repo, sender: human, issue } });
     expect(await proc.queues.queues.agent.count()).toBe(before + 1);
-    const [job] = (await proc.queues.queues.agent.getJobs(["waiting"])).filter((j) => j.data.number === 77);
+    const [job] = (await jobsEverywhere(proc.queues.queues.agent, ["waiting"])).filter((j) => j.data.number === 77);
     // Text in an issue body grants nothing.
     expect(job?.data).toMatchObject({ trigger: "issue_opened", verdictAuthorized: false });
     await sendWebhook(proc.port!, { event: "issues", payload: { action: "labeled", label: { name: "open-swe" }, installation: { id: 1 }, repository: repo, sender: human, issue: { ...issue, body: "CI fails on main and on release." } } });

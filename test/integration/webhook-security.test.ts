@@ -5,6 +5,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { findJob } from "../helpers/jobs.js";
 
 const comment = (body: string) => ({
   action: "created",
@@ -28,7 +29,7 @@ describe("webhook endpoint: verification before parsing, limits, idempotency", (
     const again = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment("@open-swe fix it"), deliveryId: "d-1" });
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(await proc.queues.queues.agent.count()).toBe(1);
-    const job = await proc.queues.queues.agent.getJob(deliveryJobId("d-1"));
+    const job = await findJob(proc.queues.queues.agent, deliveryJobId("d-1"));
     expect(job?.data).toMatchObject({ owner: "octo", repo: "hello", number: 5, isPullRequest: true, text: "fix it", requester: { login: "alice" } });
   });
 

@@ -9,7 +9,7 @@ import { RunLocks } from "../../src/threads/run-lock.js";
 import { ThreadModelStore } from "../../src/threads/thread-model-store.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, jobsEverywhere } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 
@@ -209,7 +209,7 @@ describe("workers: permission first, then the command", () => {
     expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
     // A failed continuation starts no other: no chain of runs failing the same way.
     await new Promise((r) => setTimeout(r, 300));
-    const others = (await proc.queues.queues.agent.getJobs(["waiting", "active", "delayed", "completed", "failed"])).filter((j) => j.data.threadId === thread && j.id !== dead && j.id !== continuation);
+    const others = (await jobsEverywhere(proc.queues.queues.agent, ["waiting", "active", "delayed", "completed", "failed"])).filter((j) => j.data.threadId === thread && j.id !== dead && j.id !== continuation);
     expect(others).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { API, pausedRun, runStartMocks, toolMessages } from "../helpers/approval
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 
 /**
@@ -33,7 +33,7 @@ describe("security: approval decisions", () => {
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(reader.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_refused" });
     expect(refusal.isDone()).toBe(true);
     expect(await store.resolution(id)).toBeNull();
-    expect(await app.proc.queues.queues.agent.getJob(jobId("approval", id))).toBeUndefined();
+    expect(await findJob(app.proc.queues.queues.agent, jobId("approval", id))).toBeUndefined();
 
     // eve can write to octo/other, not to octo/hello: the id is unknown there, and she is never asked about.
     const elsewhere = issueCommentPayload({ installationId: 7201, number: 3, issueId: 3003, commentId: 123, login: "eve", userId: 67, body: `@open-swe approve ${id}` });

@@ -11,7 +11,7 @@ import { confluenceTools } from "../../src/sources/confluence/confluence-tools.j
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/shared/thread-id.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { redisSocket, redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { APP_KEY, APP_URL, CLIENT_KEY, CONFLUENCE_BASE, KID, SECRET_KEY, SHARED_SECRET, SITE, atlassianKeys, commentCreated, installToken, lifecycleBody, webhookToken } from "../fixtures/confluence/connect.js";
@@ -83,7 +83,7 @@ describe("Confluence: the webhook body's space and thread claims never reach the
     expect((await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("confluence", dedupeKey))).returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", via: "default" });
     expect(ack.isDone()).toBe(true);
     const threadKey = `confluence:${SITE}:98305:360777`;
-    const job = await proc.queues.queues.agent.getJob(sourceRunJobId("confluence", dedupeKey));
+    const job = await findJob(proc.queues.queues.agent, sourceRunJobId("confluence", dedupeKey));
     expect(job?.data).toMatchObject({
       owner: "octo",
       repo: "hello",

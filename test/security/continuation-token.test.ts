@@ -12,7 +12,7 @@ import { API, runStartMocks } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 
 const KEY = "5".repeat(64);
@@ -62,7 +62,7 @@ describe("security: a person continuing someone else's run acts as themselves", 
     expect(resumed.returnvalue).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL });
     expect(pr.isDone()).toBe(true);
     // The resumed job is signed as erin, through GitHub.
-    expect((await app.proc.queues.queues.agent.getJob(jobId("approval", id)))?.data.provenance).toMatchObject({ via: "github-webhook", principal: { login: "erin" } });
+    expect((await findJob(app.proc.queues.queues.agent, jobId("approval", id)))?.data.provenance).toMatchObject({ via: "github-webhook", principal: { login: "erin" } });
   });
 
   it("erin's message joins dana's running run: from then on the run opens its PR with the app's token", async () => {

@@ -4,7 +4,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { INTAKE_REPLIES } from "../../src/sources/intake-replies.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, jobsEverywhere } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { ALICE, APP_USER, commentEvent, ISSUE, SECRET, signLinear } from "../sources/linear/linear-fixtures.js";
@@ -116,6 +116,6 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
     const done = await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("linear", "linear:webhook-0001:Comment:comment-impostor:create"), 30_000);
     expect(done.returnvalue).toEqual({ outcome: "unmapped", sourceUser: "user-mallory" });
     expect(calls[1]!.variables).toEqual({ input: { issueId: ISSUE, body: INTAKE_REPLIES.unmapped("linear", "user-mallory"), parentId: "comment-impostor" } });
-    expect(await proc.queues.queues.agent.getJobs(["waiting", "delayed", "active", "completed", "failed"])).toHaveLength(0);
+    expect(await jobsEverywhere(proc.queues.queues.agent, ["waiting", "delayed", "active", "completed", "failed"])).toHaveLength(0);
   });
 });

@@ -14,7 +14,7 @@ import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import type { Mention } from "../sources/conformance.js";
 import { SLACK, SLACK_SECRET, signSlack, slackEventBody } from "../sources/slack/slack-fixture.js";
@@ -84,7 +84,7 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     expect((await send(A)).status).toBe(200);
     const aRunId = sourceRunJobId("slack", `T0TEAM:C0OPS:${A.id}`);
     expect((await waitForJob(app.proc.queues.queues.agent, aRunId, 90_000)).failedReason).toBeUndefined();
-    const aThread = (await app.proc.queues.queues.agent.getJob(aRunId))!.data.threadId;
+    const aThread = (await findJob(app.proc.queues.queues.agent, aRunId))!.data.threadId;
     expect(textOf(await messagesOf(aThread))).toContain(SECRET);
     const aSandbox = await testRedis().get(threadSandboxKey(app.prefix, aThread));
     expect(aSandbox).toBeTruthy();
@@ -108,7 +108,7 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     expect(notice.isDone()).toBe(true);
     const bRunId = sourceRunJobId("slack", `T0TEAM:C0OPS:${B.id}`);
     expect((await waitForJob(app.proc.queues.queues.agent, bRunId, 90_000)).failedReason).toBeUndefined();
-    const bJob = (await app.proc.queues.queues.agent.getJob(bRunId))!.data;
+    const bJob = (await findJob(app.proc.queues.queues.agent, bRunId))!.data;
     const bThread = bJob.threadId;
     expect(bThread).not.toBe(aThread);
     // Its own sandbox, which has none of octo/secret's workspace.

@@ -9,7 +9,7 @@ import type { SourceName } from "../../src/sources/source.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { testConfig } from "../helpers/github-app.js";
-import { waitForJob } from "../helpers/jobs.js";
+import { waitForJob, findJob, jobsEverywhere } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 
@@ -81,7 +81,7 @@ export function describeSourceConformance(fx: SourceFixture): void {
       fetch(`http://127.0.0.1:${proc.port}${req.path}`, { method: "POST", headers: req.headers, body: tamper ? tamper(req.body) : req.body });
     const deliver = (m: Mention, opts: { at?: Date; redelivery?: number } = {}) => send(fx.deliver(m, { at: opts.at ?? new Date(), ...(opts.redelivery ? { redelivery: opts.redelivery } : {}) }));
     const intake = (m: Mention) => waitForJob(proc.queues.queues["source-event"], sourceEventJobId(fx.name, fx.expected(m).dedupeKey));
-    const agentJob = (m: Mention) => proc.queues.queues.agent.getJob(sourceRunJobId(fx.name, fx.expected(m).dedupeKey));
+    const agentJob = (m: Mention) => findJob(proc.queues.queues.agent, sourceRunJobId(fx.name, fx.expected(m).dedupeKey));
     /** GitHub for one intake: a fresh installation (its token), the login's permission and, for writers, its id. */
     const github = async (repo: string, login: string, permission: "write" | "read") => {
       installation += 1;
@@ -188,7 +188,7 @@ export function describeSourceConformance(fx: SourceFixture): void {
       const results = await Promise.all([deliver(m), deliver(m, { redelivery: 1 }), deliver(m, { redelivery: 2 })]);
       expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
       expect((await intake(m)).returnvalue).toMatchObject({ outcome: "queued" });
-      const agents = (await proc.queues.queues.agent.getJobs(["waiting", "active", "completed", "failed", "delayed"])).filter((j) => j.data.source?.threadKey === fx.expected(m).threadKey);
+      const agents = (await jobsEverywhere(proc.queues.queues.agent, ["waiting", "active", "completed", "failed", "delayed"])).filter((j) => j.data.source?.threadKey === fx.expected(m).threadKey);
       expect(agents).toHaveLength(1);
     });
 

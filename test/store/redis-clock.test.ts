@@ -4,6 +4,7 @@ import { QueueSet } from "../../src/queue/queues.js";
 import { redisNowMs } from "../../src/shared/redis-time.js";
 import { checkClock, clockSkewProblem, measureClockSkew } from "../../src/store/redis-clock.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { findJob } from "../helpers/jobs.js";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -48,7 +49,7 @@ describe("one clock: Redis's", () => {
     const real = Date.now.bind(Date);
     vi.spyOn(Date, "now").mockImplementation(() => real() - 3_600_000);
     await queues.add("cleanup", { kind: "sweep" }, "clock-delayed", { delay: 60_000, via: "system:sandbox-sweep" });
-    const job = await queues.queues.cleanup.getJob("clock-delayed");
+    const job = await findJob(queues.queues.cleanup, "clock-delayed");
     expect(Math.abs(job!.timestamp - (await redisNowMs(redis)))).toBeLessThan(2_000);
     vi.restoreAllMocks();
     await queues.close();

@@ -7,6 +7,7 @@ import { RunLocks } from "../../src/threads/run-lock.js";
 import { continueIfPending } from "../../src/threads/thread-run.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 import { testSigner } from "../helpers/job-signer.js";
+import { findJob } from "../helpers/jobs.js";
 
 const slackRun = AgentJob.parse({
   installationId: 1,
@@ -32,7 +33,7 @@ describe("continuation runs answer where the pending follow-up was asked", () =>
     const { queues, ctx } = setup();
     await ctx.followUps.push(slackRun.threadId, { text: "and a license", author: "dana", source: "slack", at: 1 });
     const id = await continueIfPending(ctx, slackRun);
-    const job = await queues.queues.agent.getJob(id!);
+    const job = await findJob(queues.queues.agent, id!);
     expect(job?.data).toMatchObject({ source: slackRun.source, trigger: "follow_up" });
     expect(job?.data.number).toBeUndefined();
     await queues.close();
@@ -43,7 +44,7 @@ describe("continuation runs answer where the pending follow-up was asked", () =>
     const origin = { number: 21, isPullRequest: true, requester: { login: "dana", id: 31 }, comment: { kind: "issue_comment" as const, id: 77 } };
     await ctx.followUps.push(slackRun.threadId, { text: "fix the typo", author: "dana", source: "github", at: 1, origin });
     const id = await continueIfPending(ctx, slackRun);
-    expect((await queues.queues.agent.getJob(id!))?.data).toMatchObject({ source: { kind: "github" }, number: 21, isPullRequest: true, comment: { id: 77 } });
+    expect((await findJob(queues.queues.agent, id!))?.data).toMatchObject({ source: { kind: "github" }, number: 21, isPullRequest: true, comment: { id: 77 } });
     await queues.close();
   });
 });

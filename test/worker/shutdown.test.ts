@@ -14,6 +14,7 @@ import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { testSigner } from "../helpers/job-signer.js";
+import { findJob } from "../helpers/jobs.js";
 
 const GRACE_MS = 500;
 /** The documented bound: a stop returns within the grace plus 5 s. */
@@ -63,7 +64,7 @@ describe("shutdown", () => {
     const { pool, queues, redis, seen } = await poolWithRunningJob(redisUrl());
     expect(await withinBound(pool.close(GRACE_MS))).toBe("stopped");
     expect(seen.aborted).toBe(SHUTDOWN_REASON);
-    const job = await queues.queues.cleanup.getJob("d1");
+    const job = await findJob(queues.queues.cleanup, "d1");
     expect(await job!.getState()).toBe("waiting");
     expect(job!.attemptsMade).toBe(0);
     await queues.close();

@@ -8,7 +8,7 @@ import { confluenceSource } from "../../../src/sources/confluence/confluence-sou
 import { sourceRunJobId } from "../../../src/sources/intake.js";
 import { SettingsStore } from "../../../src/store/settings-store.js";
 import { threadId } from "../../../src/shared/thread-id.js";
-import { waitForJob } from "../../helpers/jobs.js";
+import { waitForJob, findJob } from "../../helpers/jobs.js";
 import { redisSocket, redisUrl, testRedis, uniquePrefix } from "../../helpers/redis.js";
 import { startTestProcess } from "../../helpers/test-process.js";
 import { APP_URL, CLIENT_KEY, KID, SECRET_KEY, SITE, atlassianKeys, commentCreated, installToken, lifecycleBody, webhookToken } from "../../fixtures/confluence/connect.js";
@@ -63,7 +63,7 @@ describe("Confluence through the source pipeline", () => {
     const dedupeKey = `confluence:${CLIENT_KEY}:comment:360449`;
     expect((await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("confluence", dedupeKey))).returnvalue).toMatchObject({ outcome: "queued", repo: "octo/hello", login: "dana" });
     expect(ack.isDone()).toBe(true);
-    const job = await proc.queues.queues.agent.getJob(sourceRunJobId("confluence", dedupeKey));
+    const job = await findJob(proc.queues.queues.agent, sourceRunJobId("confluence", dedupeKey));
     const threadKey = `confluence:${SITE}:98305:360449`;
     expect(job?.data).toMatchObject({
       owner: "octo",
@@ -80,6 +80,6 @@ describe("Confluence through the source pipeline", () => {
     expect((await post("/webhooks/confluence", commentCreated({ id: "360450" }), webhookToken({ url: "/webhooks/confluence", iat: Math.floor(Date.now() / 1000) - 45 }))).status).toBe(200);
     const dedupeKey = `confluence:${CLIENT_KEY}:comment:360450`;
     expect((await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("confluence", dedupeKey))).returnvalue).toEqual({ outcome: "message_gone" });
-    expect(await proc.queues.queues.agent.getJob(sourceRunJobId("confluence", dedupeKey))).toBeUndefined();
+    expect(await findJob(proc.queues.queues.agent, sourceRunJobId("confluence", dedupeKey))).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ import { createLogger } from "../../../src/logger.js";
 import { SettingsStore } from "../../../src/store/settings-store.js";
 import { threadId } from "../../../src/shared/thread-id.js";
 import { mockInstallationToken } from "../../helpers/github-app.js";
-import { waitForJob } from "../../helpers/jobs.js";
+import { waitForJob, findJob } from "../../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../../helpers/redis.js";
 import { startTestProcess } from "../../helpers/test-process.js";
 import { clickBody, CHANNEL, REQUEST_TS, TEAM, THREAD } from "./slack-click.js";
@@ -84,7 +84,7 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
     expect((await clickJob("U0MAL", "1764591200.000001")).returnvalue).toMatchObject({ outcome: "approval_refused" });
     expect(refusal.isDone()).toBe(true);
     expect(await store.resolution("5eed5eed")).toBeNull();
-    expect(await proc.queues.queues.agent.getJob(jobId("approval", "5eed5eed"))).toBeUndefined();
+    expect(await findJob(proc.queues.queues.agent, jobId("approval", "5eed5eed"))).toBeUndefined();
 
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
     const updated = nock(SLACK).post("/api/chat.update", (b: Form) => b.channel === CHANNEL && b.ts === REQUEST_TS && b.text!.includes("Approved by @erin") && !b.blocks!.includes("open_swe_approval_approve")).reply(200, slackBody("chat.update", { ok: true }));
@@ -92,7 +92,7 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
     expect((await clickJob("U0ERIN", "1764591200.000002")).returnvalue).toMatchObject({ outcome: "approval_approved", resumed: jobId("approval", "5eed5eed") });
     expect(updated.isDone()).toBe(true);
     expect(await store.resolution("5eed5eed")).toMatchObject({ decision: "approve", by: "erin", how: "person" });
-    const resumed = await proc.queues.queues.agent.getJob(jobId("approval", "5eed5eed"));
+    const resumed = await findJob(proc.queues.queues.agent, jobId("approval", "5eed5eed"));
     expect(resumed?.data).toMatchObject({ trigger: "approval", approval: { id: "5eed5eed", decision: "approve" }, source: { kind: "slack", threadKey } });
 
     // The requester's own click after that: no permission check, told who decided.
