@@ -1,6 +1,6 @@
 import nock from "nock";
 import { writeFileSync } from "node:fs";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { RunRecords } from "../../src/store/run-records.js";
@@ -10,7 +10,7 @@ import { makeBareRemote } from "../helpers/git-remote.js";
 import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
-import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn, type GitHubUserMock } from "./browser.js";
+import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, screenshot, signedInPage, type GitHubUserMock } from "./browser.js";
 import { checkPage, VIEWS } from "./page-checks.js";
 
 const dana: GitHubUserMock = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -63,16 +63,7 @@ describe("the run page shows a real run's subagent conversation and the diff it 
     await app?.stop();
   });
 
-  async function signedIn(u: GitHubUserMock, view: { width: number; height: number; scheme: "light" | "dark" }): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
-    const { context, authorize } = await newContext(browser);
-    const page = await context.newPage();
-    await page.setViewportSize({ width: view.width, height: view.height });
-    await page.emulateMedia({ colorScheme: view.scheme });
-    const cspErrors: string[] = [];
-    page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && cspErrors.push(m.text())));
-    await signIn(page, base, authorize, u);
-    return { context, page, cspErrors };
-  }
+  const signedIn = (u: GitHubUserMock, view: { width: number; height: number; scheme: "light" | "dark" }) => signedInPage(browser, base, u, view);
 
   it("the subagent's messages and tool calls, collapsed with show all; the pushed diff from the mirror", { timeout: 120_000 }, async () => {
     const { context, page } = await signedIn(dana, VIEWS[2]);
@@ -94,7 +85,8 @@ describe("the run page shows a real run's subagent conversation and the diff it 
     await expect(page.locator("#pushed-diff .d2h-file-name").first().textContent()).resolves.toContain("NOTES.md");
     expect(await page.locator("#pushed-diff .d2h-ins").count()).toBeGreaterThanOrEqual(150);
     await expect(page.locator("#pushed-diff").textContent()).resolves.toContain("note 150: the retry backoff reads the injected clock");
-    await screenshot(page, "run-subagents-diff");
+    await screenshot(page, "run-diff", "#pushed-diff");
+    await screenshot(page, "run-subagents", "#subagents");
     await context.close();
   });
 
@@ -107,7 +99,7 @@ describe("the run page shows a real run's subagent conversation and the diff it 
       await page.locator("#subagent-0 > summary").click();
       for (const d of await page.locator("#subagent-0 details.msg").all()) await d.locator("> summary").click();
       await checkPage(page, `subagents and diff ${tag}`, cspErrors);
-      if (view.width === 390 && view.scheme === "dark") await screenshot(page, "run-subagents-diff-phone-dark");
+      if (view.width === 390 && view.scheme === "dark") await screenshot(page, "run-subagents-phone-dark", "#subagents");
       await context.close();
     });
   }

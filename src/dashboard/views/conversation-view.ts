@@ -66,8 +66,10 @@ details.msg>summary.step .step-name{flex:1 1 auto;min-width:0}
 .request{white-space:pre-wrap}
 .pushed-diff .d2h-file-list-wrapper{margin:.5rem 1rem}
 .pushed-diff .d2h-code-linenumber,.pushed-diff .line-num1,.pushed-diff .line-num2,.pushed-diff .d2h-code-line,.pushed-diff .d2h-info,.pushed-diff a{color:var(--fgColor-accent)!important}
+.pushed-diff .d2h-code-linenumber{background:var(--bgColor-default)!important;border-right:1px solid var(--borderColor-default)}
 .pushed-diff .d2h-tag,.pushed-diff .d2h-lines-added,.pushed-diff .d2h-lines-deleted{color:var(--fgColor-default)!important}
 .pushed-diff a{color:var(--fgColor-accent)!important}
+.pushed-diff .d2h-code-linenumber{background:var(--bgColor-default)!important;border-right:1px solid var(--borderColor-default)}
 .pushed-diff .d2h-tag,.pushed-diff .d2h-lines-added,.pushed-diff .d2h-lines-deleted{background:var(--bgColor-default)!important}
 .subagent>summary{padding:.5rem 1rem;cursor:pointer}.subagent .subagent-body{padding:0 .5rem .5rem}
 .pr-health li a,.show-all{text-decoration:underline}.pr-head{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}.pr-health ul{list-style:none;padding:0;margin:0}.pr-health li{padding:.15rem 0}
