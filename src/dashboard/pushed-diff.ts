@@ -10,6 +10,8 @@ export const DIFF_CAPS = { files: 100, changedLines: 5_000, bytes: 1_000_000 };
 export type PushedDiff =
   | { kind: "none" }
   | { kind: "missing"; sha: string }
+  /** The pushed commit is on the default branch already (merged): no base to compare it with. */
+  | { kind: "merged"; sha: string }
   | { kind: "too_large"; sha: string; base: string; files: number; changedLines: number }
   | { kind: "shown"; sha: string; base: string; files: number; html: string };
 
@@ -45,6 +47,7 @@ export async function readPushedDiff(mirrorRoot: string, repo: string, sha: stri
   const git = (...args: string[]) => hostGit(["-C", mirror, ...args], { timeoutMs: 30_000 });
   const base = await git("merge-base", "HEAD", sha).then((s) => s.trim(), () => null);
   if (!base) return { kind: "missing", sha };
+  if (base === sha) return { kind: "merged", sha };
   const size = diffSize(await git("diff", "--no-ext-diff", "--no-textconv", "--numstat", base, sha));
   if (tooLarge(size, caps)) return { kind: "too_large", sha, base, ...size };
   const patch = await git("diff", "--no-ext-diff", "--no-textconv", "--no-color", base, sha);

@@ -61,6 +61,11 @@ describe("the diff a run pushed, from the host mirror", () => {
     expect(await readPushedDiff(root, "octo/hello", "f".repeat(40))).toEqual({ kind: "missing", sha: "f".repeat(40) });
     expect(await readPushedDiff(root, "octo/absent", sha)).toEqual({ kind: "missing", sha });
     expect(await readPushedDiff(root, "octo/hello", undefined)).toEqual({ kind: "none" });
+    // A commit already on the default branch (the run's branch was merged): said, not an empty diff.
+    const onMain = execFileSync("git", ["-C", join(root, "mirrors", "octo__hello.git"), "rev-parse", "main"], { encoding: "utf8" }).trim();
+    const merged = await readPushedDiff(root, "octo/hello", onMain);
+    expect(merged).toEqual({ kind: "merged", sha: onMain });
+    expect(String(pushedDiffView(merged))).toContain("is on the default branch now");
     expect(String(pushedDiffView({ kind: "none" }))).toBe("");
   });
 });
