@@ -19,6 +19,10 @@ import { messagePage } from "./views/layout.js";
 import { isLive, runPage } from "./views/run-page.js";
 import { runsPage } from "./views/runs-page.js";
 import { prHealthView } from "./views/pr-health-view.js";
+import { readPushedDiff } from "./pushed-diff.js";
+import { pushedDiffView } from "./views/diff-view.js";
+import { readSubagents } from "./subagents.js";
+import { subagentsView } from "./views/subagents-view.js";
 
 export const PAGE_SIZE = 25;
 /** A quiet stream says it is alive this often (no Redis read: proxies close silent connections). */
@@ -134,7 +138,9 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
     const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
     const prHealth = record?.prUrl ? prHealthView(await deps.prHealth.get(deps, record.prUrl, session.installations[entry.repo])) : undefined;
-    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden, times, ...(prHealth ? { prHealth } : {}) }));
+    const subagents = subagentsView(entry.runId, thread.hidden ? [] : await readSubagents(deps.checkpoints, entry.threadId, thread.messages));
+    const diff = pushedDiffView(await readPushedDiff(deps.config.sandbox.mirrorRoot, entry.repo, record?.pushedSha));
+    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden, times, diff, subagents, ...(prHealth ? { prHealth } : {}) }));
   });
 
   // Live view: the run's messages, usage, todos and status as the worker publishes them; one shared
@@ -161,6 +167,20 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const thread = await runThread(deps, entry);
     const text = thread.hidden ? null : fullText(thread.messages, n);
     if (text === null) return c.html(messagePage("Message not found", session, `This run's conversation has no message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 404);
+    return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
+  });
+
+  // "show all" of a message in one of the run's subagents' conversations.
+  app.get("/app/runs/:id/subagents/:k/messages/:n", async (c) => {
+    const session = c.get("session");
+    const entry = await visibleRun(deps, session, c.req.param("id"));
+    const k = Number(c.req.param("k"));
+    const n = Number(c.req.param("n"));
+    if (!entry || !Number.isInteger(k) || k < 0 || !Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
+    const thread = await runThread(deps, entry);
+    const subagent = thread.hidden ? undefined : (await readSubagents(deps.checkpoints, entry.threadId, thread.messages))[k];
+    const text = subagent ? fullText(subagent.messages, n) : null;
+    if (text === null) return c.html(messagePage("Message not found", session, `This run has no subagent ${k} with a message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 404);
     return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
   });
 

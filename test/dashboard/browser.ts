@@ -80,7 +80,21 @@ export async function signIn(page: Page, base: string, authorize: URL[], u: GitH
   for (const m of mocks) expect(m.isDone()).toBe(true);
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** A signed-in page at one size and color scheme, collecting the CSP refusals its console reports. */
+export async function signedInPage(browser: Browser, base: string, u: GitHubUserMock, view: { width: number; height: number; scheme: "light" | "dark" }): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
+  const { context, authorize } = await newContext(browser);
+  const page = await context.newPage();
+  await page.setViewportSize({ width: view.width, height: view.height });
+  await page.emulateMedia({ colorScheme: view.scheme });
+  const cspErrors: string[] = [];
+  page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && cspErrors.push(m.text())));
+  await signIn(page, base, authorize, u);
+  return { context, page, cspErrors };
+}
+
+/** The whole page, or (`at`: a selector) the window scrolled to that element. */
+export async function screenshot(page: Page, name: string, at?: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (at) await page.locator(at).first().evaluate((e) => e.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: !at });
 }

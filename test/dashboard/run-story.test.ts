@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import nock from "nock";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import type { RunningProcess } from "../../src/main.js";
@@ -12,7 +12,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
-import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, screenshot, signedInPage } from "./browser.js";
 import { checkPage, VIEWS } from "./page-checks.js";
 
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -85,16 +85,7 @@ describe("the run page tells the story: request as written, steps with times, to
     await proc?.stop();
   });
 
-  async function signedIn(view: { width: number; height: number; scheme: "light" | "dark" }): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
-    const { context, authorize } = await newContext(browser);
-    const page = await context.newPage();
-    await page.setViewportSize({ width: view.width, height: view.height });
-    await page.emulateMedia({ colorScheme: view.scheme });
-    const cspErrors: string[] = [];
-    page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && cspErrors.push(m.text())));
-    await signIn(page, base, authorize, dana);
-    return { context, page, cspErrors };
-  }
+  const signedIn = (view: { width: number; height: number; scheme: "light" | "dark" }) => signedInPage(browser, base, dana, view);
 
   it("shows the story, and a second view within the cache window asks GitHub nothing", { timeout: 120_000 }, async () => {
     const e = await seedRun(41);

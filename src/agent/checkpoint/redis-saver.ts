@@ -220,6 +220,11 @@ export class RedisSaver extends BaseCheckpointSaver {
     this.#known.remember(itemsKey, newItems);
   }
 
+  /** The thread's checkpoint namespaces: "" is the graph's own, `tools:<id>` a subagent's (a `task` call's). */
+  async namespaces(threadId: string): Promise<string[]> {
+    return (await this.#redis.smembers(this.#keys.ns(threadId))).sort();
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     const namespaces = await this.#redis.smembers(this.#keys.ns(threadId));
     const keys: string[] = [this.#keys.ns(threadId)];

@@ -8,7 +8,11 @@ export interface MessagePlace {
   runId: string;
   n: number;
   time: StepTime | null;
+  /** A subagent's conversation: which one of the run's (its "show all" and ids are its own). */
+  subagent?: number;
 }
+
+const placeId = (place: MessagePlace) => (place.subagent === undefined ? `m-${place.n}` : `sa-${place.subagent}-m-${place.n}`);
 
 /** Pure: a step's duration as Actions shows it: "0.4s", "12s", "2m 5s", "1h 3m". */
 export function stepDuration(ms: number): string {
@@ -29,7 +33,8 @@ export function timeView(time: StepTime | null): Html {
 }
 
 function showAll(place: MessagePlace, cut: boolean): Html {
-  return cut ? html`<a class="show-all" href="/app/runs/${encodeURIComponent(place.runId)}/messages/${place.n}">show all</a>` : html``;
+  const within = place.subagent === undefined ? "" : `subagents/${place.subagent}/`;
+  return cut ? html`<a class="show-all" href="/app/runs/${encodeURIComponent(place.runId)}/${within}messages/${place.n}">show all</a>` : html``;
 }
 
 /**
@@ -38,7 +43,7 @@ function showAll(place: MessagePlace, cut: boolean): Html {
  * person wrote it is shown above the conversation), collapsed too.
  */
 export function messageView(item: ConversationItem, place: MessagePlace): Html {
-  const id = `m-${place.n}`;
+  const id = placeId(place);
   if (item.kind === "tool") {
     return html`<details id="${id}" class="msg tool Box mb-2${item.error ? " error color-border-danger" : ""}"><summary class="step"><span class="step-name">${item.error ? "✗" : "✓"} Tool result · <code>${item.name}</code>${item.error ? " (error)" : ""}</span>${timeView(place.time)}</summary><div class="px-3 pb-2"><pre>${item.output}</pre>${showAll(place, item.cut)}</div></details>`;
   }
@@ -59,5 +64,13 @@ details.msg>summary.step .step-name{flex:1 1 auto;min-width:0}
 .step-name{margin:0;font-weight:600}.step-time{font-size:12px;color:var(--fgColor-muted);white-space:nowrap}
 .tool-call{margin:.25rem 0}.tool-call>summary{cursor:pointer}.show-all{font-size:12px}
 .request{white-space:pre-wrap}
+.pushed-diff .d2h-file-list-wrapper{margin:.5rem 1rem}
+.pushed-diff .d2h-code-linenumber,.pushed-diff .line-num1,.pushed-diff .line-num2,.pushed-diff .d2h-code-line,.pushed-diff .d2h-info,.pushed-diff a{color:var(--fgColor-accent)!important}
+.pushed-diff .d2h-code-linenumber{background:var(--bgColor-default)!important;border-right:1px solid var(--borderColor-default)}
+.pushed-diff .d2h-tag,.pushed-diff .d2h-lines-added,.pushed-diff .d2h-lines-deleted{color:var(--fgColor-default)!important}
+.pushed-diff a{color:var(--fgColor-accent)!important}
+.pushed-diff .d2h-code-linenumber{background:var(--bgColor-default)!important;border-right:1px solid var(--borderColor-default)}
+.pushed-diff .d2h-tag,.pushed-diff .d2h-lines-added,.pushed-diff .d2h-lines-deleted{background:var(--bgColor-default)!important}
+.subagent>summary{padding:.5rem 1rem;cursor:pointer}.subagent .subagent-body{padding:0 .5rem .5rem}
 .pr-health li a,.show-all{text-decoration:underline}.pr-head{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}.pr-health ul{list-style:none;padding:0;margin:0}.pr-health li{padding:.15rem 0}
 `;

@@ -17,6 +17,7 @@ export function layout(title: string, session: Session | null, body: Html | Html
 <title>${title} · Open SWE</title>
 <link rel="icon" type="image/svg+xml" href="/app/static/favicon.svg">
 <link rel="stylesheet" href="/app/static/primer.css">
+<link rel="stylesheet" href="/app/static/diff2html.css">
 <link rel="stylesheet" href="/app/static/app.css">
 </head>
 <body>

@@ -38,6 +38,10 @@ export interface RunPageExtras {
   times?: (StepTime | null)[];
   /** The pull request's health, rendered (`pr-health-view.ts`). */
   prHealth?: Html;
+  /** The diff the run pushed (`diff-view.ts`). */
+  diff?: Html;
+  /** The subagents the run started, each with its conversation (`subagents-view.ts`). */
+  subagents?: Html;
 }
 
 /** The run's conversation, each message with its place (for "show all") and time. */
@@ -66,6 +70,7 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
 ${entry.crashResumedAt ? html`<p id="run-crash-resumed" class="flash flash-warn mb-3" role="status">The worker running this run stopped; another attempt resumed it from its last step ${timeView({ end: entry.crashResumedAt })}.</p>` : ""}
 <div id="run-end">${runEndView(entry, record)}</div>
 ${extras.prHealth ?? ""}
+${extras.diff ?? ""}
 ${failure ? html`<div class="flash flash-error mb-3" role="alert">The run failed: ${failure}</div>` : ""}
 ${entry.approval ? html`<p id="run-approval" class="flash mb-3" role="status">${decisionText(entry.approval)} at <time datetime="${new Date(entry.approval.at).toISOString()}">${new Date(entry.approval.at).toISOString().replace("T", " ").slice(0, 19)} UTC</time>; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
 ${entry.resumes ? html`<p id="run-resumes" class="mb-3">Resumes <a href="/app/runs/${encodeURIComponent(entry.resumes)}">the run that paused for approval</a>.</p>` : ""}
@@ -83,6 +88,7 @@ ${live
 <h2 class="h4 mb-2">Conversation</h2>
 ${extras.conversationHidden ? html`<p id="conversation-hidden" class="flash flash-warn mb-3" role="status">This run's thread has since been another repository's, so its conversation is not shown here.</p>` : ""}
 <div id="conversation" aria-live="polite">${messagesView(entry.runId, items, extras.times ?? [])}</div>
+${extras.subagents ?? ""}
 ${live ? html`<div id="live" data-events="/app/runs/${id}/events?from=${items.length}"></div><script src="/app/static/live.js" defer></script>` : ""}`;
   return layout(entry.title || "Run", session, body);
 }

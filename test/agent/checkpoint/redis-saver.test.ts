@@ -48,6 +48,15 @@ describe("RedisSaver specifics", () => {
     expect(await redis.keys(`${prefixA}:*`)).toEqual([]);
   });
 
+  it("names a thread's namespaces: the graph's own and each subagent's (a subgraph run with the thread's config)", async () => {
+    const saver = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
+    const meta = { source: "loop" as const, step: 1, parents: {} };
+    for (const ns of ["", "tools:b", "tools:a"]) await saver.put({ configurable: { thread_id: "t", checkpoint_ns: ns } }, { ...emptyCheckpoint(), id: uuid6(1) }, meta, {});
+    await saver.put({ configurable: { thread_id: "other", checkpoint_ns: "tools:c" } }, { ...emptyCheckpoint(), id: uuid6(1) }, meta, {});
+    expect(await saver.namespaces("t")).toEqual(["", "tools:a", "tools:b"]);
+    expect(await saver.namespaces("none")).toEqual([]);
+  });
+
   it("does not let a retried task overwrite a regular write, but special writes do overwrite", async () => {
     const saver = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
     const stored = await saver.put({ configurable: { thread_id: "t", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step: 0, parents: {} }, {});
