@@ -14,6 +14,7 @@ describe("GitHub's OpenAPI description as the contract of a mocked request", () 
     ["an undocumented query parameter", "GET", "/repos/octo/hello/pulls?colour=red", undefined, ["pulls/list: query parameter colour is not documented"]],
     ["a query value outside its enum", "GET", "/repos/octo/hello/pulls?state=merged", undefined, ["pulls/list: query parameter state must be one of open, closed, all (got \"merged\")"]],
     ["a contents path with slashes", "GET", "/repos/octo/hello/contents/src/a.ts?ref=main", undefined, []],
+    ["GitHub's own format repo.nwo (owner/name)", "POST", "/repos/octo/hello/pulls", { head: "x", base: "main", head_repo: "not a repo" }, ['pulls/create: request body $/head_repo must match format "repo.nwo"']],
   ])("%s", (_name, method, path, body, expected) => {
     expect(checkRequest(method, path, body === undefined ? undefined : JSON.stringify(body)).verdict.violations).toEqual(expected);
   });

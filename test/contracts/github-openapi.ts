@@ -118,6 +118,9 @@ function ajvFor(mode: "strict" | "relaxed"): Ajv {
     if (!strictAjv) {
       strictAjv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
       addFormats(strictAjv);
+      // GitHub's own formats (request bodies): `repo.nwo` is "owner/name"; the others are not checked.
+      strictAjv.addFormat("repo.nwo", /^[\w.-]+\/[\w.-]+$/);
+      for (const f of ["timestamp", "ssh-key", "ssh-key fingerprint", "ip/cidr"]) strictAjv.addFormat(f, true);
     }
     return strictAjv;
   }
