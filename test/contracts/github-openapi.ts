@@ -162,6 +162,7 @@ function routeTable(d: Description) {
   return d.routes;
 }
 
+/** The operation the description documents for `method path` (path without query), or undefined. */
 function operationIn(d: Description, method: string, path: string): Operation | undefined {
   const m = method.toLowerCase();
   const paths = load(d).paths as Record<string, Json>;
@@ -175,9 +176,6 @@ function operationIn(d: Description, method: string, path: string): Operation | 
   }
   return undefined;
 }
-
-/** The operation GitHub documents for `method path` (path without query) on api.github.com, or undefined. */
-export const findOperation = (method: string, path: string): Operation | undefined => operationIn(dotcom, method, path);
 
 function resolveParam(d: Description, p: Json): Param {
   const ref = p.$ref;
