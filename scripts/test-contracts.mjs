@@ -13,6 +13,7 @@ const FOLDERS = ["test/contracts", "test/github", "test/review", "test/autofix",
 /** How each vendor's exchanges are checked; a vendor missing here is printed with "counted by its suite". */
 const HOW = {
   github: "@octokit/openapi: request and response at run time",
+  "github-ghes": "@octokit/openapi's newest GHES description (ghes-3.19): request and response at run time",
   "github-webhooks": "@octokit/openapi-webhooks: each delivery at run time",
   slack: "@slack/web-api response types: at compile time (npm run typecheck)",
   linear: "Linear's schema from @linear/sdk: query, variables, answer at run time",

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { checkRequest, checkResponse } from "./github-openapi.js";
-import { takeViolations } from "./nock-contract.js";
+import { checkGhesRequest, checkRequest, checkResponse, GHES_VERSION } from "./github-openapi.js";
+import { takeViolations, vendorTally } from "./nock-contract.js";
 
 describe("GitHub's OpenAPI description as the contract of a mocked request", () => {
   it.each([
@@ -14,6 +14,7 @@ describe("GitHub's OpenAPI description as the contract of a mocked request", () 
     ["an undocumented query parameter", "GET", "/repos/octo/hello/pulls?colour=red", undefined, ["pulls/list: query parameter colour is not documented"]],
     ["a query value outside its enum", "GET", "/repos/octo/hello/pulls?state=merged", undefined, ["pulls/list: query parameter state must be one of open, closed, all (got \"merged\")"]],
     ["a contents path with slashes", "GET", "/repos/octo/hello/contents/src/a.ts?ref=main", undefined, []],
+    ["GitHub's own format repo.nwo (owner/name)", "POST", "/repos/octo/hello/pulls", { head: "x", base: "main", head_repo: "not a repo" }, ['pulls/create: request body $/head_repo must match format "repo.nwo"']],
   ])("%s", (_name, method, path, body, expected) => {
     expect(checkRequest(method, path, body === undefined ? undefined : JSON.stringify(body)).verdict.violations).toEqual(expected);
   });
@@ -65,6 +66,43 @@ describe("the nock hook setup-each installs", () => {
   it("leaves other hosts alone", async () => {
     nock("https://example.com").get("/anything").reply(299, { whatever: 1 });
     await fetch("https://example.com/anything");
+    expect(takeViolations()).toEqual([]);
+  });
+});
+
+describe("the GHES description as the contract of a mocked GitHub Enterprise Server", () => {
+  it.each([
+    ["a documented route and body", "POST", "/api/v3/repos/octo/hello/issues/3/comments", { body: "hi" }, []],
+    ["an unknown route", "GET", "/api/v3/repos/octo/hello/nonsense/1", undefined, [`GET /repos/octo/hello/nonsense/1: no such route in GHES ${GHES_VERSION}'s REST description`]],
+    ["a wrong type in the body", "POST", "/api/v3/repos/octo/hello/issues/3/comments", { body: 3 }, ["issues/create-comment: request body $/body must be string"]],
+    ["a path outside the API prefix", "GET", "/repos/octo/hello", undefined, ["GET /repos/octo/hello: a GHES API path starts with /api/v3/"]],
+    // api.github.com's copilot routes are no GHES route: the GHES description is the one consulted.
+    ["a route only api.github.com has", "GET", "/api/v3/orgs/octo/copilot/billing", undefined, [`GET /orgs/octo/copilot/billing: no such route in GHES ${GHES_VERSION}'s REST description`]],
+  ])("%s", (_name, method, path, body, expected) => {
+    expect(checkGhesRequest(method, path, body === undefined ? undefined : JSON.stringify(body)).verdict.violations).toEqual(expected);
+  });
+
+  it("has no contract for GHES's GraphQL (counted, not failed)", () => {
+    expect(checkGhesRequest("POST", "/api/graphql", "{}").verdict).toEqual({ kind: "no-contract", violations: [] });
+  });
+
+  it("fails a deliberately bad GHES mock through the hook, with the operation id and the JSON path", async () => {
+    nock("https://ghe.acme.example").post("/api/v3/repos/octo/hello/issues/3/comments").reply(200, { id: "7" });
+    nock("https://ghe.acme.example").get("/api/v3/repos/octo/hello").reply(200, { default_branch: 1 });
+    await fetch("https://ghe.acme.example/api/v3/repos/octo/hello/issues/3/comments", { method: "POST", body: JSON.stringify({ text: "hi" }) });
+    await fetch("https://ghe.acme.example/api/v3/repos/octo/hello");
+    expect(takeViolations()).toEqual([
+      "issues/create-comment: request body $ must have required property 'body'",
+      "issues/create-comment: request body $ must NOT have additional properties (text)",
+      "issues/create-comment: status 200 is not documented (documented: 201, 403, 404, 410, 422)",
+      "repos/get: response 200 body $/default_branch must be string",
+    ]);
+    expect(vendorTally("github-ghes").validated).toBeGreaterThanOrEqual(2);
+  });
+
+  it("leaves a non-API path on a GHES host alone (its git and web pages have no REST contract)", async () => {
+    nock("https://ghe.acme.example").get("/octo/hello").reply(299, { whatever: 1 });
+    await fetch("https://ghe.acme.example/octo/hello");
     expect(takeViolations()).toEqual([]);
   });
 });

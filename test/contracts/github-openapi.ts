@@ -4,12 +4,13 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 
 /**
- * GitHub's own OpenAPI description (`@octokit/openapi`, api.github.com) as a contract for our mocks.
+ * GitHub's own OpenAPI description (`@octokit/openapi`: api.github.com, and the GHES one for a GitHub
+ * Enterprise Server origin) as a contract for our mocks.
  * Requests are checked strictly (route, path and query parameters, body: required fields, types, no
  * undocumented fields); responses by status (it must be documented) and by the TYPES of the fields a
  * mock sends — `required`/`additionalProperties` are dropped from response schemas because mocks carry
- * only the fields the code reads (test/contracts/README.md). Everything is loaded and compiled lazily,
- * once per test file (module scope), only for the operations a test uses.
+ * only the fields the code reads (test/contracts/README.md). Each description is loaded and compiled
+ * lazily, once per test file (module scope), only for the operations a test uses.
  */
 
 const require = createRequire(import.meta.url);
@@ -17,7 +18,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 type Json = Record<string, unknown>;
 interface Param { name: string; in: string; required?: boolean; schema?: Json }
-export interface Operation { operationId: string; method: string; template: string; op: Json; pathItem: Json }
+export interface Operation { operationId: string; method: string; template: string; op: Json; pathItem: Json; description: Description }
 
 export interface ContractVerdict {
   /** "validated": an operation was found and checked; "no-contract": nothing to check against (GraphQL). */
@@ -26,19 +27,36 @@ export interface ContractVerdict {
   violations: string[];
 }
 
-let doc: Json | undefined;
-let routes: { re: RegExp; greedy: RegExp; literal: number; template: string }[] | undefined;
+/** One description file, its route table and the validators compiled from it (each built on first use). */
+interface Description {
+  file: string;
+  /** How violations name it: "GitHub's REST description", "GHES 3.19's REST description". */
+  label: string;
+  doc?: Json;
+  routes?: { re: RegExp; greedy: RegExp; literal: number; template: string }[];
+  compiled: Map<string, ValidateFunction>;
+}
+
 let strictAjv: Ajv | undefined;
 let relaxedAjv: Ajv | undefined;
-const compiled = new Map<string, ValidateFunction>();
 
-/** Which file holds the description: api.github.com (GHES variants sit next to it as ghes-3.x.json). */
+/** Which file holds the description of api.github.com. */
 export const GITHUB_DESCRIPTION = "@octokit/openapi/generated/api.github.com.json";
+/**
+ * The GHES release whose description holds mocks of a GitHub Enterprise Server origin: the newest the
+ * pinned `@octokit/openapi` ships (`generated/ghes-3.x.json`; bump it with the package).
+ */
+export const GHES_VERSION = "3.19";
+export const GHES_DESCRIPTION = `@octokit/openapi/generated/ghes-${GHES_VERSION}.json`;
 
-function spec(): Json {
-  doc ??= JSON.parse(readFileSync(require.resolve(GITHUB_DESCRIPTION), "utf8")) as Json;
-  return doc;
+const dotcom: Description = { file: GITHUB_DESCRIPTION, label: "GitHub's REST description", compiled: new Map() };
+const ghes: Description = { file: GHES_DESCRIPTION, label: `GHES ${GHES_VERSION}'s REST description`, compiled: new Map() };
+
+function load(d: Description): Json {
+  d.doc ??= JSON.parse(readFileSync(require.resolve(d.file), "utf8")) as Json;
+  return d.doc;
 }
+const spec = (): Json => load(dotcom);
 
 /**
  * A copy of a schema ready for Ajv: OpenAPI 3.0's `nullable` without a `type` becomes `anyOf [.., null]`;
@@ -100,6 +118,9 @@ function ajvFor(mode: "strict" | "relaxed"): Ajv {
     if (!strictAjv) {
       strictAjv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
       addFormats(strictAjv);
+      // GitHub's own formats (request bodies): `repo.nwo` is "owner/name"; the others are not checked.
+      strictAjv.addFormat("repo.nwo", /^[\w.-]+\/[\w.-]+$/);
+      for (const f of ["timestamp", "ssh-key", "ssh-key fingerprint", "ip/cidr"]) strictAjv.addFormat(f, true);
     }
     return strictAjv;
   }
@@ -111,14 +132,14 @@ function ajvFor(mode: "strict" | "relaxed"): Ajv {
  * `closed`: a request body's top-level fields must be documented even where GitHub's description leaves
  * `additionalProperties` open — GitHub ignores an unknown field, so a misspelt one is a silent bug.
  */
-function validator(mode: "strict" | "relaxed", parts: string[], closed = false): ValidateFunction {
+function validator(d: Description, mode: "strict" | "relaxed", parts: string[], closed = false): ValidateFunction {
   const key = `${mode} ${parts.join("\u0000")}`;
-  let v = compiled.get(key);
+  let v = d.compiled.get(key);
   if (!v) {
-    const schema = prepareSchema(standalone(parts), mode === "relaxed") as Json;
+    const schema = prepareSchema(standalone(parts, load(d)), mode === "relaxed") as Json;
     if (closed && schema.type === "object" && schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
     v = ajvFor(mode).compile(schema);
-    compiled.set(key, v);
+    d.compiled.set(key, v);
   }
   return v;
 }
@@ -126,9 +147,9 @@ function validator(mode: "strict" | "relaxed", parts: string[], closed = false):
 /** Trailing path parameters GitHub lets span segments (a file path, a ref such as `heads/feature/x`). */
 const MULTI_SEGMENT = new Set(["path", "ref", "branch", "basehead"]);
 
-function routeTable() {
-  if (!routes) {
-    routes = Object.keys(spec().paths as Json).map((template) => {
+function routeTable(d: Description) {
+  if (!d.routes) {
+    d.routes = Object.keys(load(d).paths as Json).map((template) => {
       const segs = template.split("/");
       const lit = segs.filter((s) => s && !s.startsWith("{")).length;
       const esc = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
@@ -136,31 +157,31 @@ function routeTable() {
       const body = (greedy: boolean) => segs.map((s, i) => (s.startsWith("{") ? (greedy && i === last && MULTI_SEGMENT.has(s.slice(1, -1)) ? ".+" : "[^/]+") : esc(s))).join("/");
       return { re: new RegExp(`^${body(false)}$`), greedy: new RegExp(`^${body(true)}$`), literal: lit, template };
     });
-    routes.sort((a, b) => b.literal - a.literal);
+    d.routes.sort((a, b) => b.literal - a.literal);
   }
-  return routes;
+  return d.routes;
 }
 
-/** The operation GitHub documents for `method path` (path without query), or undefined. */
-export function findOperation(method: string, path: string): Operation | undefined {
+/** The operation the description documents for `method path` (path without query), or undefined. */
+function operationIn(d: Description, method: string, path: string): Operation | undefined {
   const m = method.toLowerCase();
-  const paths = spec().paths as Record<string, Json>;
+  const paths = load(d).paths as Record<string, Json>;
   for (const greedy of [false, true]) {
-    for (const r of routeTable()) {
+    for (const r of routeTable(d)) {
       if (!(greedy ? r.greedy : r.re).test(path)) continue;
       const item = paths[r.template]!;
       const op = item[m] as Json | undefined;
-      if (op) return { operationId: String(op.operationId), method: m, template: r.template, op, pathItem: item };
+      if (op) return { operationId: String(op.operationId), method: m, template: r.template, op, pathItem: item, description: d };
     }
   }
   return undefined;
 }
 
-function resolveParam(p: Json): Param {
+function resolveParam(d: Description, p: Json): Param {
   const ref = p.$ref;
   if (typeof ref === "string") {
     const name = ref.split("/").pop()!;
-    return ((spec().components as Json).parameters as Record<string, Param>)[name]!;
+    return ((load(d).components as Json).parameters as Record<string, Param>)[name]!;
   }
   return p as unknown as Param;
 }
@@ -192,15 +213,14 @@ function parseBody(body: unknown): unknown {
   }
 }
 
-/** Checks one request against GitHub's description: route, path/query parameters, JSON body. */
-export function checkRequest(method: string, pathAndQuery: string, body: unknown): { operation?: Operation; verdict: ContractVerdict } {
+function requestIn(d: Description, method: string, pathAndQuery: string, body: unknown): { operation?: Operation; verdict: ContractVerdict } {
   const url = new URL(pathAndQuery, "https://api.github.com");
   if (url.pathname === "/graphql") return { verdict: { kind: "no-contract", violations: [] } };
-  const operation = findOperation(method, url.pathname);
-  if (!operation) return { verdict: { kind: "validated", violations: [`${method.toUpperCase()} ${url.pathname}: no such route in GitHub's REST description`] } };
+  const operation = operationIn(d, method, url.pathname);
+  if (!operation) return { verdict: { kind: "validated", violations: [`${method.toUpperCase()} ${url.pathname}: no such route in ${d.label}`] } };
   const id = operation.operationId;
   const violations: string[] = [];
-  const params = [...((operation.pathItem.parameters as Json[] | undefined) ?? []), ...((operation.op.parameters as Json[] | undefined) ?? [])].map(resolveParam);
+  const params = [...((operation.pathItem.parameters as Json[] | undefined) ?? []), ...((operation.op.parameters as Json[] | undefined) ?? [])].map((p) => resolveParam(d, p));
 
   const tmplSegs = operation.template.split("/");
   const pathSegs = url.pathname.split("/");
@@ -229,7 +249,7 @@ export function checkRequest(method: string, pathAndQuery: string, body: unknown
   const parsed = parseBody(body);
   const jsonSchema = ((rb?.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema;
   if (parsed !== undefined && jsonSchema && typeof parsed === "object") {
-    const v = validator("strict", ["paths", operation.template, operation.method, "requestBody", "content", "application/json", "schema"], true);
+    const v = validator(d, "strict", ["paths", operation.template, operation.method, "requestBody", "content", "application/json", "schema"], true);
     if (!v(parsed)) violations.push(...describe(v.errors, `${id}: request body $`));
   } else if (parsed === undefined && rb?.required && jsonSchema) {
     violations.push(`${id}: request body is required`);
@@ -239,13 +259,29 @@ export function checkRequest(method: string, pathAndQuery: string, body: unknown
   return { operation, verdict: { kind: "validated", operationId: id, violations } };
 }
 
+/** Checks one request against api.github.com's description: route, path/query parameters, JSON body. */
+export const checkRequest = (method: string, pathAndQuery: string, body: unknown) => requestIn(dotcom, method, pathAndQuery, body);
+
+/**
+ * The same check against the GHES description, for a request to a GitHub Enterprise Server's API: the
+ * path as it reaches the server, `/api/v3/…` (`/api/graphql` is GHES's GraphQL: no contract).
+ */
+export function checkGhesRequest(method: string, pathAndQuery: string, body: unknown): { operation?: Operation; verdict: ContractVerdict } {
+  if (pathAndQuery === "/api/graphql" || pathAndQuery.startsWith("/api/graphql?")) return { verdict: { kind: "no-contract", violations: [] } };
+  if (!pathAndQuery.startsWith("/api/v3/")) return { verdict: { kind: "validated", violations: [`${method.toUpperCase()} ${pathAndQuery}: a GHES API path starts with /api/v3/`] } };
+  return requestIn(ghes, method, pathAndQuery.slice("/api/v3".length), body);
+}
+
 /**
  * What GitHub may answer on any endpoint, documented or not: bad credentials, a rate limit (403/429), a
  * resource that is gone or hidden from this token (404 — GitHub's troubleshooting guide), its own outages. Tests of those paths are legitimate; their bodies are not checked (GitHub's vary).
  */
 export const ANY_ENDPOINT_STATUSES: ReadonlySet<number> = new Set([401, 403, 404, 429, 500, 502, 503, 504]);
 
-/** Checks one mocked response: its status must be documented, its JSON body must have the documented types. */
+/**
+ * Checks one mocked response: its status must be documented, its JSON body must have the documented types.
+ * `operation` comes from `checkRequest` or `checkGhesRequest`, so the description it names is the one used.
+ */
 export function checkResponse(operation: Operation, status: number, body: unknown): string[] {
   const id = operation.operationId;
   const responses = (operation.op.responses as Json | undefined) ?? {};
@@ -258,6 +294,6 @@ export function checkResponse(operation: Operation, status: number, body: unknow
   const media = content && Object.keys(content).find((m) => m.includes("json"));
   if (!media) return [];
   if (!(content[media] as Json).schema) return [];
-  const v = validator("relaxed", ["paths", operation.template, operation.method, "responses", key, "content", media, "schema"]);
+  const v = validator(operation.description, "relaxed", ["paths", operation.template, operation.method, "responses", key, "content", media, "schema"]);
   return v(parsed) ? [] : describe(v.errors, `${id}: response ${status} body $`);
 }

@@ -1,4 +1,4 @@
-import { checkRequest, checkResponse } from "./github-openapi.js";
+import { checkGhesRequest, checkRequest, checkResponse, type ContractVerdict, type Operation } from "./github-openapi.js";
 import { checkLinearExchange } from "./linear-graphql.js";
 import { isTypedBody } from "./typed-bodies.js";
 
@@ -8,7 +8,7 @@ import { isTypedBody } from "./typed-bodies.js";
  * arrives and the returned `reply` when the mock answers. The names are what `npm run test:contracts`
  * prints; vendor sandbox suites count theirs through `countContract` under their own names.
  */
-export type Vendor = "github" | "github-webhooks" | "slack" | "linear" | "jira" | "confluence";
+export type Vendor = "github" | "github-ghes" | "github-webhooks" | "slack" | "linear" | "jira" | "confluence";
 
 export type Kind = "validated" | "noContract";
 
@@ -36,18 +36,34 @@ const typedReply = (_status: number, body: unknown): ReplyVerdict => ({ kind: is
 
 const ATLASSIAN = /^https:\/\/[\w-]+\.atlassian\.net(:443)?$/;
 
+/** GitHub's REST verdict as the hook reads it: the reply is checked against the operation the request found. */
+function githubVerdict({ operation, verdict }: { operation?: Operation; verdict: ContractVerdict }): RequestVerdict {
+  return {
+    kind: verdict.kind === "no-contract" ? "noContract" : "validated",
+    violations: verdict.violations,
+    ...(operation ? { reply: (status: number, b: unknown) => ({ violations: checkResponse(operation, status, b) }) } : {}),
+  };
+}
+
+/**
+ * A GitHub Enterprise Server's API, as a test configures it with GHE_HOST or GITHUB_API_URL: `/api/v3/…`
+ * (and `/api/graphql`) on any http(s) host but github.com's own.
+ */
+function isGhesApi(origin: string, path: string): boolean {
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    return false;
+  }
+  return host !== "github.com" && !host.endsWith(".github.com") && (path.startsWith("/api/v3/") || path === "/api/graphql" || path.startsWith("/api/graphql?"));
+}
+
 const CONTRACTS: readonly VendorContract[] = [
   {
     vendor: "github",
     matches: (origin) => /^https:\/\/api\.github\.com(:443)?$/.test(origin),
-    request(method, path, body) {
-      const { operation, verdict } = checkRequest(method, path, body);
-      return {
-        kind: verdict.kind === "no-contract" ? "noContract" : "validated",
-        violations: verdict.violations,
-        ...(operation ? { reply: (status: number, b: unknown) => ({ violations: checkResponse(operation, status, b) }) } : {}),
-      };
-    },
+    request: (method, path, body) => githubVerdict(checkRequest(method, path, body)),
   },
   {
     vendor: "linear",
@@ -57,9 +73,10 @@ const CONTRACTS: readonly VendorContract[] = [
   { vendor: "slack", matches: (origin, path) => /^https:\/\/slack\.com(:443)?$/.test(origin) && path.startsWith("/api/"), request: () => ({ kind: undefined, violations: [], reply: typedReply }) },
   { vendor: "confluence", matches: (origin, path) => ATLASSIAN.test(origin) && path.startsWith("/wiki/"), request: () => ({ kind: undefined, violations: [], reply: typedReply }) },
   { vendor: "jira", matches: (origin, path) => ATLASSIAN.test(origin) && !path.startsWith("/wiki/"), request: () => ({ kind: undefined, violations: [], reply: typedReply }) },
+  { vendor: "github-ghes", matches: isGhesApi, request: (method, path, body) => githubVerdict(checkGhesRequest(method, path, body)) },
 ];
 
 export const vendorOf = (origin: string, path: string): VendorContract | undefined => CONTRACTS.find((c) => c.matches(origin, path));
 
 /** The hosts a scope may serve for any vendor above (a scope is watched only then). */
-export const watchedOrigin = (origin: string): boolean => CONTRACTS.some((c) => c.matches(origin, "/api/") || c.matches(origin, "/graphql") || c.matches(origin, "/wiki/"));
+export const watchedOrigin = (origin: string): boolean => CONTRACTS.some((c) => c.matches(origin, "/api/") || c.matches(origin, "/api/v3/") || c.matches(origin, "/graphql") || c.matches(origin, "/wiki/"));
