@@ -8,7 +8,7 @@ import { capturedLogger, mockLinear, notFound } from "../sources/linear/linear-n
 describe("Linear tools: what the app's key may destroy", () => {
   const { log } = capturedLogger();
   const del = linearSource(linearEnv()).client(log).tools({ issueId: "issue-0001", trigger: "comment", commentId: "c-1", parentId: "c-1" }).find((t) => t.name === "linear_delete_issue")!;
-  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null } } });
+  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null, team: { id: "team-eng" } } } });
 
   it.each([
     ["a person's issue", creator("user-alice")],
