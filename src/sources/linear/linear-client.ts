@@ -8,7 +8,7 @@ import { LinearApi, LinearApiError } from "./linear-api.js";
 import { LinearRef } from "./linear-ref.js";
 import type { LinearSettings } from "./linear-settings.js";
 import { postLinearComment } from "./post-linear-comment.js";
-import { linearTools } from "./tools/index.js";
+import { linearLinkedTools, linearTools } from "./tools/index.js";
 
 const USER_EMAIL = `query OpenSweLinearUserEmail($id: String!) {
   user(id: $id) { id email active app }
@@ -63,5 +63,7 @@ export function linearClient(settings: LinearSettings, log: Logger, apiUrl?: str
       return u && u.active && !u.app && u.email ? u.email : null;
     },
     tools: (raw) => linearTools({ api, ref: parseRef(raw), log }),
+    /** `where` is the linked team's id (`linear:<team id>`). */
+    linkedTools: (where) => linearLinkedTools({ api, team: where, log }),
   };
 }

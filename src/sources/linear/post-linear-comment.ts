@@ -8,8 +8,8 @@ const COMMENT_CREATE = `mutation OpenSweCommentCreate($input: CommentCreateInput
 
 const Answer = z.object({ commentCreate: z.object({ success: z.boolean(), comment: z.object({ id: z.string(), url: z.string().optional() }).nullish() }) });
 
-/** A comment in the trigger's thread: under the triggering comment's thread, or on the issue itself. */
-export async function postLinearComment(api: LinearApi, ref: LinearRef, body: string): Promise<{ id: string; url?: string }> {
+/** A comment in the trigger's thread: under the triggering comment's thread, or on the issue itself (a linked run names only the issue). */
+export async function postLinearComment(api: LinearApi, ref: Pick<LinearRef, "issueId" | "parentId">, body: string): Promise<{ id: string; url?: string }> {
   const input = { issueId: ref.issueId, body, ...(ref.parentId ? { parentId: ref.parentId } : {}) };
   const answer = await api.request(COMMENT_CREATE, { input }, Answer);
   const comment = answer.commentCreate.comment;

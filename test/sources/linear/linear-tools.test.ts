@@ -83,7 +83,7 @@ describe("Linear tools", () => {
     await expect(run("linear_update_issue", { issueId: "ENG-1" })).rejects.toThrow(/at least one field/);
   });
 
-  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null } } });
+  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null, team: { id: "team-eng" } } } });
 
   it("linear_delete_issue: an issue the app created goes to the trash, never a permanent delete", async () => {
     const calls: GraphqlCall[] = [];

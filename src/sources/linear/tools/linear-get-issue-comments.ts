@@ -1,6 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ISSUE_ID_DESCRIPTION, toolJson, type LinearToolDeps } from "./tool-deps.js";
+import { ISSUE_ID_DESCRIPTION, issueOrConversation, NAME_THE_ISSUE, toolJson, type LinearToolDeps } from "./tool-deps.js";
 
 export const LinearGetIssueCommentsInput = z.object({
   issueId: z.string().min(1).max(200).optional().describe(ISSUE_ID_DESCRIPTION),
@@ -21,7 +21,8 @@ const Answer = z.object({
 export function linearGetIssueCommentsTool(deps: LinearToolDeps) {
   return tool(
     async ({ issueId, limit }) => {
-      const id = issueId ?? deps.ref.issueId;
+      const id = issueOrConversation(deps, issueId);
+      if (!id) return NAME_THE_ISSUE;
       const { issue } = await deps.api.request(QUERY, { id, first: limit }, Answer);
       if (!issue) return `No Linear issue ${id}.`;
       const comments = [...issue.comments.nodes].sort((a, b) => a.createdAt.localeCompare(b.createdAt));

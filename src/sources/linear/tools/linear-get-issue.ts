@@ -1,6 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ISSUE_ID_DESCRIPTION, toolJson, type LinearToolDeps } from "./tool-deps.js";
+import { ISSUE_ID_DESCRIPTION, issueOrConversation, NAME_THE_ISSUE, toolJson, type LinearToolDeps } from "./tool-deps.js";
 
 export const LinearGetIssueInput = z.object({ issueId: z.string().min(1).max(200).optional().describe(ISSUE_ID_DESCRIPTION) });
 
@@ -17,7 +17,8 @@ const Answer = z.object({ issue: z.record(z.string(), z.unknown()).nullish() });
 export function linearGetIssueTool(deps: LinearToolDeps) {
   return tool(
     async ({ issueId }) => {
-      const id = issueId ?? deps.ref.issueId;
+      const id = issueOrConversation(deps, issueId);
+      if (!id) return NAME_THE_ISSUE;
       const { issue } = await deps.api.request(QUERY, { id }, Answer);
       return issue ? toolJson(issue) : `No Linear issue ${id}.`;
     },

@@ -1,7 +1,8 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { LinearApiError } from "../linear-api.js";
-import { ISSUE_ID_DESCRIPTION, toolJson, type LinearToolDeps } from "./tool-deps.js";
+import { writableIssue } from "./team-scope.js";
+import { ISSUE_ID_DESCRIPTION, issueOrConversation, NAME_THE_ISSUE, toolJson, type LinearToolDeps } from "./tool-deps.js";
 
 export const LinearUpdateIssueInput = z
   .object({
@@ -24,8 +25,12 @@ const Answer = z.object({ issueUpdate: z.object({ success: z.boolean(), issue: z
 export function linearUpdateIssueTool(deps: LinearToolDeps) {
   return tool(
     async ({ issueId, ...fields }) => {
+      const named = issueOrConversation(deps, issueId);
+      if (!named) return NAME_THE_ISSUE;
+      const target = await writableIssue(deps, named);
+      if ("refused" in target) return target.refused;
       const input = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-      const { issueUpdate } = await deps.api.request(MUTATION, { id: issueId ?? deps.ref.issueId, input }, Answer);
+      const { issueUpdate } = await deps.api.request(MUTATION, { id: target.id, input }, Answer);
       if (!issueUpdate.success) throw new LinearApiError("linear_upstream", "Linear did not update the issue (success: false); an upstream error.");
       return toolJson(issueUpdate.issue ?? { success: true });
     },
