@@ -75,7 +75,8 @@ export function toolCounts(messages: readonly BaseMessage[]): Record<string, num
   return counts;
 }
 
-const PR_URL = /https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/pull\/\d+/;
+// Any web host: github.com or a GitHub Enterprise Server's (GHE_HOST); the URL comes from our own PR tool's result.
+const PR_URL = /https:\/\/[\w.-]+(?::\d+)?\/[\w.-]+\/[\w.-]+\/pull\/\d+/;
 export const PR_TOOLS = ["open_or_update_pull_request"] as const;
 
 /** The PR URL a pull-request tool returned in this run; never one the model merely wrote. */

@@ -53,9 +53,8 @@ describe("e2e: on GitHub Enterprise Server (GHE_HOST), a comment becomes a PR an
     expect(res.status).toBe(200);
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
-    // The run's outcome reads "completed", not "pr_opened": src/agent/run-record.ts recognises only
-    // https://github.com/… PR URLs (a GHES bug outside this test's scope, reported with it).
-    expect(done).toMatchObject({ state: "completed", returnvalue: { prUrl: PR_URL } });
+    // A PR on the GHES host is a PR: the outcome says so (src/agent/run-record.ts reads any web host's PR URL).
+    expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
     expect(pr.isDone() && reply.isDone() && summary.isDone() && ack.isDone()).toBe(true);
     expect(remote.git("branch", "--list", "open-swe/*")).toMatch(/open-swe\/[0-9a-f]{8}-add-a-contributing-md/);
     // Every GitHub exchange of the run was held to the GHES description, none to api.github.com's.
