@@ -118,7 +118,9 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
   const saverRedis = connectRedis(redisUrl);
   const saver = new RedisSaver({ redis: saverRedis, prefix: `${prefix}:ckpt` });
   const thread = threadId({ kind: "issue", issueId: 77 });
-  const aiCount = async () => (((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m)).length;
+  const aiCount = async () =>
+    (((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m))
+      .length;
   const latencies: number[] = [];
   try {
     for (let i = 0; i <= runs; i++) {
@@ -186,9 +188,19 @@ export async function main(argv: string[]): Promise<void> {
     const firstModelCall: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; runs: number; loadavg: string }> = {};
     for (const variant of variants) {
       const first = await inVariant(variant, () => webhookToFirstCall(redis.url, runs));
-      const f = { p50Ms: round(pct(first, 0.5)), p99Ms: round(pct(first, 0.99)), maxMs: round(Math.max(...first)), runs: first.length, loadavg: loadavg().map((l) => l.toFixed(2)).join(" ") };
+      const f = {
+        p50Ms: round(pct(first, 0.5)),
+        p99Ms: round(pct(first, 0.99)),
+        maxMs: round(Math.max(...first)),
+        runs: first.length,
+        loadavg: loadavg()
+          .map((l) => l.toFixed(2))
+          .join(" "),
+      };
       firstModelCall[variant] = f;
-      console.log(`webhook → first model call (warm sandbox, ${variant === "loaded" ? "one core busy: yes > /dev/null" : "idle"}): p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, max ${f.maxMs} ms | no-op BullMQ job round trip p50 ${q50} ms | ratio ${round(f.p50Ms / q50)} | load ${f.loadavg}`);
+      console.log(
+        `webhook → first model call (warm sandbox, ${variant === "loaded" ? "one core busy: yes > /dev/null" : "idle"}): p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, max ${f.maxMs} ms | no-op BullMQ job round trip p50 ${q50} ms | ratio ${round(f.p50Ms / q50)} | load ${f.loadavg}`,
+      );
     }
     const idle = firstModelCall["idle"];
     console.log(JSON.stringify({ bench: "agent", steps, step, firstModelCall, queueRoundTrip: { p50Ms: q50 }, ...(idle ? { firstCallVsQueueRatio: round(idle.p50Ms / q50) } : {}) }));

@@ -153,8 +153,12 @@ export async function main(argv: string[]): Promise<void> {
       redisVsMemoryRatio: round(withRedis.msPerStep / memory.msPerStep),
     };
     console.log(`Redis after ${steps} steps: ${bytes} bytes in ${keys} keys for ${figures.messages} messages of ${messageBytes} bytes (ratio ${figures.redisVsMessagesRatio})`);
-    console.log(`harness ms/step with Redis: ${withRedis.msPerStepAt10} around step 10 (steps 1–20), ${withRedis.msPerStepAt150} over the last 20 steps (median ratio over ${repeats} runs ${figures.lastVs10Ratio}, range ${round(ratios[0]!)}–${round(ratios.at(-1)!)})`);
-    console.log(`harness CPU ms/step with Redis: ${withRedis.cpuMsAt10} around step 10, ${withRedis.cpuMsAt150} over the last 20 steps (median ratio ${figures.cpuLastVs10Ratio}, range ${round(cpuRatios[0]!)}–${round(cpuRatios.at(-1)!)})`);
+    console.log(
+      `harness ms/step with Redis: ${withRedis.msPerStepAt10} around step 10 (steps 1–20), ${withRedis.msPerStepAt150} over the last 20 steps (median ratio over ${repeats} runs ${figures.lastVs10Ratio}, range ${round(ratios[0]!)}–${round(ratios.at(-1)!)})`,
+    );
+    console.log(
+      `harness CPU ms/step with Redis: ${withRedis.cpuMsAt10} around step 10, ${withRedis.cpuMsAt150} over the last 20 steps (median ratio ${figures.cpuLastVs10Ratio}, range ${round(cpuRatios[0]!)}–${round(cpuRatios.at(-1)!)})`,
+    );
     console.log(`Redis saver ${withRedis.msPerStep} ms/step vs MemorySaver ${memory.msPerStep} ms/step (ratio ${figures.redisVsMemoryRatio})`);
     console.log(JSON.stringify(figures));
   } finally {

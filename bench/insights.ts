@@ -37,7 +37,18 @@ export async function main(argv: string[]): Promise<void> {
   const redisServer = await startEmbeddedRedis(data, createLogger("silent"));
   const prefix = `bench${randomUUID().slice(0, 6)}`;
   const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
-  const config = readConfig({ APP_ID: "1", PRIVATE_KEY: key, WEBHOOK_SECRET: "bench", QUEUE_REDIS_URL: redisServer.url, QUEUE_PREFIX: prefix, DATA_DIR: data, LOG_LEVEL: "silent", GITHUB_CLIENT_ID: "Iv1.bench", GITHUB_CLIENT_SECRET: "bench", PERMISSION_CACHE_SECONDS: "300" });
+  const config = readConfig({
+    APP_ID: "1",
+    PRIVATE_KEY: key,
+    WEBHOOK_SECRET: "bench",
+    QUEUE_REDIS_URL: redisServer.url,
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: data,
+    LOG_LEVEL: "silent",
+    GITHUB_CLIENT_ID: "Iv1.bench",
+    GITHUB_CLIENT_SECRET: "bench",
+    PERMISSION_CACHE_SECONDS: "300",
+  });
   nock.disableNetConnect();
   nock.enableNetConnect((host) => host.startsWith("127.0.0.1"));
   const proc = await startProcess({ role: "web", config, log: createLogger("silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
@@ -57,11 +68,49 @@ export async function main(argv: string[]): Promise<void> {
         Array.from({ length: Math.min(200, runs - i) }, async (_, j) => {
           const n = i + j;
           const at = now - Math.floor((n / runs) * 30 * DAY);
-          const entry: RunEntry = { runId: `run-${n}`, repo: repos[n % repoCount]!, threadId: randomUUID(), trigger: "comment", source: "github", requester: "dana", title: `task ${n}`, status: outcomes[n % 4]!, queuedAt: at - 120_000, startedAt: at - 110_000, finishedAt: at };
-          const record: RunRecord = { threadId: entry.threadId, trigger: "comment", modelId: n % 3 ? "anthropic:claude-sonnet-4-5" : "anthropic:claude-opus-4-5", effort: "medium", replayed: false, startedAt: new Date(at - 110_000).toISOString(), durationMs: 110_000, modelCalls: 8, inputTokens: 40_000, outputTokens: 2_000, cachedTokens: 0, cacheWriteTokens: 0, costUsd: 0.15, toolCounts: { execute: 4 }, outcome: entry.status as RunRecord["outcome"] };
+          const entry: RunEntry = {
+            runId: `run-${n}`,
+            repo: repos[n % repoCount]!,
+            threadId: randomUUID(),
+            trigger: "comment",
+            source: "github",
+            requester: "dana",
+            title: `task ${n}`,
+            status: outcomes[n % 4]!,
+            queuedAt: at - 120_000,
+            startedAt: at - 110_000,
+            finishedAt: at,
+          };
+          const record: RunRecord = {
+            threadId: entry.threadId,
+            trigger: "comment",
+            modelId: n % 3 ? "anthropic:claude-sonnet-4-5" : "anthropic:claude-opus-4-5",
+            effort: "medium",
+            replayed: false,
+            startedAt: new Date(at - 110_000).toISOString(),
+            durationMs: 110_000,
+            modelCalls: 8,
+            inputTokens: 40_000,
+            outputTokens: 2_000,
+            cachedTokens: 0,
+            cacheWriteTokens: 0,
+            costUsd: 0.15,
+            toolCounts: { execute: 4 },
+            outcome: entry.status as RunRecord["outcome"],
+          };
           await index.put(entry);
           await records.save(entry.runId, record);
-          await insights.recordRun({ runId: entry.runId, repo: entry.repo, at, outcome: entry.status, model: record.modelId, costUsd: 0.15, inputTokens: 40_000, outputTokens: 2_000, durationMs: 110_000 });
+          await insights.recordRun({
+            runId: entry.runId,
+            repo: entry.repo,
+            at,
+            outcome: entry.status,
+            model: record.modelId,
+            costUsd: 0.15,
+            inputTokens: 40_000,
+            outputTokens: 2_000,
+            durationMs: 110_000,
+          });
         }),
       );
     }
@@ -71,13 +120,20 @@ export async function main(argv: string[]): Promise<void> {
     const login = await fetch(`${base}/auth/login?next=/app`, { redirect: "manual" });
     jar.push(...login.headers.getSetCookie().map((c) => c.split(";")[0]!));
     const state = new URL(login.headers.get("location")!).searchParams.get("state")!;
-    nock("https://github.com").post("/login/oauth/access_token").reply(200, { access_token: "ghu_bench", refresh_token: "ghr_bench", expires_in: 28800, refresh_token_expires_in: 15_811_200, token_type: "bearer" });
+    nock("https://github.com")
+      .post("/login/oauth/access_token")
+      .reply(200, { access_token: "ghu_bench", refresh_token: "ghr_bench", expires_in: 28800, refresh_token_expires_in: 15_811_200, token_type: "bearer" });
     nock(API).get("/user").reply(200, { login: "dana", id: 31 });
-    nock(API).get("/user/installations/42/repositories").query(true).reply(200, { total_count: repoCount, repositories: repos.map((full_name) => ({ full_name, permissions: { push: true, pull: true, admin: false } })) });
+    nock(API)
+      .get("/user/installations/42/repositories")
+      .query(true)
+      .reply(200, { total_count: repoCount, repositories: repos.map((full_name) => ({ full_name, permissions: { push: true, pull: true, admin: false } })) });
     const back = await fetch(`${base}/auth/callback?code=code-1&state=${state}`, { redirect: "manual", headers: { cookie: jar.join("; ") } });
     jar.push(...back.headers.getSetCookie().map((c) => c.split(";")[0]!));
     const cookie = jar.join("; ");
-    nock(API).post("/app/installations/42/access_tokens").reply(201, { token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/42/access_tokens")
+      .reply(201, { token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     for (const repo of repos) nock(API).get(`/repos/${repo}/collaborators/dana/permission`).reply(200, { permission: "write", role_name: "write" });
 
     const ttfb = async (path: string): Promise<number> => {

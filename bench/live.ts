@@ -56,7 +56,17 @@ export async function main(argv: string[]): Promise<void> {
   const feed = feedSaver ? await src("store/run-feed.ts") : null;
   const prefix = "bench";
   const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
-  const config = readConfig({ APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s", LOG_LEVEL: "silent", QUEUE_REDIS_URL: `unix:${socket}`, QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: "Iv1.bench", GITHUB_CLIENT_SECRET: "bench", DASHBOARD_LIVE_STREAMS_PER_ADDRESS: "64" });
+  const config = readConfig({
+    APP_ID: "1",
+    PRIVATE_KEY: privateKey,
+    WEBHOOK_SECRET: "s",
+    LOG_LEVEL: "silent",
+    QUEUE_REDIS_URL: `unix:${socket}`,
+    QUEUE_PREFIX: prefix,
+    GITHUB_CLIENT_ID: "Iv1.bench",
+    GITHUB_CLIENT_SECRET: "bench",
+    DASHBOARD_LIVE_STREAMS_PER_ADDRESS: "64",
+  });
   const proc = await startProcess({ role: "web", config, log: createLogger("silent"), port: 0, host: "127.0.0.1" });
   const base = `http://127.0.0.1:${proc.port}`;
   const secret = createHmac("sha256", privateKey).update("open-swe dashboard cookies v1").digest();
@@ -66,12 +76,27 @@ export async function main(argv: string[]): Promise<void> {
     cookies.push((await serializeSigned("osw_session", id, secret)).split(";")[0]!);
   }
   const thread = "gh:octo/hello#1";
-  await new RunIndex(redis, prefix).put({ runId: "run1", repo: "octo/hello", threadId: thread, trigger: "comment", source: "github", requester: "v0", title: "bench", status: "running", queuedAt: Date.now() });
+  await new RunIndex(redis, prefix).put({
+    runId: "run1",
+    repo: "octo/hello",
+    threadId: thread,
+    trigger: "comment",
+    source: "github",
+    requester: "v0",
+    title: "bench",
+    status: "running",
+    queuedAt: Date.now(),
+  });
   const saver = feedSaver ? new feedSaver.FeedSaver({ redis, prefix: `${prefix}:ckpt`, feed: new feed.RunFeed(redis, prefix) }) : new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
   let messages: BaseMessage[] = [new HumanMessage("bench the live view")];
   const step = async () => {
     messages = [...messages, new AIMessage(`step ${messages.length}`)];
-    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages }, channel_versions: { messages: messages.length } }, { source: "loop", step: messages.length, parents: {} }, { messages: messages.length });
+    await saver.put(
+      { configurable: { thread_id: thread, checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages }, channel_versions: { messages: messages.length } },
+      { source: "loop", step: messages.length, parents: {} },
+      { messages: messages.length },
+    );
   };
   await step();
   const writerOnly = await perSecond(redis, seconds, step);
@@ -94,7 +119,18 @@ export async function main(argv: string[]): Promise<void> {
   for (const c of controllers) c.abort();
   // The runs page with 10,000 runs in the index (kept: the index's own trim is lifted for this).
   const big = new RunIndex(redis, prefix, 20_000);
-  for (let i = 0; i < 10_000; i++) await big.put({ runId: `r${i}`, repo: i % 3 === 0 ? "octo/hello" : "octo/other", threadId: `t${i}`, trigger: "comment", source: "github", requester: "v0", title: `run ${i}`, status: "completed", queuedAt: Date.now() - i * 1000 });
+  for (let i = 0; i < 10_000; i++)
+    await big.put({
+      runId: `r${i}`,
+      repo: i % 3 === 0 ? "octo/hello" : "octo/other",
+      threadId: `t${i}`,
+      trigger: "comment",
+      source: "github",
+      requester: "v0",
+      title: `run ${i}`,
+      status: "completed",
+      queuedAt: Date.now() - i * 1000,
+    });
   const ttfb: number[] = [];
   for (let i = 0; i < 20; i++) {
     const t = performance.now();
@@ -103,7 +139,20 @@ export async function main(argv: string[]): Promise<void> {
     await res.text();
   }
   ttfb.sort((a, b) => a - b);
-  console.log(JSON.stringify({ root, viewers: VIEWERS, seconds, stepMs: STEP_MS, commandsPerSecond: { writerOnly, idle20Viewers: idle, busy20Viewers: busy, viewersCostWhileBusy: Number((busy - writerOnly).toFixed(2)) }, runsPageTtfbMs: { median: Number(ttfb[10]!.toFixed(1)), p90: Number(ttfb[18]!.toFixed(1)) }, loadavg: (await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ") }));
+  console.log(
+    JSON.stringify({
+      root,
+      viewers: VIEWERS,
+      seconds,
+      stepMs: STEP_MS,
+      commandsPerSecond: { writerOnly, idle20Viewers: idle, busy20Viewers: busy, viewersCostWhileBusy: Number((busy - writerOnly).toFixed(2)) },
+      runsPageTtfbMs: { median: Number(ttfb[10]!.toFixed(1)), p90: Number(ttfb[18]!.toFixed(1)) },
+      loadavg: (await import("node:os"))
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" "),
+    }),
+  );
   await proc.stop().catch(() => undefined);
   redis.disconnect();
   server.kill("SIGKILL");

@@ -44,7 +44,15 @@ interface Head {
 const FINDINGS: Array<{ f: number; j: number }> = Array.from({ length: 20 }, (_, k) => ({ f: k * 3, j: 5 + k }));
 
 function finding(f: number, line: number, k: number): NewFinding {
-  return { path: `src/mod${f}.ts`, line, side: "RIGHT", severity: k % 3 === 0 ? "high" : "medium", title: `unchecked input ${k}`, body: `input[${k}] may be undefined here; check it before use.`, rule: "unchecked-input" };
+  return {
+    path: `src/mod${f}.ts`,
+    line,
+    side: "RIGHT",
+    severity: k % 3 === 0 ? "high" : "medium",
+    title: `unchecked input ${k}`,
+    body: `input[${k}] may be undefined here; check it before use.`,
+    rule: "unchecked-input",
+  };
 }
 
 /** Every GitHub call a pass makes, answered from the head's files; counts them. */
@@ -60,7 +68,14 @@ function mockGitHub(head: Head, counter: { calls: number }): void {
     .query(true)
     .reply(200, () => {
       count();
-      return Array.from({ length: FILES }, (_, f) => ({ filename: `src/mod${f}.ts`, status: "modified", additions: LINES, deletions: 0, changes: LINES, patch: patchOf(f, head.shift.get(f), head.gone.get(f)) }));
+      return Array.from({ length: FILES }, (_, f) => ({
+        filename: `src/mod${f}.ts`,
+        status: "modified",
+        additions: LINES,
+        deletions: 0,
+        changes: LINES,
+        patch: patchOf(f, head.shift.get(f), head.gone.get(f)),
+      }));
     });
   api.post("/repos/o/r/pulls/3/reviews").reply(200, (_uri, body) => {
     count();
@@ -81,7 +96,22 @@ function mockGitHub(head: Head, counter: { calls: number }): void {
     const { query } = body as { query: string };
     if (query.includes("resolveReviewThread")) return { data: { resolveReviewThread: { thread: { id: "t", isResolved: true } } } };
     const comments = (posted[0]?.comments ?? []).map((_, i) => 41_000 + i);
-    return { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: comments.map((id) => ({ id: `thread-${id}`, isResolved: false, comments: { nodes: [{ databaseId: id, body: "", author: { login: "open-swe[bot]" }, reactions: { nodes: [] } }] } })) } } } } };
+    return {
+      data: {
+        repository: {
+          pullRequest: {
+            reviewThreads: {
+              pageInfo: { hasNextPage: false, endCursor: null },
+              nodes: comments.map((id) => ({
+                id: `thread-${id}`,
+                isResolved: false,
+                comments: { nodes: [{ databaseId: id, body: "", author: { login: "open-swe[bot]" }, reactions: { nodes: [] } }] },
+              })),
+            },
+          },
+        },
+      },
+    };
   });
 }
 
@@ -95,7 +125,13 @@ function passInput(store: FindingsStore, head: Head, reviewer: ReviewPassInput["
     severityFloor: "low",
     ignoredPaths: [],
     tokenBudget: 200_000,
-    readFiles: async (paths) => new Map(paths.map((p) => { const f = Number(/mod(\d+)/.exec(p)![1]); return [p, fileText(f, head.shift.get(f), head.gone.get(f)).join("\n")]; })),
+    readFiles: async (paths) =>
+      new Map(
+        paths.map((p) => {
+          const f = Number(/mod(\d+)/.exec(p)![1]);
+          return [p, fileText(f, head.shift.get(f), head.gone.get(f)).join("\n")];
+        }),
+      ),
     runReviewer: reviewer,
   };
 }
@@ -198,7 +234,9 @@ export async function main(argv: string[]): Promise<void> {
       firstPassVsBareCalls: round(median(first) / median(baseline)),
       rePushOutcome: outcome,
     };
-    console.log(`first pass: ${figures.firstPassMs} ms (range ${figures.firstPassRangeMs.join("–")}), ${firstCalls} GitHub calls; the same number of bare calls ${figures.bareGitHubCallsMs} ms (ratio ${figures.firstPassVsBareCalls})`);
+    console.log(
+      `first pass: ${figures.firstPassMs} ms (range ${figures.firstPassRangeMs.join("–")}), ${firstCalls} GitHub calls; the same number of bare calls ${figures.bareGitHubCallsMs} ms (ratio ${figures.firstPassVsBareCalls})`,
+    );
     console.log(`re-push pass: ${figures.rePushPassMs} ms (range ${figures.rePushPassRangeMs.join("–")}), ${secondCalls} GitHub calls: ${outcome}`);
     console.log(JSON.stringify(figures));
   } finally {

@@ -111,7 +111,14 @@ async function benchExec(tmp: string, iterations: number) {
   const spawnS = stats(samples.spawn);
   const bwrapS = stats(samples.bwrap);
   const localS = stats(samples.local);
-  return { spawn: spawnS, bwrap: bwrapS, local: localS, localNetworkOn: stats(samples.localNet), ratioLocalToBwrap: round2(localS.p50 / bwrapS.p50), ratioLocalToSpawn: round2(localS.p50 / spawnS.p50) };
+  return {
+    spawn: spawnS,
+    bwrap: bwrapS,
+    local: localS,
+    localNetworkOn: stats(samples.localNet),
+    ratioLocalToBwrap: round2(localS.p50 / bwrapS.p50),
+    ratioLocalToSpawn: round2(localS.p50 / spawnS.p50),
+  };
 }
 
 function round2(n: number): number {

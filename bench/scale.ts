@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function flag(argv: string[], name: string, fallback: string): string {
   const at = argv.indexOf(name);
-  return at >= 0 ? argv[at + 1] ?? fallback : fallback;
+  return at >= 0 ? (argv[at + 1] ?? fallback) : fallback;
 }
 
 /** Host-wide CPU time so far (all cores), from /proc/stat. */
@@ -45,7 +45,10 @@ function hostCpu(): { busy: number; total: number } {
  * all of them, so the rounds measure runs, not first-time sandbox creation.
  */
 export async function main(argv: string[]): Promise<void> {
-  const ns = flag(argv, "--n", "1,10,20").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const ns = flag(argv, "--n", "1,10,20")
+    .split(",")
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
   const steps = Number(flag(argv, "--steps", "20"));
   const delayMs = Number(flag(argv, "--delay-ms", "1000"));
   const probes = Number(flag(argv, "--probes", "10"));
@@ -88,7 +91,14 @@ export async function main(argv: string[]): Promise<void> {
     if ((body as { content?: string }).content === "eyes") eyes.get(Number(/comments\/(\d+)\/reactions/.exec(uri)![1]))?.(at);
     return {};
   });
-  const proc = await startProcess({ role: "all", config, log: createLogger(process.env["BENCH_LOG_LEVEL"] ?? "silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
+  const proc = await startProcess({
+    role: "all",
+    config,
+    log: createLogger(process.env["BENCH_LOG_LEVEL"] ?? "silent"),
+    port: 0,
+    host: "127.0.0.1",
+    octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } },
+  });
   const redis = connectRedis(redisServer.url);
   /** ms from `sent` to the start of the run's first model call for the request `commentId` (its 👀). */
   const firstModelCall = (commentId: number, sent: number): Promise<number> =>
@@ -151,7 +161,20 @@ export async function main(argv: string[]): Promise<void> {
       throw new Error(`warm-up runs failed: ${failed.map((j) => j.failedReason).join(" | ")}`);
     }
 
-    const rounds: Array<{ variant: "idle" | "loaded"; loadavg: string; n: number; wallMs: number; rssPerRunMb: number; rssIdleMb: number; rssPeakMb: number; redisBytesPerRun: number; workerCpuMsPerRun: number; eventLoopDelayP99Ms: number; eventLoopUtilization: number; hostCpuBusy: number }> = [];
+    const rounds: Array<{
+      variant: "idle" | "loaded";
+      loadavg: string;
+      n: number;
+      wallMs: number;
+      rssPerRunMb: number;
+      rssIdleMb: number;
+      rssPeakMb: number;
+      redisBytesPerRun: number;
+      workerCpuMsPerRun: number;
+      eventLoopDelayP99Ms: number;
+      eventLoopUtilization: number;
+      hostCpuBusy: number;
+    }> = [];
     const firstCall: Partial<Record<"idle" | "loaded", number[]>> = {};
     // The last round is the largest N again with probe runs asked for while it is busy: its wall time
     // is not a round's figure (it has more runs), only the probes' first model calls are. Every round
@@ -199,11 +222,28 @@ export async function main(argv: string[]): Promise<void> {
       const runsThisRound = n + (probe ? probes : 0);
       if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
       const redisAfter = await usedMemory();
-      if (!probe) rounds.push({ variant, loadavg: loadavg().map((l) => l.toFixed(2)).join(" "), n, wallMs: round(wallMs), rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20), rssIdleMb: round(rssIdle / 2 ** 20), rssPeakMb: round(rssPeak / 2 ** 20), redisBytesPerRun: Math.round((redisAfter - redisBefore) / n), workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound), eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6), eventLoopUtilization, hostCpuBusy });
+      if (!probe)
+        rounds.push({
+          variant,
+          loadavg: loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" "),
+          n,
+          wallMs: round(wallMs),
+          rssPerRunMb: round((rssPeak - rssIdle) / n / 2 ** 20),
+          rssIdleMb: round(rssIdle / 2 ** 20),
+          rssPeakMb: round(rssPeak / 2 ** 20),
+          redisBytesPerRun: Math.round((redisAfter - redisBefore) / n),
+          workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound),
+          eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6),
+          eventLoopUtilization,
+          hostCpuBusy,
+        });
       if (probeCalls.length > 0) firstCall[variant] = await Promise.all(probeCalls);
     }
     const baseOf = (variant: string) => rounds.find((r) => r.variant === variant && r.n === 1) ?? rounds.find((r) => r.variant === variant)!;
-    const whileBusy = (calls: number[] | undefined) => (calls && calls.length > 0 ? { runsBusy: maxN, probes: calls.length, p50Ms: round(pct(calls, 0.5)), p99Ms: round(pct(calls, 0.99)), maxMs: round(Math.max(...calls)) } : null);
+    const whileBusy = (calls: number[] | undefined) =>
+      calls && calls.length > 0 ? { runsBusy: maxN, probes: calls.length, p50Ms: round(pct(calls, 0.5)), p99Ms: round(pct(calls, 0.99)), maxMs: round(Math.max(...calls)) } : null;
     const figures = {
       bench: "scale",
       steps,
@@ -214,7 +254,9 @@ export async function main(argv: string[]): Promise<void> {
       firstModelCallWhileBusy: Object.fromEntries(variants.map((v) => [v, whileBusy(firstCall[v])])),
     };
     for (const r of figures.rounds) {
-      console.log(`[${r.variant}, load ${r.loadavg}] N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`);
+      console.log(
+        `[${r.variant}, load ${r.loadavg}] N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`,
+      );
     }
     for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {
       if (w) console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);

@@ -14,7 +14,13 @@ const round = (n: number) => Number(n.toFixed(3));
 /** One Anthropic streaming answer: a single tool call, with usage that reports the cache as the API would. */
 function toolUseSse(id: string, name: string, input: object, usage: Record<string, number>): string {
   const events: Array<[string, object]> = [
-    ["message_start", { type: "message_start", message: { id: `msg_${id}`, type: "message", role: "assistant", model: "claude-sonnet-4-6", content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }],
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: { id: `msg_${id}`, type: "message", role: "assistant", model: "claude-sonnet-4-6", content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+      },
+    ],
     ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_${id}`, name, input: {} } }],
     ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(input) } }],
     ["content_block_stop", { type: "content_block_stop", index: 0 }],
@@ -27,7 +33,16 @@ function toolUseSse(id: string, name: string, input: object, usage: Record<strin
 /** The scripted run: files written and read back in the agent's state, a todo list, then completion. */
 function step(i: number, steps: number): [string, object] {
   if (i === steps - 1) return ["confirming_completion", { summary: "done" }];
-  if (i === 0) return ["write_todos", { todos: [{ content: "look around", status: "in_progress" }, { content: "change things", status: "pending" }] }];
+  if (i === 0)
+    return [
+      "write_todos",
+      {
+        todos: [
+          { content: "look around", status: "in_progress" },
+          { content: "change things", status: "pending" },
+        ],
+      },
+    ];
   if (i % 3 === 1) return ["write_file", { file_path: `/notes/${i}.md`, content: `# note ${i}\n${"a finding about the module\n".repeat(8)}` }];
   if (i % 3 === 2) return ["read_file", { file_path: `/notes/${i - 1}.md` }];
   return ["ls", { path: "/notes" }];
@@ -43,17 +58,21 @@ async function run(task: string, steps: number, thread: string, n: number): Prom
   const scope = nock("https://api.anthropic.com")
     .post("/v1/messages")
     .times(steps)
-    .reply(200, (_uri, body) => {
-      const raw = typeof body === "string" ? body : JSON.stringify(body);
-      bodies.push(raw);
-      const n = bodies.length - 1;
-      const prev = n > 0 ? cachePrefixBytes(JSON.parse(bodies[n - 1]!) as AnthropicBody, JSON.parse(raw) as AnthropicBody) : { prefix: 0, total: raw.length };
-      // ~4 bytes a token: what a provider would read from its cache vs write or read fresh.
-      const total = Math.round(prev.total / 4);
-      const read = Math.round(prev.prefix / 4);
-      const [name, args] = step(n, steps);
-      return toolUseSse(`${thread}${n}`, name, args, { input_tokens: total - read, cache_read_input_tokens: read, cache_creation_input_tokens: 0 });
-    }, { "content-type": "text/event-stream" });
+    .reply(
+      200,
+      (_uri, body) => {
+        const raw = typeof body === "string" ? body : JSON.stringify(body);
+        bodies.push(raw);
+        const n = bodies.length - 1;
+        const prev = n > 0 ? cachePrefixBytes(JSON.parse(bodies[n - 1]!) as AnthropicBody, JSON.parse(raw) as AnthropicBody) : { prefix: 0, total: raw.length };
+        // ~4 bytes a token: what a provider would read from its cache vs write or read fresh.
+        const total = Math.round(prev.total / 4);
+        const read = Math.round(prev.prefix / 4);
+        const [name, args] = step(n, steps);
+        return toolUseSse(`${thread}${n}`, name, args, { input_tokens: total - read, cache_read_input_tokens: read, cache_creation_input_tokens: 0 });
+      },
+      { "content-type": "text/event-stream" },
+    );
   const model = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-sonnet-4-6", effort: "none" } }), { anthropicApiKey: "sk-bench" });
   const agent = createOpenSweAgent({
     model,
@@ -118,8 +137,12 @@ export async function main(argv: string[]): Promise<void> {
       record: { inputTokens: record.inputTokens, cachedTokens: record.cachedTokens, costUsd: record.costUsd ?? null },
     };
     console.log(`${parsed.length} requests; cache breakpoints per request ${figures.cacheBreakpointsMin}–${figures.cacheBreakpointsMax}`);
-    console.log(`input bytes in a prefix identical to the previous request: ${(100 * figures.cacheablePrefixShare).toFixed(1)}% overall, lowest ${(100 * figures.cacheablePrefixShareMin).toFixed(1)}%`);
-    console.log(`second run on the same repository: tools ${sameTools ? "identical" : "DIFFER"}, system prompt ${sameSystem ? "identical" : "DIFFERS"}; ${(100 * figures.secondRunPrefixShare).toFixed(1)}% of its first request in the first run's prefix`);
+    console.log(
+      `input bytes in a prefix identical to the previous request: ${(100 * figures.cacheablePrefixShare).toFixed(1)}% overall, lowest ${(100 * figures.cacheablePrefixShareMin).toFixed(1)}%`,
+    );
+    console.log(
+      `second run on the same repository: tools ${sameTools ? "identical" : "DIFFER"}, system prompt ${sameSystem ? "identical" : "DIFFERS"}; ${(100 * figures.secondRunPrefixShare).toFixed(1)}% of its first request in the first run's prefix`,
+    );
     console.log(`footer: ${formatRunSummary(record)}`);
     console.log(JSON.stringify(figures));
   } finally {

@@ -96,7 +96,14 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
   const endRun = async () => {
     // The idle TTL counts from the end of the run, not its start.
     await touchThreadSandbox(ctx.redis, ctx.prefix, data.threadId).catch(() => undefined);
-    if (fixCheck !== null && (await ctx.fence().then(() => true, () => false))) await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log, testNote);
+    if (
+      fixCheck !== null &&
+      (await ctx.fence().then(
+        () => true,
+        () => false,
+      ))
+    )
+      await settleFixRunCheck(octokit, { owner: data.owner, repo: data.repo, checkRunId: fixCheck }, fixResult, ctx.log, testNote);
     await markRunFinished(ctx, status).catch((err: unknown) => ctx.log.warn({ err: String(err) }, "could not update the runs list"));
     // A run that threw is counted once it will not be retried; a retry that ends counts it instead.
     if (ran || isLastAttempt(thrown, ctx.attempt, ctx.config.env.JOB_ATTEMPTS)) await countRun(ctx, { data, status, record: finished, startedAt, autofix: fixResult });

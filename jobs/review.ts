@@ -37,7 +37,8 @@ export async function processReview(data: ReviewJob, ctx: JobContext): Promise<J
   const reviewed = data.trigger === "mention" ? null : await ctx.settings.getReviewedHead(prRef(data.owner, data.repo, data.number));
   if (data.headSha && reviewed !== data.headSha) await check.start(data.headSha);
   try {
-    if (!(await acquireReviewLock(ctx, data.threadId))) throw new ReviewPassError(`another review pass on this pull request was still running after ${ctx.config.env.REVIEW_LOCK_WAIT_SECONDS} seconds`);
+    if (!(await acquireReviewLock(ctx, data.threadId)))
+      throw new ReviewPassError(`another review pass on this pull request was still running after ${ctx.config.env.REVIEW_LOCK_WAIT_SECONDS} seconds`);
     const renew = setInterval(() => void ctx.locks.extend(data.threadId, ctx.runOwner).catch(() => undefined), (ctx.config.env.RUN_LOCK_SECONDS * 1000) / 3);
     try {
       return await reviewLocked(data, ctx, octokit, check);

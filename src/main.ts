@@ -78,7 +78,9 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   if (role !== "web") {
     // Every host process of a run (git, bwrap, mount) is forked by the spawner: up before any is needed.
     spawner().start();
-    const missing = missingSandboxKeys(config.sandbox).filter((m) => m.required).map((m) => m.key);
+    const missing = missingSandboxKeys(config.sandbox)
+      .filter((m) => m.required)
+      .map((m) => m.key);
     if (missing.length > 0) throw new ConfigError(`missing ${missing.join(", ")}: SANDBOX_TYPE=${config.sandbox.type} needs it for every run (or set SANDBOX_TYPE=local)`);
     // Never run a sandbox command with less isolation than configured: refuse to start instead.
     const isolation = await checkSandboxIsolation(config.sandbox);
@@ -101,7 +103,13 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   // connection of their own without them.
   const queueConnection = redis.duplicate();
   queueConnection.on("error", (err) => redisError({ err: err.message }));
-  const queues = new QueueSet({ connection: queueConnection, prefix, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env), onError: (err, queue) => queueError({ err: err.message, queue }) });
+  const queues = new QueueSet({
+    connection: queueConnection,
+    prefix,
+    attempts: config.env.JOB_ATTEMPTS,
+    signer: JobSigner.fromEnv(config.env),
+    onError: (err, queue) => queueError({ err: err.message, queue }),
+  });
   const settings = new SettingsStore(redis, prefix);
   const prThreads = new PrThreads(redis, prefix);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
@@ -141,7 +149,17 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     if (hostId) {
       const env = config.env;
       // First: a second live instance on this sandbox directory refuses to start (HostInUseError, one line).
-      presence = await startHostPresence({ redis, queues, prefix, hostId, instanceId: await workerInstanceId(), aliveMs: env.HOST_ALIVE_MS, lockDurationMs: env.QUEUE_LOCK_DURATION_MS, stalledIntervalMs: env.QUEUE_STALLED_INTERVAL_MS, log }).catch(async (err: unknown) => {
+      presence = await startHostPresence({
+        redis,
+        queues,
+        prefix,
+        hostId,
+        instanceId: await workerInstanceId(),
+        aliveMs: env.HOST_ALIVE_MS,
+        lockDurationMs: env.QUEUE_LOCK_DURATION_MS,
+        stalledIntervalMs: env.QUEUE_STALLED_INTERVAL_MS,
+        log,
+      }).catch(async (err: unknown) => {
         stopClockWatch();
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(queues.close(), 1_000);
@@ -188,7 +206,15 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       queues: queues.queues,
     });
   }
-  const summary = startupSummary({ role, config, redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)", port: web?.port ?? null, runtime: RUNTIME, sources: [...sources.values()], ...(sandboxIsolation ? { sandboxIsolation } : {}) });
+  const summary = startupSummary({
+    role,
+    config,
+    redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)",
+    port: web?.port ?? null,
+    runtime: RUNTIME,
+    sources: [...sources.values()],
+    ...(sandboxIsolation ? { sandboxIsolation } : {}),
+  });
   for (const line of summary.lines) log.info({ role: line.role, ...line.fields }, `${line.role} role started`);
   if (summary.dashboard) log.info({ url: summary.dashboard.url, signIn: summary.dashboard.signIn }, summary.dashboard.message);
   for (const w of summary.warnings) log.warn({ key: w.key }, w.message);
@@ -209,7 +235,14 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
         await within(presence?.stop() ?? Promise.resolve(), 1_000);
         await within(queues.close(), 1_000);
-        for (const conn of [queueConnection, redis]) if ((await within(conn.quit().catch(() => "failed" as const), 500)) !== "OK") conn.disconnect();
+        for (const conn of [queueConnection, redis])
+          if (
+            (await within(
+              conn.quit().catch(() => "failed" as const),
+              500,
+            )) !== "OK"
+          )
+            conn.disconnect();
         if (embedded?.owned) await within(embedded.stop(), 2_000);
         log.info({ role }, "stopped");
       })()),

@@ -45,10 +45,7 @@ export function missingSandboxKeys(sandbox: AppConfig["sandbox"]): Array<{ key: 
     case "e2b":
       return sandbox.e2b.apiKey ? [] : [{ key: "E2B_API_KEY", required: true }];
     case "modal":
-      return [
-        ...(sandbox.modal.tokenId ? [] : [{ key: "MODAL_TOKEN_ID", required: false }]),
-        ...(sandbox.modal.tokenSecret ? [] : [{ key: "MODAL_TOKEN_SECRET", required: false }]),
-      ];
+      return [...(sandbox.modal.tokenId ? [] : [{ key: "MODAL_TOKEN_ID", required: false }]), ...(sandbox.modal.tokenSecret ? [] : [{ key: "MODAL_TOKEN_SECRET", required: false }])];
     case "daytona":
       return sandbox.daytona.apiKey ? [] : [{ key: "DAYTONA_API_KEY", required: true }];
     default:

@@ -14,7 +14,9 @@ describe("log format", () => {
 
   it("a child logger adds a component, never a second name", () => {
     const lines: string[] = [];
-    createLogger("info", "open-swe", { write: (l: string) => void lines.push(l) }).child({ component: "webhook-proxy" }).info("x");
+    createLogger("info", "open-swe", { write: (l: string) => void lines.push(l) })
+      .child({ component: "webhook-proxy" })
+      .info("x");
     expect(lines[0]!.match(/"name":/g)).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ name: "open-swe", component: "webhook-proxy" });
   });

@@ -32,10 +32,13 @@ describe("startupSummary", () => {
 
   it("one line per role: what it serves, which Redis, sandbox and its isolation, model and its key", () => {
     const s = startupSummary(
-      input({ APP_SLUG: "acme-bot", WEBHOOK_PROXY_URL: "https://smee.io/x", SANDBOX_TYPE: "e2b", E2B_API_KEY: "e", TAVILY_API_KEY: "t" }, {
-        sandboxIsolation: { ok: true, detail: "bwrap ok" },
-        redis: "external",
-      }),
+      input(
+        { APP_SLUG: "acme-bot", WEBHOOK_PROXY_URL: "https://smee.io/x", SANDBOX_TYPE: "e2b", E2B_API_KEY: "e", TAVILY_API_KEY: "t" },
+        {
+          sandboxIsolation: { ok: true, detail: "bwrap ok" },
+          redis: "external",
+        },
+      ),
     );
     expect(s.lines).toEqual([
       { role: "web", fields: { redis: "external", port: 3000, publicUrl: "https://smee.io/x", webhookPath: "/api/github/webhooks", sources: ["github"], mentions: ["@acme-bot", "@acmebot"] } },
@@ -56,13 +59,28 @@ describe("startupSummary", () => {
   });
 
   it("the web line names the sources it serves and, once, those refusing every request for want of their secret", () => {
-    const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [{ name: "slack", configured: false, secretEnv: "SLACK_SIGNING_SECRET" }, { name: "linear", configured: true }] }));
+    const s = startupSummary(
+      input(
+        { ANTHROPIC_API_KEY: "sk" },
+        {
+          role: "web",
+          sources: [
+            { name: "slack", configured: false, secretEnv: "SLACK_SIGNING_SECRET" },
+            { name: "linear", configured: true },
+          ],
+        },
+      ),
+    );
     expect(s.lines[0]!.fields).toMatchObject({ sources: ["github", "linear"], sourcesRefusing: ["slack: SLACK_SIGNING_SECRET is not set, every request to its routes gets 401"] });
     expect(s.warnings).toEqual([]);
   });
 
   it.each([
-    ["no APP_URL, no smee channel", { APP_URL: "" }, /^GitHub cannot reach this app's webhook: neither APP_URL nor WEBHOOK_PROXY_URL is set, so the app was registered with a localhost webhook URL\. Put a tunnel in front of port 3000, set APP_URL/],
+    [
+      "no APP_URL, no smee channel",
+      { APP_URL: "" },
+      /^GitHub cannot reach this app's webhook: neither APP_URL nor WEBHOOK_PROXY_URL is set, so the app was registered with a localhost webhook URL\. Put a tunnel in front of port 3000, set APP_URL/,
+    ],
     ["APP_URL on localhost", { APP_URL: "http://localhost:3000" }, /^GitHub cannot reach this app's webhook: APP_URL \(http:\/\/localhost:3000\) is a local address/],
     ["APP_URL on 127.0.0.1", { APP_URL: "http://127.0.0.1:8080" }, /is a local address/],
     ["a smee channel relays it", { APP_URL: "", WEBHOOK_PROXY_URL: "https://smee.io/x" }, null],
@@ -75,8 +93,20 @@ describe("startupSummary", () => {
   });
 
   it.each([
-    [{}, { role: "web" as const }, { url: "https://swe.example.com/app", signIn: false, message: "dashboard at https://swe.example.com/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)" }],
-    [{ APP_URL: "", GITHUB_CLIENT_ID: "Iv1", GITHUB_CLIENT_SECRET: "s" }, { port: 4000 }, { url: "http://localhost:4000/app", signIn: true, message: "dashboard at http://localhost:4000/app; sign-in on" }],
+    [
+      {},
+      { role: "web" as const },
+      {
+        url: "https://swe.example.com/app",
+        signIn: false,
+        message: "dashboard at https://swe.example.com/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)",
+      },
+    ],
+    [
+      { APP_URL: "", GITHUB_CLIENT_ID: "Iv1", GITHUB_CLIENT_SECRET: "s" },
+      { port: 4000 },
+      { url: "http://localhost:4000/app", signIn: true, message: "dashboard at http://localhost:4000/app; sign-in on" },
+    ],
     [{}, { role: "worker" as const }, undefined],
   ])("the dashboard line for %j %j", (env, over, expected) => {
     expect(startupSummary(input(env as Record<string, string>, over)).dashboard).toEqual(expected);

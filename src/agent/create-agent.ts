@@ -63,7 +63,9 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
     middleware: [todoListMiddleware() as AgentMiddleware, policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
     subagents: [
-      ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name) ? [] : [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware, ...(options.skills?.length ? { skills: options.skills } : {}) }]),
+      ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name)
+        ? []
+        : [{ ...GENERAL_PURPOSE_SUBAGENT, tools: (options.subagentTools ?? []) as never, middleware: subagentMiddleware, ...(options.skills?.length ? { skills: options.skills } : {}) }]),
       // File agents get the same outer rules (policies, tool events, verdict guard) before their own stack.
       ...(options.fileSubagents ?? []).map((a) => ({ ...a, middleware: [policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...(a.middleware ?? [])] })),
     ],

@@ -11,7 +11,8 @@ export interface PromptVars {
 export type PromptName = keyof PromptVars;
 
 // From src/agent/ in a checkout, or dist/src/agent/ in a build: the first prompts/ up the tree.
-export const DEFAULT_PROMPTS_DIR = ["../../prompts/", "../../../prompts/"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((dir) => existsSync(dir)) ?? fileURLToPath(new URL("../../prompts/", import.meta.url));
+export const DEFAULT_PROMPTS_DIR =
+  ["../../prompts/", "../../../prompts/"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((dir) => existsSync(dir)) ?? fileURLToPath(new URL("../../prompts/", import.meta.url));
 
 const cache = new Map<string, ReadonlyMap<string, string>>();
 

@@ -92,9 +92,23 @@ export class ApprovalStore {
   }
 
   /** "unknown": no such approval (or expired); "decided": someone was first; "resolved": this call decided it. */
-  async resolve(a: PendingApproval, r: Omit<ApprovalResolution, "latencyMs" | "resolvedAt">, now = Date.now()): Promise<{ result: "unknown" | "decided" } | { result: "resolved"; resolution: ApprovalResolution }> {
+  async resolve(
+    a: PendingApproval,
+    r: Omit<ApprovalResolution, "latencyMs" | "resolvedAt">,
+    now = Date.now(),
+  ): Promise<{ result: "unknown" | "decided" } | { result: "resolved"; resolution: ApprovalResolution }> {
     const resolution = ApprovalResolution.parse({ ...r, resolvedAt: now, latencyMs: Math.max(0, now - a.requestedAt) });
-    const out = await this.redis.eval(RESOLVE, 4, this.key("req", a.id), this.key("decided", a.id), this.key("thread", a.threadId), this.key("pending"), JSON.stringify(resolution), String(this.ttlMs), a.id);
+    const out = await this.redis.eval(
+      RESOLVE,
+      4,
+      this.key("req", a.id),
+      this.key("decided", a.id),
+      this.key("thread", a.threadId),
+      this.key("pending"),
+      JSON.stringify(resolution),
+      String(this.ttlMs),
+      a.id,
+    );
     if (out === -1) return { result: "unknown" };
     if (out === 0) return { result: "decided" };
     return { result: "resolved", resolution };

@@ -50,7 +50,13 @@ export async function requestApproval(ctx: JobContext, octokit: Octokit, data: A
     timeoutJobId(approval.id),
     { delay: timeoutMinutes(ctx) * 60_000, via: "system:approval-timeout" },
   );
-  const body = approvalRequestComment({ id: approval.id, handle: ctx.config.env.MENTION_HANDLES[0] ?? "open-swe", requester: data.requester.login, calls: pending.actionRequests, timeoutMinutes: timeoutMinutes(ctx) });
+  const body = approvalRequestComment({
+    id: approval.id,
+    handle: ctx.config.env.MENTION_HANDLES[0] ?? "open-swe",
+    requester: data.requester.login,
+    calls: pending.actionRequests,
+    timeoutMinutes: timeoutMinutes(ctx),
+  });
   if ("github" in channel) await replyTo(octokit, channel.github, body);
   // A comment on GitHub always decides (the write-access check is GitHub's); Slack also has buttons.
   else {
@@ -74,7 +80,15 @@ interface ResumedBy {
 /** The paused run continues on its thread from the checkpoint, with the decision. */
 async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: ApprovalResolution, message: string | undefined, by: ResumedBy): Promise<string> {
   const id = jobId("approval", approval.id);
-  await runEvents(ctx).emit({ type: "approval.resolved", approvalId: approval.id, threadId: approval.threadId, decision: resolution.decision, how: resolution.how, by: resolution.by, latencyMs: resolution.latencyMs });
+  await runEvents(ctx).emit({
+    type: "approval.resolved",
+    approvalId: approval.id,
+    threadId: approval.threadId,
+    decision: resolution.decision,
+    how: resolution.how,
+    by: resolution.by,
+    latencyMs: resolution.latencyMs,
+  });
   await ctx.queues.add(
     "agent",
     { ...approval.job, trigger: "approval", approval: { id: approval.id, decision: resolution.decision, ...(message ? { message } : {}) }, deliveryId: id },
@@ -82,7 +96,9 @@ async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: 
     // The decider continues the run as themselves; a timeout leaves it its requester's.
     by.principal === undefined ? { via: by.via } : { via: by.via, principal: by.principal },
   );
-  await markApprovalResolved(ctx, approval, resolution, id).catch((err: unknown) => ctx.log.warn({ err: String(err), approvalId: approval.id }, "could not mark the paused run resolved in the runs list"));
+  await markApprovalResolved(ctx, approval, resolution, id).catch((err: unknown) =>
+    ctx.log.warn({ err: String(err), approvalId: approval.id }, "could not mark the paused run resolved in the runs list"),
+  );
   ctx.log.info({ approvalId: approval.id, decision: resolution.decision, how: resolution.how, latencyMs: resolution.latencyMs }, "approval resolved: run resumes");
   return id;
 }
@@ -163,7 +179,9 @@ export async function decideAndAnswer(
     return { outcome: "approval_unknown", approvalId: req.approvalId };
   }
   if (d.result === "refused") {
-    await say(`Thanks @${login}. Only @${d.approval.job.requester.login} (who asked for this run) or someone with write access to this repository can approve or deny \`${d.approval.id}\`, so nothing changed.`);
+    await say(
+      `Thanks @${login}. Only @${d.approval.job.requester.login} (who asked for this run) or someone with write access to this repository can approve or deny \`${d.approval.id}\`, so nothing changed.`,
+    );
     return { outcome: "approval_refused", approvalId: d.approval.id };
   }
   if (d.result === "already_decided") {

@@ -14,5 +14,15 @@ export async function markApprovalResolved(ctx: { redis: Redis; prefix: string }
     approval: { id: approval.id, decision: resolution.decision, by: resolution.by, at: resolution.resolvedAt, resumedRunId },
   });
   if (!paused || (await index.get(resumedRunId))) return;
-  await index.put({ ...paused, runId: resumedRunId, trigger: "approval", status: "queued", queuedAt: resolution.resolvedAt, resumes: approval.runId, approval: undefined, startedAt: undefined, finishedAt: undefined });
+  await index.put({
+    ...paused,
+    runId: resumedRunId,
+    trigger: "approval",
+    status: "queued",
+    queuedAt: resolution.resolvedAt,
+    resumes: approval.runId,
+    approval: undefined,
+    startedAt: undefined,
+    finishedAt: undefined,
+  });
 }

@@ -45,7 +45,10 @@ async function inspect(ctx: JobContext, w: WatchedPr, ledger: AutofixLedger, clo
   }
   const state = await readCiState(octokit, repo, pr.head.sha, ctx.config.env.APP_SLUG);
   if (state.failing.length === 0) return null;
-  const fingerprint = ciFingerprint(pr.head.sha, state.failing.map((f) => f.name));
+  const fingerprint = ciFingerprint(
+    pr.head.sha,
+    state.failing.map((f) => f.name),
+  );
   return { kind: "ci", fingerprint, event: { ...base, kind: "check_run", name: state.failing[0]!.name, conclusion: "failure", deliveryId: "" } };
 }
 

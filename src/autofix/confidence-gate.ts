@@ -70,11 +70,20 @@ async function failedRuns(d: GateDeps): Promise<number[]> {
 async function rerun(d: GateDeps, result: GateResult): Promise<GateResult> {
   const ref = prRef(d.data.owner, d.data.repo, d.data.number);
   const n = await d.ledger.claimRerun(ref, d.data.autofixHead, MAX_RERUNS_PER_HEAD);
-  if (n === null) return { ...result, classification: "no_change", reason: `it looks flaky (${result.reason}), but the failed jobs were already re-run ${MAX_RERUNS_PER_HEAD} times on this commit; a human is needed` };
+  if (n === null)
+    return {
+      ...result,
+      classification: "no_change",
+      reason: `it looks flaky (${result.reason}), but the failed jobs were already re-run ${MAX_RERUNS_PER_HEAD} times on this commit; a human is needed`,
+    };
   const runs = await failedRuns(d);
   if (runs.length === 0) {
     await d.ledger.unclaimRerun(ref, d.data.autofixHead);
-    return { ...result, classification: "no_change", reason: `it looks flaky (${result.reason}), but none of the failing checks is a GitHub Actions job that can be re-run from here; re-run them by hand` };
+    return {
+      ...result,
+      classification: "no_change",
+      reason: `it looks flaky (${result.reason}), but none of the failing checks is a GitHub Actions job that can be re-run from here; re-run them by hand`,
+    };
   }
   for (const id of runs) await d.octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { owner: d.data.owner, repo: d.data.repo, run_id: id });
   // A re-run is not a fix attempt: the next red on this head is judged afresh.

@@ -7,12 +7,7 @@ const MAX_CHECKS_WITH_LOGS = 3;
 const LOG_TAIL_CHARS = 4_000;
 
 /** The fix run's task: which checks failed on which head, their links and the tail of their logs. */
-export async function ciFixMessage(
-  octokit: Octokit,
-  repo: { owner: string; repo: string },
-  pr: { number: number; headSha: string },
-  failing: FailingCheck[],
-): Promise<string> {
+export async function ciFixMessage(octokit: Octokit, repo: { owner: string; repo: string }, pr: { number: number; headSha: string }, failing: FailingCheck[]): Promise<string> {
   const list = failing.map((c) => `- ${c.name}${c.url ? ` (${c.url})` : ""}`).join("\n");
   const logs: string[] = [];
   for (const c of failing.filter((f) => f.checkRunId !== null).slice(0, MAX_CHECKS_WITH_LOGS)) {

@@ -29,5 +29,7 @@ export async function startFixRunCheck(octokit: Octokit, at: { owner: string; re
 export async function settleFixRunCheck(octokit: Octokit, at: { owner: string; repo: string; checkRunId: number }, result: FixRunResult, log: Logger, testNote?: string): Promise<void> {
   const s = SETTLED[result];
   const summary = testNote ? `${s.summary}\n\n${testNote}` : s.summary;
-  await completeCheckRun(octokit, at, at.checkRunId, s.conclusion, { title: s.title, summary }).catch((err: unknown) => log.warn({ err: errorMessage(err), result }, "CI autofix: could not settle the Autofix check"));
+  await completeCheckRun(octokit, at, at.checkRunId, s.conclusion, { title: s.title, summary }).catch((err: unknown) =>
+    log.warn({ err: errorMessage(err), result }, "CI autofix: could not settle the Autofix check"),
+  );
 }

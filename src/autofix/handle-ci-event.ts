@@ -56,7 +56,13 @@ const UNKNOWN: Omit<AutofixInput, "repoEnabled"> = {
 };
 
 /** A skip a person can change is shown on the head as a neutral check (once per head and reason); the cap also gets one comment. */
-async function showSkip(octokit: Octokit, ledger: AutofixLedger, at: { owner: string; repo: string; number: number; ref: string; headSha: string }, reason: AutofixDecision["reason"], facts: SkipFacts): Promise<void> {
+async function showSkip(
+  octokit: Octokit,
+  ledger: AutofixLedger,
+  at: { owner: string; repo: string; number: number; ref: string; headSha: string },
+  reason: AutofixDecision["reason"],
+  facts: SkipFacts,
+): Promise<void> {
   const notice = skipNotice(reason, facts);
   if (!notice) return;
   if (await ledger.once(at.ref, `check:${at.headSha}:${reason}`)) {
@@ -89,7 +95,19 @@ export interface ManualFix {
 
 /** The `ci-event` payload a `fix ci` on PR #n stands for: no check named, the PR's head read from GitHub. */
 export function manualCiEvent(job: { installationId: number; owner: string; repo: string; number: number; deliveryId: string }): CiEventJob {
-  return { installationId: job.installationId, owner: job.owner, repo: job.repo, kind: "check_run", name: "fix ci", conclusion: "requested", headSha: "", headBranch: null, prNumbers: [job.number], detailsUrl: null, deliveryId: job.deliveryId };
+  return {
+    installationId: job.installationId,
+    owner: job.owner,
+    repo: job.repo,
+    kind: "check_run",
+    name: "fix ci",
+    conclusion: "requested",
+    headSha: "",
+    headBranch: null,
+    prNumbers: [job.number],
+    detailsUrl: null,
+    deliveryId: job.deliveryId,
+  };
 }
 
 /**
@@ -103,7 +121,15 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   const repoName = `${data.owner}/${data.repo}`;
   const done = async (decision: AutofixDecision, facts: { pr?: string; fingerprint?: string; attempt?: number; [k: string]: unknown } = {}): Promise<JobOutcome> => {
     log.info({ ...decision, ...facts }, `CI autofix: ${decision.action} (${decision.reason})`);
-    if (facts.pr) await ledger.record(facts.pr, { ...decision, at: Date.now(), trigger, fingerprint: facts.fingerprint ?? "", headSha: typeof facts.headSha === "string" ? facts.headSha : data.headSha, attempt: facts.attempt ?? 0 });
+    if (facts.pr)
+      await ledger.record(facts.pr, {
+        ...decision,
+        at: Date.now(),
+        trigger,
+        fingerprint: facts.fingerprint ?? "",
+        headSha: typeof facts.headSha === "string" ? facts.headSha : data.headSha,
+        attempt: facts.attempt ?? 0,
+      });
     return { outcome: decision.action, reason: decision.reason, ...facts };
   };
 

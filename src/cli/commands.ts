@@ -22,7 +22,11 @@ export const COMMANDS = {
   web: serve("web\n  the webhook server and the dashboard (PORT, HOST)"),
   worker: serve("worker\n  the job workers (HEALTH_PORT serves GET /health)"),
   settings: { usage: SETTINGS_USAGE, positionals: [0, Number.POSITIVE_INFINITY] },
-  analyze: { usage: "usage: open-swe analyze <owner/repo> [--continual]\n  queue the review-style analyzer for a repository (bootstrap by default)", options: { continual: { type: "boolean" } }, positionals: [1, 1] },
+  analyze: {
+    usage: "usage: open-swe analyze <owner/repo> [--continual]\n  queue the review-style analyzer for a repository (bootstrap by default)",
+    options: { continual: { type: "boolean" } },
+    positionals: [1, 1],
+  },
   ...OPERATOR_COMMANDS,
   run: {
     usage: 'usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"\n  run the agent locally: progress, branch, diff, transcript',

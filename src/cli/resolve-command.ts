@@ -3,7 +3,7 @@ import { BENCH_NAMES, COMMANDS, USAGE, type CommandName } from "./commands.js";
 
 export type Resolved =
   | { kind: "usage"; text: string }
-  | { kind: "run"; name: CommandName; args: ParsedCommand; /** The arguments after the command's words, as given (bench: the benchmark's own). */ argv: string[] };
+  | { kind: "run"; name: CommandName; args: ParsedCommand /** The arguments after the command's words, as given (bench: the benchmark's own). */; argv: string[] };
 
 const HELP = new Set(["help", "--help", "-h"]);
 const GROUPS = [...new Set(Object.keys(COMMANDS).flatMap((k) => (k.includes(" ") ? [k.split(" ")[0]!] : [])))];

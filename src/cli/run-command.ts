@@ -33,10 +33,13 @@ async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Log
       process.exit(1);
     }
     // A backstop: stop() bounds every step, but a process must never outlive grace + 5 s on SIGTERM.
-    setTimeout(() => {
-      log.error({ sig }, "shutdown did not finish within SHUTDOWN_GRACE_SECONDS + 5 s: exiting");
-      process.exit(1);
-    }, (config.env.SHUTDOWN_GRACE_SECONDS + 5) * 1000).unref();
+    setTimeout(
+      () => {
+        log.error({ sig }, "shutdown did not finish within SHUTDOWN_GRACE_SECONDS + 5 s: exiting");
+        process.exit(1);
+      },
+      (config.env.SHUTDOWN_GRACE_SECONDS + 5) * 1000,
+    ).unref();
     running.stop().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -103,7 +106,13 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       await withRedis(config, log, async (redis) => {
         const queues = new QueueSet({ connection: redis, prefix: config.env.QUEUE_PREFIX, attempts: config.env.JOB_ATTEMPTS, signer: JobSigner.fromEnv(config.env) });
         try {
-          const id = await enqueueAnalyze({ settings: new SettingsStore(redis, config.env.QUEUE_PREFIX), queues, repo, mode, by: { via: "operator", principal: config.env.OPERATOR_LOGIN ? { login: config.env.OPERATOR_LOGIN } : null } });
+          const id = await enqueueAnalyze({
+            settings: new SettingsStore(redis, config.env.QUEUE_PREFIX),
+            queues,
+            repo,
+            mode,
+            by: { via: "operator", principal: config.env.OPERATOR_LOGIN ? { login: config.env.OPERATOR_LOGIN } : null },
+          });
           print(`queued ${mode} review-style analysis of ${repo}: job ${id}`);
         } finally {
           await queues.close();
@@ -131,7 +140,17 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
         return { redis, prefix: config.env.QUEUE_PREFIX };
       };
       try {
-        return await runLocal({ config, repo, task, verbose: args.flag("verbose"), ...(model ? { model } : {}), ...(record ? { record } : {}), ...(context.length ? { context } : {}), runs, out: (t) => process.stdout.write(t) });
+        return await runLocal({
+          config,
+          repo,
+          task,
+          verbose: args.flag("verbose"),
+          ...(model ? { model } : {}),
+          ...(record ? { record } : {}),
+          ...(context.length ? { context } : {}),
+          runs,
+          out: (t) => process.stdout.write(t),
+        });
       } finally {
         const o = opened as { redis: import("ioredis").Redis; embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | null } | null;
         if (o) {

@@ -10,7 +10,12 @@ const csv = (fallback: string) =>
   z
     .string()
     .default(fallback)
-    .transform((s) => s.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean));
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+    );
 
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -58,7 +63,10 @@ export const EnvSchema = z.object({
     .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, "host:port of each sentinel, comma-separated")
     .optional(),
   /** The master's name the sentinels monitor. */
-  QUEUE_REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -").default("mymaster"),
+  QUEUE_REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -")
+    .default("mymaster"),
   /** With sentinels: the master's (and replicas') password; the sentinels' own, if they have one. */
   QUEUE_REDIS_PASSWORD: z.string().min(1).optional(),
   QUEUE_REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
@@ -72,7 +80,10 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   /** Unset: pretty (pino-pretty) on a TTY, JSON lines otherwise; `json` forces JSON on a TTY too. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
-  APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe").default("open-swe"),
+  APP_SLUG: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, "the app's slug, e.g. open-swe")
+    .default("open-swe"),
   /** Unset: derived from APP_SLUG (`my-bot` → `my-bot,mybot`), so the name GitHub gave the app works. */
   MENTION_HANDLES: csv("").optional(),
   BOT_LOGINS: csv(""),
@@ -134,7 +145,10 @@ export const EnvSchema = z.object({
   JIRA_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
   /** Confluence sites allowed to install the Connect app (`acme.atlassian.net`); unset: Confluence is off. */
   CONFLUENCE_SITES: csv(""),
-  CONFLUENCE_APP_KEY: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ -").default("open-swe"),
+  CONFLUENCE_APP_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ -")
+    .default("open-swe"),
   WEBHOOK_PROXY_URL: httpUrl("https://smee.io/abc123").optional(),
   /** The app's public base URL (a tunnel or a deployment); GitHub posts webhooks to `<APP_URL>/api/github/webhooks`. */
   APP_URL: httpUrl("https://open-swe.example.com").optional(),
@@ -157,7 +171,10 @@ export const EnvSchema = z.object({
   /** A paused run's approval request is denied automatically after this long. */
   APPROVAL_TIMEOUT_MINUTES: int(60, 1, 7 * 24 * 60),
   /** The GitHub login the operator CLI's jobs (`open-swe analyze`) are signed as (via "operator"); unset: nobody. */
-  OPERATOR_LOGIN: z.string().regex(/^[A-Za-z0-9-]{1,39}$/, "a GitHub login").optional(),
+  OPERATOR_LOGIN: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,39}$/, "a GitHub login")
+    .optional(),
   /**
    * Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). Unset in production
    * (NODE_ENV=production or APP_URL set): /metrics answers only on a listener bound to loopback.
@@ -238,9 +255,7 @@ export function githubApiUrl(e: Pick<Env, "GITHUB_API_URL" | "GHE_HOST">): strin
 }
 
 /** Where Redis is: a URL, or Redis Sentinel (the sentinels are asked which server is the master, again after a failover). */
-export type RedisTarget =
-  | { url: string }
-  | { sentinels: { host: string; port: number }[]; name: string; tls: boolean; password?: string; sentinelPassword?: string };
+export type RedisTarget = { url: string } | { sentinels: { host: string; port: number }[]; name: string; tls: boolean; password?: string; sentinelPassword?: string };
 
 function redisTarget(e: Env): RedisTarget | null {
   if (e.QUEUE_REDIS_URL && e.QUEUE_REDIS_SENTINELS) throw new ConfigError("QUEUE_REDIS_URL and QUEUE_REDIS_SENTINELS are both set: use one (a URL, or the sentinels that name the master)");
@@ -298,10 +313,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   let sandbox: SandboxConfig;
   let model: ModelConfig;
   try {
-    sandbox = readSandboxConfig(
-      { SANDBOX_ROOT: join(dataDir, "sandboxes"), SANDBOX_MIRROR_ROOT: join(dataDir, "mirrors"), ...cleaned },
-      cwd,
-    );
+    sandbox = readSandboxConfig({ SANDBOX_ROOT: join(dataDir, "sandboxes"), SANDBOX_MIRROR_ROOT: join(dataDir, "mirrors"), ...cleaned }, cwd);
     model = readModelConfig({ ...cleaned, THREAD_MODELS: parsed.data.THREAD_MODELS.join(",") }, cwd);
   } catch (err) {
     throw new ConfigError((err as Error).message);

@@ -50,7 +50,10 @@ const headingText = (line: string) => /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line.trim(
  */
 export function sectionProblems(body: string, sections: readonly string[] | undefined): { missing: string[]; outOfOrder: boolean } {
   if (!sections?.length) return { missing: [], outOfOrder: false };
-  const headings = body.split("\n").map(headingText).filter((h): h is string => h !== undefined);
+  const headings = body
+    .split("\n")
+    .map(headingText)
+    .filter((h): h is string => h !== undefined);
   const positions = sections.map((s) => headings.indexOf(s.trim().toLowerCase()));
   const missing = sections.filter((_s, i) => positions[i] === -1);
   const found = positions.filter((p) => p !== -1);

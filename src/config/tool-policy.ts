@@ -78,7 +78,11 @@ export function resolveRunToolPolicies(tools: readonly string[], sources: Policy
 /** What the system prompt says about the run's policies; empty when every tool is allowed. */
 export function toolPolicyNotice(p: RunToolPolicies): string {
   const lines: string[] = [];
-  if (p.denied.length > 0) lines.push(`These tools are disabled for this repository by policy and are not available to you: ${p.denied.map((t) => `\`${t}\``).join(", ")}. Do not try to work around them.`);
-  if (p.ask.length > 0) lines.push(`These tools need a person's approval before each call: ${p.ask.map((t) => `\`${t}\``).join(", ")}. The run pauses until someone decides; if a call is denied, the tool result says so — continue without it.`);
+  if (p.denied.length > 0)
+    lines.push(`These tools are disabled for this repository by policy and are not available to you: ${p.denied.map((t) => `\`${t}\``).join(", ")}. Do not try to work around them.`);
+  if (p.ask.length > 0)
+    lines.push(
+      `These tools need a person's approval before each call: ${p.ask.map((t) => `\`${t}\``).join(", ")}. The run pauses until someone decides; if a call is denied, the tool result says so — continue without it.`,
+    );
   return lines.length > 0 ? `## Tool policies\n\n${lines.join("\n\n")}` : "";
 }

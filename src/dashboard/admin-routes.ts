@@ -30,7 +30,10 @@ export function mountAdmin(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const repos = Object.keys(installed).sort();
     const notice = c.req.query("done");
     return c.html(
-      layout("Admin", session, html`
+      layout(
+        "Admin",
+        session,
+        html`
 ${notice ? html`<p role="status">${notice}</p>` : ""}
 <p><a href="/app/admin/queues">Queues (bull-board)</a></p>
 <h2>Team default models</h2>
@@ -44,27 +47,31 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
 <div class="table"><table>
 <thead><tr><th scope="col">Repository</th><th scope="col">Installation</th><th scope="col">Enabled</th><th scope="col">Review style</th></tr></thead>
 <tbody>${repos.map(
-        (r) => html`<tr><td>${r}</td><td>${installed[r]!.installationId}</td>
+          (r) => html`<tr><td>${r}</td><td>${installed[r]!.installationId}</td>
 <td><form method="post" action="/app/admin/repos" class="inline">${csrfField(session)}<input type="hidden" name="repo" value="${r}">
 ${enabled.includes(r) ? html`<input type="hidden" name="action" value="disable"><button type="submit" class="btn btn-sm" aria-label="Disable ${r}">Enabled · disable</button>` : html`<input type="hidden" name="action" value="enable"><button type="submit" class="btn btn-sm" aria-label="Enable ${r}">Enable</button>`}
 </form></td>
 <td><a href="/app/admin/styles/${r}">View / edit</a></td></tr>`,
-      )}</tbody></table></div>
+        )}</tbody></table></div>
 ${repos.length === 0 ? html`<p>The app is not installed on any repository yet.</p>` : ""}
 ${enabled.filter((r) => !repos.includes(r)).length > 0 ? html`<p>Also enabled (no longer installed): ${enabled.filter((r) => !repos.includes(r)).join(", ")}</p>` : ""}
 <h2>Identity mappings</h2>
 <p>Who a Slack or Linear user is on GitHub; their requests are checked against that login's write access.</p>
-${Object.keys(identities).length === 0
-  ? html`<p>No mappings yet.</p>`
-  : html`<div class="table"><table><thead><tr><th scope="col">Source user</th><th scope="col">GitHub login</th><th scope="col"></th></tr></thead><tbody>${Object.entries(identities)
-      .sort()
-      .map(
-        ([who, login]) => html`<tr><td>${who}</td><td>@${login}</td><td><form method="post" action="/app/admin/identities" class="inline">${csrfField(session)}<input type="hidden" name="action" value="remove"><input type="hidden" name="sourceUser" value="${who}"><button type="submit" class="btn btn-sm" aria-label="Remove ${who}">Remove</button></form></td></tr>`,
-      )}</tbody></table></div>`}
+${
+  Object.keys(identities).length === 0
+    ? html`<p>No mappings yet.</p>`
+    : html`<div class="table"><table><thead><tr><th scope="col">Source user</th><th scope="col">GitHub login</th><th scope="col"></th></tr></thead><tbody>${Object.entries(identities)
+        .sort()
+        .map(
+          ([who, login]) =>
+            html`<tr><td>${who}</td><td>@${login}</td><td><form method="post" action="/app/admin/identities" class="inline">${csrfField(session)}<input type="hidden" name="action" value="remove"><input type="hidden" name="sourceUser" value="${who}"><button type="submit" class="btn btn-sm" aria-label="Remove ${who}">Remove</button></form></td></tr>`,
+        )}</tbody></table></div>`
+}
 <form method="post" action="/app/admin/identities" class="filters">${csrfField(session)}<input type="hidden" name="action" value="set">
 <div><label for="id-source">Source user</label><input class="form-control" id="id-source" name="sourceUser" placeholder="slack:U0123ABC" required></div>
 <div><label for="id-login">GitHub login</label><input class="form-control" id="id-login" name="login" required></div>
-<button type="submit" class="btn">Map</button></form>`),
+<button type="submit" class="btn">Map</button></form>`,
+      ),
     );
   });
 
@@ -125,7 +132,10 @@ ${Object.keys(identities).length === 0
     const style = await styles.get(r);
     const notice = c.req.query("done");
     return c.html(
-      layout(`Review style · ${full}`, session, html`
+      layout(
+        `Review style · ${full}`,
+        session,
+        html`
 ${notice ? html`<p role="status">${notice}</p>` : ""}
 <p>${style ? `Version ${style.version}, ${style.mode}, updated ${style.updatedAt}.` : "No learned style yet."}</p>
 <form method="post" action="/app/admin/styles/${full}">${csrfField(session)}
@@ -134,7 +144,8 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
 <p><button type="submit" class="btn">Save style</button></p></form>
 <form method="post" action="/app/admin/styles/${full}/relearn">${csrfField(session)}
 <button type="submit" class="btn">Re-learn from past reviews</button></form>
-<p><a href="/app/admin">Back to admin</a></p>`),
+<p><a href="/app/admin">Back to admin</a></p>`,
+      ),
     );
   });
 
@@ -160,7 +171,13 @@ ${notice ? html`<p role="status">${notice}</p>` : ""}
       if (refused) return refused;
     }
     try {
-      const id = await enqueueAnalyze({ settings: deps.settings, queues: deps.queues, repo: full, mode: "bootstrap", by: { via: "dashboard", principal: { login: session.login, id: session.userId } } });
+      const id = await enqueueAnalyze({
+        settings: deps.settings,
+        queues: deps.queues,
+        repo: full,
+        mode: "bootstrap",
+        by: { via: "dashboard", principal: { login: session.login, id: session.userId } },
+      });
       deps.log.info({ login: session.login, repo: full, jobId: id }, "dashboard: review style re-learn queued");
     } catch (err) {
       return c.html(messagePage("Not queued", session, (err as Error).message, back), 400);

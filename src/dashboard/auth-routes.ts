@@ -53,13 +53,18 @@ export function mountAuth(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
   app.get("/auth/sign-in", async (c) => {
     const next = safeNext(c.req.query("next"));
     return c.html(
-      layout("Sign in", null, html`<p>Open SWE's dashboard shows the runs of the repositories you can write to.</p>
-<p><a href="/auth/login?next=${encodeURIComponent(next)}" class="btn btn-primary" id="sign-in">Sign in with GitHub</a></p>`),
+      layout(
+        "Sign in",
+        null,
+        html`<p>Open SWE's dashboard shows the runs of the repositories you can write to.</p>
+<p><a href="/auth/login?next=${encodeURIComponent(next)}" class="btn btn-primary" id="sign-in">Sign in with GitHub</a></p>`,
+      ),
     );
   });
 
   app.get("/auth/login", async (c) => {
-    if (!deps.oauth) return c.html(messagePage("Sign-in is not set up", null, "Sign-in needs GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the GitHub App's OAuth client). An operator has to set them."), 503);
+    if (!deps.oauth)
+      return c.html(messagePage("Sign-in is not set up", null, "Sign-in needs GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the GitHub App's OAuth client). An operator has to set them."), 503);
     const a = newAuthorization();
     await deps.sessions.savePending(a.state, { verifier: a.verifier, next: safeNext(c.req.query("next")) });
     // The state is also bound to this browser: a callback link made in another browser is refused.
@@ -75,7 +80,8 @@ export function mountAuth(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const code = c.req.query("code") ?? "";
     const bound = await getSignedCookie(c, deps.cookieSecret, STATE_COOKIE);
     deleteCookie(c, STATE_COOKIE, { path: "/auth" });
-    if (!state || !code || !bound || !sameSecret(bound, state)) return c.html(messagePage("Sign-in failed", null, "The sign-in answer did not match a sign-in started in this browser (state mismatch).", again), 400);
+    if (!state || !code || !bound || !sameSecret(bound, state))
+      return c.html(messagePage("Sign-in failed", null, "The sign-in answer did not match a sign-in started in this browser (state mismatch).", again), 400);
     const pending = await deps.sessions.takePending(state);
     if (!pending) return c.html(messagePage("Sign-in failed", null, "This sign-in expired or was already used.", again), 400);
     try {
@@ -86,7 +92,14 @@ export function mountAuth(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       const repos = Object.keys(installations).sort();
       if (repos.length === 0 && !admin) {
         deps.log.info({ login: user.login }, "dashboard sign-in refused: no writable installed repo");
-        return c.html(messagePage("No access", null, `You are signed in to GitHub as @${user.login}, but you cannot write to any repository where Open SWE is installed, so the dashboard has nothing to show you.`), 403);
+        return c.html(
+          messagePage(
+            "No access",
+            null,
+            `You are signed in to GitHub as @${user.login}, but you cannot write to any repository where Open SWE is installed, so the dashboard has nothing to show you.`,
+          ),
+          403,
+        );
       }
       const profile = await deps.settings.getProfile(user.login);
       if (profile.prsAsMe && deps.secretBox) await new UserTokens(deps.redis, deps.prefix, deps.secretBox).save(user.login, token);

@@ -22,9 +22,7 @@ export function truncate(s: string, max = TRUNCATE_AT): string {
 
 export function textOf(m: BaseMessage): string {
   if (typeof m.content === "string") return m.content;
-  return m.content
-    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part["text"] === "string" ? part["text"] : ""))
-    .join("");
+  return m.content.map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part["text"] === "string" ? part["text"] : "")).join("");
 }
 
 /** Pure: a thread's messages as the run page shows them; tool inputs and outputs truncated. */

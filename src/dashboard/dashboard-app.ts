@@ -37,7 +37,9 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
   const web = env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com";
   const api = o.config.github?.baseUrl ?? "https://api.github.com";
   // The cookie key is derived from the app's private key: nothing more to configure, and it changes with it.
-  const cookieSecret = createHmac("sha256", o.config.github?.privateKey ?? "").update("open-swe dashboard cookies v1").digest();
+  const cookieSecret = createHmac("sha256", o.config.github?.privateKey ?? "")
+    .update("open-swe dashboard cookies v1")
+    .digest();
   return {
     config: o.config,
     redis: o.redis,
@@ -72,7 +74,14 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   });
   app.notFound((c) => c.html(messagePage("Not found", null, `There is no page at ${c.req.path}.`, { href: "/app", label: "Dashboard" }), 404));
   const ours = secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", "data:"], formAction: ["'self'", deps.oauth?.webBase ?? "https://github.com"], frameAncestors: ["'none'"] },
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", "data:"],
+      formAction: ["'self'", deps.oauth?.webBase ?? "https://github.com"],
+      frameAncestors: ["'none'"],
+    },
     referrerPolicy: "same-origin",
   });
   app.use("/auth/*", ours);
@@ -94,7 +103,10 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   const board = new HonoAdapter(serveStatic);
   // Admins administer, they do not impersonate: the queue view only reads (no add, retry, edit, clean:
   // bull-board answers 405). A job it could add would be unsigned anyway, and the worker refuses those.
-  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })), serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"] });
+  createBullBoard({
+    queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
+    serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"],
+  });
   board.setBasePath(QUEUES_PATH);
   app.use(QUEUES_PATH, stripBullBoardFonts);
   app.use(`${QUEUES_PATH}/*`, stripBullBoardFonts);

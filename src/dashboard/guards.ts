@@ -58,7 +58,8 @@ export function requireSession(deps: DashboardDeps): MiddlewareHandler<Dashboard
 export function requireAdmin(deps: Pick<DashboardDeps, "config">): MiddlewareHandler<DashboardEnv> {
   return async (c, next) => {
     const session = c.get("session");
-    if (!session.admin || !deps.config.env.DASHBOARD_ADMINS.includes(session.login.toLowerCase())) return c.html(messagePage("Admins only", session, `@${session.login} is not a dashboard admin (DASHBOARD_ADMINS).`), 403);
+    if (!session.admin || !deps.config.env.DASHBOARD_ADMINS.includes(session.login.toLowerCase()))
+      return c.html(messagePage("Admins only", session, `@${session.login} is not a dashboard admin (DASHBOARD_ADMINS).`), 403);
     await next();
   };
 }

@@ -62,7 +62,14 @@ function byName(rows: readonly InsightsDay[], days: readonly string[], kinds: re
       const bar = field.indexOf("|");
       if (bar < 0 || !kinds.includes(field.slice(0, bar))) continue;
       const name = field.slice(bar + 1);
-      const values = sums.get(name) ?? sums.set(name, days.map(() => 0)).get(name)!;
+      const values =
+        sums.get(name) ??
+        sums
+          .set(
+            name,
+            days.map(() => 0),
+          )
+          .get(name)!;
       values[i]! += n;
     }
   }
@@ -100,13 +107,21 @@ export function aggregateInsights(rows: readonly InsightsDay[], days: readonly s
         id: "duration",
         title: "Run duration per day",
         unit: "seconds",
-        series: all.size === 0 ? [] : [
-          { name: "median", values: durations.map((d) => seconds(histogramPercentile(d, 0.5))) },
-          { name: "p90", values: durations.map((d) => seconds(histogramPercentile(d, 0.9))) },
-        ],
+        series:
+          all.size === 0
+            ? []
+            : [
+                { name: "median", values: durations.map((d) => seconds(histogramPercentile(d, 0.5))) },
+                { name: "p90", values: durations.map((d) => seconds(histogramPercentile(d, 0.9))) },
+              ],
       },
       { id: "autofix", title: "CI autofix runs by result", unit: "runs", series: byName(mine, days, ["autofix"]) },
-      { id: "findings", title: "Review findings", unit: "findings", series: findings.length === 0 ? [] : FINDINGS.map((name) => findings.find((s) => s.name === name) ?? { name, values: days.map(() => 0) }) },
+      {
+        id: "findings",
+        title: "Review findings",
+        unit: "findings",
+        series: findings.length === 0 ? [] : FINDINGS.map((name) => findings.find((s) => s.name === name) ?? { name, values: days.map(() => 0) }),
+      },
     ],
     totals: { runs: total(runs), usd: Math.round(total(cost) * 10_000) / 10_000, tokens: total(tokens), medianMs: histogramPercentile(all, 0.5), p90Ms: histogramPercentile(all, 0.9) },
   };

@@ -47,14 +47,16 @@ export function mountInsights(app: Hono<DashboardEnv>, deps: DashboardDeps): voi
 
   async function answer(c: Context<DashboardEnv>, session: Session): Promise<Answer> {
     const parsed = InsightsQuery.safeParse(c.req.query());
-    if (!parsed.success) return { ok: false, response: c.html(messagePage("Bad request", session, parsed.error.issues.map((i) => i.message).join("; "), { href: "/app/insights", label: "Insights" }), 400) };
+    if (!parsed.success)
+      return { ok: false, response: c.html(messagePage("Bad request", session, parsed.error.issues.map((i) => i.message).join("; "), { href: "/app/insights", label: "Insights" }), 400) };
     const scope = parseScope(parsed.data.scope);
     const candidates = scopeRepos(session.repos, scope);
     const rights = await Promise.all(candidates.map((repo) => repoRightNow(deps, session.login, repo, session.installations[repo])));
     const repos = candidates.filter((_, i) => rights[i] === "write");
     const unreachable = candidates.filter((_, i) => rights[i] === "unreachable");
     // A team or repository never the viewer's, or no longer: the same answer, saying nothing of it.
-    if (scope.kind !== "all" && repos.length === 0 && unreachable.length === 0) return { ok: false, response: c.html(messagePage("Not found", session, "There is no such team or repository among those you can read.", { href: "/app/insights", label: "Insights" }), 404) };
+    if (scope.kind !== "all" && repos.length === 0 && unreachable.length === 0)
+      return { ok: false, response: c.html(messagePage("Not found", session, "There is no such team or repository among those you can read.", { href: "/app/insights", label: "Insights" }), 404) };
     const days = dayRange(Date.now(), parsed.data.days);
     return { ok: true, scope, days: parsed.data.days, insights: aggregateInsights(await store.read(repos, days), days), unreachable };
   }

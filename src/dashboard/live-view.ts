@@ -61,7 +61,13 @@ export async function readLiveState(deps: { redis: Redis; prefix: string; checkp
   const shown = await threadIsRuns(entry);
   const thread = shown ? await readThread(deps.checkpoints, entry.threadId) : { messages: [], todos: [] };
   const items = conversationItems(thread.messages);
-  const times = items.length > 0 ? stepTimes(await new RunFeed(deps.redis, deps.prefix).steps(entry.threadId), items.map((i) => i.kind)) : [];
+  const times =
+    items.length > 0
+      ? stepTimes(
+          await new RunFeed(deps.redis, deps.prefix).steps(entry.threadId),
+          items.map((i) => i.kind),
+        )
+      : [];
   const ended = !isLive(current.status);
   return {
     status: current.status,

@@ -33,7 +33,10 @@ export function mountProfile(app: Hono<DashboardEnv>, deps: DashboardDeps): void
     const hasToken = tokens ? (await tokens.get(session.login)) !== null : false;
     const saved = c.req.query("saved") === "1";
     return c.html(
-      layout(`Profile · @${session.login}`, session, html`
+      layout(
+        `Profile · @${session.login}`,
+        session,
+        html`
 ${saved ? html`<div class="flash flash-success mb-3" role="status">Saved.</div>` : ""}
 <form method="post" action="/app/profile">${csrfField(session)}
 <label for="model">Model for your runs</label>
@@ -45,15 +48,18 @@ ${saved ? html`<div class="flash flash-success mb-3" role="status">Saved.</div>`
 <div class="form-checkbox"><label><input type="checkbox" id="autoFixCi" name="autoFixCi" ${profile.autoFixCi ? "checked" : ""}> Fix CI automatically on my PRs (autoFixCi)</label></div>
 <div class="form-checkbox"><label><input type="checkbox" id="autoReview" name="autoReview" ${profile.autoReview ? "checked" : ""}> Review my pull requests automatically</label></div>
 <div class="form-checkbox"><label><input type="checkbox" id="prsAsMe" name="prsAsMe" aria-describedby="prsAsMe-note" ${profile.prsAsMe ? "checked" : ""} ${tokens ? "" : "disabled"}> Open PRs as me</label>
-<p class="note" id="prsAsMe-note">${tokens
-  ? profile.prsAsMe
-    ? hasToken
-      ? "Your GitHub token is stored encrypted; PRs of your runs are opened as you."
-      : "No usable token is stored: save to authorise again."
-    : "Your runs' PRs are opened by the app. Turning this on asks GitHub to authorise the app for you; the token is stored encrypted."
-  : "Needs OPEN_SWE_SECRET_KEY on the server."}</p></div>
+<p class="note" id="prsAsMe-note">${
+          tokens
+            ? profile.prsAsMe
+              ? hasToken
+                ? "Your GitHub token is stored encrypted; PRs of your runs are opened as you."
+                : "No usable token is stored: save to authorise again."
+              : "Your runs' PRs are opened by the app. Turning this on asks GitHub to authorise the app for you; the token is stored encrypted."
+            : "Needs OPEN_SWE_SECRET_KEY on the server."
+        }</p></div>
 <button type="submit" class="btn btn-primary">Save</button>
-</form>`),
+</form>`,
+      ),
     );
   });
 
@@ -62,7 +68,8 @@ ${saved ? html`<div class="flash flash-success mb-3" role="status">Saved.</div>`
     const form = ProfileForm.safeParse(await c.req.parseBody());
     if (!form.success) return c.html(messagePage("Not saved", session, `The form was not valid: ${form.error.issues[0]?.message ?? "invalid"}.`, { href: "/app/profile", label: "Back" }), 400);
     const f = form.data;
-    if (f.model && !models.includes(f.model)) return c.html(messagePage("Not saved", session, `The model ${f.model} is not one this installation allows.`, { href: "/app/profile", label: "Back" }), 400);
+    if (f.model && !models.includes(f.model))
+      return c.html(messagePage("Not saved", session, `The model ${f.model} is not one this installation allows.`, { href: "/app/profile", label: "Back" }), 400);
     const prsAsMe = f.prsAsMe === "on" && tokens !== null;
     const next: Profile = Profile.parse({
       autoFixCi: f.autoFixCi === "on",

@@ -45,7 +45,10 @@ export async function readPushedDiff(mirrorRoot: string, repo: string, sha: stri
   const mirror = mirrorPath(mirrorRoot, repo);
   if (!existsSync(mirror)) return { kind: "missing", sha };
   const git = (...args: string[]) => hostGit(["-C", mirror, ...args], { timeoutMs: 30_000 });
-  const base = await git("merge-base", "HEAD", sha).then((s) => s.trim(), () => null);
+  const base = await git("merge-base", "HEAD", sha).then(
+    (s) => s.trim(),
+    () => null,
+  );
   if (!base) return { kind: "missing", sha };
   if (base === sha) return { kind: "merged", sha };
   const size = diffSize(await git("diff", "--no-ext-diff", "--no-textconv", "--numstat", base, sha));

@@ -45,13 +45,23 @@ export async function repoRightNow(deps: Pick<DashboardDeps, "github" | "redis" 
  * For a route about to act on `repo`: null when the signed-in person may write to it now; otherwise
  * the page that says why (403 no longer a writer, 503 GitHub could not be asked).
  */
-export async function refuseUnlessWriter(c: Context<DashboardEnv>, deps: DashboardDeps, session: Session, repo: string, what: string, installationId = session.installations[repo]): Promise<Response | null> {
+export async function refuseUnlessWriter(
+  c: Context<DashboardEnv>,
+  deps: DashboardDeps,
+  session: Session,
+  repo: string,
+  what: string,
+  installationId = session.installations[repo],
+): Promise<Response | null> {
   const right = await repoRightNow(deps, session.login, repo, installationId);
   if (right === "write") return null;
   const back = { href: "/app", label: "Dashboard" };
   if (right === "unreachable") {
     deps.log.warn({ login: session.login, repo, what }, "dashboard action refused: GitHub unreachable for the write-access check");
-    return c.html(messagePage("GitHub could not be reached", session, `GitHub did not answer when asked whether you can write to ${repo}, so nothing was done (${what}). Try again in a minute.`, back), 503);
+    return c.html(
+      messagePage("GitHub could not be reached", session, `GitHub did not answer when asked whether you can write to ${repo}, so nothing was done (${what}). Try again in a minute.`, back),
+      503,
+    );
   }
   deps.log.info({ login: session.login, repo, what }, "dashboard action refused: no write access now");
   return c.html(messagePage("Refused", session, `GitHub says you cannot write to ${repo} now, so nothing was done (${what}). Sign in again if your access changed.`, back), 403);

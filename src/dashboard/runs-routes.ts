@@ -71,16 +71,21 @@ async function followRun(deps: DashboardDeps, entry: RunEntry, sent: number, str
     finish();
   });
   let writing = Promise.resolve();
-  const leave = await deps.live.join(entry.runId, new RunFeed(deps.redis, deps.prefix).channel(entry.threadId), () => readLiveState(deps, entry, (e) => threadIsRuns(deps, e)), (state) => {
-    // Each viewer writes in order; a slow one does not hold up the others.
-    writing = writing.then(async () => {
-      if (finished) return;
-      const next = liveEvents(seen, state);
-      seen = next.seen;
-      for (const e of next.events) await stream.writeSSE(e);
-      if (next.done) finish();
-    });
-  });
+  const leave = await deps.live.join(
+    entry.runId,
+    new RunFeed(deps.redis, deps.prefix).channel(entry.threadId),
+    () => readLiveState(deps, entry, (e) => threadIsRuns(deps, e)),
+    (state) => {
+      // Each viewer writes in order; a slow one does not hold up the others.
+      writing = writing.then(async () => {
+        if (finished) return;
+        const next = liveEvents(seen, state);
+        seen = next.seen;
+        for (const e of next.events) await stream.writeSSE(e);
+        if (next.done) finish();
+      });
+    },
+  );
   try {
     const deadline = Date.now() + (deps.config.env.AGENT_TIMEOUT_MINUTES + 10) * 60_000;
     while (!finished && Date.now() < deadline) {
@@ -120,9 +125,15 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const repo = q["repo"] && session.repos.includes(q["repo"].toLowerCase()) ? q["repo"].toLowerCase() : undefined;
     const source = q["source"] && /^[a-z]{1,20}$/.test(q["source"]) ? q["source"] : undefined;
     const before = q["before"] && /^\d{1,16}$/.test(q["before"]) ? Number(q["before"]) : undefined;
-    const page = await index.list({ repos: new Set(session.repos), ...(repo ? { repo } : {}), ...(status ? { status } : {}), ...(source ? { source } : {}) }, { size: PAGE_SIZE, ...(before !== undefined ? { before } : {}) });
+    const page = await index.list(
+      { repos: new Set(session.repos), ...(repo ? { repo } : {}), ...(status ? { status } : {}), ...(source ? { source } : {}) },
+      { size: PAGE_SIZE, ...(before !== undefined ? { before } : {}) },
+    );
     const rows = await Promise.all(page.entries.map(async (entry) => ({ entry, record: isLive(entry.status) ? null : await records.get(entry.runId) })));
-    const nextHref = page.next === undefined ? null : `/app/runs?${new URLSearchParams({ ...(repo ? { repo } : {}), ...(status ? { status } : {}), ...(source ? { source } : {}), before: String(page.next) }).toString()}`;
+    const nextHref =
+      page.next === undefined
+        ? null
+        : `/app/runs?${new URLSearchParams({ ...(repo ? { repo } : {}), ...(status ? { status } : {}), ...(source ? { source } : {}), before: String(page.next) }).toString()}`;
     return c.html(runsPage(session, rows, { repo, status, source }, nextHref));
   });
 
@@ -132,7 +143,13 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     if (!entry) return c.html(notFound(session), 404);
     const [thread, record] = await Promise.all([runThread(deps, entry), records.get(entry.runId)]);
     const items = conversationItems(thread.messages);
-    const times = items.length > 0 ? stepTimes(await new RunFeed(deps.redis, deps.prefix).steps(entry.threadId), items.map((i) => i.kind)) : [];
+    const times =
+      items.length > 0
+        ? stepTimes(
+            await new RunFeed(deps.redis, deps.prefix).steps(entry.threadId),
+            items.map((i) => i.kind),
+          )
+        : [];
     // A run refused before it started (bad config, no model key) says why through its failed job.
     const failure = entry.status === "failed" ? ((await deps.queues.findJob("agent", entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
@@ -140,7 +157,19 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const prHealth = record?.prUrl ? prHealthView(await deps.prHealth.get(deps, record.prUrl, session.installations[entry.repo])) : undefined;
     const subagents = subagentsView(entry.runId, thread.hidden ? [] : await readSubagents(deps.checkpoints, entry.threadId, thread.messages));
     const diff = pushedDiffView(await readPushedDiff(deps.config.sandbox.mirrorRoot, entry.repo, record?.pushedSha));
-    return c.html(runPage(session, entry, record, items, thread.todos, { failure, sandbox: thread.hidden ? null : sandbox, usage: usageSoFar(thread.messages, UNKNOWN_MODEL), approvalId, conversationHidden: thread.hidden, times, diff, subagents, ...(prHealth ? { prHealth } : {}) }));
+    return c.html(
+      runPage(session, entry, record, items, thread.todos, {
+        failure,
+        sandbox: thread.hidden ? null : sandbox,
+        usage: usageSoFar(thread.messages, UNKNOWN_MODEL),
+        approvalId,
+        conversationHidden: thread.hidden,
+        times,
+        diff,
+        subagents,
+        ...(prHealth ? { prHealth } : {}),
+      }),
+    );
   });
 
   // Live view: the run's messages, usage, todos and status as the worker publishes them; one shared
@@ -155,7 +184,10 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     // One viewer (or one address) may hold only so many open streams.
     const grant = deps.liveStreams.acquire(c.get("sessionId"), getConnInfo(c).remote.address ?? "unknown");
     if (!grant.ok) return c.text(`too many live views: ${grant.reason}`, 429, { "retry-after": "30" });
-    return streamSSE(c, releasing(grant.release, (stream) => followRun(deps, entry, sent, stream)));
+    return streamSSE(
+      c,
+      releasing(grant.release, (stream) => followRun(deps, entry, sent, stream)),
+    );
   });
 
   // "show all": the whole text of one message (a long tool output or tool call), as plain text.
@@ -166,7 +198,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     if (!entry || !Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
     const thread = await runThread(deps, entry);
     const text = thread.hidden ? null : fullText(thread.messages, n);
-    if (text === null) return c.html(messagePage("Message not found", session, `This run's conversation has no message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 404);
+    if (text === null)
+      return c.html(messagePage("Message not found", session, `This run's conversation has no message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 404);
     return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
   });
 
@@ -180,7 +213,11 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const thread = await runThread(deps, entry);
     const subagent = thread.hidden ? undefined : (await readSubagents(deps.checkpoints, entry.threadId, thread.messages))[k];
     const text = subagent ? fullText(subagent.messages, n) : null;
-    if (text === null) return c.html(messagePage("Message not found", session, `This run has no subagent ${k} with a message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 404);
+    if (text === null)
+      return c.html(
+        messagePage("Message not found", session, `This run has no subagent ${k} with a message ${n}.`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }),
+        404,
+      );
     return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
   });
 
@@ -188,7 +225,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const session = c.get("session");
     const entry = await visibleRun(deps, session, c.req.param("id"));
     if (!entry) return c.html(notFound(session), 404);
-    if (!isLive(entry.status)) return c.html(messagePage("Already ended", session, `This run already ended (${entry.status}).`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 409);
+    if (!isLive(entry.status))
+      return c.html(messagePage("Already ended", session, `This run already ended (${entry.status}).`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 409);
     const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the run was not stopped");
     if (refused) return refused;
     await new RunStops(deps.redis, deps.prefix).request(entry.runId, session.login);
@@ -211,7 +249,11 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const text = (await c.req.parseBody())["text"];
     if (typeof text !== "string" || text.trim() === "" || text.length > 20_000) return c.html(messagePage("Nothing sent", session, "Write a message of at most 20,000 characters."), 400);
     if (!isLive(entry.status)) return c.html(messagePage("The run has ended", session, "This run has ended; start a new task to continue.", { href: "/app/tasks/new", label: "New task" }), 409);
-    if (!(await threadIsRuns(deps, entry))) return c.html(messagePage("Nothing sent", session, `This run's thread now belongs to another repository than ${entry.repo}; start a new task to continue.`, { href: "/app/tasks/new", label: "New task" }), 409);
+    if (!(await threadIsRuns(deps, entry)))
+      return c.html(
+        messagePage("Nothing sent", session, `This run's thread now belongs to another repository than ${entry.repo}; start a new task to continue.`, { href: "/app/tasks/new", label: "New task" }),
+        409,
+      );
     const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the message was not sent");
     if (refused) return refused;
     await new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP).push(entry.threadId, { text: text.trim(), author: session.login, source: "dashboard", at: Date.now() });

@@ -18,7 +18,11 @@ interface TaskCall {
 export function taskCalls(messages: readonly BaseMessage[]): TaskCall[] {
   return messages.flatMap((m) =>
     AIMessage.isInstance(m)
-      ? (m.tool_calls ?? []).flatMap((c) => (c.name === "task" && typeof c.args["description"] === "string" ? [{ agent: typeof c.args["subagent_type"] === "string" ? c.args["subagent_type"] : "general-purpose", description: c.args["description"] }] : []))
+      ? (m.tool_calls ?? []).flatMap((c) =>
+          c.name === "task" && typeof c.args["description"] === "string"
+            ? [{ agent: typeof c.args["subagent_type"] === "string" ? c.args["subagent_type"] : "general-purpose", description: c.args["description"] }]
+            : [],
+        )
       : [],
   );
 }

@@ -31,7 +31,10 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     const session = c.get("session");
     if (session.repos.length === 0) return c.html(messagePage("New task", session, "You cannot write to any repository where Open SWE is installed."));
     return c.html(
-      layout("New task", session, html`
+      layout(
+        "New task",
+        session,
+        html`
 <form method="post" action="/app/tasks">${csrfField(session)}
 <label for="repo">Repository</label>
 <select class="form-select" id="repo" name="repo" required>${session.repos.map((r) => html`<option value="${r}">${r}</option>`)}</select>
@@ -40,7 +43,8 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
 <label for="model">Model</label>
 <select class="form-select" id="model" name="model">${selectOptions(models, undefined, "my default")}</select>
 <p><button type="submit" class="btn btn-primary">Start</button></p>
-</form>`),
+</form>`,
+      ),
     );
   });
 
@@ -51,7 +55,8 @@ export function mountTasks(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     if (!f.success) return c.html(messagePage("Not started", session, `The task was not started: ${f.error.issues[0]?.message ?? "invalid form"}.`, back), 400);
     const repo = f.data.repo.toLowerCase();
     const installationId = session.installations[repo];
-    if (!session.repos.includes(repo) || installationId === undefined) return c.html(messagePage("Not started", session, `You cannot write to ${repo} (or the app is not installed there).`, back), 403);
+    if (!session.repos.includes(repo) || installationId === undefined)
+      return c.html(messagePage("Not started", session, `You cannot write to ${repo} (or the app is not installed there).`, back), 403);
     if (f.data.model && !models.includes(f.data.model)) return c.html(messagePage("Not started", session, `The model ${f.data.model} is not one this installation allows.`, back), 400);
     const refused = await refuseUnlessWriter(c, deps, session, repo, "the task was not started");
     if (refused) return refused;

@@ -35,7 +35,10 @@ export function mentionPattern(handles: readonly string[]): RegExp {
 }
 
 function buildMentionPattern(handles: readonly string[]): RegExp {
-  const alts = [...handles].sort((a, b) => b.length - a.length).map(escape).join("|");
+  const alts = [...handles]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|");
   // Not preceded by a word char, @, / or . (emails, URLs); not followed by a word char or '-'
   // so that @openswe-preview never matches @openswe.
   return new RegExp(`(?<![\\w@/.-])@(${alts})(?![\\w-])`, "i");
@@ -119,7 +122,13 @@ export function parseCommand(body: string, handles: readonly string[]): Command 
   }
   // `approve <8-hex id>` only: `approve the migration plan` stays a task.
   if ((word === "approve" || word === "deny") && second !== undefined && /^[0-9a-f]{8}$/i.test(second.replace(/[,:;.!?]+$/, "")) && !options.model) {
-    const reason = word === "deny" ? rest.slice(rest.indexOf(second) + second.length).replace(/^[\s,:;.!?-]+/, "").trim() : "";
+    const reason =
+      word === "deny"
+        ? rest
+            .slice(rest.indexOf(second) + second.length)
+            .replace(/^[\s,:;.!?-]+/, "")
+            .trim()
+        : "";
     return { kind: "approval", decision: word, id: second.replace(/[,:;.!?]+$/, "").toLowerCase(), ...(reason ? { reason: reason.slice(0, 1000) } : {}) };
   }
   // Exactly `fix ci` (a writer's one-off fix run); `fix ci flakiness in foo` stays a task.

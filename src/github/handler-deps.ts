@@ -19,10 +19,7 @@ export interface RepoCoords {
 }
 
 /** Events without an installation (e.g. sent to a plain repo webhook) cannot be acted on. */
-export function repoCoords(payload: {
-  installation?: { id: number } | null;
-  repository?: { name: string; owner: { login: string } } | null;
-}): RepoCoords | null {
+export function repoCoords(payload: { installation?: { id: number } | null; repository?: { name: string; owner: { login: string } } | null }): RepoCoords | null {
   if (!payload.installation || !payload.repository) return null;
   return { installationId: payload.installation.id, owner: payload.repository.owner.login, repo: payload.repository.name };
 }

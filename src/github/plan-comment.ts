@@ -35,9 +35,7 @@ export function planCommentJob(input: CommentInput): JobPlan {
         data: {
           ...base,
           isPullRequest: input.isPullRequest,
-          threadId: input.isPullRequest
-            ? (input.originThreadId ?? threadId({ kind: "pr", owner, repo, number }))
-            : threadId({ kind: "issue", issueId: input.issueId }),
+          threadId: input.isPullRequest ? (input.originThreadId ?? threadId({ kind: "pr", owner, repo, number })) : threadId({ kind: "issue", issueId: input.issueId }),
           trigger: "comment",
           requester: author,
           text: command.text,

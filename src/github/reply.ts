@@ -30,5 +30,4 @@ export async function replyTo(octokit: Octokit, target: ReplyTarget, body: strin
   return Number(res.data.id);
 }
 
-export const NOT_ALLOWED_REPLY = (login: string) =>
-  `Thanks @${login}. Only people with write access to this repository can ask me to act on it, so I have not started anything.`;
+export const NOT_ALLOWED_REPLY = (login: string) => `Thanks @${login}. Only people with write access to this repository can ask me to act on it, so I have not started anything.`;

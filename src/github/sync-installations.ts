@@ -64,6 +64,12 @@ export async function requestInstallationSync(queues: QueueSet, reason: "startup
 }
 
 export async function scheduleInstallationSync(queues: QueueSet): Promise<void> {
-  await queues.schedule("ci-monitor", INSTALLATION_SYNC_SCHEDULER, { every: SYNC_EVERY_MS }, { name: "installations", data: { reason: "installations" }, opts: { attempts: 1 } }, "system:installation-sync");
+  await queues.schedule(
+    "ci-monitor",
+    INSTALLATION_SYNC_SCHEDULER,
+    { every: SYNC_EVERY_MS },
+    { name: "installations", data: { reason: "installations" }, opts: { attempts: 1 } },
+    "system:installation-sync",
+  );
   await requestInstallationSync(queues, "startup");
 }

@@ -33,7 +33,12 @@ export function tokenAction(t: StoredUserToken, now: number): "use" | "refresh" 
 export function oauthClientOf(config: AppConfig): OAuthClient | null {
   const env = config.env;
   if (!env.GITHUB_CLIENT_ID || !env.GITHUB_CLIENT_SECRET) return null;
-  return { clientId: env.GITHUB_CLIENT_ID, clientSecret: env.GITHUB_CLIENT_SECRET, webBase: env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com", apiBase: config.github?.baseUrl ?? "https://api.github.com" };
+  return {
+    clientId: env.GITHUB_CLIENT_ID,
+    clientSecret: env.GITHUB_CLIENT_SECRET,
+    webBase: env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com",
+    apiBase: config.github?.baseUrl ?? "https://api.github.com",
+  };
 }
 
 export function secretBoxOf(config: AppConfig): SecretBox | null {

@@ -11,8 +11,7 @@ export function healthHandler(redis: Redis, role: string, check?: () => string |
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/health") return false;
     let redisOk = false;
     try {
-      redisOk =
-        (await Promise.race([redis.ping(), new Promise<string>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1_000))])) === "PONG";
+      redisOk = (await Promise.race([redis.ping(), new Promise<string>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1_000))])) === "PONG";
     } catch {
       redisOk = false;
     }

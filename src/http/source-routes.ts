@@ -30,10 +30,13 @@ const refuse = (res: ServerResponse, unread = false) => {
 
 /** Pure: does the request carry at least one of the route's signature headers (none declared: yes)? */
 export function hasSignatureHeader(headers: IncomingHttpHeaders, names: readonly string[]): boolean {
-  return names.length === 0 || names.some((n) => {
-    const v = headers[n];
-    return typeof v === "string" ? v.length > 0 : Array.isArray(v) && v.length > 0;
-  });
+  return (
+    names.length === 0 ||
+    names.some((n) => {
+      const v = headers[n];
+      return typeof v === "string" ? v.length > 0 : Array.isArray(v) && v.length > 0;
+    })
+  );
 }
 
 /**

@@ -67,7 +67,11 @@ export async function startWebServer(opts: {
   // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
   // answers before Probot's not-found handler; webhooks keep their own body limit.
   const dashboard = opts.dashboard
-    ? dashboardHandler(createDashboardApp(dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log, github: opts.dashboard.github ?? null })))
+    ? dashboardHandler(
+        createDashboardApp(
+          dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log, github: opts.dashboard.github ?? null }),
+        ),
+      )
     : null;
   const sources = opts.sources
     ? sourceRoutes({

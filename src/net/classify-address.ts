@@ -26,7 +26,9 @@ function ipv4Octets(ip: string): [number, number, number, number] | undefined {
 /** Canonical text of an address (dotted quad, or eight hex groups) so different spellings compare equal. */
 function canonical(ip: string): string | undefined {
   if (isIP(ip) === 4) return ipv4Octets(ip)?.join(".");
-  return ipv6Groups(ip)?.map((g) => g.toString(16)).join(":");
+  return ipv6Groups(ip)
+    ?.map((g) => g.toString(16))
+    .join(":");
 }
 
 /**

@@ -54,11 +54,7 @@ export const HTTP_DEFAULTS = { maxBytes: 1_000_000, timeoutMs: 20_000, maxRedire
  * is one of this machine's own interface addresses (read at every check, so on every redirect too).
  * Every resolved address must be public: one private answer among public ones is a rebinding trick.
  */
-export async function resolvePublicUrl(
-  raw: string,
-  lookup: LookupAll = systemLookup,
-  ownAddresses: () => ReadonlySet<string> = hostAddresses,
-): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+export async function resolvePublicUrl(raw: string, lookup: LookupAll = systemLookup, ownAddresses: () => ReadonlySet<string> = hostAddresses): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -11,8 +11,10 @@ export class ListenError extends OpenSweError<"port_in_use" | "port_denied"> {}
 export function listen(server: Server, port: number, host: string, setting: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "EADDRINUSE") reject(new ListenError("port_in_use", `${setting}=${port} on ${host} is already in use (another process listens there): stop it or set another ${setting}`, { cause: err }));
-      else if (err.code === "EACCES") reject(new ListenError("port_denied", `${setting}=${port} on ${host} needs privileges this process does not have: set ${setting} to a port above 1023`, { cause: err }));
+      if (err.code === "EADDRINUSE")
+        reject(new ListenError("port_in_use", `${setting}=${port} on ${host} is already in use (another process listens there): stop it or set another ${setting}`, { cause: err }));
+      else if (err.code === "EACCES")
+        reject(new ListenError("port_denied", `${setting}=${port} on ${host} needs privileges this process does not have: set ${setting} to a port above 1023`, { cause: err }));
       else reject(err);
     });
     server.listen(port, host, () => resolve());

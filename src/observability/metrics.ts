@@ -5,7 +5,12 @@ export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: "open_swe_process_" });
 
 export const runsTotal = new Counter({ name: "open_swe_runs_total", help: "Agent runs finished, by outcome", labelNames: ["outcome", "trigger"], registers: [registry] });
-export const tokensTotal = new Counter({ name: "open_swe_tokens_total", help: "Model tokens of finished runs, by model and kind (input includes cached)", labelNames: ["model", "kind"], registers: [registry] });
+export const tokensTotal = new Counter({
+  name: "open_swe_tokens_total",
+  help: "Model tokens of finished runs, by model and kind (input includes cached)",
+  labelNames: ["model", "kind"],
+  registers: [registry],
+});
 export const costUsdTotal = new Counter({ name: "open_swe_cost_usd_total", help: "Model cost of finished runs in USD, by model", labelNames: ["model"], registers: [registry] });
 export const toolDuration = new Histogram({
   name: "open_swe_tool_duration_seconds",

@@ -7,9 +7,25 @@ export const EVENTS_MAXLEN = 10_000;
 
 export const RunEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run.started"), runId: z.string(), threadId: z.string(), repo: z.string(), trigger: z.string(), model: z.string() }),
-  z.object({ type: z.literal("tool.executed"), runId: z.string(), name: z.string(), server: z.string(), durationMs: z.number().min(0), resultChars: z.number().int().min(0), status: z.enum(["success", "error"]) }),
+  z.object({
+    type: z.literal("tool.executed"),
+    runId: z.string(),
+    name: z.string(),
+    server: z.string(),
+    durationMs: z.number().min(0),
+    resultChars: z.number().int().min(0),
+    status: z.enum(["success", "error"]),
+  }),
   z.object({ type: z.literal("approval.requested"), runId: z.string(), approvalId: z.string(), threadId: z.string(), tools: z.array(z.string()) }),
-  z.object({ type: z.literal("approval.resolved"), approvalId: z.string(), threadId: z.string(), decision: z.enum(["approve", "reject"]), how: z.enum(["person", "timeout"]), by: z.string().nullable(), latencyMs: z.number().int().min(0) }),
+  z.object({
+    type: z.literal("approval.resolved"),
+    approvalId: z.string(),
+    threadId: z.string(),
+    decision: z.enum(["approve", "reject"]),
+    how: z.enum(["person", "timeout"]),
+    by: z.string().nullable(),
+    latencyMs: z.number().int().min(0),
+  }),
   z.object({
     type: z.literal("run.completed"),
     runId: z.string(),

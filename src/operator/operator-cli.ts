@@ -77,7 +77,18 @@ export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (l
         const where = await whereOfRun(deps, id);
         const runRepo = where.repo;
         if (repo && runRepo !== repo.toLowerCase()) continue;
-        rows.push({ id, repo: runRepo ?? null, source: where.source ?? null, trigger: record.trigger, model: record.modelId, outcome: record.outcome, startedAt: record.startedAt, durationMs: record.durationMs, costUsd: record.costUsd ?? null, prUrl: record.prUrl ?? null });
+        rows.push({
+          id,
+          repo: runRepo ?? null,
+          source: where.source ?? null,
+          trigger: record.trigger,
+          model: record.modelId,
+          outcome: record.outcome,
+          startedAt: record.startedAt,
+          durationMs: record.durationMs,
+          costUsd: record.costUsd ?? null,
+          prUrl: record.prUrl ?? null,
+        });
       }
       return print(rows);
     }

@@ -91,7 +91,9 @@ export async function runSettingsCli(argv: string[], store: SettingsStore, out: 
         try {
           config = JSON.parse(rest.slice(1).join(" "));
         } catch {
-          throw new UsageError(`the server must be JSON, e.g. '{"url":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer \${DOCS_TOKEN}"}}' or '{"command":"npx","args":["-y","some-mcp-server"]}'`);
+          throw new UsageError(
+            `the server must be JSON, e.g. '{"url":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer \${DOCS_TOKEN}"}}' or '{"command":"npx","args":["-y","some-mcp-server"]}'`,
+          );
         }
         return print(await store.setMcpServer(rest[0]!, config));
       }

@@ -6,7 +6,15 @@ import type { QueueName } from "./names.js";
 /** How a job's principal was established: a verified webhook of a source, a dashboard session, the operator CLI. */
 export const PERSON_VIAS = ["github-webhook", "slack", "linear", "jira", "confluence", "dashboard", "operator"] as const;
 /** Jobs the app queues on its own schedule or timer: they act as nobody but the recorded requester of what they continue. */
-export const SYSTEM_VIAS = ["system:ci-monitor", "system:reconcile", "system:approval-timeout", "system:sandbox-sweep", "system:nightly-analyze", "system:autofix-replay", "system:installation-sync"] as const;
+export const SYSTEM_VIAS = [
+  "system:ci-monitor",
+  "system:reconcile",
+  "system:approval-timeout",
+  "system:sandbox-sweep",
+  "system:nightly-analyze",
+  "system:autofix-replay",
+  "system:installation-sync",
+] as const;
 export const Via = z.enum([...PERSON_VIAS, ...SYSTEM_VIAS]);
 export type Via = z.infer<typeof Via>;
 

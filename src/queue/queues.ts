@@ -130,7 +130,14 @@ export class QueueSet {
    * A repeating job (BullMQ's job scheduler): its template is signed like any job, as the system. With
    * `host`, in that host's own queue (each host sweeps its own disk on its own schedule).
    */
-  async schedule<Q extends QueueName>(name: Q, schedulerId: string, repeat: { every?: number; pattern?: string }, job: { name: string; data: JobInput<Q>; opts?: JobsOptions }, via: Via, host?: string): Promise<void> {
+  async schedule<Q extends QueueName>(
+    name: Q,
+    schedulerId: string,
+    repeat: { every?: number; pattern?: string },
+    job: { name: string; data: JobInput<Q>; opts?: JobsOptions },
+    via: Via,
+    host?: string,
+  ): Promise<void> {
     const queue = host !== undefined && isHostQueue(name) ? this.hostQueue(name, host) : this.queues[name];
     await queue.upsertJobScheduler(schedulerId, repeat, { name: job.name, data: this.signed(name, job.data, via, undefined), ...(job.opts ? { opts: job.opts } : {}) });
   }

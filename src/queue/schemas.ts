@@ -39,31 +39,33 @@ export const AgentSource = z.discriminatedUnion("kind", [
 ]);
 export type AgentSource = z.infer<typeof AgentSource>;
 
-export const AgentJob = z.object({
-  ...Repo,
-  source: AgentSource.default({ kind: "github" }),
-  /** The issue or PR; a run asked from another source has none (it works on a new branch). */
-  number: z.number().int().positive().optional(),
-  isPullRequest: z.boolean().default(false),
-  threadId: z.string().uuid(),
-  trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup", "follow_up", "approval"]),
-  requester: Actor,
-  text: z.string(),
-  /** Set only by a writer's explicit mention with `--verdict` (and inherited by its wake-ups); text never grants it. */
-  verdictAuthorized: z.boolean().default(false),
-  /** `--model <id>`: the thread's model from this run on (highest precedence). */
-  model: ModelId.optional(),
-  /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
-  autofixHead: z.string().min(1).optional(),
-  /** ci_fix for a merge conflict: the base branch the run merges in (shared into its sandbox). */
-  autofixBase: z.string().min(1).optional(),
-  /** ci_fix from `@open-swe fix ci --allow-test-config` (a writer's explicit request): the push may change how tests run. */
-  allowTestConfig: z.literal(true).optional(),
-  comment: CommentRef.optional(),
-  /** trigger `approval`: a person's (or the timeout's) decision on the thread's paused tool calls. */
-  approval: z.object({ id: ApprovalId, decision: z.enum(["approve", "reject"]), message: z.string().max(2000).optional() }).optional(),
-  deliveryId: z.string().min(1),
-}).refine((j) => j.source.kind !== "github" || j.number !== undefined, { error: "a GitHub agent job needs the issue or PR number", path: ["number"] });
+export const AgentJob = z
+  .object({
+    ...Repo,
+    source: AgentSource.default({ kind: "github" }),
+    /** The issue or PR; a run asked from another source has none (it works on a new branch). */
+    number: z.number().int().positive().optional(),
+    isPullRequest: z.boolean().default(false),
+    threadId: z.string().uuid(),
+    trigger: z.enum(["comment", "issue_opened", "issue_labeled", "ci_fix", "wakeup", "follow_up", "approval"]),
+    requester: Actor,
+    text: z.string(),
+    /** Set only by a writer's explicit mention with `--verdict` (and inherited by its wake-ups); text never grants it. */
+    verdictAuthorized: z.boolean().default(false),
+    /** `--model <id>`: the thread's model from this run on (highest precedence). */
+    model: ModelId.optional(),
+    /** ci_fix: the head commit the fix is for, where the run's "Open SWE Autofix" check goes. */
+    autofixHead: z.string().min(1).optional(),
+    /** ci_fix for a merge conflict: the base branch the run merges in (shared into its sandbox). */
+    autofixBase: z.string().min(1).optional(),
+    /** ci_fix from `@open-swe fix ci --allow-test-config` (a writer's explicit request): the push may change how tests run. */
+    allowTestConfig: z.literal(true).optional(),
+    comment: CommentRef.optional(),
+    /** trigger `approval`: a person's (or the timeout's) decision on the thread's paused tool calls. */
+    approval: z.object({ id: ApprovalId, decision: z.enum(["approve", "reject"]), message: z.string().max(2000).optional() }).optional(),
+    deliveryId: z.string().min(1),
+  })
+  .refine((j) => j.source.kind !== "github" || j.number !== undefined, { error: "a GitHub agent job needs the issue or PR number", path: ["number"] });
 
 export const ReviewJob = z.object({
   ...Repo,

@@ -29,14 +29,45 @@ export interface BudgetOptions {
 }
 
 const LOCKFILES = new Set([
-  "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock", "Cargo.lock", "Gemfile.lock",
-  "poetry.lock", "Pipfile.lock", "uv.lock", "composer.lock", "go.sum", "flake.lock", "mix.lock", "pubspec.lock", "packages.lock.json",
-  "Podfile.lock", "gradle.lockfile", "deno.lock",
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+  "bun.lockb",
+  "bun.lock",
+  "Cargo.lock",
+  "Gemfile.lock",
+  "poetry.lock",
+  "Pipfile.lock",
+  "uv.lock",
+  "composer.lock",
+  "go.sum",
+  "flake.lock",
+  "mix.lock",
+  "pubspec.lock",
+  "packages.lock.json",
+  "Podfile.lock",
+  "gradle.lockfile",
+  "deno.lock",
 ]);
 const VENDORED = ["vendor/", "node_modules/", "third_party/", "third-party/", "Pods/", ".yarn/", "bower_components/"];
 const GENERATED_GLOBS = [
-  "*.min.js", "*.min.css", "*.map", "*.pb.go", "*_pb2.py", "*_pb2_grpc.py", "*.pb.ts", "*.generated.*", "*.g.dart", "*.freezed.dart",
-  "*.snap", "__generated__/", "generated/", "dist/", "build/", "coverage/",
+  "*.min.js",
+  "*.min.css",
+  "*.map",
+  "*.pb.go",
+  "*_pb2.py",
+  "*_pb2_grpc.py",
+  "*.pb.ts",
+  "*.generated.*",
+  "*.g.dart",
+  "*.freezed.dart",
+  "*.snap",
+  "__generated__/",
+  "generated/",
+  "dist/",
+  "build/",
+  "coverage/",
 ];
 const GENERATED_HEADER = /@generated|Code generated .* DO NOT EDIT|auto-?generated|DO NOT EDIT/i;
 const TEST_GLOBS = ["test/", "tests/", "__tests__/", "spec/", "*.test.*", "*.spec.*", "*_test.go", "test_*.py", "*_test.py", "*Test.java", "*Tests.cs"];

@@ -6,10 +6,7 @@ export const REVIEW_CHECK_NAME = "Open SWE Review";
 
 export type NeutralReason = "skipped" | "too_large" | "budget" | "incomplete";
 
-export type CheckOutcome =
-  | { conclusion: "success"; summary: string }
-  | { conclusion: "neutral"; reason: NeutralReason; summary: string }
-  | { conclusion: "failure"; summary: string };
+export type CheckOutcome = { conclusion: "success"; summary: string } | { conclusion: "neutral"; reason: NeutralReason; summary: string } | { conclusion: "failure"; summary: string };
 
 export interface CheckRunTarget {
   octokit: ProbotOctokit;

@@ -21,7 +21,11 @@ export function globToRegExp(pattern: string): RegExp {
       const close = p.indexOf("}", i);
       if (close === -1) re += "\\{";
       else {
-        re += `(?:${p.slice(i + 1, close).split(",").map(escape).join("|")})`;
+        re += `(?:${p
+          .slice(i + 1, close)
+          .split(",")
+          .map(escape)
+          .join("|")})`;
         i = close;
       }
     } else re += escape(c);

@@ -54,7 +54,14 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
   let dismissedReviewId: number | undefined;
   if (verdict.dismissReviewId !== undefined) {
     try {
-      await octokit.rest.pulls.dismissReview({ owner, repo, pull_number, review_id: verdict.dismissReviewId, message: "New findings since this approval; see the latest Open SWE review.", event: "DISMISS" });
+      await octokit.rest.pulls.dismissReview({
+        owner,
+        repo,
+        pull_number,
+        review_id: verdict.dismissReviewId,
+        message: "New findings since this approval; see the latest Open SWE review.",
+        event: "DISMISS",
+      });
       dismissedReviewId = verdict.dismissReviewId;
       await store.setState(pr, { approvalReviewId: null });
     } catch (err) {
@@ -62,7 +69,16 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
     }
   }
 
-  const body = renderSummary({ headSha, summary: input.summary, findings: [...findings.values()], newCount: toPost.length, severityFloor: input.severityFloor, belowFloor, unreviewedFiles: input.unreviewedFiles, note: verdict.note });
+  const body = renderSummary({
+    headSha,
+    summary: input.summary,
+    findings: [...findings.values()],
+    newCount: toPost.length,
+    severityFloor: input.severityFloor,
+    belowFloor,
+    unreviewedFiles: input.unreviewedFiles,
+    note: verdict.note,
+  });
 
   let action: PublishReviewResult["action"] = "created";
   let reviewId: number | undefined;

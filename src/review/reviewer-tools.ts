@@ -15,11 +15,7 @@ const UpdateFindingArgs = z.object({
 
 const PublishReviewArgs = z.object({
   summary: z.string().min(1).describe("two to five sentences: what changed and what matters; no repetition of the inline findings"),
-  verdict: z
-    .enum(["approve", "request_changes"])
-    .nullable()
-    .default(null)
-    .describe("only when the person who asked for this review asked for a verdict; otherwise leave null"),
+  verdict: z.enum(["approve", "request_changes"]).nullable().default(null).describe("only when the person who asked for this review asked for a verdict; otherwise leave null"),
 });
 
 /**

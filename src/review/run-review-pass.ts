@@ -54,9 +54,7 @@ export interface ReviewPassInput {
   runReviewer: (args: { session: ReviewSession; files: ReviewFile[]; unreviewed: UnreviewedFile[]; headSha: string }) => Promise<void | { incomplete: string }>;
 }
 
-export type ReviewPassResult =
-  | { status: "skipped"; reason: string }
-  | { status: "published"; headSha: string; publish: PublishReviewResult; unreviewed: UnreviewedFile[]; incomplete?: string };
+export type ReviewPassResult = { status: "skipped"; reason: string } | { status: "published"; headSha: string; publish: PublishReviewResult; unreviewed: UnreviewedFile[]; incomplete?: string };
 
 const DEFAULT_MAX_FILES = 300;
 const FALLBACK_SUMMARY = "The reviewer finished without writing a summary; the findings below are what it filed.";
@@ -70,55 +68,68 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
   const { octokit, pr } = input;
   const pull = PullSummary.parse(input.pull ?? (await octokit.rest.pulls.get({ ...pr })).data);
   const headSha = pull.head.sha;
-  const target = { octokit, owner: pr.owner, repo: pr.repo, headSha, ...(input.detailsUrl !== undefined ? { detailsUrl: input.detailsUrl } : {}), ...(input.log !== undefined ? { log: input.log } : {}) };
+  const target = {
+    octokit,
+    owner: pr.owner,
+    repo: pr.repo,
+    headSha,
+    ...(input.detailsUrl !== undefined ? { detailsUrl: input.detailsUrl } : {}),
+    ...(input.log !== undefined ? { log: input.log } : {}),
+  };
 
-  return withSettledCheckRun<ReviewPassResult>(target, async () => {
-    if (pull.state !== "open") return skip("skipped", `the pull request is ${pull.state}`);
-    const rawFiles = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pr, per_page: 100 });
-    const files: ReviewFile[] = rawFiles.map((f) => {
-      const parsed = PullFile.parse(f);
-      return { ...parsed, path: parsed.filename };
-    });
-    const maxFiles = input.maxFiles ?? DEFAULT_MAX_FILES;
-    if (files.length > maxFiles) return skip("too_large", `${files.length} changed files is over the limit of ${maxFiles} for one review`);
+  return withSettledCheckRun<ReviewPassResult>(
+    target,
+    async () => {
+      if (pull.state !== "open") return skip("skipped", `the pull request is ${pull.state}`);
+      const rawFiles = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pr, per_page: 100 });
+      const files: ReviewFile[] = rawFiles.map((f) => {
+        const parsed = PullFile.parse(f);
+        return { ...parsed, path: parsed.filename };
+      });
+      const maxFiles = input.maxFiles ?? DEFAULT_MAX_FILES;
+      if (files.length > maxFiles) return skip("too_large", `${files.length} changed files is over the limit of ${maxFiles} for one review`);
 
-    const selection = selectFilesForReview(files, { tokenBudget: input.tokenBudget, ignoredPaths: input.ignoredPaths });
-    if (selection.reviewed.length === 0) {
-      const reason = selection.unreviewed.some((u) => u.code === "over_budget") ? "too_large" : "skipped";
-      return skip(reason, `nothing to review: ${selection.unreviewed.map((u) => `${u.path} (${u.reason})`).join(", ") || "no changed files"}`);
-    }
+      const selection = selectFilesForReview(files, { tokenBudget: input.tokenBudget, ignoredPaths: input.ignoredPaths });
+      if (selection.reviewed.length === 0) {
+        const reason = selection.unreviewed.some((u) => u.code === "over_budget") ? "too_large" : "skipped";
+        return skip(reason, `nothing to review: ${selection.unreviewed.map((u) => `${u.path} (${u.reason})`).join(", ") || "no changed files"}`);
+      }
 
-    const stored = await input.store.list(pr);
-    const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr), input.botLogins) : stored;
-    const fileLines = await loadFileLines(input, files, stored, headSha);
-    const session = new ReviewSession({
-      octokit,
-      pr,
-      headSha,
-      prAuthor: pull.user?.login ?? "",
-      diff: buildPullDiff(files),
-      previous,
-      store: input.store,
-      verdictAuthorized: input.verdictAuthorized,
-      botLogins: input.botLogins,
-      severityFloor: input.severityFloor,
-      unreviewedFiles: selection.unreviewed,
-      files: fileLines,
-    });
+      const stored = await input.store.list(pr);
+      const previous = stored.some((f) => f.githubCommentId !== undefined) ? applyHumanResolutions(stored, await fetchReviewThreads(octokit, pr), input.botLogins) : stored;
+      const fileLines = await loadFileLines(input, files, stored, headSha);
+      const session = new ReviewSession({
+        octokit,
+        pr,
+        headSha,
+        prAuthor: pull.user?.login ?? "",
+        diff: buildPullDiff(files),
+        previous,
+        store: input.store,
+        verdictAuthorized: input.verdictAuthorized,
+        botLogins: input.botLogins,
+        severityFloor: input.severityFloor,
+        unreviewedFiles: selection.unreviewed,
+        files: fileLines,
+      });
 
-    const ran = await input.runReviewer({ session, files: selection.reviewed, unreviewed: selection.unreviewed, headSha });
-    const incomplete = ran ? ran.incomplete : undefined;
-    const publish = session.published ?? (await session.publish({ summary: incomplete ? `The review is incomplete: ${incomplete}. The findings below are what it filed before it stopped.` : FALLBACK_SUMMARY, verdict: null }));
+      const ran = await input.runReviewer({ session, files: selection.reviewed, unreviewed: selection.unreviewed, headSha });
+      const incomplete = ran ? ran.incomplete : undefined;
+      const publish =
+        session.published ??
+        (await session.publish({ summary: incomplete ? `The review is incomplete: ${incomplete}. The findings below are what it filed before it stopped.` : FALLBACK_SUMMARY, verdict: null }));
 
-    const overBudget = selection.unreviewed.filter((u) => u.code === "over_budget");
-    const summary = `${publish.action === "created" ? `Posted a ${publish.event} review with ${publish.commentsPosted} new comment(s).` : "No new findings; the summary was updated."}`;
-    const outcome: CheckOutcome = incomplete
-      ? { conclusion: "neutral", reason: "incomplete", summary: `Incomplete: ${incomplete}. ${summary}` }
-      : overBudget.length > 0
-        ? { conclusion: "neutral", reason: "budget", summary: `${summary} ${overBudget.length} file(s) were over the review budget and not reviewed: ${overBudget.map((u) => u.path).join(", ")}` }
-        : { conclusion: "success", summary };
-    return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed, ...(incomplete ? { incomplete } : {}) } };
-  }, input.check);
+      const overBudget = selection.unreviewed.filter((u) => u.code === "over_budget");
+      const summary = `${publish.action === "created" ? `Posted a ${publish.event} review with ${publish.commentsPosted} new comment(s).` : "No new findings; the summary was updated."}`;
+      const outcome: CheckOutcome = incomplete
+        ? { conclusion: "neutral", reason: "incomplete", summary: `Incomplete: ${incomplete}. ${summary}` }
+        : overBudget.length > 0
+          ? { conclusion: "neutral", reason: "budget", summary: `${summary} ${overBudget.length} file(s) were over the review budget and not reviewed: ${overBudget.map((u) => u.path).join(", ")}` }
+          : { conclusion: "success", summary };
+      return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed, ...(incomplete ? { incomplete } : {}) } };
+    },
+    input.check,
+  );
 }
 
 /** The head's text of every changed file and of files earlier findings sit in (RIGHT side). */

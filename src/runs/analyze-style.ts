@@ -64,7 +64,10 @@ export async function analyzeReviewStyle(data: AnalyzeJob, ctx: JobContext): Pro
     if (err instanceof RepoConfigError) throw new UnrecoverableError(`${err.message}\n${err.details}`);
     throw err;
   }
-  const input = mode === "bootstrap" ? { samples: await collectReviewSamples(octokit, { owner, repo }, ctx.config.botLogins) } : { outcomes: await collectFindingOutcomes({ octokit, store: stores.findings, owner, repo }) };
+  const input =
+    mode === "bootstrap"
+      ? { samples: await collectReviewSamples(octokit, { owner, repo }, ctx.config.botLogins) }
+      : { outcomes: await collectFindingOutcomes({ octokit, store: stores.findings, owner, repo }) };
   const evidence = input.samples?.length ?? input.outcomes?.length ?? 0;
 
   let version: number | null = null;

@@ -48,10 +48,7 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
   return tool(
     async ({ message }) => {
       const trailer = coAuthoredByTrailer({ name: ctx.requester.login, email: `${ctx.requester.id}+${ctx.requester.login}@users.noreply.github.com` });
-      const commit = await deps.sandbox.exec(
-        `git add -A && (git diff --cached --quiet || git commit -q -m ${shellQuote(message)} -m ${shellQuote(trailer)})`,
-        { timeoutMs: 120_000 },
-      );
+      const commit = await deps.sandbox.exec(`git add -A && (git diff --cached --quiet || git commit -q -m ${shellQuote(message)} -m ${shellQuote(trailer)})`, { timeoutMs: 120_000 });
       if (commit.exitCode !== 0) return `Commit failed (exit ${commit.exitCode}): ${commit.stderr.trim() || commit.stdout.trim()}`;
       let bundle: Uint8Array | null;
       try {
@@ -75,7 +72,8 @@ export function commitAndPushTool(ctx: Pick<GitHubRunContext, "branch" | "reques
           ...(deps.guardTests
             ? {
                 guardTests: true,
-                testInventory: (from: string, to: string) => checkTestInventory({ sandbox: deps.sandbox, mirror: deps.mirror, from, to, ...(deps.guardTestsAcceptFrom ? { acceptFrom: deps.guardTestsAcceptFrom } : {}) }),
+                testInventory: (from: string, to: string) =>
+                  checkTestInventory({ sandbox: deps.sandbox, mirror: deps.mirror, from, to, ...(deps.guardTestsAcceptFrom ? { acceptFrom: deps.guardTestsAcceptFrom } : {}) }),
               }
             : {}),
           ...(deps.guardTestsAcceptFrom ? { guardTestsAcceptFrom: deps.guardTestsAcceptFrom } : {}),

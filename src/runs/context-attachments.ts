@@ -15,7 +15,10 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").repl
 
 /** A path inside the repository (relative, no `..`), normalised; null for anything else. */
 export function repoPath(p: string): string | null {
-  const trimmed = p.trim().replace(/^\.\/+/, "").replace(/\/+$/, "");
+  const trimmed = p
+    .trim()
+    .replace(/^\.\/+/, "")
+    .replace(/\/+$/, "");
   if (trimmed === "" || trimmed === ".") return "";
   if (trimmed.startsWith("/") || trimmed.includes("\0")) return null;
   const norm = posix.normalize(trimmed);

@@ -94,7 +94,8 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
     },
   };
   const middleware = buildAgentMiddleware(deps);
-  const systemPrompt = composeSystemPrompt({ global: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
+  const systemPrompt = composeSystemPrompt({
+    global: renderPrompt("agent", { repo: o.prompt.repo, workspace_root: o.sandbox.workdir, default_branch: o.prompt.defaultBranch }),
     ...o.promptParts,
     // Tools, then servers: the policy notice leads the context parts.
     context: [...(o.toolPolicies ? [toolPolicyNotice(o.toolPolicies)] : []), ...(o.promptParts?.context ?? [])],

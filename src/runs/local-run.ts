@@ -90,7 +90,19 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
   const runs = o.runs ? await o.runs() : null;
   const index = runs ? new RunIndex(runs.redis, runs.prefix) : null;
   const queuedAt = Date.now();
-  await index?.put({ runId, repo: name, threadId, trigger: "local", source: "local", requester: "local", title: o.task.split("\n")[0]!.slice(0, 200), request: o.task.slice(0, 20_000), status: "running", queuedAt, startedAt: queuedAt });
+  await index?.put({
+    runId,
+    repo: name,
+    threadId,
+    trigger: "local",
+    source: "local",
+    requester: "local",
+    title: o.task.split("\n")[0]!.slice(0, 200),
+    request: o.task.slice(0, 20_000),
+    status: "running",
+    queuedAt,
+    startedAt: queuedAt,
+  });
   // A replay file is a deployment default (it forces the replay provider), not a chosen model.
   const replay = o.model?.startsWith("replay:") ? o.model : undefined;
   const runModel = await resolveRunModel({
@@ -111,7 +123,16 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     const tools = [
       commitAndPushTool(
         { branch, requester: { login: "local", id: 0 }, state },
-        { sandbox, mirror, remoteUrl: target, expectedOld: () => expectedOld, onPushed: async (sha) => void (expectedOld = sha), allowWorkflowChanges: true, maxBundleBytes: o.config.sandbox.maxBundleBytes, caps: commitCaps(o.config) },
+        {
+          sandbox,
+          mirror,
+          remoteUrl: target,
+          expectedOld: () => expectedOld,
+          onPushed: async (sha) => void (expectedOld = sha),
+          allowWorkflowChanges: true,
+          maxBundleBytes: o.config.sandbox.maxBundleBytes,
+          caps: commitCaps(o.config),
+        },
       ),
       tool(
         async ({ body }) => {
@@ -130,12 +151,32 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       commit: ws.sha,
       runTools: tools.map((t) => t.name),
       limits: agentFileLimits(o.config),
-      ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true, prsAsMe: false }, team: {}, repoConfig: parseRepoConfig({}), config: o.config.model, thread: { modelId } })).model }),
+      ...(runModel.settings.provider === "replay"
+        ? {}
+        : {
+            makeModel: async (modelId: string) =>
+              (
+                await resolveRunModel({
+                  role: "agent",
+                  profile: { autoFixCi: false, autoReview: true, prsAsMe: false },
+                  team: {},
+                  repoConfig: parseRepoConfig({}),
+                  config: o.config.model,
+                  thread: { modelId },
+                })
+              ).model,
+          }),
       log: { warn: (meta: { file?: string; reason?: string }) => o.out(`agent file skipped: ${meta.file ?? "?"}: ${meta.reason ?? ""}\n`) },
     });
     const startedAt = new Date();
     let calls = 0;
-    const request = [`Local request on ${name}:`, "<request>", o.task, "</request>", `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`].join("\n");
+    const request = [
+      `Local request on ${name}:`,
+      "<request>",
+      o.task,
+      "</request>",
+      `This is a local run: there is no pull request. Save your work with \`commit_and_push\` (it lands on branch \`${branch}\` in the user's repository) and answer with \`reply_to_user\`.`,
+    ].join("\n");
     const attached = o.context?.length ? await readContextAttachments(mirror, ws.sha, o.context) : [];
     const message = new HumanMessage(attached.length > 0 ? { content: [{ type: "text", text: request }, ...attached.map((text) => ({ type: "text", text }))] } : request);
     const result = await invokeAgent({
@@ -166,8 +207,25 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
     });
     const transcript = join(o.config.dataDir, "transcripts", `${threadId}.json`);
     await mkdir(dirname(transcript), { recursive: true });
-    await writeFile(transcript, JSON.stringify(result.messages.map((m) => ({ type: m.getType(), content: m.content, ...("tool_calls" in m && m.tool_calls ? { tool_calls: m.tool_calls } : {}) })), null, 2), { mode: 0o600 });
-    const record = buildRunRecord({ threadId, trigger: "local", settings: runModel.settings, messages: result.messages, subagent: result.meter, startedAt, finishedAt: new Date(), ...(result.error !== undefined ? { error: result.error } : {}) });
+    await writeFile(
+      transcript,
+      JSON.stringify(
+        result.messages.map((m) => ({ type: m.getType(), content: m.content, ...("tool_calls" in m && m.tool_calls ? { tool_calls: m.tool_calls } : {}) })),
+        null,
+        2,
+      ),
+      { mode: 0o600 },
+    );
+    const record = buildRunRecord({
+      threadId,
+      trigger: "local",
+      settings: runModel.settings,
+      messages: result.messages,
+      subagent: result.meter,
+      startedAt,
+      finishedAt: new Date(),
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    });
     if (runs) {
       await new RunRecords(runs.redis, runs.prefix).save(runId, record);
       await index!.update(runId, { status: record.outcome, finishedAt: Date.now() });
@@ -183,7 +241,8 @@ export async function runLocal(o: LocalRunOptions): Promise<number> {
       await writeFile(o.record, `${JSON.stringify(replayScriptFromMessages(result.messages), null, 2)}\n`);
       o.out(`recorded: ${o.record} (play it back with --model replay:${o.record})\n`);
     }
-    if (record.outcome === "budget_exceeded") o.out(`\nstopped: the next model call would have taken the run past its budget of $${o.config.env.AGENT_MAX_BUDGET_USD}; spent $${(record.costUsd ?? 0).toFixed(4)}\n`);
+    if (record.outcome === "budget_exceeded")
+      o.out(`\nstopped: the next model call would have taken the run past its budget of $${o.config.env.AGENT_MAX_BUDGET_USD}; spent $${(record.costUsd ?? 0).toFixed(4)}\n`);
     o.out(`\n${formatRunSummary(record)}${record.error ? `\nerror: ${record.error}` : ""}\ntranscript: ${transcript}\n${runs ? `run: ${runId} (open-swe runs show ${runId})\n` : ""}`);
     return record.outcome === "failed" ? 1 : 0;
   } catch (err) {

@@ -49,7 +49,12 @@ export async function prepareAgentInputs(o: {
     user: { root: ctx.config.userAgentsRoot, login: data.requester.login },
     runTools: o.tools.map((t) => t.name),
     limits: agentFileLimits(ctx.config),
-    ...(runModel.settings.provider === "replay" ? {} : { makeModel: async (modelId: string) => (await resolveRunModel({ role: "agent", profile: o.profile, team: o.team, repoConfig: o.repoConfig, config: ctx.config.model, thread: { modelId } })).model }),
+    ...(runModel.settings.provider === "replay"
+      ? {}
+      : {
+          makeModel: async (modelId: string) =>
+            (await resolveRunModel({ role: "agent", profile: o.profile, team: o.team, repoConfig: o.repoConfig, config: ctx.config.model, thread: { modelId } })).model,
+        }),
     log: ctx.log,
   }).catch((err: unknown) => {
     ctx.log.warn({ err: errorMessage(err) }, "agent files could not be read");

@@ -23,7 +23,9 @@ export function lostWorkspaceResumeNote(o: { branch: string; baseBranch: string;
 export function resumedRunFacts(o: { branch: string; pushedAtStart: string | undefined; pushedAtEnd: string | undefined; prUrl: string | undefined }): string {
   const lead = "Note: this run was resumed in a new sandbox after its worker stopped, and the uncommitted work of the earlier attempt was lost.";
   if (o.pushedAtEnd && o.pushedAtEnd !== o.pushedAtStart) return `${lead} After the resume it pushed \`${o.branch}\` to ${short(o.pushedAtEnd)}${o.prUrl ? ` (${o.prUrl})` : ""}.`;
-  const before = o.pushedAtStart ? `\`${o.branch}\` has only what was pushed before the worker stopped (${short(o.pushedAtStart)})` : `nothing was pushed at all, so \`${o.branch}\` has none of the changes`;
+  const before = o.pushedAtStart
+    ? `\`${o.branch}\` has only what was pushed before the worker stopped (${short(o.pushedAtStart)})`
+    : `nothing was pushed at all, so \`${o.branch}\` has none of the changes`;
   return `${lead} Nothing was pushed after the resume: ${before}. Whatever the reply says was done and is not on the branch was not done.`;
 }
 

@@ -24,7 +24,12 @@ export function readOnlyFilesMiddleware() {
     wrapModelCall: (request, handler) => handler({ ...request, tools: request.tools.filter((t) => !blocked.has(String((t as { name?: unknown }).name))) }),
     wrapToolCall: async (request, handler) => {
       if (!blocked.has(request.toolCall.name)) return handler(request);
-      return new ToolMessage({ content: `Error: ${request.toolCall.name} is not available: the reviewer is read-only.`, tool_call_id: request.toolCall.id ?? "", name: request.toolCall.name, status: "error" });
+      return new ToolMessage({
+        content: `Error: ${request.toolCall.name} is not available: the reviewer is read-only.`,
+        tool_call_id: request.toolCall.id ?? "",
+        name: request.toolCall.name,
+        status: "error",
+      });
     },
   });
 }

@@ -44,12 +44,15 @@ function inert(text: string): string {
 
 /** The reviewer's one user message: the PR as data, the numbered diff, and the requester's notes. */
 export function reviewMessage(r: ReviewRequest): HumanMessage {
-  const who = r.trigger === "mention" ? `@${r.requester ?? "someone"} asked for this review` : r.trigger === "synchronize" ? "new commits were pushed to a pull request you reviewed before" : "this pull request was opened for automatic review";
+  const who =
+    r.trigger === "mention"
+      ? `@${r.requester ?? "someone"} asked for this review`
+      : r.trigger === "synchronize"
+        ? "new commits were pushed to a pull request you reviewed before"
+        : "this pull request was opened for automatic review";
   const lines = [
     `Review pull request ${r.owner}/${r.repo}#${r.number} at head ${r.headSha} (${who}).`,
-    r.verdictRequested
-      ? "A verdict was requested: end with `publish_review` and a `verdict` of `approve` or `request_changes`."
-      : "No verdict was requested: publish with `verdict` null.",
+    r.verdictRequested ? "A verdict was requested: end with `publish_review` and a `verdict` of `approve` or `request_changes`." : "No verdict was requested: publish with `verdict` null.",
   ];
   if (r.instructions.trim()) lines.push("", "Notes from the requester:", "<notes>", r.instructions.trim(), "</notes>");
   lines.push(

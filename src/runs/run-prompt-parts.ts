@@ -14,8 +14,10 @@ export function runMode(data: Pick<AgentJob, "trigger" | "autofixBase" | "autofi
 
 const MODE_TEXT: Record<RunMode, string> = {
   task: "## Mode: task\n\nThis run carries out a request: make the change in the workspace, push it with `commit_and_push`, open or update the pull request, and reply where the request came from.",
-  ci_fix: "## Mode: CI fix\n\nThis run fixes a failing check (or acts on review feedback) on a pull request you opened. Find and fix the cause in the code; never weaken, skip or delete tests to make them pass (such a push is refused). Push the fix to the pull request's branch.",
-  conflict_fix: "## Mode: conflict fix\n\nThis run resolves a merge conflict between the pull request's branch and its base (available as `origin/<base>`, named in the task): merge the base in, resolve each conflict keeping both sides' intent, run the tests, and push.",
+  ci_fix:
+    "## Mode: CI fix\n\nThis run fixes a failing check (or acts on review feedback) on a pull request you opened. Find and fix the cause in the code; never weaken, skip or delete tests to make them pass (such a push is refused). Push the fix to the pull request's branch.",
+  conflict_fix:
+    "## Mode: conflict fix\n\nThis run resolves a merge conflict between the pull request's branch and its base (available as `origin/<base>`, named in the task): merge the base in, resolve each conflict keeping both sides' intent, run the tests, and push.",
   follow_up: "## Mode: follow-up\n\nThis run continues a thread whose earlier run ended; the new messages follow. Build on the work already on the branch and do not redo it.",
 };
 
@@ -31,7 +33,14 @@ export function shortMcpReason(reason: string): string {
 export function serverDeniedByPolicy(name: string, sources: PolicySources): boolean {
   const prefix = `mcp__${name}__`;
   // A name no real tool has stands for "any tool of this server"; entries that name its tools more precisely are checked too.
-  const probes = [`${prefix}\u0000`, ...[sources.repo, sources.team].flatMap((level) => Object.keys(level ?? {}).filter((p) => p.startsWith(prefix)).map((p) => p.replace(/\*$/, "")))];
+  const probes = [
+    `${prefix}\u0000`,
+    ...[sources.repo, sources.team].flatMap((level) =>
+      Object.keys(level ?? {})
+        .filter((p) => p.startsWith(prefix))
+        .map((p) => p.replace(/\*$/, "")),
+    ),
+  ];
   return probes.every((tool) => resolveToolPolicy(tool, sources).policy === "deny");
 }
 
@@ -43,10 +52,21 @@ export interface McpPromptFacts {
 
 /** Pure: the MCP part of the prompt: which servers answered, which failed (short reason), which policy keeps out. */
 export function mcpContext(m: McpPromptFacts): string {
-  const names = (list: readonly string[]) => [...list].sort().map((n) => `\`${n}\``).join(", ");
+  const names = (list: readonly string[]) =>
+    [...list]
+      .sort()
+      .map((n) => `\`${n}\``)
+      .join(", ");
   const lines = [
     ...(m.connected.length > 0 ? [`Connected: ${names(m.connected)}; their tools are named \`mcp__<server>__<tool>\`.`] : []),
-    ...(m.failed.length > 0 ? [`Failed to start, so not available this run: ${[...m.failed].sort((a, b) => a.name.localeCompare(b.name)).map((f) => `\`${f.name}\` (${shortMcpReason(f.reason)})`).join(", ")}.`] : []),
+    ...(m.failed.length > 0
+      ? [
+          `Failed to start, so not available this run: ${[...m.failed]
+            .sort((a, b) => a.name.localeCompare(b.name))
+            .map((f) => `\`${f.name}\` (${shortMcpReason(f.reason)})`)
+            .join(", ")}.`,
+        ]
+      : []),
     ...(m.denied.length > 0 ? [`Configured but denied by policy, so not started: ${names(m.denied)}.`] : []),
   ];
   return lines.length > 0 ? `## MCP servers\n\n${lines.join("\n")}` : "";

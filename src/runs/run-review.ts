@@ -45,7 +45,14 @@ export interface ReviewPull {
  * with the reason), then `runReviewPass` with a read-only deepagents reviewer over the PR head in a
  * network-off sandbox. A published pass records the head so `synchronize` re-reviews the PR.
  */
-export async function runReview(data: ReviewJob, ctx: JobContext & { runtime: AgentRuntime }, octokit: Octokit, pull: ReviewPull, repoConfig: RepoConfig, check: ReviewCheck): Promise<ReviewPassResult> {
+export async function runReview(
+  data: ReviewJob,
+  ctx: JobContext & { runtime: AgentRuntime },
+  octokit: Octokit,
+  pull: ReviewPull,
+  repoConfig: RepoConfig,
+  check: ReviewCheck,
+): Promise<ReviewPassResult> {
   const { owner, repo, number } = data;
   const keyed = storeRepo(owner, repo);
   const stores = reviewStores(ctx.redis, ctx.prefix);
@@ -114,12 +121,31 @@ export async function runReview(data: ReviewJob, ctx: JobContext & { runtime: Ag
         }
         // Once the review is out, a later failure (the model's closing turn) costs nothing worth a retry.
         const failed = error !== undefined && !session.published;
-        const record = buildRunRecord({ threadId: data.threadId, trigger: `review_${data.trigger}`, settings: runModel.settings, messages, startedAt, finishedAt: new Date(), ...(failed ? { error } : {}) });
+        const record = buildRunRecord({
+          threadId: data.threadId,
+          trigger: `review_${data.trigger}`,
+          settings: runModel.settings,
+          messages,
+          startedAt,
+          finishedAt: new Date(),
+          ...(failed ? { error } : {}),
+        });
         if (record.outcome === "incomplete" && session.published) record.outcome = "completed";
         await new RunRecords(ctx.redis, ctx.prefix).save(ctx.jobId, record);
-        ctx.log.info({ model: runModel.settings.modelId, source: runModel.settings.source, outcome: record.outcome, calls: record.modelCalls, published: session.published !== null, err: error === undefined ? undefined : errorMessage(error) }, "reviewer finished");
+        ctx.log.info(
+          {
+            model: runModel.settings.modelId,
+            source: runModel.settings.source,
+            outcome: record.outcome,
+            calls: record.modelCalls,
+            published: session.published !== null,
+            err: error === undefined ? undefined : errorMessage(error),
+          },
+          "reviewer finished",
+        );
         if (failed) throw error;
-        if (!session.published && isModelCallLimitMessage(messages.at(-1))) return { incomplete: `the reviewer stopped at its limit of ${ctx.config.env.AGENT_MODEL_CALL_LIMIT} model calls before it finished` };
+        if (!session.published && isModelCallLimitMessage(messages.at(-1)))
+          return { incomplete: `the reviewer stopped at its limit of ${ctx.config.env.AGENT_MODEL_CALL_LIMIT} model calls before it finished` };
         if (!session.published && record.outcome === "sandbox_failed") return { incomplete: "the review sandbox kept failing, so the reviewer stopped" };
         return undefined;
       } finally {
@@ -166,7 +192,12 @@ async function resolveReviewModel(data: ReviewJob, ctx: JobContext, octokit: Oct
     if (!(err instanceof OpenSweError)) throw err;
     const reason = `Cannot review: ${err.message}. An operator needs to fix the model configuration.`;
     await check.settle({ conclusion: "failure", summary: reason });
-    if (data.trigger === "mention") await replyTo(octokit, { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment }, `I can't review this pull request: ${err.message}. An operator needs to fix the model configuration.`);
+    if (data.trigger === "mention")
+      await replyTo(
+        octokit,
+        { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment },
+        `I can't review this pull request: ${err.message}. An operator needs to fix the model configuration.`,
+      );
     throw new UnrecoverableError(reason);
   }
 }

@@ -28,11 +28,7 @@ function errnoOf(err: unknown): string | undefined {
  */
 export function setupFailureReply(err: unknown): string {
   const errno = errnoOf(err);
-  const cause = errno
-    ? ERRNO_TEXT[errno]!
-    : err instanceof SandboxError
-      ? `the sandbox could not be made (${err.code}): ${err.message}`
-      : `preparing the workspace failed: ${errorMessage(err)}`;
+  const cause = errno ? ERRNO_TEXT[errno]! : err instanceof SandboxError ? `the sandbox could not be made (${err.code}): ${err.message}` : `preparing the workspace failed: ${errorMessage(err)}`;
   return `I could not start on this: ${cause}. Nothing was changed. An operator needs to look at the worker; ask again once it is fixed.`;
 }
 

@@ -59,7 +59,9 @@ export async function runSandboxCli(argv: string[], config: SandboxConfig, io: C
     }
     if (verb === "ls") {
       for (const s of await provider.list()) {
-        const labels = Object.entries(s.labels).map(([k, v]) => `${k}=${v}`).join(",");
+        const labels = Object.entries(s.labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(",");
         io.stdout.write(`${s.id}\t${s.provider}\t${s.createdAt ?? "-"}\t${labels || "-"}\n`);
       }
       return 0;

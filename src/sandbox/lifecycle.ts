@@ -257,9 +257,7 @@ async function ensureSandbox(opts: EnsureSandboxOptions): Promise<EnsureSandboxR
       return undefined;
     }
     cache.set(threadId, sandbox);
-    return lostId
-      ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId, lostReason: "gone" }
-      : { sandbox, outcome: "created", workspaceLost: false };
+    return lostId ? { sandbox, outcome: "recreated", workspaceLost: true, lostSandboxId: lostId, lostReason: "gone" } : { sandbox, outcome: "created", workspaceLost: false };
   }
 }
 

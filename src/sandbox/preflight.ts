@@ -47,7 +47,11 @@ export async function checkSandboxIsolation(config: SandboxConfig): Promise<Isol
 
 /** Maps what bubblewrap or mount said to the one setting that fixes it. */
 function explain(message: string, uid: number): string {
-  const line = message.split("\n").map((l) => l.trim()).find(Boolean) ?? "unknown error";
+  const line =
+    message
+      .split("\n")
+      .map((l) => l.trim())
+      .find(Boolean) ?? "unknown error";
   if (/creat\w* new namespace|setting up uid map|No space left on device|unshare.*(not permitted|denied)|user namespace/i.test(line)) {
     return `user namespaces are not available to uid ${uid} (${line}): allow unprivileged user namespaces on the host (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0); ${DOCKER}`;
   }

@@ -3,7 +3,6 @@ import { spawnChild, type SpawnChildOptions, type SpawnChildResult } from "./spa
 import { closingInheritedFds } from "./inherited-fds.js";
 import { spawner } from "./spawner.js";
 
-
 export interface RunProcessOptions extends Omit<SpawnChildOptions, "onChild" | "onSpawn"> {
   signal?: AbortSignal;
   /** Keep the child's stdin open as a pipe (reached through onChild) instead of writing `stdin` and closing it. */

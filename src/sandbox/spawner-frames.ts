@@ -5,10 +5,7 @@ import type { SpawnChildOptions, SpawnChildResult } from "./spawn-child.js";
 export type SpawnerOptions = Omit<SpawnChildOptions, "signal" | "onSpawn" | "onChild" | "keepStdin">;
 
 export type SpawnRequest = { type: "run"; id: number; file: string; args: readonly string[]; opts: SpawnerOptions } | { type: "abort"; id: number };
-export type SpawnReply =
-  | { type: "spawned"; id: number; pid: number }
-  | { type: "done"; id: number; result: SpawnChildResult }
-  | { type: "failed"; id: number; message: string; code?: string };
+export type SpawnReply = { type: "spawned"; id: number; pid: number } | { type: "done"; id: number; result: SpawnChildResult } | { type: "failed"; id: number; message: string; code?: string };
 
 /** One message: a 4-byte length, then its v8 serialisation (Buffers and Uint8Arrays pass as bytes). */
 export function frame(message: SpawnRequest | SpawnReply): Buffer {

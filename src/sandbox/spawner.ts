@@ -89,7 +89,7 @@ export class Spawner {
   }
 
   #ref(proc: ChildProcess, on: boolean): void {
-    for (const s of [proc.stdin, proc.stdout, proc.stderr] as Array<Socket | null>) (on ? s?.ref() : s?.unref());
+    for (const s of [proc.stdin, proc.stdout, proc.stderr] as Array<Socket | null>) on ? s?.ref() : s?.unref();
     if (on) proc.ref();
     else proc.unref();
   }

@@ -31,7 +31,6 @@ export interface SweepResult {
   bases: string[];
 }
 
-
 /**
  * One pass of the lifecycle sweep (the `cleanup` queue's scheduled `sweep` job): destroys sandboxes
  * idle past the TTL (never one whose thread's run lock is held), sandboxes made for a thread but never

@@ -109,15 +109,7 @@ export interface SandboxProvider {
   list(): Promise<SandboxInfo[]>;
 }
 
-export type SandboxErrorCode =
-  | "not_found"
-  | "unreachable"
-  | "timeout"
-  | "quota"
-  | "auth"
-  | "invalid"
-  | "exec_failed"
-  | "unavailable";
+export type SandboxErrorCode = "not_found" | "unreachable" | "timeout" | "quota" | "auth" | "invalid" | "exec_failed" | "unavailable";
 
 export class SandboxError extends OpenSweError<SandboxErrorCode> {
   /** Worth retrying later (the sandbox or its service may come back). */

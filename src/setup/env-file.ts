@@ -15,12 +15,10 @@ function formatValue(v: string): string {
  */
 export function updateEnvFile(path: string, values: Record<string, string>): void {
   const keys = new Set(Object.keys(values));
-  const kept = (existsSync(path) ? readFileSync(path, "utf8") : "")
-    .split("\n")
-    .filter((line) => {
-      const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line);
-      return !(m && keys.has(m[1]!));
-    });
+  const kept = (existsSync(path) ? readFileSync(path, "utf8") : "").split("\n").filter((line) => {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line);
+    return !(m && keys.has(m[1]!));
+  });
   while (kept.length > 0 && kept[kept.length - 1] === "") kept.pop();
   const lines = [...kept, ...Object.entries(values).map(([k, v]) => `${k}=${formatValue(v)}`)];
   const tmp = `${path}.${process.pid}.tmp`;

@@ -7,8 +7,7 @@ export { WEBHOOK_PATH };
 
 /** app.yml next to package.json (src/setup/ in a checkout, dist/src/setup/ in an image). */
 export const APP_YML_PATH =
-  ["../../app.yml", "../../../app.yml"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((p) => existsSync(p)) ??
-  fileURLToPath(new URL("../../app.yml", import.meta.url));
+  ["../../app.yml", "../../../app.yml"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((p) => existsSync(p)) ?? fileURLToPath(new URL("../../app.yml", import.meta.url));
 
 export function readAppYml(path = APP_YML_PATH): Record<string, unknown> {
   const doc: unknown = parse(readFileSync(path, "utf8"));

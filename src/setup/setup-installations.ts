@@ -50,7 +50,13 @@ export function applyInstallationEvent(kept: Record<string, InstalledRepo>, even
  * runs the setup flow. A signed installation event is kept in `DATA_DIR` (0600) for the first normal
  * start; other events are acknowledged and dropped (nothing can act on them yet). Returns the answer.
  */
-export async function keepSetupInstallation(o: { headers: IncomingHttpHeaders; body: string; secret: string; dataDir: string; log: Logger }): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function keepSetupInstallation(o: {
+  headers: IncomingHttpHeaders;
+  body: string;
+  secret: string;
+  dataDir: string;
+  log: Logger;
+}): Promise<{ status: number; body: Record<string, unknown> }> {
   const signature = String(o.headers["x-hub-signature-256"] ?? "");
   const deliveryId = o.headers["x-github-delivery"];
   if (!signature || !(await verify(o.secret, o.body, signature).catch(() => false))) {

@@ -50,11 +50,16 @@ const ImportBody = z.object({
   appId: z.string().regex(/^\d+$/, "the numeric App ID"),
   pem: z.string().includes("PRIVATE KEY", { message: "a PEM private key" }),
   webhook_secret: z.string().min(1, "the webhook secret"),
-  slug: z.string().regex(/^[a-z0-9-]+$/, "the app's slug (the last part of its github.com/apps/… URL)").optional(),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, "the app's slug (the last part of its github.com/apps/… URL)")
+    .optional(),
 });
 
 const origin = (req: IncomingMessage) => {
-  const proto = String(req.headers["x-forwarded-proto"] ?? "http").split(",")[0]!.trim();
+  const proto = String(req.headers["x-forwarded-proto"] ?? "http")
+    .split(",")[0]!
+    .trim();
   return `${proto === "https" ? "https" : "http"}://${req.headers["x-forwarded-host"] ?? req.headers.host ?? "localhost"}`;
 };
 
@@ -87,10 +92,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       updateEnvFile(envPath, { WEBHOOK_PROXY_URL: proxyUrl });
       log.info({ webhookProxyUrl: proxyUrl }, "created a smee.io channel for webhooks and saved it to .env as WEBHOOK_PROXY_URL");
     } catch (err) {
-      log.warn(
-        { err: errorMessage(err) },
-        "could not create a smee.io channel: set APP_URL to this app's public URL (or WEBHOOK_PROXY_URL to a channel) and restart",
-      );
+      log.warn({ err: errorMessage(err) }, "could not create a smee.io channel: set APP_URL to this app's public URL (or WEBHOOK_PROXY_URL to a channel) and restart");
     }
   }
   const appYml = readAppYml(opts.appYmlPath);
@@ -99,11 +101,11 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
   const hookFor = (req: IncomingMessage) => webhookUrl({ webhookProxyUrl: proxyUrl, appUrl: env.APP_URL, requestOrigin: origin(req) });
   const states = new SetupTokens();
   const csrfTokens = new SetupTokens();
-  const ownOrigins = (req: IncomingMessage) => [`http://${req.headers.host ?? ""}`, `https://${req.headers.host ?? ""}`, ...(env.APP_URL ? [new URL(env.APP_URL).origin] : [])].map((o) => o.toLowerCase());
+  const ownOrigins = (req: IncomingMessage) =>
+    [`http://${req.headers.host ?? ""}`, `https://${req.headers.host ?? ""}`, ...(env.APP_URL ? [new URL(env.APP_URL).origin] : [])].map((o) => o.toLowerCase());
   // Known once the app is registered here: installation events are accepted from then on.
   let webhookSecret: string | undefined;
-  const saved = (what: string) =>
-    log.info(`${what} saved to .env: add ANTHROPIC_API_KEY to .env if it is not there, then restart (npm start)`);
+  const saved = (what: string) => log.info(`${what} saved to .env: add ANTHROPIC_API_KEY to .env if it is not there, then restart (npm start)`);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const [path = "/", query = ""] = (req.url ?? "/").split("?");
@@ -139,7 +141,11 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
       const state = params.get("state");
       if (!states.matches(state, cookies.get(STATE_COOKIE))) {
         log.warn("manifest code refused: its state is missing or not one this browser was given");
-        html(res, 400, messagePage("Setup refused", "This code does not come from a registration started in this browser (its state is missing or does not match). Nothing was saved: start again from /probot."));
+        html(
+          res,
+          400,
+          messagePage("Setup refused", "This code does not come from a registration started in this browser (its state is missing or does not match). Nothing was saved: start again from /probot."),
+        );
         return;
       }
       states.consume(state!);
@@ -176,12 +182,11 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
     }
     if (req.method === "POST" && path === "/probot/import") {
       // Decided on the headers alone, before the body is read.
-      const crossSite = crossSiteWrite(
-        { contentType: req.headers["content-type"], origin: req.headers.origin, secFetchSite: req.headers["sec-fetch-site"] as string | undefined },
-        ownOrigins(req),
-      );
+      const crossSite = crossSiteWrite({ contentType: req.headers["content-type"], origin: req.headers.origin, secFetchSite: req.headers["sec-fetch-site"] as string | undefined }, ownOrigins(req));
       const csrf = req.headers[CSRF_HEADER];
-      const refusal = crossSite ?? (csrfTokens.matches(typeof csrf === "string" ? csrf : null, cookies.get(CSRF_COOKIE)) ? null : { status: 403, reason: "missing or stale setup token: reload /probot/import and submit again" });
+      const refusal =
+        crossSite ??
+        (csrfTokens.matches(typeof csrf === "string" ? csrf : null, cookies.get(CSRF_COOKIE)) ? null : { status: 403, reason: "missing or stale setup token: reload /probot/import and submit again" });
       if (refusal) {
         log.warn({ reason: refusal.reason }, "setup import refused");
         res.setHeader("connection", "close");
@@ -241,7 +246,10 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
   const port = typeof address === "object" && address ? address.port : 0;
   const boundTo = typeof address === "object" && address ? address.address : "";
   const shown = env.APP_URL ?? `http://localhost:${port}`;
-  log.info({ port, webhookUrl: proxyUrl ?? (env.APP_URL ? webhookUrl({ appUrl: env.APP_URL, requestOrigin: "" }) : undefined) }, `setup mode: no GitHub App credentials yet; open ${shown} to register the app`);
+  log.info(
+    { port, webhookUrl: proxyUrl ?? (env.APP_URL ? webhookUrl({ appUrl: env.APP_URL, requestOrigin: "" }) : undefined) },
+    `setup mode: no GitHub App credentials yet; open ${shown} to register the app`,
+  );
   return {
     port,
     address: boundTo,

@@ -50,7 +50,9 @@ export function parseCommand(name: string, spec: CommandSpec, argv: readonly str
   const unknown = [...new Set(optionTokens.filter((t) => !Object.hasOwn(options, t.name)).map((t) => t.rawName))];
   if (unknown.length > 0) {
     const takes = Object.keys(options).map((o) => `--${o}`);
-    throw new CommandLineError(`unknown option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} for \`open-swe ${name}\` (${takes.length ? `it takes ${takes.join(", ")}` : "it takes none"}; ${hint})`);
+    throw new CommandLineError(
+      `unknown option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} for \`open-swe ${name}\` (${takes.length ? `it takes ${takes.join(", ")}` : "it takes none"}; ${hint})`,
+    );
   }
   for (const t of optionTokens) {
     const type = options[t.name]!.type;
@@ -62,7 +64,8 @@ export function parseCommand(name: string, spec: CommandSpec, argv: readonly str
   const positionals = spec.dashDashRest ? parsed.positionals.slice(0, parsed.positionals.length - afterDash.length) : parsed.positionals;
   const [min, max] = spec.positionals ?? [0, 0];
   if (positionals.length < min) throw new CommandLineError(`\`open-swe ${name}\` is missing an argument (${hint})`);
-  if (positionals.length > max) throw new CommandLineError(`\`open-swe ${name}\` takes ${max === 0 ? "no arguments" : `at most ${max} argument${max > 1 ? "s" : ""}`}, got "${positionals.slice(max).join(" ")}" (${hint})`);
+  if (positionals.length > max)
+    throw new CommandLineError(`\`open-swe ${name}\` takes ${max === 0 ? "no arguments" : `at most ${max} argument${max > 1 ? "s" : ""}`}, got "${positionals.slice(max).join(" ")}" (${hint})`);
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   return {
     help: false,

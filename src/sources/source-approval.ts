@@ -35,7 +35,9 @@ export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext 
   const login = identity ? await identityLogin(identity, octokit) : null;
   if (!login) {
     ctx.log.info({ sourceUser: data.user.id, approvalId }, "approval click from a user with no GitHub identity: refused");
-    await say(`I don't know who you are on GitHub, so your click on \`${approvalId}\` changed nothing. An operator can link you with \`open-swe settings identity set ${data.source}:${data.user.id} <github-login>\`.`);
+    await say(
+      `I don't know who you are on GitHub, so your click on \`${approvalId}\` changed nothing. An operator can link you with \`open-swe settings identity set ${data.source}:${data.user.id} <github-login>\`.`,
+    );
     return { outcome: "unmapped", sourceUser: data.user.id, approvalId };
   }
   // The conversation was checked above: any approval it asked for is in scope.

@@ -22,7 +22,7 @@ export interface InboundRequest {
 }
 
 /** `reason` is logged, never sent: a refused request gets a bare 401. */
-export type Verification = { ok: true; installKey?: string; /** The signed `iat` of a token-authenticated request (Connect). */ issuedAt?: number } | { ok: false; reason: string };
+export type Verification = { ok: true; installKey?: string /** The signed `iat` of a token-authenticated request (Connect). */; issuedAt?: number } | { ok: false; reason: string };
 
 /** A person on the source, as the payload claims; the worker re-reads it before trusting it. */
 export interface SourceUser {
@@ -36,7 +36,7 @@ export type SourceEvent =
   /** Answered on the spot (Slack's url_verification challenge, Connect's lifecycle acks). */
   | { kind: "respond"; status: number; body: unknown }
   /** Verified but nothing to do (our own message, an edit, an event we don't act on): 200, nothing queued. */
-  | { kind: "ignore"; reason: string; /** A person's message that names none of our handles: logged at info, so a missed handle is visible. */ unaddressed?: true }
+  | { kind: "ignore"; reason: string /** A person's message that names none of our handles: logged at info, so a missed handle is visible. */; unaddressed?: true }
   /** Someone asked the agent for something: becomes one `source-event` job, deduplicated on `dedupeKey`. */
   | {
       kind: "mention";

@@ -66,9 +66,7 @@ export async function startEmbeddedRedis(dataDir: string, log: Logger): Promise<
     // redis-server creates its AOF files with the umask it inherits: only ours may read them.
     const umask = process.umask(0o077);
     try {
-      return setpriv
-        ? spawn("setpriv", ["--pdeathsig", "TERM", "--", "redis-server", ...args], { stdio: "ignore" })
-        : spawn("redis-server", args, { stdio: "ignore" });
+      return setpriv ? spawn("setpriv", ["--pdeathsig", "TERM", "--", "redis-server", ...args], { stdio: "ignore" }) : spawn("redis-server", args, { stdio: "ignore" });
     } finally {
       process.umask(umask);
     }

@@ -3,7 +3,20 @@ import { z } from "zod";
 import { keyer } from "./keys.js";
 import { RunFeed } from "./run-feed.js";
 
-export const RunStatus = z.enum(["queued", "running", "stopped", "pr_opened", "completed", "step_limit", "sandbox_failed", "incomplete", "failed", "awaiting_approval", "approval_resolved", "budget_exceeded"]);
+export const RunStatus = z.enum([
+  "queued",
+  "running",
+  "stopped",
+  "pr_opened",
+  "completed",
+  "step_limit",
+  "sandbox_failed",
+  "incomplete",
+  "failed",
+  "awaiting_approval",
+  "approval_resolved",
+  "budget_exceeded",
+]);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** What a runs list shows before the run record exists: where a run is, who asked, and how far it got. */

@@ -59,7 +59,10 @@ const PrRef = z
 
 /** `slack:U0123`, `linear:<user id>`, `slack:C0123` (a channel), `linear:<team id>`: a source and its own id. */
 const SourceKey = z.string().regex(/^[a-z][a-z0-9-]*:\S+$/, "source:id, e.g. slack:U0123ABC or linear:<team id>");
-const GitHubLogin = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "a GitHub login").transform((s) => s.toLowerCase());
+const GitHubLogin = z
+  .string()
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "a GitHub login")
+  .transform((s) => s.toLowerCase());
 
 /** Typed, validated settings in Redis: what an operator (CLI) or a user command (comment) changes. */
 export class SettingsStore {
@@ -177,7 +180,9 @@ export class SettingsStore {
   }
   async removeInstallation(installationId: number): Promise<number> {
     const all = await this.listInstalled();
-    const gone = Object.entries(all).filter(([, v]) => v.installationId === installationId).map(([k]) => k);
+    const gone = Object.entries(all)
+      .filter(([, v]) => v.installationId === installationId)
+      .map(([k]) => k);
     if (gone.length > 0) await this.redis.hdel(this.key("installed"), ...gone);
     return gone.length;
   }

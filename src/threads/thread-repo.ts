@@ -62,12 +62,11 @@ export class ThreadRepos {
     const legacy = await this.redis.get(this.legacyKey(conversationKey));
     const id = sourceThreadId(conversationKey, r, legacy);
     const repoKey = this.thread(id, "repo");
-    const [[, setNx], , [, prev]] = (await this.redis
-      .multi()
-      .set(repoKey, r, "EX", TTL_SECONDS, "NX")
-      .expire(repoKey, TTL_SECONDS)
-      .set(convKey, r, "EX", TTL_SECONDS, "GET")
-      .exec()) as [[unknown, string | null], [unknown, number], [unknown, string | null]];
+    const [[, setNx], , [, prev]] = (await this.redis.multi().set(repoKey, r, "EX", TTL_SECONDS, "NX").expire(repoKey, TTL_SECONDS).set(convKey, r, "EX", TTL_SECONDS, "GET").exec()) as [
+      [unknown, string | null],
+      [unknown, number],
+      [unknown, string | null],
+    ];
     return { threadId: id, created: setNx === "OK", previousRepo: prev ?? legacy };
   }
 

@@ -34,7 +34,6 @@ export function holderIsDeadHere(holder: string, me: string, pidAlive: (pid: num
   return host === myHost && boot === myBoot && Number.isInteger(Number(pid)) && !pidAlive(Number(pid));
 }
 
-
 export interface HostPresenceOptions {
   redis: Redis;
   queues: QueueSet;
@@ -93,7 +92,10 @@ export async function startHostPresence(opts: HostPresenceOptions): Promise<Host
         forwarders.delete(host);
         await Promise.all(running.map((w) => w.close()));
       } else if (!alive && !running) {
-        forwarders.set(host, HOST_QUEUES.map((name) => forwarder(name, host)));
+        forwarders.set(
+          host,
+          HOST_QUEUES.map((name) => forwarder(name, host)),
+        );
       }
     }
   };

@@ -14,7 +14,16 @@ export function anthropicSse(blocks: SseBlock[], usage: SseUsage = { input_token
       "message_start",
       {
         type: "message_start",
-        message: { id: `msg_${Math.random().toString(36).slice(2)}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+        message: {
+          id: `msg_${Math.random().toString(36).slice(2)}`,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
       },
     ],
   ];

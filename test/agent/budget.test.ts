@@ -32,14 +32,34 @@ function turn(name: string, args: Record<string, unknown>, id: string, input: nu
 
 function run(model: ReturnType<typeof fakeModel>, budgetUsd: number, modelId = SONNET) {
   const meter = new RunMeter();
-  const deps: AgentMiddlewareDeps & { meter: RunMeter } = { modelCallLimit: 50, workspaceRoot: "/", readWorkspaceFile: async () => undefined, drainFollowUps: async () => [], notifyStepLimit: async () => {}, meter, budgetUsd, budgetModelId: modelId };
+  const deps: AgentMiddlewareDeps & { meter: RunMeter } = {
+    modelCallLimit: 50,
+    workspaceRoot: "/",
+    readWorkspaceFile: async () => undefined,
+    drainFollowUps: async () => [],
+    notifyStepLimit: async () => {},
+    meter,
+    budgetUsd,
+    budgetModelId: modelId,
+  };
   const backend = new Sandbox();
   const agent = createOpenSweAgent({ model, systemPrompt: "s", tools: [], middleware: buildAgentMiddleware(deps), subagentMiddleware: buildSubagentMiddleware(deps), backend });
   return {
     backend,
     go: async () => {
       const messages = (await agent.invoke({ messages: [new HumanMessage("go")] })).messages as BaseMessage[];
-      return { messages, record: buildRunRecord({ threadId: "t", trigger: "comment", settings: { modelId, effort: "none", provider: "anthropic" }, messages, subagent: meter, startedAt: new Date(0), finishedAt: new Date(1) }) };
+      return {
+        messages,
+        record: buildRunRecord({
+          threadId: "t",
+          trigger: "comment",
+          settings: { modelId, effort: "none", provider: "anthropic" },
+          messages,
+          subagent: meter,
+          startedAt: new Date(0),
+          finishedAt: new Date(1),
+        }),
+      };
     },
   };
 }

@@ -25,10 +25,13 @@ function stack(followUps: string[]) {
 }
 
 const replies: string[] = [];
-const githubComment = tool(async ({ body }) => {
-  replies.push(body);
-  return "comment posted: https://github.com/o/r/issues/4#issuecomment-1";
-}, { name: "github_comment", description: "Reply on the issue", schema: z.object({ body: z.string() }) });
+const githubComment = tool(
+  async ({ body }) => {
+    replies.push(body);
+    return "comment posted: https://github.com/o/r/issues/4#issuecomment-1";
+  },
+  { name: "github_comment", description: "Reply on the issue", schema: z.object({ body: z.string() }) },
+);
 
 describe("createOpenSweAgent", () => {
   it("writes a file with deepagents' tools, replies, and a follow-up run continues the same checkpointed conversation", async () => {
@@ -50,19 +53,38 @@ describe("createOpenSweAgent", () => {
 
     // The earlier run's confirmation does not count for this run: the model must confirm again.
     const second = fakeModel()
-      .respond((messages) => new AIMessage(`history: ${messages.filter((m) => HumanMessage.isInstance(m)).map((m) => m.text).join(" | ")}`))
+      .respond(
+        (messages) =>
+          new AIMessage(
+            `history: ${messages
+              .filter((m) => HumanMessage.isInstance(m))
+              .map((m) => m.text)
+              .join(" | ")}`,
+          ),
+      )
       // An explicit id: the fake numbers its messages per model, and "1" is already in this thread's history.
       .respond(new AIMessage({ content: "", id: "run2-confirm", tool_calls: [{ name: "confirming_completion", args: { summary: "answered" }, id: "tc-run2", type: "tool_call" }] }));
     const agent2 = createOpenSweAgent({ model: second, systemPrompt, tools: [githubComment], middleware: stack([]), checkpointer });
     const r2 = await agent2.invoke({ messages: [new HumanMessage("also mention the code of conduct")] }, config);
     const texts = r2.messages.map((m) => m.text);
     expect(texts).toContain("history: add a CONTRIBUTING.md | also mention the code of conduct");
-    expect(r2.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.name).slice(-2)).toEqual(["no_op", "confirming_completion"]);
+    expect(
+      r2.messages
+        .filter((m) => ToolMessage.isInstance(m))
+        .map((m) => m.name)
+        .slice(-2),
+    ).toEqual(["no_op", "confirming_completion"]);
     expect(r2.messages.some((m) => ToolMessage.isInstance(m) && m.name === "write_file")).toBe(true);
   });
 
   it("runs a recorded script offline through the replay provider and records the run as replayed", async () => {
-    const run = await resolveRunModel({ role: "agent", profile: { autoFixCi: false, autoReview: true, prsAsMe: false }, team: {}, repoConfig: parseRepoConfig({}), config: { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` } });
+    const run = await resolveRunModel({
+      role: "agent",
+      profile: { autoFixCi: false, autoReview: true, prsAsMe: false },
+      team: {},
+      repoConfig: parseRepoConfig({}),
+      config: { model: `replay:${join(ROOT, "test/agent/model/fixtures/two-turns.json")}` },
+    });
     const systemPrompt = renderPrompt("agent", { repo: "o/r", workspace_root: "/", default_branch: "main" });
     const agent = createOpenSweAgent({ model: run.model, systemPrompt, tools: [githubComment], middleware: stack([]) });
     const startedAt = new Date();

@@ -9,7 +9,6 @@ import { renderPrompt } from "../../src/agent/prompts.js";
 import { SSE_HEADERS, anthropicSse } from "./anthropic-sse.js";
 import { runTools } from "../../bench/run-tools.js";
 
-
 interface AnthropicRequest {
   system: unknown;
   tools: Array<{ name: string }>;
@@ -32,10 +31,14 @@ describe("prompt caching", () => {
     nock("https://api.anthropic.com")
       .post("/v1/messages")
       .times(3)
-      .reply(200, (_uri, body) => {
-        bodies.push(body as AnthropicRequest);
-        return replies[bodies.length - 1] ?? "";
-      }, SSE_HEADERS);
+      .reply(
+        200,
+        (_uri, body) => {
+          bodies.push(body as AnthropicRequest);
+          return replies[bodies.length - 1] ?? "";
+        },
+        SSE_HEADERS,
+      );
 
     const model = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-sonnet-4-6", effort: "none" } }), { anthropicApiKey: "sk-test" });
     const systemPrompt = renderPrompt("agent", { repo: "acme/widgets", workspace_root: "/", default_branch: "main" });
@@ -59,6 +62,20 @@ describe("prompt caching", () => {
     expect(withoutCacheControl(turn2.messages.slice(0, turn1.messages.length))).toEqual(withoutCacheControl(turn1.messages));
     // The provider is asked to cache, and the tools the issue requires are there.
     expect(JSON.stringify(turn1)).toContain('"cache_control":{"type":"ephemeral"');
-    expect(turn1.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["write_todos", "task", "read_file", "write_file", "edit_file", "http_request", "fetch_url", "no_op", "confirming_completion", "commit_and_push", "open_or_update_pull_request"]));
+    expect(turn1.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "write_todos",
+        "task",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "http_request",
+        "fetch_url",
+        "no_op",
+        "confirming_completion",
+        "commit_and_push",
+        "open_or_update_pull_request",
+      ]),
+    );
   });
 });

@@ -50,7 +50,12 @@ describe("prUrlFrom / inferOutcome", () => {
   const pr = "https://github.com/acme/widgets/pull/42";
   it.each<[string, BaseMessage[], string | undefined, string]>([
     ["PR tool result", [ai(1, 1), toolMsg("open_or_update_pull_request", `Draft PR opened: ${pr}`)], pr, "pr_opened"],
-    ["a GitHub Enterprise Server PR", [toolMsg("open_or_update_pull_request", "Draft PR opened: https://ghe.acme.example/acme/widgets/pull/7")], "https://ghe.acme.example/acme/widgets/pull/7", "pr_opened"],
+    [
+      "a GitHub Enterprise Server PR",
+      [toolMsg("open_or_update_pull_request", "Draft PR opened: https://ghe.acme.example/acme/widgets/pull/7")],
+      "https://ghe.acme.example/acme/widgets/pull/7",
+      "pr_opened",
+    ],
     ["a URL the model only wrote is not a PR", [new AIMessage(`Opened ${pr}`), toolMsg("confirming_completion", "ok")], undefined, "completed"],
     ["failed PR tool", [toolMsg("open_or_update_pull_request", `422 for ${pr}`, "error")], undefined, "incomplete"],
     ["a question answered with a reply, no PR, no confirmation", [ai(1, 1), toolMsg("github_comment", "posted"), new AIMessage("Answered.")], undefined, "completed"],

@@ -54,7 +54,15 @@ describe("the task subagent runs under its parent's rules and is counted in the 
     const agent = createOpenSweAgent({ model, systemPrompt: "s", tools: [], middleware, subagentMiddleware, backend });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] });
     expect(backend.commands).toEqual(["echo 0", "echo 1", "echo 2", "echo 3"]);
-    const record = buildRunRecord({ threadId: "t", trigger: "comment", settings: { modelId: "anthropic:claude-sonnet-4-6", effort: "medium", provider: "anthropic" }, messages: result.messages as BaseMessage[], subagent: meter, startedAt: new Date(0), finishedAt: new Date(1) });
+    const record = buildRunRecord({
+      threadId: "t",
+      trigger: "comment",
+      settings: { modelId: "anthropic:claude-sonnet-4-6", effort: "medium", provider: "anthropic" },
+      messages: result.messages as BaseMessage[],
+      subagent: meter,
+      startedAt: new Date(0),
+      finishedAt: new Date(1),
+    });
     expect(record.outcome).toBe("step_limit");
     expect(record.modelCalls).toBe(5);
   });
@@ -66,11 +74,13 @@ describe("the task subagent runs under its parent's rules and is counted in the 
       .respond(turn("execute", { command: "ls" }, "s1", [4000, 20]))
       .respond(turn("execute", { command: "cat README.md" }, "s2", [4000, 20]))
       .respond(turn("execute", { command: "git log -1" }, "s3", [4000, 20]));
-    model.respond((() => {
-      const m = new AIMessage("Found it.");
-      (m as unknown as { usage_metadata: UsageMetadata }).usage_metadata = { input_tokens: 4000, output_tokens: 30, total_tokens: 4030 };
-      return m;
-    })());
+    model.respond(
+      (() => {
+        const m = new AIMessage("Found it.");
+        (m as unknown as { usage_metadata: UsageMetadata }).usage_metadata = { input_tokens: 4000, output_tokens: 30, total_tokens: 4030 };
+        return m;
+      })(),
+    );
     model.respond(turn("confirming_completion", { summary: "looked" }, "c", [3000, 10]));
     const { meter, middleware, subagentMiddleware } = run(50);
     const agent = createOpenSweAgent({ model, systemPrompt: "s", tools: [], middleware, subagentMiddleware, backend });
@@ -111,7 +121,14 @@ describe("pricing per turn", () => {
     const haiku = costUsd("anthropic:claude-haiku-4-5", usageFromMessages([turns[1]!]))!;
     expect(costOfTurns(turns, "anthropic:claude-sonnet-4-6")).toBeCloseTo(sonnet + haiku, 6);
     expect(haiku).toBeLessThan(sonnet);
-    const record = buildRunRecord({ threadId: "t", trigger: "comment", settings: { modelId: "anthropic:claude-sonnet-4-6", effort: "medium", provider: "anthropic" }, messages: [new HumanMessage("go"), ...turns], startedAt: new Date(0), finishedAt: new Date(1) });
+    const record = buildRunRecord({
+      threadId: "t",
+      trigger: "comment",
+      settings: { modelId: "anthropic:claude-sonnet-4-6", effort: "medium", provider: "anthropic" },
+      messages: [new HumanMessage("go"), ...turns],
+      startedAt: new Date(0),
+      finishedAt: new Date(1),
+    });
     expect(record.costUsd).toBeCloseTo(sonnet + haiku, 6);
   });
   it("a provider-reported dated snapshot is priced as its family; an unknown name falls back to the run model", () => {

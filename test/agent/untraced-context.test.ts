@@ -15,7 +15,11 @@ describe("installUntracedContext (no tracer configured)", () => {
     const seen: Array<{ runTree: boolean; thread: unknown; fromGetConfig: unknown }> = [];
     const inner = RunnableLambda.from(async () => {
       const s = store();
-      seen.push({ runTree: typeof s?.["postRun"] === "function", thread: AsyncLocalStorageProviderSingleton.getRunnableConfig()?.configurable?.["thread_id"], fromGetConfig: getConfig()?.configurable?.["thread_id"] });
+      seen.push({
+        runTree: typeof s?.["postRun"] === "function",
+        thread: AsyncLocalStorageProviderSingleton.getRunnableConfig()?.configurable?.["thread_id"],
+        fromGetConfig: getConfig()?.configurable?.["thread_id"],
+      });
       return "ok";
     });
     const outer = RunnableLambda.from(async (x: string, config) => inner.invoke(x, config));
@@ -31,7 +35,9 @@ describe("installUntracedContext (no tracer configured)", () => {
     const result = await RunnableLambda.from(async (_x: string, config) => {
       setContextVariable("who", "dana");
       return read.invoke(null, config);
-    }).withConfig({ runName: "outer" }).invoke("x", { callbacks: [handler] });
+    })
+      .withConfig({ runName: "outer" })
+      .invoke("x", { callbacks: [handler] });
     expect(result).toBe("dana");
     expect(starts).toEqual(["outer", "read"]);
   });

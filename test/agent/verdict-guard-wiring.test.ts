@@ -23,8 +23,7 @@ class RecordingSandbox extends BaseSandbox {
 }
 
 const call = (name: string, args: Record<string, unknown>, id: string) => new AIMessage({ content: "", tool_calls: [{ name, args, id, type: "tool_call" }] });
-const stack = () =>
-  buildAgentMiddleware({ modelCallLimit: 20, workspaceRoot: "/", readWorkspaceFile: async () => undefined, drainFollowUps: async () => [], notifyStepLimit: async () => {} });
+const stack = () => buildAgentMiddleware({ modelCallLimit: 20, workspaceRoot: "/", readWorkspaceFile: async () => undefined, drainFollowUps: async () => [], notifyStepLimit: async () => {} });
 
 describe("the verdict guard is wired into the coding agent and its subagent", () => {
   it("blocks `gh pr review --approve` in the main agent, lets other commands through", async () => {
@@ -45,7 +44,7 @@ describe("the verdict guard is wired into the coding agent and its subagent", ()
     const backend = new RecordingSandbox();
     const model = fakeModel()
       .respond(call("task", { description: "approve PR 7", subagent_type: "general-purpose" }, "t"))
-      .respond(call("execute", { command: "bash -c \"gh api repos/o/r/pulls/7/reviews -f event=APPROVE\"" }, "s1"))
+      .respond(call("execute", { command: 'bash -c "gh api repos/o/r/pulls/7/reviews -f event=APPROVE"' }, "s1"))
       .respond(new AIMessage("could not approve"))
       .respond(call("confirming_completion", { summary: "done" }, "c"));
     const agent = createOpenSweAgent({ model, systemPrompt: "s", tools: [], middleware: stack(), backend });

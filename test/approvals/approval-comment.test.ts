@@ -20,7 +20,13 @@ describe("maskSecrets", () => {
 
 describe("approval request comment", () => {
   it("names the tool, shows masked truncated input in a fence it cannot close, and the commands", () => {
-    const body = approvalRequestComment({ id: "1a2b3c4d", handle: "open-swe", requester: "dana", timeoutMinutes: 60, calls: [{ name: "execute", args: { command: "echo ```` && " + "x".repeat(900) + " sk-ant-abcdefghijklmnopqrstuvwxyz" } }] });
+    const body = approvalRequestComment({
+      id: "1a2b3c4d",
+      handle: "open-swe",
+      requester: "dana",
+      timeoutMinutes: 60,
+      calls: [{ name: "execute", args: { command: "echo ```` && " + "x".repeat(900) + " sk-ant-abcdefghijklmnopqrstuvwxyz" } }],
+    });
     expect(body).toContain("call `execute`");
     expect(body).toContain("`````json");
     expect(body).toContain("more characters]");

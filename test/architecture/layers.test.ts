@@ -27,8 +27,7 @@ async function violations(edges: Edge[]): Promise<Array<{ rule: string; from: st
   for (const { from, to, kind = "import" } of edges) {
     let spec = relative(dirname(from), to).replace(/\.ts$/, ".js");
     if (!spec.startsWith(".")) spec = `./${spec}`;
-    const line =
-      kind === "type" ? `import type { T } from "${spec}";` : kind === "dynamic" ? `export const load = () => import("${spec}");` : `import { x } from "${spec}"; void x;`;
+    const line = kind === "type" ? `import type { T } from "${spec}";` : kind === "dynamic" ? `export const load = () => import("${spec}");` : `import { x } from "${spec}"; void x;`;
     files.set(from, [...(files.get(from) ?? []), line]);
     if (!files.has(to)) files.set(to, []);
   }

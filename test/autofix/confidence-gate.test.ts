@@ -55,7 +55,10 @@ describe("confidence gate", () => {
     nock(API)
       .get(`/repos/octo/hello/commits/${HEAD}/check-runs`)
       .query(true)
-      .reply(200, { total_count: checks.length, check_runs: checks.map((c) => ({ ...c, status: "completed", conclusion: "failure", html_url: `https://github.com/octo/hello/runs/${c.id}`, app: { slug: "github-actions" } })) });
+      .reply(200, {
+        total_count: checks.length,
+        check_runs: checks.map((c) => ({ ...c, status: "completed", conclusion: "failure", html_url: `https://github.com/octo/hello/runs/${c.id}`, app: { slug: "github-actions" } })),
+      });
     nock(API).get(`/repos/octo/hello/commits/${HEAD}/status`).query(true).reply(200, { state: "failure", statuses: [] });
   };
 
@@ -68,7 +71,10 @@ describe("confidence gate", () => {
   it("flaky: re-runs only the failed jobs of each run once, and gives the head's attempt back", async () => {
     const { deps, ledger } = setup('{"classification":"flaky","reason":"a network timeout","evidence":"ETIMEDOUT"}');
     await ledger.claim(PR, { fingerprint: `${HEAD}:e2e,test`, headSha: HEAD, maxAttempts: 3, ci: true, counts: true });
-    redCi([{ id: 81, name: "test" }, { id: 82, name: "e2e" }]);
+    redCi([
+      { id: 81, name: "test" },
+      { id: 82, name: "e2e" },
+    ]);
     nock(API).get("/repos/octo/hello/actions/jobs/81").reply(200, { id: 81, run_id: 9001 });
     nock(API).get("/repos/octo/hello/actions/jobs/82").reply(200, { id: 82, run_id: 9001 });
     const rerun = nock(API).post("/repos/octo/hello/actions/runs/9001/rerun-failed-jobs").once().reply(201, {});
@@ -85,7 +91,9 @@ describe("confidence gate", () => {
     const { deps, ledger } = setup('{"classification":"flaky","reason":"the runner died","evidence":"The runner has received a shutdown signal"}');
     for (let i = 0; i < MAX_RERUNS_PER_HEAD; i++) expect(await ledger.claimRerun(PR, HEAD, MAX_RERUNS_PER_HEAD)).toBe(i + 1);
     const comment = nock(API)
-      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /changed nothing, because it looks flaky \(the runner died\), but the failed jobs were already re-run 3 times on this commit; a human is needed/.test(b.body))
+      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) =>
+        /changed nothing, because it looks flaky \(the runner died\), but the failed jobs were already re-run 3 times on this commit; a human is needed/.test(b.body),
+      )
       .reply(201, { id: 1 });
     const { result } = await confidenceGate(deps);
     expect(result.classification).toBe("no_change");
@@ -97,7 +105,9 @@ describe("confidence gate", () => {
     const { deps, ledger } = setup('{"classification":"flaky","reason":"timeout","evidence":""}');
     redCi([{ id: 83, name: "external-ci" }]);
     nock(API).get("/repos/octo/hello/actions/jobs/83").reply(404, { message: "Not Found" });
-    const comment = nock(API).post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /re-run them by hand/.test(b.body)).reply(201, { id: 2 });
+    const comment = nock(API)
+      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /re-run them by hand/.test(b.body))
+      .reply(201, { id: 2 });
     expect((await confidenceGate(deps)).result.classification).toBe("no_change");
     expect(comment.isDone()).toBe(true);
     expect(await ledger.reruns(PR, HEAD)).toBe(0);
@@ -106,7 +116,10 @@ describe("confidence gate", () => {
   it("no_change: one comment with the reason and the evidence (mentions defused), posted once across retries", async () => {
     const { deps } = setup('{"classification":"no_change","reason":"the NPM_TOKEN secret is missing; ask @octo-admin","evidence":"npm ERR! code E401 ```"}');
     const comment = nock(API)
-      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => b.body.includes("because the NPM_TOKEN secret is missing; ask @\u200bocto-admin.") && b.body.includes("npm ERR! code E401 ʼʼʼ") && !b.body.includes("```\n```"))
+      .post(
+        "/repos/octo/hello/issues/12/comments",
+        (b: { body: string }) => b.body.includes("because the NPM_TOKEN secret is missing; ask @\u200bocto-admin.") && b.body.includes("npm ERR! code E401 ʼʼʼ") && !b.body.includes("```\n```"),
+      )
       .once()
       .reply(201, { id: 3 });
     expect((await confidenceGate(deps)).result).toMatchObject({ classification: "no_change", evidence: "npm ERR! code E401 ```" });
@@ -120,7 +133,9 @@ describe("confidence gate", () => {
     ["the model call failing", new Error("overloaded"), /the classifying model call failed \(overloaded\)/],
   ])("a malformed answer (%s) fails closed: no change, and a comment saying so", async (_n, answer, reason) => {
     const { deps } = setup(answer);
-    const comment = nock(API).post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => reason.test(b.body) && /could not be classified/.test(b.body)).reply(201, { id: 4 });
+    const comment = nock(API)
+      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => reason.test(b.body) && /could not be classified/.test(b.body))
+      .reply(201, { id: 4 });
     const { result } = await confidenceGate(deps);
     expect(result.classification).toBe("no_change");
     expect(result.malformed).toBeTruthy();

@@ -3,8 +3,21 @@ import type { AutofixReason } from "../../src/autofix/decide.js";
 import { fixCiReply } from "../../src/autofix/fix-ci-reply.js";
 
 const ALL: AutofixReason[] = [
-  "repo_not_enabled", "no_open_pr", "pr_disabled", "no_agent_thread", "autofix_disabled_user", "reviewer_no_write_permission", "max_attempts",
-  "ci_read_failed", "checks_pending", "no_failing_checks", "all_failing_on_base", "already_handled", "human_commit", "batched", "dispatched",
+  "repo_not_enabled",
+  "no_open_pr",
+  "pr_disabled",
+  "no_agent_thread",
+  "autofix_disabled_user",
+  "reviewer_no_write_permission",
+  "max_attempts",
+  "ci_read_failed",
+  "checks_pending",
+  "no_failing_checks",
+  "all_failing_on_base",
+  "already_handled",
+  "human_commit",
+  "batched",
+  "dispatched",
 ];
 
 describe("fixCiReply", () => {
@@ -25,7 +38,8 @@ describe("fixCiReply", () => {
     already_handled: "A fix run for exactly these failures on this commit was already started.",
   };
   it.each(Object.entries(SENTENCES))("%s: its own sentence", (reason, sentence) => expect(fixCiReply(reason as AutofixReason, {})).toBe(sentence));
-  it("covers every reason", () => expect([...Object.keys(SENTENCES), "dispatched", "batched", "checks_pending"].sort()).toEqual([...ALL, "checks_pending"].filter((r, i, a) => a.indexOf(r) === i).sort()));
+  it("covers every reason", () =>
+    expect([...Object.keys(SENTENCES), "dispatched", "batched", "checks_pending"].sort()).toEqual([...ALL, "checks_pending"].filter((r, i, a) => a.indexOf(r) === i).sort()));
   it("names the checks still running", () => {
     expect(fixCiReply("checks_pending", { pending: ["e2e", "build"] })).toBe("Some checks are still running (e2e, build); ask again once they have finished.");
   });

@@ -27,8 +27,16 @@ describe("skipNotice", () => {
     expect(skipNotice("max_attempts", facts)).toBeNull();
   });
 
-  it.each<AutofixReason>(["repo_not_enabled", "no_open_pr", "no_agent_thread", "autofix_disabled_user", "ci_read_failed", "checks_pending", "no_failing_checks", "already_handled", "batched", "dispatched"])(
-    "%s shows nothing on the pull request",
-    (reason) => expect(skipNotice(reason, facts)).toBeNull(),
-  );
+  it.each<AutofixReason>([
+    "repo_not_enabled",
+    "no_open_pr",
+    "no_agent_thread",
+    "autofix_disabled_user",
+    "ci_read_failed",
+    "checks_pending",
+    "no_failing_checks",
+    "already_handled",
+    "batched",
+    "dispatched",
+  ])("%s shows nothing on the pull request", (reason) => expect(skipNotice(reason, facts)).toBeNull());
 });

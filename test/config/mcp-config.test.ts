@@ -7,14 +7,17 @@ describe("MCP server config", () => {
       docs: { url: "https://mcp.example.com/mcp", transport: "http", headers: {} },
       local: { command: "npx", args: ["-y", "srv"], env: {} },
     });
-    for (const bad of [{ "a__b": { command: "x" } }, { Docs: { command: "x" } }, { docs: { url: "ftp://x" } }, { docs: { url: "https://x", command: "y" } }, { docs: {} }]) {
+    for (const bad of [{ a__b: { command: "x" } }, { Docs: { command: "x" } }, { docs: { url: "ftp://x" } }, { docs: { url: "https://x", command: "y" } }, { docs: {} }]) {
       expect(McpServers.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
   });
 
   it("a repository's entry replaces the team's of the same name and is marked untrusted", () => {
     const entries = runMcpServers(McpServers.parse({ docs: { url: "https://team/mcp" }, b: { command: "b" } }), McpServers.parse({ docs: { url: "https://repo/mcp" } }));
-    expect(entries.map((e) => [e.name, e.origin])).toEqual([["b", "team"], ["docs", "repo"]]);
+    expect(entries.map((e) => [e.name, e.origin])).toEqual([
+      ["b", "team"],
+      ["docs", "repo"],
+    ]);
   });
 
   const team: McpServerEntry = { name: "docs", origin: "team", config: { url: "https://x", transport: "http", headers: {} } };

@@ -60,7 +60,13 @@ describe("tool policies in the agent", () => {
         .respondWithTools([{ name: "write_file", args: { file_path: "/x.md", content: "x" } }])
         .respondWithTools([{ name: "confirming_completion", args: { summary: "done" } }]),
     );
-    const agent = createOpenSweAgent({ model, systemPrompt: "You are the agent.\n\nDisabled by policy: write_file", tools: [], middleware: stack(), toolPolicies: { denied: ["write_file"], ask: [] } });
+    const agent = createOpenSweAgent({
+      model,
+      systemPrompt: "You are the agent.\n\nDisabled by policy: write_file",
+      tools: [],
+      middleware: stack(),
+      toolPolicies: { denied: ["write_file"], ask: [] },
+    });
     const result = await agent.invoke({ messages: [new HumanMessage("write x.md")] });
     expect(bound.length).toBeGreaterThan(0);
     for (const names of bound) {
@@ -113,7 +119,15 @@ describe("tool policies in the agent", () => {
       .respondWithTools([{ name: "danger", args: { x: "1" } }])
       .respond(new AIMessage("sub done"))
       .respondWithTools([{ name: "confirming_completion", args: { summary: "done" } }]);
-    const agent = createOpenSweAgent({ model, systemPrompt: "agent", tools: [], subagentTools: [danger, gone], middleware: stack(), checkpointer, toolPolicies: { denied: ["gone"], ask: ["danger"] } });
+    const agent = createOpenSweAgent({
+      model,
+      systemPrompt: "agent",
+      tools: [],
+      subagentTools: [danger, gone],
+      middleware: stack(),
+      checkpointer,
+      toolPolicies: { denied: ["gone"], ask: ["danger"] },
+    });
     const config = { configurable: { thread_id: "policy-subagent" } };
     const getState = (agent as unknown as { getState(c: unknown): Promise<{ tasks?: Array<{ interrupts?: Array<{ value?: unknown }> }> }> }).getState.bind(agent);
     await agent.invoke({ messages: [new HumanMessage("delegate")] }, config);

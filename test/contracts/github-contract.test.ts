@@ -7,14 +7,32 @@ describe("GitHub's OpenAPI description as the contract of a mocked request", () 
   it.each([
     ["a documented route and body", "POST", "/repos/octo/hello/issues/3/comments", { body: "hi" }, []],
     ["an unknown route", "GET", "/repos/octo/hello/nonsense/1", undefined, ["GET /repos/octo/hello/nonsense/1: no such route in GitHub's REST description"]],
-    ["a missing required field", "POST", "/repos/octo/hello/issues/3/comments", { text: "hi" }, ["issues/create-comment: request body $ must have required property 'body'", "issues/create-comment: request body $ must NOT have additional properties (text)"]],
-    ["an undocumented field where the body forbids others", "PATCH", "/repos/octo/hello/pulls/3", { title: "t", colour: "red" }, ["pulls/update: request body $ must NOT have additional properties (colour)"]],
+    [
+      "a missing required field",
+      "POST",
+      "/repos/octo/hello/issues/3/comments",
+      { text: "hi" },
+      ["issues/create-comment: request body $ must have required property 'body'", "issues/create-comment: request body $ must NOT have additional properties (text)"],
+    ],
+    [
+      "an undocumented field where the body forbids others",
+      "PATCH",
+      "/repos/octo/hello/pulls/3",
+      { title: "t", colour: "red" },
+      ["pulls/update: request body $ must NOT have additional properties (colour)"],
+    ],
     ["a wrong type in the body", "POST", "/repos/octo/hello/issues/3/comments", { body: 3 }, ["issues/create-comment: request body $/body must be string"]],
     ["a wrong path parameter type", "GET", "/repos/octo/hello/pulls/abc", undefined, ['pulls/get: path parameter pull_number must be an integer (got "abc")']],
     ["an undocumented query parameter", "GET", "/repos/octo/hello/pulls?colour=red", undefined, ["pulls/list: query parameter colour is not documented"]],
-    ["a query value outside its enum", "GET", "/repos/octo/hello/pulls?state=merged", undefined, ["pulls/list: query parameter state must be one of open, closed, all (got \"merged\")"]],
+    ["a query value outside its enum", "GET", "/repos/octo/hello/pulls?state=merged", undefined, ['pulls/list: query parameter state must be one of open, closed, all (got "merged")']],
     ["a contents path with slashes", "GET", "/repos/octo/hello/contents/src/a.ts?ref=main", undefined, []],
-    ["GitHub's own format repo.nwo (owner/name)", "POST", "/repos/octo/hello/pulls", { head: "x", base: "main", head_repo: "not a repo" }, ['pulls/create: request body $/head_repo must match format "repo.nwo"']],
+    [
+      "GitHub's own format repo.nwo (owner/name)",
+      "POST",
+      "/repos/octo/hello/pulls",
+      { head: "x", base: "main", head_repo: "not a repo" },
+      ['pulls/create: request body $/head_repo must match format "repo.nwo"'],
+    ],
   ])("%s", (_name, method, path, body, expected) => {
     expect(checkRequest(method, path, body === undefined ? undefined : JSON.stringify(body)).verdict.violations).toEqual(expected);
   });
@@ -53,14 +71,15 @@ describe("the nock hook setup-each installs", () => {
   });
 
   it("checks what a reply function returns", async () => {
-    nock("https://api.github.com").get("/repos/octo/hello").reply(200, () => ({ default_branch: 1 }));
-    nock("https://api.github.com").get("/repos/octo/other").reply(async () => [418, {}]);
+    nock("https://api.github.com")
+      .get("/repos/octo/hello")
+      .reply(200, () => ({ default_branch: 1 }));
+    nock("https://api.github.com")
+      .get("/repos/octo/other")
+      .reply(async () => [418, {}]);
     await fetch("https://api.github.com/repos/octo/hello");
     await fetch("https://api.github.com/repos/octo/other");
-    expect(takeViolations()).toEqual([
-      "repos/get: response 200 body $/default_branch must be string",
-      "repos/get: status 418 is not documented (documented: 200, 301, 403, 404)",
-    ]);
+    expect(takeViolations()).toEqual(["repos/get: response 200 body $/default_branch must be string", "repos/get: status 418 is not documented (documented: 200, 301, 403, 404)"]);
   });
 
   it("leaves other hosts alone", async () => {

@@ -17,8 +17,20 @@ const require = createRequire(import.meta.url);
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 type Json = Record<string, unknown>;
-interface Param { name: string; in: string; required?: boolean; schema?: Json }
-export interface Operation { operationId: string; method: string; template: string; op: Json; pathItem: Json; description: Description }
+interface Param {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Json;
+}
+export interface Operation {
+  operationId: string;
+  method: string;
+  template: string;
+  op: Json;
+  pathItem: Json;
+  description: Description;
+}
 
 export interface ContractVerdict {
   /** "validated": an operation was found and checked; "no-contract": nothing to check against (GraphQL). */

@@ -84,7 +84,10 @@ export function checkLinearExchange(requestBody: string, status: number, respons
     return { operation, violations };
   }
   if (!coerced.coerced) return { operation, violations };
-  const result = execute({ schema: linearSchema(), document: doc, rootValue: answer.data, variableValues: request.variables as Json, fieldResolver: readField }) as { data?: unknown; errors?: readonly GraphQLError[] };
+  const result = execute({ schema: linearSchema(), document: doc, rootValue: answer.data, variableValues: request.variables as Json, fieldResolver: readField }) as {
+    data?: unknown;
+    errors?: readonly GraphQLError[];
+  };
   if (result.errors) violations.push(...result.errors.map((e) => `${operation}: data.${e.path?.join(".") ?? ""}: ${e.message}`));
   else differences(answer.data, result.data, `${operation}: data`, violations);
   return { operation, violations };

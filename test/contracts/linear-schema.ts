@@ -23,14 +23,22 @@ function sdkDeclarations(): string {
   throw new Error(`@linear/sdk: no declaration file with the generated schema under ${dist}`);
 }
 
-interface Decl { name: string; heads: string[]; body: string[] | undefined; union: string[] | undefined }
+interface Decl {
+  name: string;
+  heads: string[];
+  body: string[] | undefined;
+  union: string[] | undefined;
+}
 
 /** `type X = A & B & {` … `};`, `type X = A | B;`, `declare enum X {` … `}` of the schema part of the file. */
 function declarations(text: string): { types: Map<string, Decl>; enums: Map<string, string[]>; scalars: string[] } {
   const start = text.indexOf(DOCUMENTS_REGION);
   // Operation and fragment types follow the schema's own types; the first fragment marks the end.
   const end = text.search(/\ntype \w+Fragment = /);
-  const lines = text.slice(start, end).replace(/\/\*\*[\s\S]*?\*\//g, "").split("\n");
+  const lines = text
+    .slice(start, end)
+    .replace(/\/\*\*[\s\S]*?\*\//g, "")
+    .split("\n");
   const types = new Map<string, Decl>();
   const enums = new Map<string, string[]>();
   let scalars: string[] = [];
@@ -53,9 +61,27 @@ function declarations(text: string): { types: Map<string, Decl>; enums: Map<stri
       const body: string[] = [];
       for (i++; lines[i] !== "};"; i++) if ((lines[i] ?? "").trim()) body.push((lines[i] ?? "").trim());
       if (name === "Scalars") scalars = body.map((f) => f.slice(0, f.indexOf(":")));
-      else types.set(name, { name, heads: rest.slice(0, -1).split("&").map((s) => s.trim()).filter(Boolean), body, union: undefined });
+      else
+        types.set(name, {
+          name,
+          heads: rest
+            .slice(0, -1)
+            .split("&")
+            .map((s) => s.trim())
+            .filter(Boolean),
+          body,
+          union: undefined,
+        });
     } else if (/^[\w ]+(\|[\w ]+)+;$/.test(rest)) {
-      types.set(name, { name, heads: [], body: undefined, union: rest.slice(0, -1).split("|").map((s) => s.trim()) });
+      types.set(name, {
+        name,
+        heads: [],
+        body: undefined,
+        union: rest
+          .slice(0, -1)
+          .split("|")
+          .map((s) => s.trim()),
+      });
     }
   }
   return { types, enums, scalars };
@@ -105,7 +131,12 @@ export function linearSdl(text: string): string {
     const kind = object ? "type" : interfaces.has(d.name) ? "interface" : "input";
     const lines = fields(d.body).map((f) => {
       const args = kind === "input" ? undefined : argTypes.get(`${d.name}${f.name}Args`.toLowerCase())?.body;
-      const argList = args && args.length > 0 ? `(${fields(args).map((a) => `${a.name}: ${a.type}`).join(", ")})` : "";
+      const argList =
+        args && args.length > 0
+          ? `(${fields(args)
+              .map((a) => `${a.name}: ${a.type}`)
+              .join(", ")})`
+          : "";
       return `  ${f.name}${argList}: ${f.type}`;
     });
     const implementsList = object && d.heads.length > 0 ? ` implements ${d.heads.join(" & ")}` : "";

@@ -14,7 +14,11 @@ import { type Kind, type RequestVerdict, type Vendor, vendorOf, watchedOrigin } 
  * as having no contract, for `npm run test:contracts`.
  */
 
-interface Tally { validated: number; noContract: number; drift: number }
+interface Tally {
+  validated: number;
+  noContract: number;
+  drift: number;
+}
 const tallies = new Map<string, Tally>();
 let violations: string[] = [];
 let currentFile = "";
@@ -114,7 +118,9 @@ function watch(i: InterceptorInternals): void {
 }
 
 const HOOK = Symbol.for("open-swe.github-contract");
-interface Hook { patch(i: InterceptorInternals, given?: unknown): void }
+interface Hook {
+  patch(i: InterceptorInternals, given?: unknown): void;
+}
 
 /** Wraps a new interceptor's reply so its exchange is checked (the current file's state). */
 function patch(i: InterceptorInternals, given?: unknown): void {

@@ -1,11 +1,4 @@
-import type {
-  AssistantThreadsSetStatusResponse,
-  ChatPostMessageResponse,
-  ChatUpdateResponse,
-  ConversationsRepliesResponse,
-  ReactionsAddResponse,
-  UsersInfoResponse,
-} from "@slack/web-api";
+import type { AssistantThreadsSetStatusResponse, ChatPostMessageResponse, ChatUpdateResponse, ConversationsRepliesResponse, ReactionsAddResponse, UsersInfoResponse } from "@slack/web-api";
 import { typedBody } from "./typed-bodies.js";
 
 /**

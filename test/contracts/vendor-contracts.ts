@@ -79,4 +79,5 @@ const CONTRACTS: readonly VendorContract[] = [
 export const vendorOf = (origin: string, path: string): VendorContract | undefined => CONTRACTS.find((c) => c.matches(origin, path));
 
 /** The hosts a scope may serve for any vendor above (a scope is watched only then). */
-export const watchedOrigin = (origin: string): boolean => CONTRACTS.some((c) => c.matches(origin, "/api/") || c.matches(origin, "/api/v3/") || c.matches(origin, "/graphql") || c.matches(origin, "/wiki/"));
+export const watchedOrigin = (origin: string): boolean =>
+  CONTRACTS.some((c) => c.matches(origin, "/api/") || c.matches(origin, "/api/v3/") || c.matches(origin, "/graphql") || c.matches(origin, "/wiki/"));

@@ -52,7 +52,10 @@ export function mockSignIn(u: GitHubUserMock, challenge: () => string | undefine
   return [
     nock(WEB)
       .post("/login/oauth/access_token", (b: Record<string, string>) => {
-        const verified = createHash("sha256").update(b["code_verifier"] ?? "").digest("base64url") === challenge();
+        const verified =
+          createHash("sha256")
+            .update(b["code_verifier"] ?? "")
+            .digest("base64url") === challenge();
         return b["client_id"] === CLIENT_ID && b["client_secret"] === CLIENT_SECRET && /^code-\d+$/.test(b["code"] ?? "") && verified;
       })
       .reply(200, { access_token: token, refresh_token: `ghr_${u.login}_refresh`, expires_in: 28800, refresh_token_expires_in: 15_811_200, token_type: "bearer" }),
@@ -81,7 +84,12 @@ export async function signIn(page: Page, base: string, authorize: URL[], u: GitH
 }
 
 /** A signed-in page at one size and color scheme, collecting the CSP refusals its console reports. */
-export async function signedInPage(browser: Browser, base: string, u: GitHubUserMock, view: { width: number; height: number; scheme: "light" | "dark" }): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
+export async function signedInPage(
+  browser: Browser,
+  base: string,
+  u: GitHubUserMock,
+  view: { width: number; height: number; scheme: "light" | "dark" },
+): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
   const { context, authorize } = await newContext(browser);
   const page = await context.newPage();
   await page.setViewportSize({ width: view.width, height: view.height });
@@ -95,6 +103,10 @@ export async function signedInPage(browser: Browser, base: string, u: GitHubUser
 /** The whole page, or (`at`: a selector) the window scrolled to that element. */
 export async function screenshot(page: Page, name: string, at?: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  if (at) await page.locator(at).first().evaluate((e) => e.scrollIntoView({ block: "start" }));
+  if (at)
+    await page
+      .locator(at)
+      .first()
+      .evaluate((e) => e.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: !at });
 }

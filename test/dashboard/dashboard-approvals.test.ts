@@ -14,7 +14,14 @@ import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, s
 
 const erin = { login: "erin", id: 44, repos: [{ full_name: "octo/hello", push: true }] };
 // Reads octo/hello, writes only octo/other (with no writable repo at all, sign-in itself is refused).
-const zed = { login: "zed", id: 45, repos: [{ full_name: "octo/hello", push: false }, { full_name: "octo/other", push: true }] };
+const zed = {
+  login: "zed",
+  id: 45,
+  repos: [
+    { full_name: "octo/hello", push: false },
+    { full_name: "octo/other", push: true },
+  ],
+};
 
 const csrfOf = (page: Page) => page.locator('input[name="_csrf"]').first().getAttribute("value");
 
@@ -113,7 +120,11 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     expect(await again.text()).toContain(`${id} was already approved by @erin`);
 
     // Deny with a reason: the model reads who denied it and why, and the call never runs.
-    nock(API).post("/app/installations/4242/access_tokens").optionally().times(2).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/4242/access_tokens")
+      .optionally()
+      .times(2)
+      .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     const second = await pausedRun(app, { installationId: 4242, number: 6, issueId: 6006, commentId: 111, reply: "Skipped it.", requestCommentId: 910 });
     runStartMocks(111);
     nock(API).post("/repos/octo/hello/issues/6/comments", { body: "Skipped it." }).reply(201, { id: 911 });

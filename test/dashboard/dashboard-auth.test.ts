@@ -9,7 +9,14 @@ import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, launchBrowser, mockSignIn, newContext, screenshot, signIn, API } from "./browser.js";
 
-const writer = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }, { full_name: "octo/other", push: false }] };
+const writer = {
+  login: "dana",
+  id: 31,
+  repos: [
+    { full_name: "octo/hello", push: true },
+    { full_name: "octo/other", push: false },
+  ],
+};
 const reader = { login: "eve", id: 66, repos: [{ full_name: "octo/hello", push: false }] };
 const admin = { login: "ada", id: 7, repos: [{ full_name: "octo/hello", push: true }] };
 
@@ -20,7 +27,14 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
   let settings: SettingsStore;
   const prefix = uniquePrefix();
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, DASHBOARD_ADMINS: "ada", OPEN_SWE_SECRET_KEY: "c".repeat(64) });
+    proc = await startTestProcess("web", {
+      QUEUE_REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      GITHUB_CLIENT_ID: CLIENT_ID,
+      GITHUB_CLIENT_SECRET: CLIENT_SECRET,
+      DASHBOARD_ADMINS: "ada",
+      OPEN_SWE_SECRET_KEY: "c".repeat(64),
+    });
     base = `http://127.0.0.1:${proc.port}`;
     settings = new SettingsStore(proc.redis, prefix);
     await settings.recordInstalled("octo/hello", { installationId: 4242 });
@@ -57,7 +71,7 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     await context.close();
   });
 
-  it("turning on \"open PRs as me\" authorises once more and stores the user's tokens sealed", async () => {
+  it('turning on "open PRs as me" authorises once more and stores the user\'s tokens sealed', async () => {
     const { context, authorize } = await newContext(browser);
     const page = await context.newPage();
     await signIn(page, base, authorize, writer, "/app/profile");
@@ -116,7 +130,10 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     await expect(page.getByRole("status").textContent()).resolves.toBe("Mapping saved.");
     expect(await settings.getIdentity("slack:U0123ABC")).toBe("dana");
     await screenshot(page, "admin");
-    await page.getByRole("row", { name: /octo\/hello/ }).getByRole("link", { name: "View / edit" }).click();
+    await page
+      .getByRole("row", { name: /octo\/hello/ })
+      .getByRole("link", { name: "View / edit" })
+      .click();
     await page.getByLabel(/Style prompt/).fill("Prefer small functions.");
     await page.getByRole("button", { name: "Save style" }).click();
     await expect(page.getByRole("status").textContent()).resolves.toBe("Saved.");
@@ -124,7 +141,9 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     await page.getByRole("button", { name: "Re-learn from past reviews" }).click();
     await expect(page.getByRole("status").textContent()).resolves.toMatch(/Re-learning queued/);
     const analyze = await proc.queues.queues.analyze.getJobs(["waiting", "prioritized", "delayed"]);
-    expect(analyze.map((j) => j.data)).toEqual([{ installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap", provenance: expect.objectContaining({ via: "dashboard", principal: { login: "ada", id: 7 } }) }]);
+    expect(analyze.map((j) => j.data)).toEqual([
+      { installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap", provenance: expect.objectContaining({ via: "dashboard", principal: { login: "ada", id: 7 } }) },
+    ]);
     await screenshot(page, "review-style");
     await page.goto(`${base}/app/admin/queues`);
     await page.getByText("agent", { exact: false }).first().waitFor();

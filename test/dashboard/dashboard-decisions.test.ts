@@ -32,9 +32,7 @@ describe("dashboard decisions", () => {
     ["bull-board, Origin of another host", { path: "/app/admin/queues/api/x", origin: "http://evil", host: "h:1" }, false],
     ["bull-board, no Origin", { path: "/app/admin/queues/api/x", host: "h:1" }, false],
     ["an ordinary form with a matching Origin but no token", { path: "/app/admin/repos", origin: "http://h:1", host: "h:1", secFetchSite: "same-origin" }, false],
-  ])("csrf: %s", (_, o, want) =>
-    expect(csrfAllowed({ token: undefined, origin: undefined, secFetchSite: undefined, host: undefined, sessionToken: token, ...o })).toBe(want),
-  );
+  ])("csrf: %s", (_, o, want) => expect(csrfAllowed({ token: undefined, origin: undefined, secFetchSite: undefined, host: undefined, sessionToken: token, ...o })).toBe(want));
 
   it.each([
     ["/app", true],
@@ -49,7 +47,14 @@ describe("dashboard decisions", () => {
   it("authorizeUrl carries client, redirect, state and an S256 challenge", () => {
     const u = new URL(authorizeUrl({ clientId: "Iv1.a", clientSecret: "s", webBase: "https://ghe.example", apiBase: "" }, { redirectUri: "https://swe/auth/callback", state: "st", challenge: "ch" }));
     expect(u.origin + u.pathname).toBe("https://ghe.example/login/oauth/authorize");
-    expect(Object.fromEntries(u.searchParams)).toEqual({ client_id: "Iv1.a", redirect_uri: "https://swe/auth/callback", state: "st", code_challenge: "ch", code_challenge_method: "S256", allow_signup: "false" });
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      client_id: "Iv1.a",
+      redirect_uri: "https://swe/auth/callback",
+      state: "st",
+      code_challenge: "ch",
+      code_challenge_method: "S256",
+      allow_signup: "false",
+    });
   });
 
   it("conversation items: tool inputs and outputs truncated, errors marked; todos read from state", () => {
@@ -62,7 +67,10 @@ describe("dashboard decisions", () => {
     expect(items[0]).toEqual({ kind: "human", text: "do it", toolCalls: [] });
     expect(items[1]).toMatchObject({ kind: "ai", text: "ok", toolCalls: [{ name: "execute", input: expect.stringMatching(/… \(\d+ more characters\)$/) }] });
     expect(items[2]).toMatchObject({ kind: "tool", name: "execute", error: true, output: expect.stringMatching(/^y{2000}… \(1000 more characters\)$/) });
-    expect(todosOf({ todos: [{ content: "a", status: "completed" }, { nope: 1 }, { content: "b" }] })).toEqual([{ content: "a", status: "completed" }, { content: "b", status: "pending" }]);
+    expect(todosOf({ todos: [{ content: "a", status: "completed" }, { nope: 1 }, { content: "b" }] })).toEqual([
+      { content: "a", status: "completed" },
+      { content: "b", status: "pending" },
+    ]);
     expect(todosOf(undefined)).toEqual([]);
   });
 

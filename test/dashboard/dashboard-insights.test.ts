@@ -28,7 +28,18 @@ describe("Insights in a real browser: a finished run is counted, charts with num
     const insights = new RunInsights(app.proc.redis, app.prefix);
     const outcomes = ["completed", "pr_opened", "failed", "completed"];
     for (let i = 0; i < 40; i++) {
-      await insights.recordRun({ runId: `seed-${i}`, repo: "octo/hello", at: Date.now() - (1 + (i % 12)) * DAY, outcome: outcomes[i % 4]!, model: i % 3 === 0 ? "anthropic:claude-opus-4-5" : "anthropic:claude-sonnet-4-5", costUsd: 0.05 * (1 + (i % 5)), inputTokens: 20_000 + i * 500, outputTokens: 900 + i * 10, durationMs: 45_000 + i * 7_000, ...(i % 5 === 0 ? { autofix: i % 10 === 0 ? "pushed" : "no_change" } : {}) });
+      await insights.recordRun({
+        runId: `seed-${i}`,
+        repo: "octo/hello",
+        at: Date.now() - (1 + (i % 12)) * DAY,
+        outcome: outcomes[i % 4]!,
+        model: i % 3 === 0 ? "anthropic:claude-opus-4-5" : "anthropic:claude-sonnet-4-5",
+        costUsd: 0.05 * (1 + (i % 5)),
+        inputTokens: 20_000 + i * 500,
+        outputTokens: 900 + i * 10,
+        durationMs: 45_000 + i * 7_000,
+        ...(i % 5 === 0 ? { autofix: i % 10 === 0 ? "pushed" : "no_change" } : {}),
+      });
     }
     for (let d = 1; d <= 6; d++) {
       const multi = app.proc.redis.multi();
@@ -54,7 +65,10 @@ describe("Insights in a real browser: a finished run is counted, charts with num
   }
 
   it("a task started from the dashboard is counted on today's row once it ends: outcome, tokens by model, duration", { timeout: 90_000 }, async () => {
-    writeFileSync(app.replay, JSON.stringify([{ text: "Nothing to change.", tool_calls: [{ name: "confirming_completion", args: { summary: "nothing to change" } }], usage: { input_tokens: 1234, output_tokens: 56 } }]));
+    writeFileSync(
+      app.replay,
+      JSON.stringify([{ text: "Nothing to change.", tool_calls: [{ name: "confirming_completion", args: { summary: "nothing to change" } }], usage: { input_tokens: 1234, output_tokens: 56 } }]),
+    );
     // The worker's two, and the web role's own for the write-access check (the Insights page finds it cached).
     mockInstallationToken(4242, 3);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
@@ -119,11 +133,18 @@ describe("Insights in a real browser: a finished run is counted, charts with num
       await page.locator('a[href^="/app/insights/runs.csv"]').click();
       const file = await download;
       expect(file.suggestedFilename()).toBe("runs.csv");
-      const rows = readFileSync((await file.path())!, "utf8").trim().split("\r\n");
+      const rows = readFileSync((await file.path())!, "utf8")
+        .trim()
+        .split("\r\n");
       expect(rows[0]).toBe("day,completed (runs),failed (runs),pr_opened (runs)");
       expect(rows).toHaveLength(31);
       expect(rows.at(-1)).toBe(`${today()},1,0,0`);
-      const seeded = rows.slice(1, -1).map((r) => r.split(",").slice(1).reduce((s, n) => s + Number(n), 0));
+      const seeded = rows.slice(1, -1).map((r) =>
+        r
+          .split(",")
+          .slice(1)
+          .reduce((s, n) => s + Number(n), 0),
+      );
       expect(seeded.reduce((a, b) => a + b, 0)).toBe(40);
 
       await page.mouse.move(0, 0);

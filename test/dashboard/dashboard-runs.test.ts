@@ -19,7 +19,11 @@ const PR_URL = "https://github.com/octo/hello/pull/21";
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
 
 const prScript = [
-  { text: "I'll add the guide.", tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n\nRun the tests first.\n" } }], usage: { input_tokens: 1200, output_tokens: 80 } },
+  {
+    text: "I'll add the guide.",
+    tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n\nRun the tests first.\n" } }],
+    usage: { input_tokens: 1200, output_tokens: 80 },
+  },
   { tool_calls: [{ name: "execute", args: { command: "sleep 1; echo checked" } }], usage: { input_tokens: 1300, output_tokens: 20 } },
   { tool_calls: [{ name: "commit_and_push", args: { message: "Add CONTRIBUTING.md" } }], usage: { input_tokens: 1400, output_tokens: 30 } },
   { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Add CONTRIBUTING.md", body: "Adds a contributor guide." } }], usage: { input_tokens: 1500, output_tokens: 40 } },
@@ -27,7 +31,7 @@ const prScript = [
 ];
 const followUpScript = [
   { tool_calls: [{ name: "execute", args: { command: "sleep 2; echo slept" } }] },
-  { text: "Checked the retry logic too." , tool_calls: [{ name: "confirming_completion", args: { summary: "answered both" } }] },
+  { text: "Checked the retry logic too.", tool_calls: [{ name: "confirming_completion", args: { summary: "answered both" } }] },
 ];
 const slowScript = [{ tool_calls: [{ name: "execute", args: { command: "echo started; sleep 60; echo never" } }] }, { text: "done" }];
 
@@ -63,7 +67,9 @@ describe("dashboard in a real browser: a task started from the page streams live
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     mockRunStart();
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
-    const pr = nock(API).post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.draft === true && b.base === "main").reply(201, { number: 21, html_url: PR_URL });
+    const pr = nock(API)
+      .post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.draft === true && b.base === "main")
+      .reply(201, { number: 21, html_url: PR_URL });
 
     const { context, authorize } = await newContext(browser);
     const page = await context.newPage();
@@ -164,10 +170,17 @@ describe("dashboard in a real browser: a task started from the page streams live
 
   it("Stop on a run asked on GitHub ends the work: the issue is told, the pending follow-up is dropped, no continuation; a later comment starts fresh on the thread", { timeout: 90_000 }, async () => {
     writeFileSync(app.replay, JSON.stringify(slowScript));
-    nock(API).post("/app/installations/4343/access_tokens").optionally().times(6).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/4343/access_tokens")
+      .optionally()
+      .times(6)
+      .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
     // Stop asks dana's rights again once the first test's answer (cached 5 minutes) has expired — on a loaded machine it has.
-    nock(API).post("/app/installations/4242/access_tokens").optionally().reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/4242/access_tokens")
+      .optionally()
+      .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").optionally().reply(200, { permission: "write", role_name: "write" });
     mockRunStart();
     nock(API).post("/repos/octo/hello/issues/comments/7001/reactions").reply(201, {});
@@ -175,7 +188,10 @@ describe("dashboard in a real browser: a task started from the page streams live
     const toldScope = nock(API)
       .post("/repos/octo/hello/issues/70/comments", (b) => b.body.includes("Stopped from the dashboard before finishing."))
       .reply(201, (_u, b) => ((told = (b as { body: string }).body), { id: 1 }));
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7001, body: "@open-swe investigate the slow build", login: "erin", userId: 77 }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7001, body: "@open-swe investigate the slow build", login: "erin", userId: 77 }),
+    });
     const runId = deliveryJobId(res.deliveryId);
     // A GitHub run is listed from the moment its worker starts it.
     const index = new RunIndex(app.proc.redis, app.prefix);
@@ -189,13 +205,18 @@ describe("dashboard in a real browser: a task started from the page streams live
     await signIn(page, base, authorize, dana, `/app/runs/${encodeURIComponent(runId)}`);
     await page.getByText("Tool call · execute").waitFor({ timeout: 30_000 });
     // A second comment while it runs becomes the thread's pending follow-up.
-    const second = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7002, body: "@open-swe and rewrite the whole build in Rust", login: "erin", userId: 77 }) });
+    const second = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7002, body: "@open-swe and rewrite the whole build in Rust", login: "erin", userId: 77 }),
+    });
     expect((await waitForJob(app.proc.queues.queues.agent, deliveryJobId(second.deliveryId), 20_000)).returnvalue).toMatchObject({ outcome: "follow_up", queued: 1 });
     await page.getByRole("button", { name: "Stop" }).click();
     await page.locator("#run-status", { hasText: "stopped" }).waitFor({ timeout: 20_000 });
     expect((await waitForJob(app.proc.queues.queues.agent, runId, 20_000)).returnvalue).toMatchObject({ outcome: "stopped" });
     // Said on the run page and where the request came from.
-    await expect(page.locator("#run-stopped").textContent()).resolves.toBe("stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it. A new message starts a new run on this thread.");
+    await expect(page.locator("#run-stopped").textContent()).resolves.toBe(
+      "stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it. A new message starts a new run on this thread.",
+    );
     expect(toldScope.isDone()).toBe(true);
     expect(told).toContain("Stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it.");
     // Nothing continues it: the follow-up is gone and no continuation run was queued.
@@ -209,7 +230,10 @@ describe("dashboard in a real browser: a task started from the page streams live
     mockRunStart();
     nock(API).post("/repos/octo/hello/issues/comments/7003/reactions").reply(201, {});
     const fresh = nock(API).post("/repos/octo/hello/issues/70/comments").reply(201, { id: 2 });
-    const third = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7003, body: "@open-swe just look at the cache", login: "erin", userId: 77 }) });
+    const third = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 4343, number: 70, issueId: 7070, commentId: 7003, body: "@open-swe just look at the cache", login: "erin", userId: 77 }),
+    });
     const thirdRun = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(third.deliveryId), 30_000);
     expect(thirdRun.failedReason).toBeUndefined();
     expect(thirdRun.returnvalue).toMatchObject({ outcome: "completed" });

@@ -32,16 +32,51 @@ describe("histogramPercentile (nearest rank over buckets)", () => {
     [h([]), 0.5, null],
     [h([[10, 0]]), 0.5, null],
     [h([[100, 1]]), 0.9, bucketMs(100)],
-    [h([[100, 1], [110, 1], [120, 1], [130, 1]]), 0.5, bucketMs(110)],
-    [h([[130, 1], [100, 9]]), 0.9, bucketMs(100)],
-    [h([[130, 2], [100, 9]]), 0.9, bucketMs(130)],
-    [h([[100, 5], [200, 5]]), 1, bucketMs(200)],
+    [
+      h([
+        [100, 1],
+        [110, 1],
+        [120, 1],
+        [130, 1],
+      ]),
+      0.5,
+      bucketMs(110),
+    ],
+    [
+      h([
+        [130, 1],
+        [100, 9],
+      ]),
+      0.9,
+      bucketMs(100),
+    ],
+    [
+      h([
+        [130, 2],
+        [100, 9],
+      ]),
+      0.9,
+      bucketMs(130),
+    ],
+    [
+      h([
+        [100, 5],
+        [200, 5],
+      ]),
+      1,
+      bucketMs(200),
+    ],
   ])("%j p%s", (hist, p, want) => expect(histogramPercentile(hist, p)).toBe(want));
 });
 
 describe("aggregateInsights", () => {
   const rows = [
-    day("octo/a", "2026-11-29", { "runs|completed": 2, "runs|failed": 1, "usd_micros|sonnet": 1_500_000, "tokens_in|sonnet": 1000, "tokens_out|sonnet": 200, "findings|raised": 3 }, [60_000, 120_000, 30_000]),
+    day(
+      "octo/a",
+      "2026-11-29",
+      { "runs|completed": 2, "runs|failed": 1, "usd_micros|sonnet": 1_500_000, "tokens_in|sonnet": 1000, "tokens_out|sonnet": 200, "findings|raised": 3 },
+      [60_000, 120_000, 30_000],
+    ),
     day("octo/b", "2026-11-29", { "runs|completed": 1, "usd_micros|opus": 250_000, "autofix|pushed": 1 }, [90_000]),
     day("octo/a", "2026-12-01", { "runs|pr_opened": 1, "findings|fixed": 2, "findings|dismissed": 1, "autofix|no_change": 1 }, [10_000]),
     // Outside the window: left out of everything.
@@ -53,13 +88,45 @@ describe("aggregateInsights", () => {
   const chart = (id: string) => out.charts.find((c) => c.id === id)!;
 
   it.each([
-    ["runs", [["completed", [3, 0, 0]], ["failed", [1, 0, 0]], ["pr_opened", [0, 0, 1]]]],
-    ["cost", [["opus", [0.25, 0, 0]], ["sonnet", [1.5, 0, 0]]]],
+    [
+      "runs",
+      [
+        ["completed", [3, 0, 0]],
+        ["failed", [1, 0, 0]],
+        ["pr_opened", [0, 0, 1]],
+      ],
+    ],
+    [
+      "cost",
+      [
+        ["opus", [0.25, 0, 0]],
+        ["sonnet", [1.5, 0, 0]],
+      ],
+    ],
     ["tokens", [["sonnet", [1200, 0, 0]]]],
-    ["autofix", [["no_change", [0, 0, 1]], ["pushed", [1, 0, 0]]]],
-    ["findings", [["raised", [3, 0, 0]], ["fixed", [0, 0, 2]], ["dismissed", [0, 0, 1]]]],
+    [
+      "autofix",
+      [
+        ["no_change", [0, 0, 1]],
+        ["pushed", [1, 0, 0]],
+      ],
+    ],
+    [
+      "findings",
+      [
+        ["raised", [3, 0, 0]],
+        ["fixed", [0, 0, 2]],
+        ["dismissed", [0, 0, 1]],
+      ],
+    ],
     // Durations within 2.5%: 30 s, 60 s, 90 s, 120 s on the first day, 10 s on the last.
-    ["duration", [["median", [58.6, null, 10.1]], ["p90", [121.7, null, 10.1]]]],
+    [
+      "duration",
+      [
+        ["median", [58.6, null, 10.1]],
+        ["p90", [121.7, null, 10.1]],
+      ],
+    ],
   ])("%s: summed over repositories per day", (id, want) => {
     expect(chart(id).series.map((s) => [s.name, s.values])).toEqual(want);
   });
@@ -80,7 +147,18 @@ describe("chartCsv", () => {
     [{ id: "runs", title: "t", unit: "runs", series: [{ name: "completed", values: [3, 0, 1] }] }, "day,completed (runs)\r\n2026-11-29,3\r\n2026-11-30,0\r\n2026-12-01,1\r\n"],
     [{ id: "duration", title: "t", unit: "seconds", series: [{ name: "median", values: [60, null, 10] }] }, "day,median (seconds)\r\n2026-11-29,60\r\n2026-11-30,\r\n2026-12-01,10\r\n"],
     // A model name that would be a spreadsheet formula, or holds a comma or a quote.
-    [{ id: "cost", title: "t", unit: "USD", series: [{ name: "=cmd()", values: [1, 2, 3] }, { name: 'a,"b"', values: [0, 0, 0] }] }, `day,'=cmd() (USD),"a,""b"" (USD)"\r\n2026-11-29,1,0\r\n2026-11-30,2,0\r\n2026-12-01,3,0\r\n`],
+    [
+      {
+        id: "cost",
+        title: "t",
+        unit: "USD",
+        series: [
+          { name: "=cmd()", values: [1, 2, 3] },
+          { name: 'a,"b"', values: [0, 0, 0] },
+        ],
+      },
+      `day,'=cmd() (USD),"a,""b"" (USD)"\r\n2026-11-29,1,0\r\n2026-11-30,2,0\r\n2026-12-01,3,0\r\n`,
+    ],
     [{ id: "autofix", title: "t", unit: "runs", series: [] }, "day\r\n2026-11-29\r\n2026-11-30\r\n2026-12-01\r\n"],
   ] as const)("%#", (chart, want) => expect(chartCsv(DAYS, chart as never)).toBe(want));
 });

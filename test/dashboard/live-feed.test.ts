@@ -23,7 +23,10 @@ const RUN = "j__live__1";
 
 /** A real web process (the web role's start-up) on the private Redis: its base URL. */
 function startWeb(redisUrl: string): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/web-process.ts"), redisUrl, PREFIX], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, PRIVATE_KEY: testPrivateKey() } });
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/web-process.ts"), redisUrl, PREFIX], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, PRIVATE_KEY: testPrivateKey() },
+  });
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`web process exited (${code}) before listening`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -65,7 +68,12 @@ describe("live run view: one shared subscription per run per web process, no rea
 
   async function step(...added: BaseMessage[]): Promise<void> {
     messages = [...messages, ...added];
-    await saver.put({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages }, channel_versions: { messages: messages.length } }, { source: "loop", step: messages.length, parents: {} }, { messages: messages.length });
+    await saver.put(
+      { configurable: { thread_id: THREAD, checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages }, channel_versions: { messages: messages.length } },
+      { source: "loop", step: messages.length, parents: {} },
+      { messages: messages.length },
+    );
   }
 
   beforeAll(async () => {
@@ -78,7 +86,18 @@ describe("live run view: one shared subscription per run per web process, no rea
       cookies.push((await serializeSigned(SESSION_COOKIE, id, secret)).split(";")[0]!);
     }
     saver = new FeedSaver({ redis, prefix: `${PREFIX}:ckpt`, feed: new RunFeed(redis, PREFIX) });
-    await new RunIndex(redis, PREFIX).put({ runId: RUN, repo: "octo/hello", threadId: THREAD, trigger: "comment", source: "github", requester: "dana", title: "Fix the flaky test", status: "running", queuedAt: Date.now(), startedAt: Date.now() });
+    await new RunIndex(redis, PREFIX).put({
+      runId: RUN,
+      repo: "octo/hello",
+      threadId: THREAD,
+      trigger: "comment",
+      source: "github",
+      requester: "dana",
+      title: "Fix the flaky test",
+      status: "running",
+      queuedAt: Date.now(),
+      startedAt: Date.now(),
+    });
     await step(new HumanMessage("Fix the flaky test"));
   }, 240_000);
 

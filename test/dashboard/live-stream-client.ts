@@ -40,7 +40,7 @@ export async function openLiveStream(url: string, cookie: string, lastEventId?: 
             else if (field === "data") e.data += value;
           }
           events.push(e);
-          for (const w of waiters.splice(0)) (w.pred(e) ? w.resolve(e) : waiters.push(w));
+          for (const w of waiters.splice(0)) w.pred(e) ? w.resolve(e) : waiters.push(w);
         }
       }
     } catch {

@@ -12,9 +12,7 @@ interface Serious {
 export async function seriousViolations(page: Page): Promise<Serious[]> {
   await page.evaluate(axe.source);
   const results = await page.evaluate<axe.AxeResults>('axe.run(document, { resultTypes: ["violations"] })');
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact ?? "", nodes: v.nodes.map((n) => n.target.join(" ")) }));
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ id: v.id, impact: v.impact ?? "", nodes: v.nodes.map((n) => n.target.join(" ")) }));
 }
 
 /** What every page must hold at every size and scheme: no sideways scroll, no serious axe finding, no CSP refusal. */

@@ -35,15 +35,38 @@ describe("prHealthOf: GitHub's answers as the PR's health", () => {
           { name: "c", status: "queued", conclusion: null, html_url: "uc" },
           { name: "d", status: "completed", conclusion: "skipped", html_url: "ud" },
         ],
-        status: { statuses: [{ context: "e", state: "pending", target_url: null }, { context: "f", state: "error", target_url: "uf" }] },
+        status: {
+          statuses: [
+            { context: "e", state: "pending", target_url: null },
+            { context: "f", state: "error", target_url: "uf" },
+          ],
+        },
       },
-      { merge: "blocked", failing: [{ name: "a", url: "ua" }, { name: "b", url: null }, { name: "f", url: "uf" }], pending: [{ name: "c", url: "uc" }, { name: "e", url: null }], passed: 1 },
+      {
+        merge: "blocked",
+        failing: [
+          { name: "a", url: "ua" },
+          { name: "b", url: null },
+          { name: "f", url: "uf" },
+        ],
+        pending: [
+          { name: "c", url: "uc" },
+          { name: "e", url: null },
+        ],
+        passed: 1,
+      },
     ],
   ])("%s", (_n, pull, checks, want) => {
     expect(prHealthOf(url, 3, pull, checks, [])).toMatchObject(want);
   });
   it("lists unresolved threads only, each linked to its first comment", () => {
-    expect(prHealthOf(url, 3, { state: "open", merged: false, mergeable_state: "clean" }, none, [{ id: "1", isResolved: false, firstCommentId: 9 }, { id: "2", isResolved: true, firstCommentId: 10 }, { id: "3", isResolved: false, firstCommentId: null }]).unresolved).toEqual([{ url: `${url}#discussion_r9` }, { url: `${url}/files` }]);
+    expect(
+      prHealthOf(url, 3, { state: "open", merged: false, mergeable_state: "clean" }, none, [
+        { id: "1", isResolved: false, firstCommentId: 9 },
+        { id: "2", isResolved: true, firstCommentId: 10 },
+        { id: "3", isResolved: false, firstCommentId: null },
+      ]).unresolved,
+    ).toEqual([{ url: `${url}#discussion_r9` }, { url: `${url}/files` }]);
   });
   it.each([
     ["https://github.com/octo/hello/pull/21", { owner: "octo", repo: "hello", number: 21 }],

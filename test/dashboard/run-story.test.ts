@@ -22,9 +22,15 @@ const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 
 const conversation = (): BaseMessage[] => [
   new HumanMessage(`<internal>system notes the person never wrote</internal>\n${REQUEST}`),
-  new AIMessage({ content: "I'll run the retry test a few times to see it fail.", tool_calls: [{ id: "c1", name: "execute", args: { command: "for i in 1 2 3 4 5; do npx vitest run test/retry.test.ts; done" } }] }),
+  new AIMessage({
+    content: "I'll run the retry test a few times to see it fail.",
+    tool_calls: [{ id: "c1", name: "execute", args: { command: "for i in 1 2 3 4 5; do npx vitest run test/retry.test.ts; done" } }],
+  }),
   new ToolMessage({ content: LONG_OUTPUT, tool_call_id: "c1", name: "execute" }),
-  new AIMessage({ content: "The backoff timer uses real time; the test's fake clock does not cover it. Fixing.", tool_calls: [{ id: "c2", name: "edit_file", args: { file_path: "/workspace/src/retry.ts", old_string: "setTimeout(", new_string: "clock.setTimeout(" } }] }),
+  new AIMessage({
+    content: "The backoff timer uses real time; the test's fake clock does not cover it. Fixing.",
+    tool_calls: [{ id: "c2", name: "edit_file", args: { file_path: "/workspace/src/retry.ts", old_string: "setTimeout(", new_string: "clock.setTimeout(" } }],
+  }),
   new ToolMessage({ content: "Edited /workspace/src/retry.ts", tool_call_id: "c2", name: "edit_file" }),
   new AIMessage({ content: "Fixed: the retry backoff now uses the injected clock, so the test is deterministic." }),
 ];
@@ -40,7 +46,21 @@ describe("the run page tells the story: request as written, steps with times, to
 
   /** A finished run on octo/hello with its conversation, step times, todo list and PR #n. */
   async function seedRun(n: number): Promise<RunEntry> {
-    const e: RunEntry = { runId: `j__github__${randomUUID()}`, repo: "octo/hello", threadId: `gh:octo/hello#${n}`, trigger: "comment", source: "github", requester: "dana", title: REQUEST.split("\n")[0]!, request: REQUEST, status: "pr_opened", queuedAt: T0 - 2_000, startedAt: T0 - 1_000, finishedAt: T0 + 35_000, crashResumedAt: T0 + 20_000 };
+    const e: RunEntry = {
+      runId: `j__github__${randomUUID()}`,
+      repo: "octo/hello",
+      threadId: `gh:octo/hello#${n}`,
+      trigger: "comment",
+      source: "github",
+      requester: "dana",
+      title: REQUEST.split("\n")[0]!,
+      request: REQUEST,
+      status: "pr_opened",
+      queuedAt: T0 - 2_000,
+      startedAt: T0 - 1_000,
+      finishedAt: T0 + 35_000,
+      crashResumedAt: T0 + 20_000,
+    };
     await new RunIndex(proc.redis, prefix).put(e);
     const messages = conversation();
     const saver = new RedisSaver({ redis: proc.redis, prefix: `${prefix}:ckpt` });
@@ -49,9 +69,31 @@ describe("the run page tells the story: request as written, steps with times, to
       { content: "Fix the backoff's clock", status: "completed" },
       { content: "Run the suite", status: "in_progress" },
     ];
-    await saver.put({ configurable: { thread_id: e.threadId, checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages, todos }, channel_versions: { messages: 1, todos: 1 } }, { source: "loop", step: 1, parents: {} }, { messages: 1, todos: 1 });
+    await saver.put(
+      { configurable: { thread_id: e.threadId, checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages, todos }, channel_versions: { messages: 1, todos: 1 } },
+      { source: "loop", step: 1, parents: {} },
+      { messages: 1, todos: 1 },
+    );
     for (const [i, s] of STEP_SECONDS.entries()) await proc.redis.xadd(`${prefix}:run-feed:steps:${e.threadId}`, `${T0 + s * 1000}-0`, "f", String(i), "n", String(i + 1));
-    await new RunRecords(proc.redis, prefix).save(e.runId, { threadId: e.threadId, trigger: "comment", modelId: "anthropic:claude-sonnet-4-5", effort: "medium", replayed: false, startedAt: new Date(T0).toISOString(), durationMs: 36_000, modelCalls: 3, inputTokens: 18_400, outputTokens: 910, cachedTokens: 0, cacheWriteTokens: 0, costUsd: 0.0689, toolCounts: { execute: 1, edit_file: 1 }, outcome: "pr_opened", prUrl: `https://github.com/octo/hello/pull/${n}` });
+    await new RunRecords(proc.redis, prefix).save(e.runId, {
+      threadId: e.threadId,
+      trigger: "comment",
+      modelId: "anthropic:claude-sonnet-4-5",
+      effort: "medium",
+      replayed: false,
+      startedAt: new Date(T0).toISOString(),
+      durationMs: 36_000,
+      modelCalls: 3,
+      inputTokens: 18_400,
+      outputTokens: 910,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.0689,
+      toolCounts: { execute: 1, edit_file: 1 },
+      outcome: "pr_opened",
+      prUrl: `https://github.com/octo/hello/pull/${n}`,
+    });
     return e;
   }
 
@@ -59,17 +101,49 @@ describe("the run page tells the story: request as written, steps with times, to
   function mockPrHealth(n: number): nock.Scope[] {
     const sha = "a".repeat(40);
     return [
-      nock(API).get(`/repos/octo/hello/pulls/${n}`).reply(200, { number: n, state: "open", merged: false, draft: false, mergeable: false, mergeable_state: "dirty", html_url: `https://github.com/octo/hello/pull/${n}`, head: { sha, ref: "open-swe/fix-retry" } }),
-      nock(API).get(`/repos/octo/hello/commits/${sha}/check-runs`).query({ per_page: 100 }).reply(200, { total_count: 3, check_runs: [
-        { id: 1, name: "test (node 22)", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/1" },
-        { id: 2, name: "lint", status: "completed", conclusion: "success", html_url: "https://github.com/octo/hello/runs/2" },
-        { id: 3, name: "e2e", status: "in_progress", conclusion: null, html_url: "https://github.com/octo/hello/runs/3" },
-      ] }),
-      nock(API).get(`/repos/octo/hello/commits/${sha}/status`).reply(200, { state: "pending", sha, total_count: 1, statuses: [{ id: 9, context: "deploy/preview", state: "pending", target_url: "https://preview.example/9", description: "building" }] }),
-      nock(API).post("/graphql").reply(200, { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [
-        { id: "T1", isResolved: false, comments: { nodes: [{ databaseId: 7001, body: "This still races.", author: { login: "erin" }, reactions: { nodes: [] } }] } },
-        { id: "T2", isResolved: true, comments: { nodes: [{ databaseId: 7002, body: "nit", author: { login: "erin" }, reactions: { nodes: [] } }] } },
-      ] } } } } }),
+      nock(API)
+        .get(`/repos/octo/hello/pulls/${n}`)
+        .reply(200, {
+          number: n,
+          state: "open",
+          merged: false,
+          draft: false,
+          mergeable: false,
+          mergeable_state: "dirty",
+          html_url: `https://github.com/octo/hello/pull/${n}`,
+          head: { sha, ref: "open-swe/fix-retry" },
+        }),
+      nock(API)
+        .get(`/repos/octo/hello/commits/${sha}/check-runs`)
+        .query({ per_page: 100 })
+        .reply(200, {
+          total_count: 3,
+          check_runs: [
+            { id: 1, name: "test (node 22)", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/1" },
+            { id: 2, name: "lint", status: "completed", conclusion: "success", html_url: "https://github.com/octo/hello/runs/2" },
+            { id: 3, name: "e2e", status: "in_progress", conclusion: null, html_url: "https://github.com/octo/hello/runs/3" },
+          ],
+        }),
+      nock(API)
+        .get(`/repos/octo/hello/commits/${sha}/status`)
+        .reply(200, { state: "pending", sha, total_count: 1, statuses: [{ id: 9, context: "deploy/preview", state: "pending", target_url: "https://preview.example/9", description: "building" }] }),
+      nock(API)
+        .post("/graphql")
+        .reply(200, {
+          data: {
+            repository: {
+              pullRequest: {
+                reviewThreads: {
+                  pageInfo: { hasNextPage: false, endCursor: null },
+                  nodes: [
+                    { id: "T1", isResolved: false, comments: { nodes: [{ databaseId: 7001, body: "This still races.", author: { login: "erin" }, reactions: { nodes: [] } }] } },
+                    { id: "T2", isResolved: true, comments: { nodes: [{ databaseId: 7002, body: "nit", author: { login: "erin" }, reactions: { nodes: [] } }] } },
+                  ],
+                },
+              },
+            },
+          },
+        }),
     ];
   }
 

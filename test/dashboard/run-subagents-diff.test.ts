@@ -48,7 +48,10 @@ describe("the run page shows a real run's subagent conversation and the diff it 
     nock(API).post("/repos/octo/hello/issues/comments/901/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 555 });
     nock(API).patch("/repos/octo/hello/issues/comments/555").reply(200, { id: 555 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 4242, number: 8, issueId: 8008, commentId: 901, body: "@open-swe write down the notes" }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 4242, number: 8, issueId: 8008, commentId: 901, body: "@open-swe write down the notes" }),
+    });
     runId = deliveryJobId(res.deliveryId);
     const done = await waitForJob(app.proc.queues.queues.agent, runId, 90_000);
     expect(done.failedReason).toBeUndefined();

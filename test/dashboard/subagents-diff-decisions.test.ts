@@ -71,12 +71,16 @@ describe("the diff a run pushed, from the host mirror", () => {
 });
 
 describe("each task call with the subagent conversation that answered it", () => {
-  const call = (description: string, subagent_type?: string) => new AIMessage({ content: "", tool_calls: [{ id: description, name: "task", args: { description, ...(subagent_type ? { subagent_type } : {}) } }] });
+  const call = (description: string, subagent_type?: string) =>
+    new AIMessage({ content: "", tool_calls: [{ id: description, name: "task", args: { description, ...(subagent_type ? { subagent_type } : {}) } }] });
   const sub = (description: string, answer: string) => [new HumanMessage(description), new AIMessage(answer)];
 
   it("matches by the task's description, in the parent's order, leaving out what no call asked for", () => {
     const parent = [new HumanMessage("go"), call("check A", "checker"), new ToolMessage({ content: "A ok", tool_call_id: "check A", name: "task" }), call("check B")];
-    expect(taskCalls(parent)).toEqual([{ agent: "checker", description: "check A" }, { agent: "general-purpose", description: "check B" }]);
+    expect(taskCalls(parent)).toEqual([
+      { agent: "checker", description: "check A" },
+      { agent: "general-purpose", description: "check B" },
+    ]);
     const runs = matchSubagents(taskCalls(parent), [sub("check B", "B ok"), sub("from another thread", "x"), sub("check A", "A ok")]);
     expect(runs.map((r) => [r.agent, r.description, r.messages.map((m) => m.text)])).toEqual([
       ["checker", "check A", ["check A", "A ok"]],

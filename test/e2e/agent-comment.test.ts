@@ -28,7 +28,11 @@ const followUpScript = [
 ];
 
 const script = [
-  { text: "I'll add the guide.", tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n\nRun `npm test` before sending a PR.\n" } }], usage: { input_tokens: 1200, output_tokens: 80 } },
+  {
+    text: "I'll add the guide.",
+    tool_calls: [{ name: "write_file", args: { file_path: "/workspace/CONTRIBUTING.md", content: "# Contributing\n\nRun `npm test` before sending a PR.\n" } }],
+    usage: { input_tokens: 1200, output_tokens: 80 },
+  },
   { tool_calls: [{ name: "commit_and_push", args: { message: "Add CONTRIBUTING.md" } }], usage: { input_tokens: 1400, output_tokens: 30 } },
   { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Add CONTRIBUTING.md", body: "Adds a short contributor guide." } }], usage: { input_tokens: 1500, output_tokens: 40 } },
   { tool_calls: [{ name: "github_comment", args: { body: `Added a contributor guide: ${PR_URL}` } }], usage: { input_tokens: 1600, output_tokens: 30 } },
@@ -59,7 +63,15 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
     const pr = nock(API)
-      .post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/.test(b.head) && b.body.startsWith("Adds a short contributor guide."))
+      .post(
+        "/repos/octo/hello/pulls",
+        (b) =>
+          b.title === "Add CONTRIBUTING.md" &&
+          b.draft === true &&
+          b.base === "main" &&
+          /^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/.test(b.head) &&
+          b.body.startsWith("Adds a short contributor guide."),
+      )
       .reply(201, { number: 12, html_url: PR_URL });
     const ack = nock(API).post("/repos/octo/hello/issues/comments/901/reactions", { content: "eyes" }).reply(201, {});
     let repliedAt = 0;
@@ -84,7 +96,10 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     expect(Number(await testRedis().zscore(sandboxActivityKey(prefix), thread))).toBeGreaterThanOrEqual(repliedAt);
     expect(pr.isDone() && reply.isDone() && summary.isDone() && ack.isDone()).toBe(true);
 
-    const branches = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branches = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(branches).toMatch(/^open-swe\/[0-9a-f]{8}-add-a-contributing-md$/);
     expect(remote.git("show", `${branches}:CONTRIBUTING.md`)).toContain("Run `npm test`");
     const log = remote.git("log", "-1", "--format=%an <%ae>%n%B", branches);
@@ -104,7 +119,10 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     writeFileSync(replay, JSON.stringify(followUpScript));
     const thread = threadId({ kind: "issue", issueId: 9009 });
     const prefixRedis = testRedis();
-    nock(API).post("/app/installations/4243/access_tokens").times(2).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/4243/access_tokens")
+      .times(2)
+      .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     // dana's write access is still cached from the first test.
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
@@ -151,8 +169,13 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, [{ number: 12 }]);
-    const update = nock(API).patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add contributor docs").reply(200, { number: 12, html_url: PR_URL });
+    nock(API)
+      .get("/repos/octo/hello/pulls")
+      .query(true)
+      .reply(200, [{ number: 12 }]);
+    const update = nock(API)
+      .patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add contributor docs")
+      .reply(200, { number: 12, html_url: PR_URL });
     nock(API).post("/repos/octo/hello/issues/comments/902/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 556 });
     nock(API).patch("/repos/octo/hello/issues/comments/556").reply(200, { id: 556 });

@@ -89,7 +89,8 @@ describe("e2e: a worker killed mid-run", () => {
         comment: { kind: "issue_comment", id: 1 },
         deliveryId: "crash-1",
       },
-      deliveryJobId("crash-1"), { via: "github-webhook" },
+      deliveryJobId("crash-1"),
+      { via: "github-webhook" },
     );
     const saver = new RedisSaver({ redis, prefix: `${prefix}:ckpt` });
     const lastCall = async () => {
@@ -122,7 +123,10 @@ describe("e2e: a worker killed mid-run", () => {
     const patches = calls.filter((c) => c.startsWith("PATCH /repos/octo/hello/issues/comments/555"));
     expect(patches).toHaveLength(1);
     expect(patches[0]).toContain(`Added a guide: ${PR_URL}`);
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("rev-list", "--count", `main..${branch}`).trim()).toBe("1");
     await queues.close();
   }, 120_000);
@@ -162,7 +166,19 @@ describe("e2e: a worker killed mid-run", () => {
     const victim = await startWorker({ ...base, DATA_DIR: hostA });
     await queues.add(
       "agent",
-      { installationId: 7, owner: "octo", repo: "hello", number: 5, isPullRequest: false, threadId: thread, trigger: "comment", requester: { login: "dana", id: 31 }, text: "add a CONTRIBUTING.md", comment: { kind: "issue_comment", id: 1 }, deliveryId: "crash-2" },
+      {
+        installationId: 7,
+        owner: "octo",
+        repo: "hello",
+        number: 5,
+        isPullRequest: false,
+        threadId: thread,
+        trigger: "comment",
+        requester: { login: "dana", id: 31 },
+        text: "add a CONTRIBUTING.md",
+        comment: { kind: "issue_comment", id: 1 },
+        deliveryId: "crash-2",
+      },
       deliveryJobId("crash-2"),
       { via: "github-webhook" },
     );
@@ -197,7 +213,9 @@ describe("e2e: a worker killed mid-run", () => {
     const patches = calls.filter((c) => c.startsWith("PATCH /repos/octo/hello/issues/comments/555"));
     expect(patches).toHaveLength(1);
     const body = (JSON.parse(patches[0]!.slice(patches[0]!.indexOf("{"), patches[0]!.lastIndexOf(" @"))) as { body: string }).body;
-    expect(body).toMatch(/^Note: this run was resumed in a new sandbox after its worker stopped, and the uncommitted work of the earlier attempt was lost\. Nothing was pushed after the resume: nothing was pushed at all/);
+    expect(body).toMatch(
+      /^Note: this run was resumed in a new sandbox after its worker stopped, and the uncommitted work of the earlier attempt was lost\. Nothing was pushed after the resume: nothing was pushed at all/,
+    );
     expect(body.indexOf("I added CONTRIBUTING.md and pushed it.")).toBeGreaterThan(0);
     await queues.close();
   }, 120_000);

@@ -71,12 +71,18 @@ describe("e2e: the repository's file agents in a GitHub run, and its budget", ()
     nock(API)
       .post("/repos/octo/hello/issues/5/comments", (b: { body: string }) => ((reply = b.body), true))
       .reply(201, { id: 95 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7171, number: 5, issueId: 5005, commentId: 91, body: "@open-swe check the readme --context README.md" }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7171, number: 5, issueId: 5005, commentId: 91, body: "@open-swe check the readme --context README.md" }),
+    });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     const messages = await messagesOf(app, 5005);
     // --context in the comment: the committed file rides along with the task, read from the mirror.
-    expect(messages[0]!.content).toEqual([{ type: "text", text: expect.stringContaining("check the readme --context README.md") }, { type: "text", text: '<context_file path="README.md">\n# hello\n\n</context_file>' }]);
+    expect(messages[0]!.content).toEqual([
+      { type: "text", text: expect.stringContaining("check the readme --context README.md") },
+      { type: "text", text: '<context_file path="README.md">\n# hello\n\n</context_file>' },
+    ]);
     expect(messages.filter((m) => ToolMessage.isInstance(m) && m.name === "task").map((m) => m.text)).toEqual(["README.md is present."]);
     const record = await new RunRecords(testRedis(), app.prefix).get(deliveryJobId(res.deliveryId));
     expect(record).toMatchObject({ outcome: "budget_exceeded", modelCalls: 3, costUsd: 0.0945 });

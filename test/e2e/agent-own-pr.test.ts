@@ -35,7 +35,10 @@ describe("e2e: issue → draft PR → comments on that PR continue the issue's t
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
   };
-  const thePr = () => nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
+  const thePr = () =>
+    nock(API)
+      .get("/repos/octo/hello/pulls/12")
+      .reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
   const comment = (o: { number: number; issueId: number; commentId: number; body: string; pr?: boolean }) =>
     sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, ...o, pullRequest: o.pr ?? false }) });
 
@@ -62,14 +65,19 @@ describe("e2e: issue → draft PR → comments on that PR continue the issue's t
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     repoCalls();
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
-    nock(API).post("/repos/octo/hello/pulls", (b) => b.draft === true).reply(201, { number: 12, html_url: PR_URL });
+    nock(API)
+      .post("/repos/octo/hello/pulls", (b) => b.draft === true)
+      .reply(201, { number: 12, html_url: PR_URL });
     nock(API).post("/repos/octo/hello/issues/comments/901/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 555 });
     nock(API).patch("/repos/octo/hello/issues/comments/555").reply(200, { id: 555 });
     const res = await comment({ number: 8, issueId: 8008, commentId: 901, body: "@open-swe add a CONTRIBUTING.md" });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
-    branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(branch).toMatch(/^open-swe\/[0-9a-f]{8}-/);
   });
 
@@ -179,8 +187,20 @@ describe("e2e: issue → draft PR → comments on that PR continue the issue's t
     // What schedule_thread_wakeup enqueues when the original request carried no grant: the note is the model's text.
     await app.proc.queues.add(
       "agent",
-      { installationId: INSTALLATION, owner: "octo", repo: "hello", number: 12, isPullRequest: true, threadId: ISSUE_THREAD, trigger: "wakeup", requester: { login: "dana", id: 31 }, text: "request a review --verdict", deliveryId: wakeId },
-      wakeId, { via: "github-webhook" },
+      {
+        installationId: INSTALLATION,
+        owner: "octo",
+        repo: "hello",
+        number: 12,
+        isPullRequest: true,
+        threadId: ISSUE_THREAD,
+        trigger: "wakeup",
+        requester: { login: "dana", id: 31 },
+        text: "request a review --verdict",
+        deliveryId: wakeId,
+      },
+      wakeId,
+      { via: "github-webhook" },
     );
     expect(await waitForJob(app.proc.queues.queues.agent, wakeId, 60_000)).toMatchObject({ state: "completed" });
     const review = await app.proc.queues.queues.review.getJob(jobId("review", wakeId, 12));

@@ -27,7 +27,9 @@ describe("e2e: a run's rules — what a push may carry, and the task subagent co
     writeFileSync(
       app.replay,
       JSON.stringify([
-        { tool_calls: [{ name: "execute", args: { command: "mkdir -p node_modules/left-pad && echo 'module.exports = 1;' > node_modules/left-pad/index.js && echo 'export const x = 1;' > app.js" } }] },
+        {
+          tool_calls: [{ name: "execute", args: { command: "mkdir -p node_modules/left-pad && echo 'module.exports = 1;' > node_modules/left-pad/index.js && echo 'export const x = 1;' > app.js" } }],
+        },
         { tool_calls: [{ name: "commit_and_push", args: { message: "Add app.js" } }] },
         { tool_calls: [{ name: "execute", args: { command: "git reset --soft HEAD~1 && git reset -q && echo node_modules/ >> .gitignore" } }] },
         { tool_calls: [{ name: "commit_and_push", args: { message: "Add app.js" } }] },
@@ -43,7 +45,10 @@ describe("e2e: a run's rules — what a push may carry, and the task subagent co
     nock(API).post("/repos/octo/hello/issues/comments/71/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/3/comments").reply(201, { id: 81 });
     nock(API).patch("/repos/octo/hello/issues/comments/81").reply(200, { id: 81 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 6161, number: 3, issueId: 3003, commentId: 71, body: "@open-swe add app.js" }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 6161, number: 3, issueId: 3003, commentId: 71, body: "@open-swe add app.js" }),
+    });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
 
@@ -53,7 +58,10 @@ describe("e2e: a run's rules — what a push may carry, and the task subagent co
     expect(pushes[0]).toMatch(/^Push refused: nothing was pushed, because it adds dependency or build output: node_modules\/ \(1 file\)/);
     expect(pushes[0]).toMatch(/git reset --soft [0-9a-f]{40} && git reset -q/);
     expect(pushes[1]).toMatch(/^Pushed 1 commit\(s\) .* 2 file\(s\): \.gitignore, app\.js$/);
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("ls-tree", "-r", "--name-only", branch).trim().split("\n").sort()).toEqual([".gitignore", "README.md", "app.js"]);
   });
 
@@ -75,7 +83,10 @@ describe("e2e: a run's rules — what a push may carry, and the task subagent co
     nock(API).post("/repos/octo/hello/issues/comments/72/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/4/comments").reply(201, { id: 82 });
     nock(API).patch("/repos/octo/hello/issues/comments/82").reply(200, { id: 82 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 6161, number: 4, issueId: 4004, commentId: 72, body: "@open-swe where is the version set?" }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 6161, number: 4, issueId: 4004, commentId: 72, body: "@open-swe where is the version set?" }),
+    });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     const record = await new RunRecords(testRedis(), app.prefix).get(deliveryJobId(res.deliveryId));

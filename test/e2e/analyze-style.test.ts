@@ -65,14 +65,22 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     writeFileSync(
       replay,
       JSON.stringify([
-        { tool_calls: [{ name: "read_current_style", args: {} }, { name: "read_review_samples", args: {} }] },
+        {
+          tool_calls: [
+            { name: "read_current_style", args: {} },
+            { name: "read_review_samples", args: {} },
+          ],
+        },
         { tool_calls: [{ name: "save_review_style_prompt", args: { prompt: BOOTSTRAP_STYLE } }] },
         { text: "Saved." },
       ]),
     );
     mockInstallationToken(6001);
     mockRepoConfig();
-    nock(API).get("/repos/octo/hello/pulls").query({ state: "closed", sort: "updated", direction: "desc", per_page: "30" }).reply(200, [{ number: 3 }, { number: 2 }]);
+    nock(API)
+      .get("/repos/octo/hello/pulls")
+      .query({ state: "closed", sort: "updated", direction: "desc", per_page: "30" })
+      .reply(200, [{ number: 3 }, { number: 2 }]);
     nock(API)
       .get("/repos/octo/hello/pulls/3/comments")
       .query(true)
@@ -80,7 +88,10 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
         { user: { login: "maria", type: "User" }, body: "This swallows the error; return a typed ApiError instead.", path: "src/api/users.ts", diff_hunk: "@@ -1 +1 @@\n+catch {}" },
         { user: { login: "ci-bot[bot]", type: "Bot" }, body: "Coverage dropped by 0.2% on this file.", path: "src/api/users.ts" },
       ]);
-    nock(API).get("/repos/octo/hello/pulls/2/comments").query(true).reply(200, [{ user: { login: "lee", type: "User" }, body: "nit: LGTM" , path: "a.ts" }]);
+    nock(API)
+      .get("/repos/octo/hello/pulls/2/comments")
+      .query(true)
+      .reply(200, [{ user: { login: "lee", type: "User" }, body: "nit: LGTM", path: "a.ts" }]);
 
     const id = await enqueueAnalyze({ settings, queues: proc.queues, repo: "Octo/Hello", mode: "bootstrap", by: { via: "operator", principal: null } });
     const done = await waitForJob(proc.queues.queues.analyze, id, 30_000);
@@ -105,7 +116,12 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     writeFileSync(
       replay,
       JSON.stringify([
-        { tool_calls: [{ name: "read_current_style", args: {} }, { name: "read_finding_outcomes", args: {} }] },
+        {
+          tool_calls: [
+            { name: "read_current_style", args: {} },
+            { name: "read_finding_outcomes", args: {} },
+          ],
+        },
         { tool_calls: [{ name: "save_review_style_prompt", args: { prompt: CONTINUAL_STYLE } }] },
         { text: "Refined." },
       ]),
@@ -115,7 +131,10 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
     mockInstallationToken(6002);
     mockRepoConfig();
     nock(API).get("/repos/octo/hello/pulls/comments/11/reactions").query({ content: "-1", per_page: "1" }).reply(200, []);
-    nock(API).get("/repos/octo/hello/pulls/comments/12/reactions").query({ content: "-1", per_page: "1" }).reply(200, [{ id: 1, content: "-1" }]);
+    nock(API)
+      .get("/repos/octo/hello/pulls/comments/12/reactions")
+      .query({ content: "-1", per_page: "1" })
+      .reply(200, [{ id: 1, content: "-1" }]);
     const job = await proc.queues.add("analyze", scheduler!.template!.data as never, "nightly-now", { via: "github-webhook" });
     const nightly = await waitForJob(proc.queues.queues.analyze, job, 30_000);
     expect(nightly.failedReason).toBeUndefined();
@@ -136,6 +155,8 @@ describe("e2e: review-style analyzer — bootstrap from past reviews, nightly co
   });
 
   it("refuses a repository the app is not installed on", async () => {
-    await expect(enqueueAnalyze({ settings: new SettingsStore(testRedis(), prefix), queues: proc.queues, repo: "octo/elsewhere", mode: "bootstrap", by: { via: "operator", principal: null } })).rejects.toThrow(/not installed on octo\/elsewhere/);
+    await expect(
+      enqueueAnalyze({ settings: new SettingsStore(testRedis(), prefix), queues: proc.queues, repo: "octo/elsewhere", mode: "bootstrap", by: { via: "operator", principal: null } }),
+    ).rejects.toThrow(/not installed on octo\/elsewhere/);
   });
 });

@@ -39,7 +39,9 @@ describe("e2e: a run's commits are authored by the app's bot", () => {
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
     nock(API).post(`/repos/octo/hello/issues/comments/${o.commentId}/reactions`).reply(201, {});
-    nock(API).post(`/repos/octo/hello/issues/${o.number}/comments`).reply(201, { id: o.commentId + 1 });
+    nock(API)
+      .post(`/repos/octo/hello/issues/${o.number}/comments`)
+      .reply(201, { id: o.commentId + 1 });
     const res = await sendWebhook(app.proc.port!, {
       event: "issue_comment",
       payload: issueCommentPayload({ installationId: INSTALLATION, number: o.number, issueId: o.issueId, commentId: o.commentId, body: `@open-swe add ${o.file}` }),

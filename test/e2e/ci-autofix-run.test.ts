@@ -69,9 +69,15 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).post("/repos/octo/hello/issues/comments/911/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/8/comments").reply(201, { id: 655 });
     nock(API).patch("/repos/octo/hello/issues/comments/655").reply(200, { id: 655 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 911, body: "@open-swe add a.ts", pullRequest: false }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 911, body: "@open-swe add a.ts", pullRequest: false }),
+    });
     expect(await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000)).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened" } });
-    branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     const head = remote.git("rev-parse", branch).trim();
 
     // CI goes red on the head; the fix run is scripted to try greening CI with a skipped test first (the host
@@ -89,22 +95,31 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
         { tool_calls: [{ name: "confirming_completion", args: { summary: "fixed" } }] },
       ]),
     );
-    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+    nock(API)
+      .get("/repos/octo/hello/pulls/12")
+      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API)
       .get(`/repos/octo/hello/commits/${head}/check-runs`)
       .query(true)
-      .reply(200, { total_count: 1, check_runs: [{ id: 77, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/77", app: { slug: "github-actions" } }] });
+      .reply(200, {
+        total_count: 1,
+        check_runs: [{ id: 77, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/77", app: { slug: "github-actions" } }],
+      });
     nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
-    nock(API).get("/repos/octo/hello/check-runs/77").reply(200, { id: 77, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API)
+      .get("/repos/octo/hello/check-runs/77")
+      .reply(200, { id: 77, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
     nockJobLogs(API, 77, "a.ts:1:7 error 'unused' is assigned a value but never used\n");
     // The fix run: same thread, the PR's branch.
     repoCalls();
-    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
+    nock(API)
+      .get("/repos/octo/hello/pulls/12")
+      .reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
     const reply = nock(API).post("/repos/octo/hello/issues/12/comments", { body: "Fixed the lint failure." }).reply(201, { id: 656 });
     const started = nock(API)
       .post("/repos/octo/hello/check-runs", (b: { name: string; head_sha: string; status: string }) => b.name === "Open SWE Autofix" && b.head_sha === head && b.status === "in_progress")
@@ -147,20 +162,29 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       nock(API)
         .get(`/repos/octo/hello/commits/${head}/check-runs`)
         .query(true)
-        .reply(200, { total_count: 1, check_runs: [{ id: 78, name: "test", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/78", app: { slug: "github-actions" } }] });
+        .reply(200, {
+          total_count: 1,
+          check_runs: [{ id: 78, name: "test", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/78", app: { slug: "github-actions" } }],
+        });
       nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
     };
-    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+    nock(API)
+      .get("/repos/octo/hello/pulls/12")
+      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
     red();
     nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
-    nock(API).get("/repos/octo/hello/check-runs/78").reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API)
+      .get("/repos/octo/hello/check-runs/78")
+      .reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
     nockJobLogs(API, 78, "npm ERR! network request to https://registry.npmjs.org failed, reason: ETIMEDOUT\n");
     // The fix run: its check, the gate's re-read of the head, the job's workflow run, the re-run; no push, no comment.
-    const started = nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 881 });
+    const started = nock(API)
+      .post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress")
+      .reply(201, { id: 881 });
     red();
     nock(API).get("/repos/octo/hello/actions/jobs/78").reply(200, { id: 78, run_id: 4242 });
     const rerun = nock(API).post("/repos/octo/hello/actions/runs/4242/rerun-failed-jobs").reply(201, {});
@@ -197,20 +221,28 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).post("/repos/octo/hello/issues/comments/912/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/8/comments", { body: "Looked into it." }).reply(201, { id: 657 });
     nock(API).patch("/repos/octo/hello/issues/comments/657").reply(200, { id: 657 });
-    const task = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 912, body: "@open-swe look into the docs", pullRequest: false }) });
+    const task = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: INSTALLATION, number: 8, issueId: 8108, commentId: 912, body: "@open-swe look into the docs", pullRequest: false }),
+    });
     for (let i = 0; i < 200 && (await locks.holder(ISSUE_THREAD)) === null; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
     // The running job is on the registry the hourly reconcile checks; it leaves it at its own end.
     expect((await new RunRegistry(testRedis(), app.prefix).list()).map((r) => r.jobId)).toEqual([deliveryJobId(task.deliveryId)]);
 
     const red = () => {
-      nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
+      nock(API)
+        .get("/repos/octo/hello/pulls/12")
+        .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
       nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
       nock(API)
         .get(`/repos/octo/hello/commits/${head}/check-runs`)
         .query(true)
-        .reply(200, { total_count: 1, check_runs: [{ id: 79, name: "types", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/79", app: { slug: "github-actions" } }] });
+        .reply(200, {
+          total_count: 1,
+          check_runs: [{ id: 79, name: "types", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/79", app: { slug: "github-actions" } }],
+        });
       nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
       nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
       nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
@@ -225,13 +257,21 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     // When the task's run ends, the event is decided again: a fix run of its own (the gate says no change here).
     writeFileSync(app.replay, JSON.stringify([{ text: '{"classification":"no_change","reason":"the type error is in generated code the branch does not touch","evidence":"gen/api.d.ts:1"}' }]));
     red();
-    nock(API).get("/repos/octo/hello/check-runs/79").reply(200, { id: 79, name: "types", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API)
+      .get("/repos/octo/hello/check-runs/79")
+      .reply(200, { id: 79, name: "types", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
     nockJobLogs(API, 79, "gen/api.d.ts:1 error TS2304\n");
-    nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress").reply(201, { id: 882 });
+    nock(API)
+      .post("/repos/octo/hello/check-runs", (b: { head_sha: string; status: string }) => b.head_sha === head && b.status === "in_progress")
+      .reply(201, { id: 882 });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    const comment = nock(API).post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /changed nothing, because the type error is in generated code/.test(b.body)).reply(201, { id: 658 });
-    const settled = nock(API).patch("/repos/octo/hello/check-runs/882", (b: { conclusion: string }) => b.conclusion === "neutral").reply(200, { id: 882 });
+    const comment = nock(API)
+      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) => /changed nothing, because the type error is in generated code/.test(b.body))
+      .reply(201, { id: 658 });
+    const settled = nock(API)
+      .patch("/repos/octo/hello/check-runs/882", (b: { conclusion: string }) => b.conclusion === "neutral")
+      .reply(200, { id: 882 });
     expect(await waitForJob(app.proc.queues.queues.agent, deliveryJobId(task.deliveryId), 60_000)).toMatchObject({ state: "completed" });
     for (let i = 0; i < 400 && !(comment.isDone() && settled.isDone()); i++) await new Promise((r) => setTimeout(r, 50));
     expect(comment.isDone() && settled.isDone()).toBe(true);
@@ -242,12 +282,12 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(await new RunRegistry(testRedis(), app.prefix).list()).toEqual([]);
   });
 
-
   it("a PR in conflict with its base, found by the CI monitor: the fix run merges the base in the sandbox and pushes a merge commit", async () => {
     const head = remote.git("rev-parse", branch).trim();
     // The base moves on with its own a.ts: an add/add conflict with the branch's.
     const work = mkdtempSync(join(tmpdir(), "osw-base-"));
-    const g = (...a: string[]) => execFileSync("git", ["-C", work, ...a], { encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
+    const g = (...a: string[]) =>
+      execFileSync("git", ["-C", work, ...a], { encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
     execFileSync("git", ["clone", "-q", "-b", "main", remote.bare, work]);
     writeFileSync(join(work, "a.ts"), "export const fromMain = 2;\n");
     g("add", "-A");
@@ -267,7 +307,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       ]),
     );
     const dirty = () =>
-      nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, state: "open", mergeable_state: "dirty", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: main, ref: "main" } });
+      nock(API)
+        .get("/repos/octo/hello/pulls/12")
+        .reply(200, { number: 12, state: "open", mergeable_state: "dirty", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: main, ref: "main" } });
     dirty(); // the sweep
     dirty(); // the ci-event job
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
@@ -275,7 +317,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
     // The fix run on the thread's branch.
     repoCalls();
-    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
+    nock(API)
+      .get("/repos/octo/hello/pulls/12")
+      .reply(200, { number: 12, head: { ref: branch, repo: { full_name: "octo/hello" } }, base: { ref: "main" } });
     const reply = nock(API).post("/repos/octo/hello/issues/12/comments", { body: "Merged main and resolved the conflict in a.ts." }).reply(201, { id: 659 });
     nock(API).patch("/repos/octo/hello/issues/comments/659").reply(200, { id: 659 });
 
@@ -292,5 +336,4 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(remote.git("rev-list", "--parents", "-n", "1", merged).trim().split(" ").slice(1)).toEqual([head, main]);
     expect(remote.git("show", `${merged}:a.ts`)).toBe("export const used = 1;\nexport const fromMain = 2;\n");
   });
-
 });

@@ -99,7 +99,8 @@ describe("e2e: closing a PR tears its threads down", () => {
     const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
     const [idle, active] = [threadId({ kind: "issue", issueId: 8001 }), threadId({ kind: "issue", issueId: 8002 })];
     const made = [];
-    for (const t of [idle, active]) made.push((await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() })).sandbox.id);
+    for (const t of [idle, active])
+      made.push((await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() })).sandbox.id);
     await redis.zadd(sandboxActivityKey(app.prefix), Date.now() - 61 * 60_000, idle);
 
     await app.proc.queues.add("cleanup", { kind: "sweep" }, "sweep-now", { via: "github-webhook" });

@@ -52,18 +52,25 @@ describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR 
     const wiki = () => nock(`https://${SITE}`);
 
     // Intake: the webhook carries no text; the worker re-reads the comment as the app and acknowledges.
-    wiki().get("/wiki/rest/api/user/current").reply(200, confluenceBody("user", { accountId: APP_ACCOUNT }));
+    wiki()
+      .get("/wiki/rest/api/user/current")
+      .reply(200, confluenceBody("user", { accountId: APP_ACCOUNT }));
     wiki()
       .get(`/wiki/rest/api/content/${COMMENT}`)
       .query({ expand: "body.storage,history,container,space,ancestors" })
-      .reply(200, confluenceBody("content", {
-        id: COMMENT,
-        type: "comment",
-        body: { storage: { value: `<p><ac:link><ri:user ri:account-id="${APP_ACCOUNT}" /></ac:link> document the deploy script repo:octo/hello</p>` } },
-        history: { createdBy: ALICE },
-        container: { id: PAGE_ID, title: "Runbook" },
-      }));
-    const ack = wiki().post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value.includes("On it")).reply(200, confluenceBody("content", { id: "360500" }));
+      .reply(
+        200,
+        confluenceBody("content", {
+          id: COMMENT,
+          type: "comment",
+          body: { storage: { value: `<p><ac:link><ri:user ri:account-id="${APP_ACCOUNT}" /></ac:link> document the deploy script repo:octo/hello</p>` } },
+          history: { createdBy: ALICE },
+          container: { id: PAGE_ID, title: "Runbook" },
+        }),
+      );
+    const ack = wiki()
+      .post("/wiki/rest/api/content", (b: Posted) => inThread(b) && b.body.storage.value.includes("On it"))
+      .reply(200, confluenceBody("content", { id: "360500" }));
     mockInstallationToken(7272, 2);
     nockRunStart(API, "dana");
     const pr = nock(API)
@@ -93,7 +100,10 @@ describe("e2e: a Confluence comment mention becomes a pushed branch, a draft PR 
     expect(done.returnvalue).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL });
     expect(ack.isDone() && pr.isDone() && agentReply.isDone() && summary.isDone()).toBe(true);
     expect(closing).toMatch(/Open SWE · replayed run/);
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("show", `${branch}:DEPLOY.md`)).toBe("Run ./deploy.sh --prod\n");
   });
 });

@@ -35,15 +35,22 @@ describe("e2e: on GitHub Enterprise Server (GHE_HOST), a comment becomes a PR an
     const { proc, replay } = app;
     writeFileSync(replay, JSON.stringify(script));
     // No exchange may reach api.github.com: only the GHES host is mocked (network is disabled otherwise).
-    nock(API).post("/app/installations/4242/access_tokens").times(2).reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/4242/access_tokens")
+      .times(2)
+      .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
-    const pr = nock(API).post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.base === "main").reply(201, { number: 12, html_url: PR_URL });
+    const pr = nock(API)
+      .post("/repos/octo/hello/pulls", (b) => b.title === "Add CONTRIBUTING.md" && b.base === "main")
+      .reply(201, { number: 12, html_url: PR_URL });
     const ack = nock(API).post("/repos/octo/hello/issues/comments/901/reactions", { content: "eyes" }).reply(201, {});
-    const reply = nock(API).post("/repos/octo/hello/issues/8/comments", { body: `Added a contributor guide: ${PR_URL}` }).reply(201, { id: 555 });
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/8/comments", { body: `Added a contributor guide: ${PR_URL}` })
+      .reply(201, { id: 555 });
     const summary = nock(API).patch("/repos/octo/hello/issues/comments/555").reply(200, { id: 555 });
 
     const res = await sendWebhook(proc.port!, {

@@ -117,7 +117,10 @@ describe("e2e: host affinity for local sandboxes (two worker processes, separate
 
   it("a teardown of threads on two hosts is split, one job per host, each destroying only its own sandbox; each host schedules its own sweep", async () => {
     // One run at a time per host, and the first run long enough that the second request goes to the other host.
-    const hosts = twoHosts([{ tool_calls: [{ name: "execute", args: { command: "sleep 2; echo made > notes.txt" } }] }, { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] }], { WORKER_CONCURRENCY: "1" });
+    const hosts = twoHosts(
+      [{ tool_calls: [{ name: "execute", args: { command: "sleep 2; echo made > notes.txt" } }] }, { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] }],
+      { WORKER_CONCURRENCY: "1" },
+    );
     opened.push(hosts);
     const { redis, prefix, queues } = hosts;
     await Promise.all([hosts.a.start(), hosts.b.start()]);

@@ -45,10 +45,19 @@ describe("e2e: a Jira comment mention becomes a pushed branch, a draft PR and a 
     const jira = () => nock(BASE_URL);
 
     // Intake: the worker re-reads the comment (the payload's text is not what runs) and acknowledges.
-    jira().get("/rest/api/3/myself").reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT }));
-    jira().get("/rest/api/3/issue/ENG-77").query(true).reply(200, jiraBody("issue", { key: "ENG-77", fields: { summary: "Health endpoint docs", description: null } }));
-    jira().get("/rest/api/3/issue/ENG-77/comment/30001").reply(200, { id: "30001", author: ALICE, body: adfBody(BOT_ACCOUNT, text) });
-    const ack = jira().post("/rest/api/3/issue/ENG-77/comment", (b: { body: unknown }) => adfToText(b.body).text.startsWith("👀")).reply(201, jiraBody("comment", { id: "30002" }));
+    jira()
+      .get("/rest/api/3/myself")
+      .reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT }));
+    jira()
+      .get("/rest/api/3/issue/ENG-77")
+      .query(true)
+      .reply(200, jiraBody("issue", { key: "ENG-77", fields: { summary: "Health endpoint docs", description: null } }));
+    jira()
+      .get("/rest/api/3/issue/ENG-77/comment/30001")
+      .reply(200, { id: "30001", author: ALICE, body: adfBody(BOT_ACCOUNT, text) });
+    const ack = jira()
+      .post("/rest/api/3/issue/ENG-77/comment", (b: { body: unknown }) => adfToText(b.body).text.startsWith("👀"))
+      .reply(201, jiraBody("comment", { id: "30002" }));
     mockInstallationToken(6161, 2);
     nockRunStart(API, "dana");
     const pr = nock(API)
@@ -83,7 +92,10 @@ describe("e2e: a Jira comment mention becomes a pushed branch, a draft PR and a 
     expect(done.returnvalue).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL });
     expect(ack.isDone() && pr.isDone() && agentReply.isDone() && summary.isDone()).toBe(true);
     expect(closing).toMatch(/Open SWE · replayed run/);
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("show", `${branch}:HEALTH.md`)).toBe("GET /health returns 200\n");
   });
 });

@@ -47,19 +47,23 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
   it("@open-swe in a Linear thread: 👀, a draft PR, the reply threaded with the PR link attached and the cost line", async () => {
     const linear: GraphqlCall[] = [];
     // The intake re-reads the comment with our key (the payload's author is not trusted), then acknowledges.
-    mockLinear("OpenSweLinearComment", {
-      data: {
-        viewer: { id: APP_USER },
-        comment: {
-          id: "comment-0001",
-          body: "@open-swe please document the login retry",
-          createdAt: "2026-12-01T10:00:00.000Z",
-          user: ALICE,
-          botActor: null,
-          issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", description: "It fails one run in ten.", url: "https://linear.app/acme/issue/ENG-1", comments: { nodes: [] } },
+    mockLinear(
+      "OpenSweLinearComment",
+      {
+        data: {
+          viewer: { id: APP_USER },
+          comment: {
+            id: "comment-0001",
+            body: "@open-swe please document the login retry",
+            createdAt: "2026-12-01T10:00:00.000Z",
+            user: ALICE,
+            botActor: null,
+            issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", description: "It fails one run in ten.", url: "https://linear.app/acme/issue/ENG-1", comments: { nodes: [] } },
+          },
         },
       },
-    }, { calls: linear });
+      { calls: linear },
+    );
     mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { calls: linear });
     mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-reply-1", url: "https://linear.app/acme/issue/ENG-3#comment-c-reply-1" } } } }, { calls: linear });
     mockLinear("OpenSweAttachPullRequest", { data: { attachmentLinkURL: { success: true } } }, { calls: linear });
@@ -69,7 +73,9 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
     mockInstallationToken(5151, 2);
     nockRunStart(API, "dana");
-    const pr = nock(API).post("/repos/octo/hello/pulls", (b) => b.title === "Document the login retry" && b.draft === true).reply(201, { number: 21, html_url: PR_URL });
+    const pr = nock(API)
+      .post("/repos/octo/hello/pulls", (b) => b.title === "Document the login retry" && b.draft === true)
+      .reply(201, { number: 21, html_url: PR_URL });
 
     const raw = JSON.stringify(commentEvent({ body: "@open-swe please document the login retry" }));
     const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, {
@@ -98,7 +104,10 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
     expect(closing.input.body).toMatch(/_Open SWE · replayed run.*_$/s);
     expect(linear[3]!.variables).toEqual({ issueId: ISSUE, url: PR_URL, title: "Pull request octo/hello#21" });
 
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("show", `${branch}:LOGIN.md`)).toContain("The retry waits");
     const record = await new RunRecords(testRedis(), app.prefix).get(sourceRunJobId("linear", COMMENT_KEY));
     expect(record).toMatchObject({ outcome: "pr_opened", prUrl: PR_URL, replayed: true });
@@ -117,25 +126,48 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
   });
 
   it("an issue assigned to the app: its history names who asked; the answers go on the issue itself", async () => {
-    writeFileSync(app.replay, JSON.stringify([
-      { tool_calls: [{ name: "linear_comment", args: { body: "The retry is already documented in LOGIN.md; nothing to change." } }] },
-      { tool_calls: [{ name: "confirming_completion", args: { summary: "nothing to change" } }] },
-    ]));
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "linear_comment", args: { body: "The retry is already documented in LOGIN.md; nothing to change." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "nothing to change" } }] },
+      ]),
+    );
     const delivery = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d";
     const issueId = "issue-0002";
     const linear: GraphqlCall[] = [];
-    mockLinear("OpenSweLinearIssueTrigger", {
-      data: {
-        issue: {
-          id: issueId, identifier: "ENG-2", title: "Document the login retry", description: "See ENG-1.", url: "https://linear.app/acme/issue/ENG-2",
-          comments: { nodes: [] }, trashed: false, archivedAt: null, creator: { id: "user-bob", name: "Bob", email: "bob@example.com" },
-          assignee: { id: APP_USER }, delegate: null, labels: { nodes: [] },
-          history: { pageInfo: { hasNextPage: false }, nodes: [{ createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }] },
+    mockLinear(
+      "OpenSweLinearIssueTrigger",
+      {
+        data: {
+          issue: {
+            id: issueId,
+            identifier: "ENG-2",
+            title: "Document the login retry",
+            description: "See ENG-1.",
+            url: "https://linear.app/acme/issue/ENG-2",
+            comments: { nodes: [] },
+            trashed: false,
+            archivedAt: null,
+            creator: { id: "user-bob", name: "Bob", email: "bob@example.com" },
+            assignee: { id: APP_USER },
+            delegate: null,
+            labels: { nodes: [] },
+            history: {
+              pageInfo: { hasNextPage: false },
+              nodes: [{ createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }],
+            },
+          },
         },
       },
-    }, { calls: linear });
+      { calls: linear },
+    );
     mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { calls: linear });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-3", url: "https://linear.app/acme/issue/ENG-3#comment-c-3" } } } }, { calls: linear, when: (v) => /already documented/.test(String((v["input"] as { body: string }).body)) });
+    mockLinear(
+      "OpenSweCommentCreate",
+      { data: { commentCreate: { success: true, comment: { id: "c-3", url: "https://linear.app/acme/issue/ENG-3#comment-c-3" } } } },
+      { calls: linear, when: (v) => /already documented/.test(String((v["input"] as { body: string }).body)) },
+    );
     mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-4", url: "https://linear.app/acme/issue/ENG-3#comment-c-4" } } } }, { calls: linear });
     nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });
     nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
@@ -162,24 +194,41 @@ describe("e2e: a signed Linear comment becomes a run, a PR and a Linear reply", 
   });
 
   it("a comment sent mid-run on the same issue reaches the running agent as a follow-up, not a second run", async () => {
-    writeFileSync(app.replay, JSON.stringify([
-      { tool_calls: [{ name: "execute", args: { command: "sleep 1.5; echo slept" } }] },
-      { tool_calls: [{ name: "linear_comment", args: { body: "Checked both." } }] },
-      { tool_calls: [{ name: "confirming_completion", args: { summary: "answered" } }] },
-    ]));
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "execute", args: { command: "sleep 1.5; echo slept" } }] },
+        { tool_calls: [{ name: "linear_comment", args: { body: "Checked both." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "answered" } }] },
+      ]),
+    );
     const issueId = "issue-0003";
     const comment = (id: string, body: string) => ({
       data: {
         viewer: { id: APP_USER },
-        comment: { id, body, createdAt: "2026-12-01T11:00:00.000Z", user: ALICE, botActor: null, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: "https://linear.app/acme/issue/ENG-3", comments: { nodes: [] } } },
+        comment: {
+          id,
+          body,
+          createdAt: "2026-12-01T11:00:00.000Z",
+          user: ALICE,
+          botActor: null,
+          issue: { id: issueId, identifier: "ENG-3", title: "Flaky", description: null, url: "https://linear.app/acme/issue/ENG-3", comments: { nodes: [] } },
+        },
       },
     });
     const send = async (id: string, body: string, delivery: string) => {
       const raw = JSON.stringify(commentEvent({ id, body, issueId, issue: { id: issueId, identifier: "ENG-3", title: "Flaky", teamId: TEAM, url: "u" } }));
-      const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, { method: "POST", headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": delivery }, body: raw });
+      const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/linear`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "linear-signature": signLinear(raw), "linear-delivery": delivery },
+        body: raw,
+      });
       expect(res.status).toBe(200);
     };
-    for (const [id, text] of [["c-31", "@open-swe investigate the flaky test"], ["c-32", "@open-swe also check the retry logic"]] as const) {
+    for (const [id, text] of [
+      ["c-31", "@open-swe investigate the flaky test"],
+      ["c-32", "@open-swe also check the retry logic"],
+    ] as const) {
       mockLinear("OpenSweLinearComment", comment(id, text), { when: (v) => v["id"] === id });
       mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { when: (v) => (v["input"] as { commentId?: string }).commentId === id });
       nock(API).get("/repos/octo/hello/installation").reply(200, { id: 5151 });

@@ -44,9 +44,16 @@ describe("e2e: a GitHub run of a repository linked to a Jira project and a Linea
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
     nock(API).post(`/repos/octo/hello/issues/comments/${n}01/reactions`).reply(201, {});
-    nock(API).post(`/repos/octo/hello/issues/${n}/comments`).reply(201, { id: Number(`${n}02`) });
-    nock(API).patch(`/repos/octo/hello/issues/comments/${n}02`).reply(200, { id: Number(`${n}02`) });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION + n, login, number: n, issueId: 9000 + n, commentId: Number(`${n}01`), body }) });
+    nock(API)
+      .post(`/repos/octo/hello/issues/${n}/comments`)
+      .reply(201, { id: Number(`${n}02`) });
+    nock(API)
+      .patch(`/repos/octo/hello/issues/comments/${n}02`)
+      .reply(200, { id: Number(`${n}02`) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: INSTALLATION + n, login, number: n, issueId: 9000 + n, commentId: Number(`${n}01`), body }),
+    });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     return threadId({ kind: "issue", issueId: 9000 + n });
@@ -69,7 +76,11 @@ describe("e2e: a GitHub run of a repository linked to a Jira project and a Linea
 
   it("Linear: files an issue in the linked team; a comment on another team's issue is refused with no mutation sent", async () => {
     const creates: GraphqlCall[] = [];
-    mockLinear("OpenSweIssueCreate", { data: { issueCreate: { success: true, issue: { id: "issue-0501", identifier: "ENG-501", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-501" } } } }, { calls: creates });
+    mockLinear(
+      "OpenSweIssueCreate",
+      { data: { issueCreate: { success: true, issue: { id: "issue-0501", identifier: "ENG-501", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-501" } } } },
+      { calls: creates },
+    );
     const lookups: GraphqlCall[] = [];
     mockLinear("OpenSweIssueTeam", { data: { issue: { id: "issue-0007", identifier: "OPS-7", team: { id: "team-0002", key: "OPS" } } } }, { calls: lookups });
     // No OpenSweCommentCreate mock: a comment sent to Linear would find no interceptor and fail the tool call.

@@ -71,13 +71,18 @@ describe("open-swe run with the repository's agents and a budget (replayed model
 
   it("skills are offered from the mirror: the agent reads SKILL.md through its file tools; nothing is put in the sandbox", () => {
     const repo = repoWith({ ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: how we cut a release\n---\nStep one: tag it.\n" });
-    const res = run(repo, [
-      { tool_calls: [{ name: "read_file", args: { file_path: "/skills/release/SKILL.md" } }] },
-      { tool_calls: [{ name: "execute", args: { command: "ls /skills 2>&1 || true" } }] },
-      { tool_calls: [{ name: "write_file", args: { file_path: "/skills/release/SKILL.md", content: "hijacked" } }] },
-      { tool_calls: [{ name: "reply_to_user", args: { body: "read it" } }] },
-      { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
-    ], {}, ["--context", "README.md", "--context", ".agents"]);
+    const res = run(
+      repo,
+      [
+        { tool_calls: [{ name: "read_file", args: { file_path: "/skills/release/SKILL.md" } }] },
+        { tool_calls: [{ name: "execute", args: { command: "ls /skills 2>&1 || true" } }] },
+        { tool_calls: [{ name: "write_file", args: { file_path: "/skills/release/SKILL.md", content: "hijacked" } }] },
+        { tool_calls: [{ name: "reply_to_user", args: { body: "read it" } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
+      ],
+      {},
+      ["--context", "README.md", "--context", ".agents"],
+    );
     expect(res.stderr).toBe("");
     expect(res.status).toBe(0);
     // --context: the committed file and a directory's tree ride along with the request, from the mirror.

@@ -43,7 +43,9 @@ describe("open-swe run (local, replayed model)", () => {
     expect(res.stdout).toContain(`uncommitted changes in ${repo} are not seen by the agent: it works on the last commit, ${head} (main)\n`);
     expect(res.stdout).toMatch(/replayed run \(no model was called\)/);
     // One progress line per step: the model call, the tool with its arguments, a short result.
-    expect(res.stdout).toMatch(/^· model call 1\n· write_file \{"file_path":"\/workspace\/CONTRIBUTING.md".*\n  ↳ .+\n· model call 2\n· commit_and_push \{"message":"Add CONTRIBUTING.md"\}\n  ↳ .+\n/m);
+    expect(res.stdout).toMatch(
+      /^· model call 1\n· write_file \{"file_path":"\/workspace\/CONTRIBUTING.md".*\n  ↳ .+\n· model call 2\n· commit_and_push \{"message":"Add CONTRIBUTING.md"\}\n  ↳ .+\n/m,
+    );
     // --record writes the run back as a replay script: the same turns that drove it.
     expect(res.stdout).toContain(`recorded: ${recorded} (play it back with --model replay:${recorded})`);
     expect((JSON.parse(readFileSync(recorded, "utf8")) as Array<{ tool_calls?: Array<{ name: string; args: unknown }> }>).map((t) => t.tool_calls?.map((c) => [c.name, c.args]))).toEqual(
@@ -60,7 +62,12 @@ describe("open-swe run (local, replayed model)", () => {
     // Every run is recorded: `runs ls` on the same installation (its embedded Redis) lists it, source `local`.
     const runId = /^run: (j__local__[0-9a-f-]{36}) /m.exec(res.stdout)?.[1];
     expect(runId).toBeDefined();
-    const ls = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "runs", "ls"], { cwd: mkdtempSync(join(tmpdir(), "cwd-")), env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: data }, encoding: "utf8", timeout: 30_000 });
+    const ls = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "runs", "ls"], {
+      cwd: mkdtempSync(join(tmpdir(), "cwd-")),
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: data },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     expect(ls.stderr).toBe("");
     const rows = JSON.parse(ls.stdout) as Array<Record<string, unknown>>;
     expect(rows).toEqual([expect.objectContaining({ id: runId, repo: expect.stringMatching(/^local\/open-swe-local-/), source: "local", trigger: "local", outcome: "completed" })]);
@@ -68,7 +75,7 @@ describe("open-swe run (local, replayed model)", () => {
 
   it.each([
     ["./no-such-repo", "open-swe: no such directory: ./no-such-repo"],
-    ["../etc", 'open-swe: no such directory: ../etc'],
+    ["../etc", "open-swe: no such directory: ../etc"],
     ["just-a-word", 'open-swe: "just-a-word" is not a repository name: expected owner/name (the owner: letters, digits and -, the name: letters, digits and _ . -), or a path to a git working copy'],
   ])("--repo %s is refused in one line, nothing cloned", (arg, line) => {
     const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo", arg, "a task"], {
@@ -90,7 +97,11 @@ describe("open-swe run (local, replayed model)", () => {
   });
 
   it("refuses a bad invocation with the usage line", () => {
-    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo"], { cwd: mkdtempSync(join(tmpdir(), "cwd-")), encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmpdir() } });
+    const res = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "run", "--repo"], {
+      cwd: mkdtempSync(join(tmpdir(), "cwd-")),
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir() },
+    });
     expect(res.status).toBe(2);
     expect(res.stderr).toBe("open-swe: --repo needs a value (see open-swe run --help)\n");
   });

@@ -56,8 +56,13 @@ describe("e2e: the team's MCP servers join a GitHub run", () => {
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
     nock(API).post("/repos/octo/hello/issues/comments/131/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/9/comments", { body: "Looked it up." }).reply(201, { id: 931 });
-    const summary = nock(API).patch("/repos/octo/hello/issues/comments/931", (b) => /MCP server left out of this run: `ghost` \(/.test(b.body)).reply(200, { id: 931 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7301, number: 9, issueId: 9009, commentId: 131, body: "@open-swe check the docs on flaky tests" }) });
+    const summary = nock(API)
+      .patch("/repos/octo/hello/issues/comments/931", (b) => /MCP server left out of this run: `ghost` \(/.test(b.body))
+      .reply(200, { id: 931 });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7301, number: 9, issueId: 9009, commentId: 131, body: "@open-swe check the docs on flaky tests" }),
+    });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     expect(done.returnvalue).toMatchObject({ outcome: "completed" });

@@ -12,7 +12,7 @@ import { waitForJob } from "../helpers/jobs.js";
 const API = "https://api.github.com";
 const INSTALLATION = 5353;
 const PR_URL = "https://github.com/octo/hello/pull/31";
-const CONVENTIONS = "pr:\n  title_template: \"feat: {title} ({issue})\"\n  body_sections: [Summary, Tests]\nfooter: all\n";
+const CONVENTIONS = 'pr:\n  title_template: "feat: {title} ({issue})"\n  body_sections: [Summary, Tests]\nfooter: all\n';
 const GOOD_BODY = "## Summary\nAdds the guide.\n\n## Tests\nNone needed.";
 
 /** `.github/open-swe.yml` `pr` and `footer`: the team's PR title and sections, and where the cost line goes. */
@@ -36,16 +36,25 @@ describe("e2e: a team's PR conventions and footer setting", () => {
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, o.config);
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
     nock(API).post(`/repos/octo/hello/issues/comments/${o.commentId}/reactions`).reply(201, {});
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: INSTALLATION, number: o.number, issueId: o.issueId, commentId: o.commentId, body: "@open-swe add a guide" }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: INSTALLATION, number: o.number, issueId: o.issueId, commentId: o.commentId, body: "@open-swe add a guide" }),
+    });
     return waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
   };
 
   it("title from the template, a description without the sections refused until it has them, the cost line on the reply and the PR", async () => {
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
-    const opened = nock(API).post("/repos/octo/hello/pulls", (b: { title: string; body: string }) => b.title === "feat: Add a guide (#21)" && b.body.startsWith(GOOD_BODY)).reply(201, { number: 31, html_url: PR_URL });
+    const opened = nock(API)
+      .post("/repos/octo/hello/pulls", (b: { title: string; body: string }) => b.title === "feat: Add a guide (#21)" && b.body.startsWith(GOOD_BODY))
+      .reply(201, { number: 31, html_url: PR_URL });
     nock(API).post("/repos/octo/hello/issues/21/comments").reply(201, { id: 801 });
-    const edited = nock(API).patch("/repos/octo/hello/issues/comments/801", (b: { body: string }) => /^Opened [^\n]*\n\n_This run was replayed[^\n]*\n\n<sub>Open SWE · /.test(b.body)).reply(200, { id: 801 });
-    nock(API).get("/repos/octo/hello/pulls/31").reply(200, { number: 31, body: `${GOOD_BODY}\n\n<!-- open-swe:thread=x -->` });
+    const edited = nock(API)
+      .patch("/repos/octo/hello/issues/comments/801", (b: { body: string }) => /^Opened [^\n]*\n\n_This run was replayed[^\n]*\n\n<sub>Open SWE · /.test(b.body))
+      .reply(200, { id: 801 });
+    nock(API)
+      .get("/repos/octo/hello/pulls/31")
+      .reply(200, { number: 31, body: `${GOOD_BODY}\n\n<!-- open-swe:thread=x -->` });
     const footed = nock(API)
       .patch("/repos/octo/hello/pulls/31", (b: { body: string }) => b.body.startsWith(`${GOOD_BODY}\n\n<!-- open-swe:thread=x -->\n\n<!-- open-swe:footer -->\n<sub>Open SWE · `))
       .reply(200, { number: 31, html_url: PR_URL });
@@ -73,7 +82,9 @@ describe("e2e: a team's PR conventions and footer setting", () => {
   });
 
   it("footer: off — the reply carries no cost line (the replay note, which every replayed run has, stays)", async () => {
-    const posted = nock(API).post("/repos/octo/hello/issues/22/comments", (b: { body: string }) => b.body === "Nothing to change: the guide exists.").reply(201, { id: 811 });
+    const posted = nock(API)
+      .post("/repos/octo/hello/issues/22/comments", (b: { body: string }) => b.body === "Nothing to change: the guide exists.")
+      .reply(201, { id: 811 });
     const noted = nock(API)
       .patch("/repos/octo/hello/issues/comments/811", (b: { body: string }) => b.body === "Nothing to change: the guide exists.\n\n_This run was replayed from a recording; no model was called._")
       .reply(200, { id: 811 });
@@ -81,11 +92,8 @@ describe("e2e: a team's PR conventions and footer setting", () => {
       number: 22,
       issueId: 9022,
       commentId: 810,
-      config: "footer: \"off\"\n",
-      script: [
-        { tool_calls: [{ name: "github_comment", args: { body: "Nothing to change: the guide exists." } }] },
-        { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] },
-      ],
+      config: 'footer: "off"\n',
+      script: [{ tool_calls: [{ name: "github_comment", args: { body: "Nothing to change: the guide exists." } }] }, { tool_calls: [{ name: "confirming_completion", args: { summary: "done" } }] }],
     });
     expect(done.failedReason).toBeUndefined();
     expect(done.state).toBe("completed");

@@ -43,14 +43,21 @@ describe("e2e: the system prompt a GitHub run sends is composed from its parts (
     const bodies: AnthropicRequest[] = [];
     nock("https://api.anthropic.com")
       .post("/v1/messages")
-      .reply(200, (_u, body) => ((bodies.push(body as AnthropicRequest)), anthropicSse([{ type: "tool_use", id: "toolu_1", name: "confirming_completion", input: { summary: "nothing to do" } }])), SSE_HEADERS);
+      .reply(
+        200,
+        (_u, body) => (bodies.push(body as AnthropicRequest), anthropicSse([{ type: "tool_use", id: "toolu_1", name: "confirming_completion", input: { summary: "nothing to do" } }])),
+        SSE_HEADERS,
+      );
     mockInstallationToken(7401, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, CONFIG);
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
     nock(API).post("/repos/octo/hello/issues/comments/141/reactions").reply(201, {});
     nock(API).post("/repos/octo/hello/issues/14/comments").reply(201, { id: 941 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7401, number: 14, issueId: 1414, commentId: 141, body: "@open-swe look at the docs" }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7401, number: 14, issueId: 1414, commentId: 141, body: "@open-swe look at the docs" }),
+    });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();
     expect(bodies).toHaveLength(1);

@@ -25,7 +25,18 @@ describe("e2e: a thread's sandbox whose filesystem went read-only", () => {
       const id = deliveryJobId(`ro-${n}`);
       await queues.add(
         "agent",
-        { installationId: 7, owner: "octo", repo: "hello", number: 6, threadId: thread, trigger: "comment", requester: { login: "dana", id: 31 }, text: `note ${n}`, comment: { kind: "issue_comment", id: 200 + n }, deliveryId: `ro-${n}` },
+        {
+          installationId: 7,
+          owner: "octo",
+          repo: "hello",
+          number: 6,
+          threadId: thread,
+          trigger: "comment",
+          requester: { login: "dana", id: 31 },
+          text: `note ${n}`,
+          comment: { kind: "issue_comment", id: 200 + n },
+          deliveryId: `ro-${n}`,
+        },
         id,
         { via: "github-webhook" },
       );
@@ -34,7 +45,10 @@ describe("e2e: a thread's sandbox whose filesystem went read-only", () => {
     expect((await ask(1)).state).toBe("completed");
     const first = (await redis.get(threadSandboxKey(prefix, thread)))!;
     // The kernel's read-only remount of the workspace, as an ext4 disk image does when its journal aborts.
-    const ws = execFileSync("findmnt", ["-rno", "TARGET"]).toString().split("\n").find((m) => m.includes(`/${first}/`) && m.endsWith("/workspace"));
+    const ws = execFileSync("findmnt", ["-rno", "TARGET"])
+      .toString()
+      .split("\n")
+      .find((m) => m.includes(`/${first}/`) && m.endsWith("/workspace"));
     const target = ws ?? join(hosts.a.dataDir, "sandboxes", first, "workspace");
     execFileSync("mount", ["--bind", target, target]);
     execFileSync("mount", ["-o", "remount,bind,ro", target]);

@@ -66,7 +66,17 @@ describe("the reviewer agent", () => {
         return new AIMessage("could not");
       })
       .respond(new AIMessage("done"));
-    await invokeReviewer({ model, sandbox, systemPrompt: "review", tools: [], message: new HumanMessage("review it"), threadId: "t", modelCallLimit: 20, execTimeoutMs: 5_000, signal: new AbortController().signal });
+    await invokeReviewer({
+      model,
+      sandbox,
+      systemPrompt: "review",
+      tools: [],
+      message: new HumanMessage("review it"),
+      threadId: "t",
+      modelCallLimit: 20,
+      execTimeoutMs: 5_000,
+      signal: new AbortController().signal,
+    });
     expect(seen).toEqual([expect.stringMatching(/not available: the reviewer is read-only/), expect.stringMatching(/publish_review/)]);
     expect(uploaded).toEqual([]);
     expect(ran.some((c) => c.includes("gh pr review") || c.includes("app.js"))).toBe(false);

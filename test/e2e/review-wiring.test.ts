@@ -25,7 +25,8 @@ type ReviewPost = { event: string; body: string; comments: Array<{ path: string;
 
 function pushHead(remote: Remote, n: number, files: Record<string, string>): { sha: string; patches: Record<string, string> } {
   const work = mkdtempSync(join(tmpdir(), "open-swe-wiring-"));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: work, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@e", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@e" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: work, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@e", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@e" } });
   git("clone", "-q", remote.bare, ".");
   for (const [path, content] of Object.entries(files)) {
     execFileSync("mkdir", ["-p", join(work, path, "..")]);
@@ -51,8 +52,18 @@ function mockPass(n: number, sha: string, pull: object, files: Array<{ filename:
   } else {
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, config);
   }
-  nock(API).post("/repos/octo/hello/check-runs", (b: { head_sha: string }) => b.head_sha === sha).reply(201, { id: 300 + n }).patch(`/repos/octo/hello/check-runs/${300 + n}`).reply(200, {});
-  nock(API).get(`/repos/octo/hello/pulls/${n}/files`).query(true).reply(200, files.map((f) => ({ ...f, status: "modified" })));
+  nock(API)
+    .post("/repos/octo/hello/check-runs", (b: { head_sha: string }) => b.head_sha === sha)
+    .reply(201, { id: 300 + n })
+    .patch(`/repos/octo/hello/check-runs/${300 + n}`)
+    .reply(200, {});
+  nock(API)
+    .get(`/repos/octo/hello/pulls/${n}/files`)
+    .query(true)
+    .reply(
+      200,
+      files.map((f) => ({ ...f, status: "modified" })),
+    );
   const posted: ReviewPost[] = [];
   nock(API)
     .post(`/repos/octo/hello/pulls/${n}/reviews`, (b: ReviewPost) => {
@@ -82,7 +93,11 @@ describe("e2e: the review pass gets the repo's config and the app's identity", (
     writeFileSync(
       app.replay,
       JSON.stringify([
-        { tool_calls: [{ name: "add_finding", args: { path: "app.js", line: 2, side: "RIGHT", severity: "high", title: "Crashes for guests", body: "`user.profile` may be undefined.", rule: "null-deref" } }] },
+        {
+          tool_calls: [
+            { name: "add_finding", args: { path: "app.js", line: 2, side: "RIGHT", severity: "high", title: "Crashes for guests", body: "`user.profile` may be undefined.", rule: "null-deref" } },
+          ],
+        },
         { tool_calls: [{ name: "add_finding", args: { path: "app.js", line: 3, side: "RIGHT", severity: "low", title: "Shouting", body: "Why upper case?", rule: "style" } }] },
         { tool_calls: [{ name: "publish_review", args: { summary: "One crash, one nit." } }] },
         { text: "Done." },
@@ -90,12 +105,27 @@ describe("e2e: the review pass gets the repo's config and the app's identity", (
     );
     mockInstallationToken(6020, 2);
     const pull = { number: 20, state: "open", draft: false, title: "Greet", body: "", user: { login: "alice", type: "User" }, head: { sha: head.sha, ref: "f20" }, base: { ref: "main" } };
-    const posted = mockPass(20, head.sha, pull, [{ filename: "app.js", patch: head.patches["app.js"]! }, { filename: "gen/out.js", patch: head.patches["gen/out.js"]! }], 'review:\n  ignored_paths: ["gen/**"]\n  severity_floor: medium\n');
-    await sendWebhook(app.proc.port!, { event: "pull_request", payload: { action: "opened", installation: { id: 6020 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: pull } });
+    const posted = mockPass(
+      20,
+      head.sha,
+      pull,
+      [
+        { filename: "app.js", patch: head.patches["app.js"]! },
+        { filename: "gen/out.js", patch: head.patches["gen/out.js"]! },
+      ],
+      'review:\n  ignored_paths: ["gen/**"]\n  severity_floor: medium\n',
+    );
+    await sendWebhook(app.proc.port!, {
+      event: "pull_request",
+      payload: { action: "opened", installation: { id: 6020 }, repository: repoInfo, sender: { login: "alice", id: 40, type: "User" }, pull_request: pull },
+    });
     const done = await waitForJob(app.proc.queues.queues.review, reviewJobId(threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 20 }), head.sha, "opened"), 60_000);
     expect(done.failedReason).toBeUndefined();
     expect(posted).toHaveLength(1);
-    expect(posted[0]!.comments.map((c) => [c.path, c.line]), posted[0]!.body).toEqual([["app.js", 2]]);
+    expect(
+      posted[0]!.comments.map((c) => [c.path, c.line]),
+      posted[0]!.body,
+    ).toEqual([["app.js", 2]]);
     expect(posted[0]!.body).toMatch(/1 finding\(s\) below the `medium` severity floor are not shown/);
     expect(posted[0]!.body).toMatch(/`gen\/out\.js`: .*ignored/);
   });
@@ -104,7 +134,9 @@ describe("e2e: the review pass gets the repo's config and the app's identity", (
     const head = pushHead(remote, 21, { "README.md": "# hello\n\nBy the bot.\n" });
     writeFileSync(app.replay, JSON.stringify([{ tool_calls: [{ name: "publish_review", args: { summary: "Looks fine.", verdict: "approve" } }] }, { text: "Done." }]));
     mockInstallationToken(6021, 2);
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write", user: { login: "dana" } });
+    nock(API)
+      .get("/repos/octo/hello/collaborators/dana/permission")
+      .reply(200, { permission: "write", role_name: "write", user: { login: "dana" } });
     const pull = { number: 21, state: "open", draft: false, title: "Docs", body: "", user: { login: "open-swe[bot]", type: "Bot" }, head: { sha: head.sha, ref: "open-swe/x" }, base: { ref: "main" } };
     const posted = mockPass(21, head.sha, pull, [{ filename: "README.md", patch: head.patches["README.md"]! }], null);
     const res = await sendWebhook(app.proc.port!, {

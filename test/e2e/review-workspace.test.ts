@@ -14,7 +14,8 @@ import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 function pushPullHead(bare: string, n: number, content: string): string {
   const work = mkdtempSync(join(tmpdir(), "open-swe-rw-"));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: work, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@e", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@e" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: work, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@e", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@e" } });
   git("clone", "-q", bare, ".");
   writeFileSync(join(work, "app.js"), content);
   git("commit", "-q", "-am", "change");
@@ -38,8 +39,21 @@ describe("review workspace", () => {
       },
     });
     const tokens: string[] = [];
-    const github = { app: async () => ({}) as never, installation: async () => ({}) as never, repoScopedToken: async (_id: number, repo: string) => (tokens.push(repo), "t"), repoInstallation: async () => null };
-    const opts = (headSha: string) => ({ target: { installationId: 1, owner: "octo", repo: "hello", number: 7, threadId: "11111111-2222-5333-8444-555555555555", headSha }, github, config, runtime, redis, prefix, log: createLogger("silent") });
+    const github = {
+      app: async () => ({}) as never,
+      installation: async () => ({}) as never,
+      repoScopedToken: async (_id: number, repo: string) => (tokens.push(repo), "t"),
+      repoInstallation: async () => null,
+    };
+    const opts = (headSha: string) => ({
+      target: { installationId: 1, owner: "octo", repo: "hello", number: 7, threadId: "11111111-2222-5333-8444-555555555555", headSha },
+      github,
+      config,
+      runtime,
+      redis,
+      prefix,
+      log: createLogger("silent"),
+    });
 
     const head1 = pushPullHead(remote.bare, 7, "first\n");
     const ws1 = await prepareReviewWorkspace(opts(head1));

@@ -40,14 +40,20 @@ describe("e2e: a Slack run pauses with Approve / Deny buttons and a writer's cli
     await settings.setIdentity("slack:U0DANA", "dana");
     await settings.setIdentity("slack:U0ERIN", "erin");
     await settings.recordInstalled("octo/hello", { installationId: 5252 });
-    nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === M.id).reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: M.id, user: M.user, text: `<@UBOT> ${M.text}` }] }));
-    nock(SLACK).post("/api/reactions.add").reply(200, slackBody("reactions.add", { ok: true }));
+    nock(SLACK)
+      .post("/api/conversations.replies", (b: Form) => b.oldest === M.id)
+      .reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: M.id, user: M.user, text: `<@UBOT> ${M.text}` }] }));
+    nock(SLACK)
+      .post("/api/reactions.add")
+      .reply(200, slackBody("reactions.add", { ok: true }));
     mockInstallationToken(5252, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, CONFIG);
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
     let request: Form = {};
     const posted = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => ((request = b), b.thread_ts === M.id && typeof b.blocks === "string" && /Approval needed/.test(b.text ?? "")))
@@ -67,12 +73,21 @@ describe("e2e: a Slack run pauses with Approve / Deny buttons and a writer's cli
 
     // erin (a writer, not the requester) clicks Approve on that message.
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
-    const updated = nock(SLACK).post("/api/chat.update", (b: Form) => b.ts === REQUEST_TS && (b.text ?? "").startsWith("Approved by @erin")).reply(200, slackBody("chat.update", { ok: true }));
+    const updated = nock(SLACK)
+      .post("/api/chat.update", (b: Form) => b.ts === REQUEST_TS && (b.text ?? "").startsWith("Approved by @erin"))
+      .reply(200, slackBody("chat.update", { ok: true }));
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, CONFIG);
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").optionally().reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
-    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Wrote it.").reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.1" }));
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.2" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .optionally()
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    const reply = nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.text === "Wrote it.")
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.1" }));
+    nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? ""))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.2" }));
     const payload = {
       type: "block_actions",
       team: { id: "T0TEAM" },
@@ -82,7 +97,11 @@ describe("e2e: a Slack run pauses with Approve / Deny buttons and a writer's cli
       actions: [{ type: "button", action_id: buttons[0]!.action_id, value: buttons[0]!.value, action_ts: "1764592100.000300" }],
     };
     const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/slack/interactivity`, { method: "POST", headers: { ...signSlack(form, new Date()), "content-type": "application/x-www-form-urlencoded" }, body: form });
+    const res = await fetch(`http://127.0.0.1:${app.proc.port}/webhooks/slack/interactivity`, {
+      method: "POST",
+      headers: { ...signSlack(form, new Date()), "content-type": "application/x-www-form-urlencoded" },
+      body: form,
+    });
     expect(res.status).toBe(200);
     const resumed = await waitForJob(app.proc.queues.queues.agent, jobId("approval", id), 60_000);
     expect(resumed.failedReason).toBeUndefined();

@@ -47,8 +47,13 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(SLACK)
       .post("/api/conversations.replies", (b: Form) => b.oldest === m.id)
       .reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] }));
-    if (m.thread) nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id).reply(200, slackBody("conversations.replies", { ok: true, messages: context }));
-    return nock(SLACK).post("/api/reactions.add", (b: Form) => b.timestamp === m.id && b.name === "eyes").reply(200, slackBody("reactions.add", { ok: true }));
+    if (m.thread)
+      nock(SLACK)
+        .post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id)
+        .reply(200, slackBody("conversations.replies", { ok: true, messages: context }));
+    return nock(SLACK)
+      .post("/api/reactions.add", (b: Form) => b.timestamp === m.id && b.name === "eyes")
+      .reply(200, slackBody("reactions.add", { ok: true }));
   };
 
   beforeAll(async () => {
@@ -69,7 +74,9 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     const pr = nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.base === "main" && /^open-swe\/[0-9a-f]{8}-add-a-changelog/.test(b.head))
       .reply(201, { number: 21, html_url: PR_URL });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
     const agentReply = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.channel === "C0ENG" && b.thread_ts === m.id && b.text === `*Added a changelog*: ${PR_URL}`)
       .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1764590001.0" }));
@@ -87,7 +94,10 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     expect(ack.isDone() && pr.isDone() && agentReply.isDone() && summary.isDone()).toBe(true);
     // The run's summary line (tokens, cost, duration), in Slack's italics.
     expect(closing).toMatch(/\n\n_Open SWE · replayed run .*· 6\.0k in \/ 130 out · cost n\/a · \d+s_$/);
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("show", `${branch}:CHANGELOG.md`)).toBe("# Changelog\n");
   });
 
@@ -102,9 +112,15 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.text === "Checked both.").reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? "")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.text === "Checked both.")
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
+    nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => /Open SWE · /.test(b.text ?? ""))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
 
     const thread = threadId({ kind: "source", key: `slack:T0TEAM:C0ENG:${first.id}`, repo: "octo/hello" });
     const saver = new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` });
@@ -135,9 +151,15 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main" });
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
-    const reply = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && b.text === "It retries three times.").reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && /Open SWE · /.test(b.text ?? "")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.4" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    const reply = nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && b.text === "It retries three times.")
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
+    nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.thread_ts === m.id && /Open SWE · /.test(b.text ?? ""))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.4" }));
     expect((await send(m)).status).toBe(200);
     const done = await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("slack", `T0TEAM:C0ENG:${m.id}`), 60_000);
     expect(done.failedReason).toBeUndefined();

@@ -50,7 +50,10 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     runStartMocks(101);
     const done = nock(API).post("/repos/octo/hello/issues/5/comments", { body: "Wrote proof.txt." }).reply(201, { id: 901 });
     nock(API).patch("/repos/octo/hello/issues/comments/901").reply(200, { id: 901 });
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 5, issueId: 5005, commentId: 102, login: "erin", userId: 44, body: `@open-swe approve ${id}` }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7101, number: 5, issueId: 5005, commentId: 102, login: "erin", userId: 44, body: `@open-swe approve ${id}` }),
+    });
     expect(res.status).toBe(200);
     const decided = await waitForJob(app.proc.queues.queues.command, deliveryJobId(res.deliveryId));
     expect(decided.returnvalue).toMatchObject({ outcome: "approval_approved", approvalId: id });
@@ -111,10 +114,16 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     nock(API).post("/repos/octo/hello/issues/6/comments", { body: "Skipped the proof file." }).reply(201, { id: 911 });
     nock(API).patch("/repos/octo/hello/issues/comments/911").reply(200, { id: 911 });
     // A new request on the paused thread waits as a follow-up instead of starting a second run.
-    const more = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 113, body: "@open-swe also mention it in the README" }) });
+    const more = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 113, body: "@open-swe also mention it in the README" }),
+    });
     expect((await waitForJob(app.proc.queues.queues.agent, deliveryJobId(more.deliveryId))).returnvalue).toMatchObject({ outcome: "awaiting_approval_follow_up" });
     // dana asked for the run: no permission lookup (none is mocked) for her decision.
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 112, body: `@open-swe deny ${id} not on the shared runner` }) });
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7101, number: 6, issueId: 6006, commentId: 112, body: `@open-swe deny ${id} not on the shared runner` }),
+    });
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(res.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_denied" });
     const resumed = await waitForJob(app.proc.queues.queues.agent, jobId("approval", id), 60_000);
     expect(resumed.failedReason).toBeUndefined();
@@ -131,8 +140,13 @@ describe("e2e: an `ask` tool pauses the run until a person decides", () => {
     runStartMocks(141, { reaction: false });
     const bodies: string[] = [];
     nock(API).post("/repos/octo/hello/issues/11/comments").reply(502, { message: "Bad Gateway" });
-    nock(API).post("/repos/octo/hello/issues/11/comments").reply(201, (_u, b) => (bodies.push((b as { body: string }).body), { id: 941 }));
-    const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7101, number: 11, issueId: 1111, commentId: 141, body: "@open-swe run true" }) });
+    nock(API)
+      .post("/repos/octo/hello/issues/11/comments")
+      .reply(201, (_u, b) => (bodies.push((b as { body: string }).body), { id: 941 }));
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7101, number: 11, issueId: 1111, commentId: 141, body: "@open-swe run true" }),
+    });
     const paused = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
     expect(paused).toMatchObject({ state: "completed", returnvalue: { outcome: "awaiting_approval" } });
     const id = (paused.returnvalue as { approvalId: string }).approvalId;

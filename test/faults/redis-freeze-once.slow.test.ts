@@ -138,7 +138,10 @@ describe("a Redis outage never runs a job twice", () => {
     expect(calls.filter((c) => c.includes("/reactions"))).toHaveLength(1);
     expect(calls.filter((c) => c.startsWith("PATCH /repos/octo/hello/issues/comments/555"))).toHaveLength(1);
     expect(calls.filter((c) => at(c) > finishedOn)).toEqual([]);
-    const branch = remote.git("branch", "--list", "open-swe/*").trim().replace(/^\*?\s*/, "");
+    const branch = remote
+      .git("branch", "--list", "open-swe/*")
+      .trim()
+      .replace(/^\*?\s*/, "");
     expect(remote.git("rev-list", "--count", `main..${branch}`).trim()).toBe("1");
     await queues.close();
     redis.disconnect();

@@ -44,7 +44,7 @@ function redisProcess(args: string[]): ChildProcess {
 describe("Redis Sentinel", () => {
   it("the master killed mid-work: the sentinels promote the replica, the worker follows, every job completes and none is lost", async () => {
     const dir = mkdtempSync(join(tmpdir(), "osw-sentinel-"));
-    const [masterPort, replicaPort, ...sentinelPorts] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]) as [number, number, number, number, number];
+    const [masterPort, replicaPort, ...sentinelPorts] = (await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])) as [number, number, number, number, number];
     const common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir];
     const master = redisProcess(["--port", String(masterPort), ...common, "--dbfilename", "m.rdb"]);
     redisProcess(["--port", String(replicaPort), ...common, "--dbfilename", "r.rdb", "--replicaof", "127.0.0.1", String(masterPort)]);
@@ -52,7 +52,16 @@ describe("Redis Sentinel", () => {
       const conf = join(dir, `sentinel-${i}.conf`);
       writeFileSync(
         conf,
-        [`port ${port}`, "bind 127.0.0.1", `dir ${dir}`, `sentinel monitor mymaster 127.0.0.1 ${masterPort} 2`, "sentinel down-after-milliseconds mymaster 1000", "sentinel failover-timeout mymaster 5000", "sentinel parallel-syncs mymaster 1", ""].join("\n"),
+        [
+          `port ${port}`,
+          "bind 127.0.0.1",
+          `dir ${dir}`,
+          `sentinel monitor mymaster 127.0.0.1 ${masterPort} 2`,
+          "sentinel down-after-milliseconds mymaster 1000",
+          "sentinel failover-timeout mymaster 5000",
+          "sentinel parallel-syncs mymaster 1",
+          "",
+        ].join("\n"),
       );
       redisProcess([conf, "--sentinel"]);
     }
@@ -64,7 +73,9 @@ describe("Redis Sentinel", () => {
     const target: RedisTarget = { sentinels: sentinelPorts.map((port) => ({ host: "127.0.0.1", port })), name: "mymaster", tls: false };
     const prefix = uniquePrefix();
     const counters = testRedis();
-    const worker = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/scale-worker.ts"), JSON.stringify(target), prefix, "w", "200", redisUrl()], { stdio: ["ignore", "pipe", "inherit"] });
+    const worker = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/scale-worker.ts"), JSON.stringify(target), prefix, "w", "200", redisUrl()], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     children.push(worker);
     await new Promise<void>((resolve, reject) => {
       worker.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
@@ -73,13 +84,14 @@ describe("Redis Sentinel", () => {
     const queueRedis = connectRedis(target);
     const queues = new QueueSet({ connection: queueRedis, prefix, attempts: 5, signer: testSigner() });
     const ids = Array.from({ length: 40 }, (_, i) => `f${i}`);
-    for (const id of ids) await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: [randomUUID()], merged: false, deliveryId: id }, deliveryJobId(id), { via: "github-webhook" });
+    for (const id of ids)
+      await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: [randomUUID()], merged: false, deliveryId: id }, deliveryJobId(id), { via: "github-webhook" });
     // Wait for every add to reach the replica, then kill the master mid-work.
     await until(async () => (await replica.exists(`${prefix}:cleanup:${deliveryJobId("f39")}`)) === 1, 10_000, "jobs replicated");
     await until(async () => (await counters.hlen(`${prefix}:completed`)) >= 8, 20_000, "work under way");
     const killedAt = Date.now();
     master.kill("SIGKILL");
-    await until(async () => Number((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster") as string[])[1]) === replicaPort, 20_000, "replica promoted");
+    await until(async () => Number(((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")) as string[])[1]) === replicaPort, 20_000, "replica promoted");
     const promotedMs = Date.now() - killedAt;
     await until(async () => (await counters.hlen(`${prefix}:completed`)) === ids.length, 30_000, "every job completed");
     const counts = Object.values(await counters.hgetall(`${prefix}:completed`)).map(Number);

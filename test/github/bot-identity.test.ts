@@ -20,7 +20,11 @@ describe("botGitPerson", () => {
 describe("resolveBotIdentity", () => {
   const lines: Array<{ msg: string }> = [];
   const log = pino({ level: "warn" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
-  const auth = () => createGitHubAuth({ appId: "77", privateKey: testPrivateKey(), webhookSecret: "s" }, { log: pino({ level: "silent" }), octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
+  const auth = () =>
+    createGitHubAuth(
+      { appId: "77", privateKey: testPrivateKey(), webhookSecret: "s" },
+      { log: pino({ level: "silent" }), octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } },
+    );
   const opts = async (prefix: string) => ({ octokit: await auth().installation(9), redis: testRedis(), prefix, appId: "77", fallbackSlug: "open-swe", log });
 
   it("reads the slug from GET /app and the bot's id from GET /users/<slug>[bot] once, then from Redis", async () => {

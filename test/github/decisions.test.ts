@@ -21,24 +21,56 @@ const base: Omit<CommentInput, "command"> = {
 
 describe("planCommentJob", () => {
   const table: [string, CommentInput, { queue: string; data: Record<string, unknown> }][] = [
-    ["task on a PR → agent on the PR thread", { ...base, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 4 }), text: "fix", isPullRequest: true } }],
-    ["task on our own PR → agent on the thread that opened it", { ...base, originThreadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11", command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11", number: 4, isPullRequest: true } }],
+    [
+      "task on a PR → agent on the PR thread",
+      { ...base, command: { kind: "task", text: "fix" } },
+      { queue: "agent", data: { threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 4 }), text: "fix", isPullRequest: true } },
+    ],
+    [
+      "task on our own PR → agent on the thread that opened it",
+      { ...base, originThreadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11", command: { kind: "task", text: "fix" } },
+      { queue: "agent", data: { threadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b11", number: 4, isPullRequest: true } },
+    ],
     ["task without --verdict → no verdict grant", { ...base, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { verdictAuthorized: false } }],
     ["task with --verdict → the grant, typed", { ...base, command: { kind: "task", text: "fix --verdict", verdictRequested: true } }, { queue: "agent", data: { verdictAuthorized: true } }],
     ["task with --model → the thread's model", { ...base, command: { kind: "task", text: "fix", model: "claude-x" } }, { queue: "agent", data: { model: "claude-x" } }],
-    ["task on an issue → agent on the issue thread", { ...base, isPullRequest: false, command: { kind: "task", text: "fix" } }, { queue: "agent", data: { threadId: threadId({ kind: "issue", issueId: 444 }), isPullRequest: false } }],
-    ["review → review on the reviewer thread", { ...base, command: { kind: "review", instructions: "auth", verdictRequested: true } }, { queue: "review", data: { threadId: threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 4 }), trigger: "mention", verdictRequested: true, instructions: "auth" } }],
+    [
+      "task on an issue → agent on the issue thread",
+      { ...base, isPullRequest: false, command: { kind: "task", text: "fix" } },
+      { queue: "agent", data: { threadId: threadId({ kind: "issue", issueId: 444 }), isPullRequest: false } },
+    ],
+    [
+      "review → review on the reviewer thread",
+      { ...base, command: { kind: "review", instructions: "auth", verdictRequested: true } },
+      { queue: "review", data: { threadId: threadId({ kind: "reviewer", owner: "octo", repo: "hello", number: 4 }), trigger: "mention", verdictRequested: true, instructions: "auth" } },
+    ],
     ["review on an issue → help", { ...base, isPullRequest: false, command: { kind: "review", instructions: "", verdictRequested: false } }, { queue: "command", data: { command: "help" } }],
     ["autofix on a PR → command", { ...base, command: { kind: "autofix", enabled: false } }, { queue: "command", data: { command: "autofix", enabled: false } }],
     ["bare autofix on a PR → its status", { ...base, command: { kind: "autofix_status" } }, { queue: "command", data: { command: "autofix_status" } }],
     ["bare autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix_status" } }, { queue: "command", data: { command: "help" } }],
     ["fix ci on a PR → command", { ...base, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "fix_ci" } }],
-    ["fix ci --allow-test-config → the command carries the typed flag", { ...base, command: { kind: "fix_ci", allowTestConfig: true } }, { queue: "command", data: { command: "fix_ci", allowTestConfig: true } }],
-    ["fix ci on an issue → help", { ...base, isPullRequest: false, command: { kind: "fix_ci" } }, { queue: "command", data: { command: "help", reason: "`fix ci` works on pull requests; this is an issue." } }],
+    [
+      "fix ci --allow-test-config → the command carries the typed flag",
+      { ...base, command: { kind: "fix_ci", allowTestConfig: true } },
+      { queue: "command", data: { command: "fix_ci", allowTestConfig: true } },
+    ],
+    [
+      "fix ci on an issue → help",
+      { ...base, isPullRequest: false, command: { kind: "fix_ci" } },
+      { queue: "command", data: { command: "help", reason: "`fix ci` works on pull requests; this is an issue." } },
+    ],
     ["autofix on an issue → help", { ...base, isPullRequest: false, command: { kind: "autofix", enabled: true } }, { queue: "command", data: { command: "help" } }],
     ["help → command", { ...base, command: { kind: "help", reason: "" } }, { queue: "command", data: { command: "help" } }],
-    ["approve on a PR → approval command, the commenter as decider", { ...base, command: { kind: "approval", decision: "approve", id: "1a2b3c4d" } }, { queue: "command", data: { command: "approval", decision: "approve", approvalId: "1a2b3c4d", requester: { login: "alice", id: 9 } } }],
-    ["deny with a reason on an issue → approval command", { ...base, isPullRequest: false, command: { kind: "approval", decision: "deny", id: "1a2b3c4d", reason: "no" } }, { queue: "command", data: { command: "approval", decision: "deny", reason: "no" } }],
+    [
+      "approve on a PR → approval command, the commenter as decider",
+      { ...base, command: { kind: "approval", decision: "approve", id: "1a2b3c4d" } },
+      { queue: "command", data: { command: "approval", decision: "approve", approvalId: "1a2b3c4d", requester: { login: "alice", id: 9 } } },
+    ],
+    [
+      "deny with a reason on an issue → approval command",
+      { ...base, isPullRequest: false, command: { kind: "approval", decision: "deny", id: "1a2b3c4d", reason: "no" } },
+      { queue: "command", data: { command: "approval", decision: "deny", reason: "no" } },
+    ],
   ];
   it.each(table)("%s", (_name, input, want) => {
     const plan = planCommentJob(input);
@@ -107,10 +139,21 @@ describe("repo config", () => {
 });
 
 describe("small predicates", () => {
-  it.each([["failure", true], ["timed_out", true], ["cancelled", false], ["success", false], [null, false]] as const)("conclusion %s → %s", (c, want) => {
+  it.each([
+    ["failure", true],
+    ["timed_out", true],
+    ["cancelled", false],
+    ["success", false],
+    [null, false],
+  ] as const)("conclusion %s → %s", (c, want) => {
     expect(isFailingConclusion(c)).toBe(want);
   });
-  it.each([["error", true], ["failure", true], ["pending", false], ["success", false]] as const)("status %s → %s", (s, want) => {
+  it.each([
+    ["error", true],
+    ["failure", true],
+    ["pending", false],
+    ["success", false],
+  ] as const)("status %s → %s", (s, want) => {
     expect(isFailingStatus(s)).toBe(want);
   });
   it.each([

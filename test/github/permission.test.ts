@@ -49,7 +49,14 @@ describe("hasWriteAccess: only an answer refuses", () => {
     ["502, 503 then write", [{ status: 502 }, { status: 503 }, write], true],
     ["ECONNRESET then write", [{ error: "ECONNRESET" }, write], true],
     ["401 (token trouble) then write", [{ status: 401 }, write], true],
-    ["403 rate limit then read", [{ status: 403, body: { message: "API rate limit exceeded" } }, { status: 200, body: { permission: "read" } }], false],
+    [
+      "403 rate limit then read",
+      [
+        { status: 403, body: { message: "API rate limit exceeded" } },
+        { status: 200, body: { permission: "read" } },
+      ],
+      false,
+    ],
   ])("%s", async (_name, steps, expected) => {
     script(steps);
     const { clock } = fakeClock();

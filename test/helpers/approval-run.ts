@@ -48,7 +48,10 @@ export async function pausedRun(app: E2eApp, o: { installationId: number; number
   const posted = nock(API)
     .post(`/repos/octo/hello/issues/${o.number}/comments`, (b) => /Approval needed/.test(b.body))
     .reply(201, (_uri, body) => ((request = (body as { body: string }).body), { id: o.requestCommentId }));
-  const res = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: o.installationId, number: o.number, issueId: o.issueId, commentId: o.commentId, body: "@open-swe write the proof file" }) });
+  const res = await sendWebhook(app.proc.port!, {
+    event: "issue_comment",
+    payload: issueCommentPayload({ installationId: o.installationId, number: o.number, issueId: o.issueId, commentId: o.commentId, body: "@open-swe write the proof file" }),
+  });
   const paused = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
   expect(paused.failedReason).toBeUndefined();
   expect(paused.returnvalue).toMatchObject({ outcome: "awaiting_approval" });
@@ -57,4 +60,3 @@ export async function pausedRun(app: E2eApp, o: { installationId: number; number
   expect(id).toMatch(/^[0-9a-f]{8}$/);
   return { id, request, thread: threadId({ kind: "issue", issueId: o.issueId }) };
 }
-

@@ -15,8 +15,7 @@ export default class CountReporter implements Reporter {
         else if (state === "failed") {
           failed += 1;
           process.stdout.write(`FAILED: ${mod.moduleId} > ${test.fullName}\n`);
-        }
-        else skipped += 1;
+        } else skipped += 1;
       }
       if (mod.state() === "failed" && tests === 0) {
         failed += 1;

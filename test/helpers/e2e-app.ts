@@ -27,15 +27,15 @@ export async function startE2eApp(remoteTemplate: string, label: string, env: Re
   // Start-up refuses a replay model whose file is missing; each test writes its own script before a run.
   writeFileSync(replay, JSON.stringify([{ text: "no script written for this run yet" }]));
   const proc = await startTestProcess("all", {
-      QUEUE_REDIS_URL: redisUrl(),
-      QUEUE_PREFIX: prefix,
-      DATA_DIR: dataDir,
-      JOB_ATTEMPTS: "1",
-      OPEN_SWE_MODEL: `replay:${replay}`,
-      GIT_REMOTE_TEMPLATE: remoteTemplate,
-      SANDBOX_TYPE: "local",
-      ...env,
-    });
+    QUEUE_REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    JOB_ATTEMPTS: "1",
+    OPEN_SWE_MODEL: `replay:${replay}`,
+    GIT_REMOTE_TEMPLATE: remoteTemplate,
+    SANDBOX_TYPE: "local",
+    ...env,
+  });
   return {
     proc,
     prefix,

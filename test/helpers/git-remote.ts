@@ -7,7 +7,11 @@ const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
 
 /** A bare repository standing in for GitHub's git, with one commit on `main`; returns the URL template. */
-export function makeBareRemote(owner: string, repo: string, files: Record<string, string> = { "README.md": "# hello\n" }): { root: string; template: string; bare: string; git: (...args: string[]) => string } {
+export function makeBareRemote(
+  owner: string,
+  repo: string,
+  files: Record<string, string> = { "README.md": "# hello\n" },
+): { root: string; template: string; bare: string; git: (...args: string[]) => string } {
   const root = mkdtempSync(join(tmpdir(), "open-swe-remote-"));
   const bare = join(root, owner, `${repo}.git`);
   mkdirSync(bare, { recursive: true });

@@ -73,7 +73,9 @@ export function mockInstallationToken(installationId: number, times = 1): nock.S
  * fetch follows), then the text.
  */
 export function nockJobLogs(api: string, jobId: number, text: string, repo = "octo/hello"): void {
-  nock(api).get(`/repos/${repo}/actions/jobs/${jobId}/logs`).reply(302, "", { location: `https://pipelines.actions.githubusercontent.com/logs/${jobId}?sig=test` });
+  nock(api)
+    .get(`/repos/${repo}/actions/jobs/${jobId}/logs`)
+    .reply(302, "", { location: `https://pipelines.actions.githubusercontent.com/logs/${jobId}?sig=test` });
   nock("https://pipelines.actions.githubusercontent.com").get(`/logs/${jobId}`).query({ sig: "test" }).reply(200, text, { "content-type": "text/plain" });
 }
 

@@ -19,11 +19,7 @@ export async function setup(project: TestProject): Promise<void> {
   dropOperatorEnv(process.env);
   dir = mkdtempSync(join(tmpdir(), "open-swe-test-redis-"));
   const socket = join(dir, "redis.sock");
-  child = spawn(
-    "redis-server",
-    ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: "ignore" },
-  );
+  child = spawn("redis-server", ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
   const started = Date.now();
   while (!existsSync(socket)) {
     if (child.exitCode !== null) throw new Error("redis-server exited at start: install it with `apt-get install -y redis-server`");

@@ -63,7 +63,9 @@ export function twoHosts(script: object[], env: Record<string, string> = {}): Tw
       env: { ...base, DATA_DIR: dataDir },
       id: () => readFileSync(join(dataDir, "sandboxes", ".host-id"), "utf8").trim(),
       start() {
-        const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify({ ...base, DATA_DIR: dataDir })], { stdio: ["ignore", "pipe", "inherit"] });
+        const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify({ ...base, DATA_DIR: dataDir })], {
+          stdio: ["ignore", "pipe", "inherit"],
+        });
         children.push(child);
         return new Promise((resolve, reject) => {
           child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
@@ -97,7 +99,12 @@ export function twoHosts(script: object[], env: Record<string, string> = {}): Tw
 }
 
 /** Polls a job wherever it was routed (shared or host queue) until it finished; its queue and outcome. */
-export async function waitForRoutedJob(queues: QueueSet, name: "agent" | "cleanup", id: string, timeoutMs = 60_000): Promise<{ queue: string; state: string; returnvalue: unknown; failedReason: string | undefined }> {
+export async function waitForRoutedJob(
+  queues: QueueSet,
+  name: "agent" | "cleanup",
+  id: string,
+  timeoutMs = 60_000,
+): Promise<{ queue: string; state: string; returnvalue: unknown; failedReason: string | undefined }> {
   const started = Date.now();
   for (;;) {
     const job = await queues.findJob(name, id);

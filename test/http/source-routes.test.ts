@@ -47,7 +47,11 @@ describe("source routes: verify before parsing, 401 without detail, one job per 
   const jobs = () => proc.queues.queues["source-event"].getJobs(["waiting", "delayed", "active", "completed", "failed"]);
 
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), SOURCE_MAX_BODY_BYTES: "2048" }, { sources: [fakeSource("linear", true, "/webhooks/fake"), fakeSource("jira", false, "/webhooks/unset")] });
+    proc = await startTestProcess(
+      "web",
+      { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), SOURCE_MAX_BODY_BYTES: "2048" },
+      { sources: [fakeSource("linear", true, "/webhooks/fake"), fakeSource("jira", false, "/webhooks/unset")] },
+    );
   });
   afterAll(async () => proc?.stop());
 
@@ -56,7 +60,16 @@ describe("source routes: verify before parsing, 401 without detail, one job per 
     expect(res.status).toBe(200);
     const queued = (await jobs()).filter((j) => j.data.dedupeKey === "e1");
     expect(queued).toHaveLength(1);
-    expect(queued[0]!.data).toEqual({ source: "linear", threadKey: "linear:t1", text: "hi", user: { id: "U1" }, ref: { id: "e1" }, repoDefaultKey: "linear:team", dedupeKey: "e1", provenance: expect.objectContaining({ via: "linear", principal: null }) });
+    expect(queued[0]!.data).toEqual({
+      source: "linear",
+      threadKey: "linear:t1",
+      text: "hi",
+      user: { id: "U1" },
+      ref: { id: "e1" },
+      repoDefaultKey: "linear:team",
+      dedupeKey: "e1",
+      provenance: expect.objectContaining({ via: "linear", principal: null }),
+    });
   });
 
   it("a tampered body, a missing signature and a throwing verifier get a bare 401 and queue nothing", async () => {

@@ -79,10 +79,15 @@ describe("CI autofix commands on a PR", () => {
       pull(21, sha, "bob");
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
       nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-      nock(API).get(`/repos/octo/hello/commits/${sha}/check-runs`).query(true).reply(200, { total_count: 1, check_runs: [{ id: 60, name: "lint", status: "completed", conclusion: "success", app: { slug: "github-actions" } }] });
+      nock(API)
+        .get(`/repos/octo/hello/commits/${sha}/check-runs`)
+        .query(true)
+        .reply(200, { total_count: 1, check_runs: [{ id: 60, name: "lint", status: "completed", conclusion: "success", app: { slug: "github-actions" } }] });
       nock(API).get(`/repos/octo/hello/commits/${sha}/status`).query(true).reply(200, { state: "success", statuses: [] });
       nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: null });
-      const reply = nock(API).post("/repos/octo/hello/issues/21/comments", (b: { body: string }) => /^No check is failing/.test(b.body)).reply(201, { id: 9 });
+      const reply = nock(API)
+        .post("/repos/octo/hello/issues/21/comments", (b: { body: string }) => /^No check is failing/.test(b.body))
+        .reply(201, { id: 9 });
       const agentJobs = await proc.queues.queues.agent.count();
       const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
       expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "fix_ci_skip", reason: "no_failing_checks" } });
@@ -96,7 +101,9 @@ describe("CI autofix commands on a PR", () => {
     await new AutofixLedger(testRedis(), prefix).claim("octo/hello#24", { fingerprint: "f", headSha: "h", maxAttempts: 3, ci: true, counts: true });
     const installation = nextInstallation();
     mockInstallationToken(installation);
-    nock(API).get("/repos/octo/hello/collaborators/olga/permission").reply(200, { permission: "write", role_name: "write", user: { login: "olga" } });
+    nock(API)
+      .get("/repos/octo/hello/collaborators/olga/permission")
+      .reply(200, { permission: "write", role_name: "write", user: { login: "olga" } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     const reply = nock(API)

@@ -45,8 +45,10 @@ export function checkRunEvent(number: number, headSha: string) {
 /** The neutral "Open SWE Autofix" check a person-changeable skip leaves on the head. */
 export const neutralCheck = (headSha: string, title: string) =>
   nock(API)
-    .post("/repos/octo/hello/check-runs", (b: { name: string; head_sha: string; conclusion: string; output: { title: string } }) =>
-      b.name === "Open SWE Autofix" && b.head_sha === headSha && b.conclusion === "neutral" && b.output.title === title,
+    .post(
+      "/repos/octo/hello/check-runs",
+      (b: { name: string; head_sha: string; conclusion: string; output: { title: string } }) =>
+        b.name === "Open SWE Autofix" && b.head_sha === headSha && b.conclusion === "neutral" && b.output.title === title,
     )
     .reply(201, { id: 1 });
 
@@ -76,13 +78,16 @@ export function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: bool
   const baseRuns = o.baseFailing ? [{ id: 75, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/75", app: { slug: "github-actions" } }] : [];
   if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: baseRuns.length, check_runs: baseRuns });
   if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-  nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
+  nock(API)
+    .get(`/repos/octo/hello/commits/${headSha}`)
+    .reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
   if (o.logs !== false) {
-    nock(API).get("/repos/octo/hello/check-runs/55").reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API)
+      .get("/repos/octo/hello/check-runs/55")
+      .reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
     nockJobLogs(API, 55, "step 1\nsrc/a.ts:3:1 error no-unused-vars\n");
   }
 }
-
 
 /** A worker process (all roles) with autofix on for octo/hello and alice's profile, the agent queue paused. */
 export async function startAutofixProcess(env: Record<string, string> = {}): Promise<{ proc: RunningProcess; prefix: string }> {

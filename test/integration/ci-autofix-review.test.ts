@@ -37,8 +37,12 @@ describe("CI autofix: review feedback on our PR", () => {
       pull(number, sha);
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
       nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-      nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: { login: "open-swe[bot]" } });
-      nock(API).get(`/repos/octo/hello/collaborators/${reviewer}/permission`).reply(200, { permission, role_name: permission, user: { login: reviewer } });
+      nock(API)
+        .get(`/repos/octo/hello/commits/${sha}`)
+        .reply(200, { sha, author: { login: "open-swe[bot]" } });
+      nock(API)
+        .get(`/repos/octo/hello/collaborators/${reviewer}/permission`)
+        .reply(200, { permission, role_name: permission, user: { login: reviewer } });
       const res = await sendWebhook(proc.port!, { event: "pull_request_review", payload });
       return waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId));
     }
@@ -46,8 +50,13 @@ describe("CI autofix: review feedback on our PR", () => {
     it("from a writer: a fix run on the thread with the review's words and line comments", async () => {
       await ourPr(22);
       const sha = head();
-      nock(API).get("/repos/octo/hello/pulls/22/reviews/4422").reply(200, { id: 4422, body: "Please rename foo.", user: { login: "rita" }, html_url: "https://github.com/octo/hello/pull/22#r1" });
-      nock(API).get("/repos/octo/hello/pulls/22/reviews/4422/comments").query(true).reply(200, [{ path: "src/a.ts", line: 3, body: "foo → bar" }]);
+      nock(API)
+        .get("/repos/octo/hello/pulls/22/reviews/4422")
+        .reply(200, { id: 4422, body: "Please rename foo.", user: { login: "rita" }, html_url: "https://github.com/octo/hello/pull/22#r1" });
+      nock(API)
+        .get("/repos/octo/hello/pulls/22/reviews/4422/comments")
+        .query(true)
+        .reply(200, [{ path: "src/a.ts", line: 3, body: "foo → bar" }]);
       const done = await deliverReview(22, sha, "rita", "write");
       expect(done).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: "review:4422" } });
       const job = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
@@ -59,8 +68,13 @@ describe("CI autofix: review feedback on our PR", () => {
     it("a comment review whose body asks for a change, from a writer: a fix run too", async () => {
       await ourPr(24);
       const sha = head();
-      nock(API).get("/repos/octo/hello/pulls/24/reviews/4424").reply(200, { id: 4424, body: "Could you handle the empty list here?", user: { login: "vera" }, html_url: "https://github.com/octo/hello/pull/24#r1" });
-      nock(API).get("/repos/octo/hello/pulls/24/reviews/4424/comments").query(true).reply(200, [{ path: "src/a.ts", line: 9, body: "empty list → crash" }]);
+      nock(API)
+        .get("/repos/octo/hello/pulls/24/reviews/4424")
+        .reply(200, { id: 4424, body: "Could you handle the empty list here?", user: { login: "vera" }, html_url: "https://github.com/octo/hello/pull/24#r1" });
+      nock(API)
+        .get("/repos/octo/hello/pulls/24/reviews/4424/comments")
+        .query(true)
+        .reply(200, [{ path: "src/a.ts", line: 9, body: "empty list → crash" }]);
       const done = await deliverReview(24, sha, "vera", "write", { state: "commented", body: "Could you handle the empty list here?" });
       expect(done).toMatchObject({ returnvalue: { outcome: "dispatch", reason: "dispatched", fingerprint: "review:4424" } });
       const job = await findJob(proc.queues.queues.agent, (done.returnvalue as { agentJob: string }).agentJob);
@@ -69,7 +83,9 @@ describe("CI autofix: review feedback on our PR", () => {
 
     it("a comment review asking for a change from a non-writer, or GitHub not answering the permission check: ignored", async () => {
       await ourPr(25);
-      expect(await deliverReview(25, head(), "nora", "read", { state: "commented", body: "Please rename foo." })).toMatchObject({ returnvalue: { outcome: "skip", reason: "reviewer_no_write_permission" } });
+      expect(await deliverReview(25, head(), "nora", "read", { state: "commented", body: "Please rename foo." })).toMatchObject({
+        returnvalue: { outcome: "skip", reason: "reviewer_no_write_permission" },
+      });
       await ourPr(26);
       const sha = head();
       const { payload, installationId } = reviewEvent(26, sha, "gus", { state: "commented", body: "Please rename foo." });
@@ -77,7 +93,9 @@ describe("CI autofix: review feedback on our PR", () => {
       pull(26, sha);
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
       nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-      nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: { login: "open-swe[bot]" } });
+      nock(API)
+        .get(`/repos/octo/hello/commits/${sha}`)
+        .reply(200, { sha, author: { login: "open-swe[bot]" } });
       nock(API).get("/repos/octo/hello/collaborators/gus/permission").times(3).reply(502, { message: "Bad Gateway" });
       const res = await sendWebhook(proc.port!, { event: "pull_request_review", payload });
       expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "skip", reason: "reviewer_no_write_permission" } });
@@ -85,7 +103,11 @@ describe("CI autofix: review feedback on our PR", () => {
     });
 
     it("praise, an empty body, or a mention of the app is no review feedback: no ci-event job", async () => {
-      for (const review of [{ state: "approved", body: "LGTM, thanks!" }, { state: "commented", body: "" }, { state: "commented", body: "@open-swe fix ci" }]) {
+      for (const review of [
+        { state: "approved", body: "LGTM, thanks!" },
+        { state: "commented", body: "" },
+        { state: "commented", body: "@open-swe fix ci" },
+      ]) {
         const { payload, installationId } = reviewEvent(27, head(), "rita", review);
         mockInstallationToken(installationId);
         const res = await sendWebhook(proc.port!, { event: "pull_request_review", payload });

@@ -76,7 +76,9 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     pull(15, sha);
     ciFacts(sha, { logs: false });
     neutralCheck(sha, "Autofix limit reached");
-    const comment = nock(API).post("/repos/octo/hello/issues/15/comments", (b: { body: string }) => /^CI autofix limit reached — a human is needed\. I made 3 fix runs/.test(b.body)).reply(201, { id: 2 });
+    const comment = nock(API)
+      .post("/repos/octo/hello/issues/15/comments", (b: { body: string }) => /^CI autofix limit reached — a human is needed\. I made 3 fix runs/.test(b.body))
+      .reply(201, { id: 2 });
     expect(await deliver(15, sha)).toMatchObject({ returnvalue: { outcome: "skip", reason: "max_attempts", attempt: 3 } });
     expect(comment.isDone()).toBe(true);
     // A later push still red: its head gets the check; the comment is never repeated.

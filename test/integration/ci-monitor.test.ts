@@ -20,12 +20,23 @@ const head = () => (++seq).toString(16).padStart(40, "d");
 const pull = (number: number, headSha: string, o: { mergeable_state?: string; state?: string } = {}) =>
   nock(API)
     .get(`/repos/octo/hello/pulls/${number}`)
-    .reply(200, { number, state: o.state ?? "open", mergeable_state: o.mergeable_state ?? "clean", body: "Fixes it.", user: { login: "open-swe[bot]" }, head: { sha: headSha, ref: `open-swe/${number}` }, base: { sha: BASE, ref: "main" } });
+    .reply(200, {
+      number,
+      state: o.state ?? "open",
+      mergeable_state: o.mergeable_state ?? "clean",
+      body: "Fixes it.",
+      user: { login: "open-swe[bot]" },
+      head: { sha: headSha, ref: `open-swe/${number}` },
+      base: { sha: BASE, ref: "main" },
+    });
 const redChecks = (headSha: string) => {
   nock(API)
     .get(`/repos/octo/hello/commits/${headSha}/check-runs`)
     .query(true)
-    .reply(200, { total_count: 1, check_runs: [{ id: 55, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/55", app: { slug: "github-actions" } }] });
+    .reply(200, {
+      total_count: 1,
+      check_runs: [{ id: 55, name: "lint", status: "completed", conclusion: "failure", html_url: "https://github.com/octo/hello/runs/55", app: { slug: "github-actions" } }],
+    });
   nock(API).get(`/repos/octo/hello/commits/${headSha}/status`).query(true).reply(200, { state: "success", statuses: [] });
 };
 const config = () => {
@@ -38,8 +49,12 @@ function ciFacts(headSha: string) {
   redChecks(headSha);
   nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
   nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-  nock(API).get(`/repos/octo/hello/commits/${headSha}`).reply(200, { sha: headSha, author: { login: "open-swe[bot]" } });
-  nock(API).get("/repos/octo/hello/check-runs/55").reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+  nock(API)
+    .get(`/repos/octo/hello/commits/${headSha}`)
+    .reply(200, { sha: headSha, author: { login: "open-swe[bot]" } });
+  nock(API)
+    .get("/repos/octo/hello/check-runs/55")
+    .reply(200, { id: 55, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
   nockJobLogs(API, 55, "src/a.ts:3:1 error no-unused-vars\n");
 }
 
@@ -119,7 +134,9 @@ describe("CI monitor sweep", () => {
     // The ci-event job for the conflict: PR, config, the head commit's author; no CI read.
     pull(32, sha, { mergeable_state: "dirty" });
     config();
-    nock(API).get(`/repos/octo/hello/commits/${sha}`).reply(200, { sha, author: { login: "open-swe[bot]" } });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${sha}`)
+      .reply(200, { sha, author: { login: "open-swe[bot]" } });
     const agentsBefore = await proc.queues.queues.agent.count();
     const result = await sweep();
     expect(result).toMatchObject({ enqueued: 1, closed: 1 });

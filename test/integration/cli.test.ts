@@ -50,12 +50,26 @@ function refusedInOneLine(r: Result): string {
   return r.stderr.trim();
 }
 
-const GROUP_WORDS = [...new Set(Object.keys(COMMANDS).filter((k) => k.includes(" ")).map((k) => k.split(" ")[0]!))];
+const GROUP_WORDS = [
+  ...new Set(
+    Object.keys(COMMANDS)
+      .filter((k) => k.includes(" "))
+      .map((k) => k.split(" ")[0]!),
+  ),
+];
 
 describe("open-swe CLI (spawned)", () => {
   it("help and every <command> --help print usage on stdout and exit 0, without running anything", async () => {
     const data = mkdtempSync(join(tmpdir(), "cli-data-"));
-    const lines = [["help"], ["--help"], ["-h"], ...Object.keys(COMMANDS).map((k) => [...k.split(" "), "--help"]), ...GROUP_WORDS.map((g) => [g]), ["settings", "help"], ["run", "-h", "--repo", "x", "task"]];
+    const lines = [
+      ["help"],
+      ["--help"],
+      ["-h"],
+      ...Object.keys(COMMANDS).map((k) => [...k.split(" "), "--help"]),
+      ...GROUP_WORDS.map((g) => [g]),
+      ["settings", "help"],
+      ["run", "-h", "--repo", "x", "task"],
+    ];
     const results = await Promise.all(lines.map((args) => cli(args, { DATA_DIR: data, PORT: "1" })));
     results.forEach((r, i) => {
       expect([lines[i]!.join(" "), r.status, r.stderr]).toEqual([lines[i]!.join(" "), 0, ""]);
@@ -70,13 +84,18 @@ describe("open-swe CLI (spawned)", () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-hook-"));
     const log = join(dir, "loaded.txt");
     // A module-resolution hook that writes down every module the process loads.
-    writeFileSync(join(dir, "hooks.mjs"), `import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; }\n`);
+    writeFileSync(
+      join(dir, "hooks.mjs"),
+      `import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; }\n`,
+    );
     writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`);
     for (const args of [["help"], ["web", "--help"], ["runs", "ls", "--help"], ["settings", "--help"], ["run", "--help"]]) {
       writeFileSync(log, "");
       const r = await cli(args, {}, ["--import", pathToFileURL(join(dir, "register.mjs")).href]);
       expect(r.status, r.stderr).toBe(0);
-      const loaded = readFileSync(log, "utf8").split("\n").filter((u) => u.startsWith(pathToFileURL(ROOT).href));
+      const loaded = readFileSync(log, "utf8")
+        .split("\n")
+        .filter((u) => u.startsWith(pathToFileURL(ROOT).href));
       // bin/open-swe.mjs runs src/ through tsx, or dist/ when a build is up to date.
       expect(loaded.some((u) => u.endsWith("/src/cli.ts") || u.endsWith("/dist/src/cli.js"))).toBe(true);
       expect(loaded.filter((u) => /\/src\/main\.[jt]s$|node_modules\/(probot|bullmq|ioredis|@langchain|deepagents|zod)\//.test(u))).toEqual([]);
@@ -115,7 +134,11 @@ describe("open-swe CLI (spawned)", () => {
     const env = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), "cli-data-")) });
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [["run", "--repo", repo, "fix it"], {}, /^open-swe: model anthropic:[\w.-]+ needs ANTHROPIC_API_KEY, which is not set$/],
-      [["run", "--repo", "octo/hello", "fix it"], { GIT_REMOTE_TEMPLATE: "http://127.0.0.1:1/{owner}/{repo}.git" }, /^open-swe: git clone failed \(exit 128\): .*127\.0\.0\.1.*Couldn't connect to server$/],
+      [
+        ["run", "--repo", "octo/hello", "fix it"],
+        { GIT_REMOTE_TEMPLATE: "http://127.0.0.1:1/{owner}/{repo}.git" },
+        /^open-swe: git clone failed \(exit 128\): .*127\.0\.0\.1.*Couldn't connect to server$/,
+      ],
       [["run", "--repo", repo, "--model", "replay:/missing.json", "fix it"], {}, /^open-swe: cannot read replay script \/missing\.json: ENOENT/],
       [["run", "--repo", repo, "--model", `replay:${bad}`, "fix it"], {}, /is not JSON/],
     ];
@@ -132,9 +155,14 @@ describe("open-swe CLI (spawned)", () => {
       for (const e of readdirSync(dir, { withFileTypes: true })) (e.isDirectory() ? chownTree : (p: string) => chownSync(p, 4242, 4242))(join(dir, e.name));
     };
     chownTree(repo);
-    for (const args of [["run", "--repo", repo, "fix it"], ["agents", "list", "--repo", repo]]) {
+    for (const args of [
+      ["run", "--repo", repo, "fix it"],
+      ["agents", "list", "--repo", repo],
+    ]) {
       const line = refusedInOneLine(await cli(args, { DATA_DIR: mkdtempSync(join(tmpdir(), "cli-data-")) }));
-      expect(line).toBe(`open-swe: ${repo} is owned by another user and git refuses to read it ("dubious ownership", git's safe.directory check): run open-swe as the repository's owner, or pass owner/name`);
+      expect(line).toBe(
+        `open-swe: ${repo} is owned by another user and git refuses to read it ("dubious ownership", git's safe.directory check): run open-swe as the repository's owner, or pass owner/name`,
+      );
     }
   }, 60_000);
 

@@ -44,14 +44,18 @@ describe("no install is ever lost", () => {
     const log = createLogger("silent");
     const setup: SetupServer = await startSetupServer({ config: readConfig({ NO_SMEE_SETUP: "true", DATA_DIR: dataDir }, cwd), log, cwd, port: 0, host: "127.0.0.1" });
     closers.push(() => setup.stop());
-    const delivery = { event: "installation", payload: installationCreated(4242, [[101, "octo/hello"], [102, "Octo/World"]]) };
+    const delivery = {
+      event: "installation",
+      payload: installationCreated(4242, [
+        [101, "octo/hello"],
+        [102, "Octo/World"],
+      ]),
+    };
 
     // Before the app is registered nothing can check a signature: still no webhook route.
     expect((await sendWebhook(setup.port, delivery)).status).toBe(404);
 
-    nock(API)
-      .post("/app-manifests/c0de/conversions")
-      .reply(201, { id: 4242, slug: "acme-swe", html_url: "https://github.com/apps/acme-swe", pem: testPrivateKey(), webhook_secret: WEBHOOK_SECRET });
+    nock(API).post("/app-manifests/c0de/conversions").reply(201, { id: 4242, slug: "acme-swe", html_url: "https://github.com/apps/acme-swe", pem: testPrivateKey(), webhook_secret: WEBHOOK_SECRET });
     // The registration as the browser does it: the page's state and its cookie come back with the code.
     const page = await fetch(`http://127.0.0.1:${setup.port}/probot`);
     const state = /\?state=([A-Za-z0-9_-]+)/.exec(await page.text())![1]!;
@@ -81,14 +85,20 @@ describe("no install is ever lost", () => {
     const settings = new SettingsStore(testRedis(), prefix);
     await settings.recordInstalled("gone/repo", { installationId: 9, repoId: 9 });
     await settings.recordInstalled("octo/paused", { installationId: 3, repoId: 30 });
-    const token = (id: number) => nock(API).post(`/app/installations/${id}/access_tokens`).reply(201, { token: `ghs_${id}`, expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    const token = (id: number) =>
+      nock(API)
+        .post(`/app/installations/${id}/access_tokens`)
+        .reply(201, { token: `ghs_${id}`, expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API)
       .get("/app/installations")
       .query({ per_page: "100" })
       .reply(200, [{ id: 1, account: { login: "octo" }, suspended_at: null }], { link: `<${API}/app/installations?per_page=100&page=2>; rel="next"` })
       .get("/app/installations")
       .query({ per_page: "100", page: "2" })
-      .reply(200, [{ id: 2, account: { login: "acme" }, suspended_at: null }, { id: 3, account: { login: "paused" }, suspended_at: "2026-11-01T00:00:00Z" }]);
+      .reply(200, [
+        { id: 2, account: { login: "acme" }, suspended_at: null },
+        { id: 3, account: { login: "paused" }, suspended_at: "2026-11-01T00:00:00Z" },
+      ]);
     token(1);
     token(2);
     nock(API)
@@ -106,7 +116,10 @@ describe("no install is ever lost", () => {
       .reply(200, { total_count: 1, repositories: [{ id: 21, full_name: "acme/api" }] });
     const proc = await startTestProcess("worker", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: mkdtempSync(join(tmpdir(), "sync-")) }, { queues: ["ci-monitor"] });
     closers.push(() => proc.stop());
-    const record = await until(() => settings.listInstalled(), (r) => "acme/api" in r && !("gone/repo" in r));
+    const record = await until(
+      () => settings.listInstalled(),
+      (r) => "acme/api" in r && !("gone/repo" in r),
+    );
     expect(record).toEqual({
       "octo/hello": { installationId: 1, repoId: 11 },
       "octo/world": { installationId: 1, repoId: 12 },
@@ -122,7 +135,11 @@ describe("no install is ever lost", () => {
     await settings.recordInstalled("octo/hello", { installationId: 1, repoId: 11 });
     const proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, DATA_DIR: mkdtempSync(join(tmpdir(), "sync-")) });
     closers.push(() => proc.stop());
-    const ping = (id: number) => sendWebhook(proc.port!, { event: "star", payload: { action: "created", installation: { id }, repository: { id: 5, name: "x", full_name: "new/x", owner: { login: "new" } }, sender: { login: "a" } } });
+    const ping = (id: number) =>
+      sendWebhook(proc.port!, {
+        event: "star",
+        payload: { action: "created", installation: { id }, repository: { id: 5, name: "x", full_name: "new/x", owner: { login: "new" } }, sender: { login: "a" } },
+      });
     const syncJobs = async () => (await proc.queues.queues["ci-monitor"].getJobs(["waiting", "delayed", "prioritized"])).filter((j) => j.data.reason === "installations");
     expect((await ping(1)).status).toBeLessThan(300);
     expect(await syncJobs()).toEqual([]);

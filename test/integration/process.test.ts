@@ -54,7 +54,11 @@ describe("open-swe processes", () => {
     expect(await health.json()).toEqual({ status: "ok", role: "all", redis: "up" });
     expect(existsSync(join(data, "redis", "appendonlydir"))).toBe(true);
     await p.waitFor(/worker role started[\s\S]*ANTHROPIC_API_KEY is not set/);
-    const logged = p.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = p
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.filter((l) => /role started$/.test(String(l.msg))).map((l) => [l.role, l.redis, l.sandbox])).toEqual([
       ["web", "embedded", undefined],
       ["worker", "embedded", "local"],
@@ -62,7 +66,9 @@ describe("open-swe processes", () => {
     // No APP_URL and no smee channel: GitHub cannot reach the webhook, said at every start.
     expect(logged.filter((l) => l.level === 40 && l.key).map((l) => l.key)).toEqual(["APP_URL", "ANTHROPIC_API_KEY"]);
     expect(logged.find((l) => l.key === "APP_URL")?.msg).toMatch(/^GitHub cannot reach this app's webhook: neither APP_URL nor WEBHOOK_PROXY_URL is set/);
-    expect(logged.filter((l) => /^dashboard at /.test(String(l.msg))).map((l) => l.msg)).toEqual([`dashboard at http://localhost:${port}/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)`]);
+    expect(logged.filter((l) => /^dashboard at /.test(String(l.msg))).map((l) => l.msg)).toEqual([
+      `dashboard at http://localhost:${port}/app; sign-in off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)`,
+    ]);
     expect(logged.every((l) => Object.keys(l).filter((k) => k === "name").length === 1)).toBe(true);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
@@ -173,7 +179,10 @@ describe("npm start", () => {
     await exited;
     let listening = true;
     for (let i = 0; listening && i < 100; i++) {
-      listening = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+      listening = await fetch(`http://127.0.0.1:${port}/health`).then(
+        () => true,
+        () => false,
+      );
       if (listening) await new Promise((r) => setTimeout(r, 50));
     }
     expect(listening).toBe(false);

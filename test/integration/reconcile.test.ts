@@ -62,7 +62,13 @@ describe("reconcile sweep", () => {
     const queued = "0a1c2f0e-8a55-4c1b-9d7e-3b2a1c0d9e03";
     // Gone: no BullMQ job, no lock. A message arrived for it that nobody will read.
     await registry.register("gone-job", run(lost, 41));
-    await new FollowUpQueue(testRedis(), prefix, 20).push(lost, { text: "also fix the docs", author: "dana", source: "github", at: Date.now(), origin: { number: 41, isPullRequest: false, requester: { login: "dana", id: 7 } } });
+    await new FollowUpQueue(testRedis(), prefix, 20).push(lost, {
+      text: "also fix the docs",
+      author: "dana",
+      source: "github",
+      at: Date.now(),
+      origin: { number: 41, isPullRequest: false, requester: { login: "dana", id: 7 } },
+    });
     // Alive: holds its lock (a long model call), or its job is still waiting for a worker.
     await registry.register("locked-job", run(locked, 42));
     await locks.acquire(locked, "locked-job");
@@ -76,7 +82,9 @@ describe("reconcile sweep", () => {
     const continuation = await findJob(proc.queues.queues.agent, jobId("continue", lost, "gone-job"));
     expect(continuation?.data).toMatchObject({ threadId: lost, trigger: "follow_up", number: 41 });
     expect((await registry.list()).map((r) => r.jobId).sort()).toEqual(["locked-job", "queued-job"]);
-    expect(await jobsEverywhere(proc.queues.queues.cleanup, ["waiting"])).toEqual(expect.arrayContaining([expect.objectContaining({ data: expect.objectContaining({ kind: "sweep", provenance: expect.objectContaining({ via: "system:reconcile", principal: null }) }) })]));
+    expect(await jobsEverywhere(proc.queues.queues.cleanup, ["waiting"])).toEqual(
+      expect.arrayContaining([expect.objectContaining({ data: expect.objectContaining({ kind: "sweep", provenance: expect.objectContaining({ via: "system:reconcile", principal: null }) }) })]),
+    );
 
     // Settled once: the next pass says nothing again.
     expect(await reconcile()).toMatchObject({ checked: 2, ended: 0, continued: 0, errors: 0 });

@@ -78,7 +78,13 @@ describe("the Open SWE Review check settles on every path", () => {
     const check = mockReviewCheck("lock0001");
     const done = await opened(proc, 40, "lock0001");
     expect(done.state).toBe("failed");
-    expect(check).toEqual([expect.objectContaining({ status: "completed", conclusion: "failure", output: { title: "Review failed", summary: "Not reviewed: another review pass on this pull request was still running after 1 seconds." } })]);
+    expect(check).toEqual([
+      expect.objectContaining({
+        status: "completed",
+        conclusion: "failure",
+        output: { title: "Review failed", summary: "Not reviewed: another review pass on this pull request was still running after 1 seconds." },
+      }),
+    ]);
   });
 
   it("failure when GET /pulls fails", async () => {
@@ -86,7 +92,9 @@ describe("the Open SWE Review check settles on every path", () => {
     nock(API).get("/repos/octo/hello/pulls/41").reply(502, { message: "Server Error" });
     const done = await opened(proc, 41, "pull0001");
     expect(done.state).toBe("failed");
-    expect(check).toEqual([expect.objectContaining({ conclusion: "failure", output: expect.objectContaining({ summary: expect.stringMatching(/^Not reviewed: GitHub did not return the pull request \(.*Server Error/) }) })]);
+    expect(check).toEqual([
+      expect.objectContaining({ conclusion: "failure", output: expect.objectContaining({ summary: expect.stringMatching(/^Not reviewed: GitHub did not return the pull request \(.*Server Error/) }) }),
+    ]);
     expect(check[0]!.output.summary).not.toMatch(/\n|at .*\.ts/);
   });
 
@@ -99,7 +107,10 @@ describe("the Open SWE Review check settles on every path", () => {
       const done = await opened(proc, 42, "styl0001");
       expect(done.state).toBe("failed");
       expect(check).toEqual([
-        expect.objectContaining({ conclusion: "failure", output: expect.objectContaining({ summary: "Not reviewed: the learned review style stored for octo/hello is corrupt; run `open-swe analyze octo/hello` to rebuild it." }) }),
+        expect.objectContaining({
+          conclusion: "failure",
+          output: expect.objectContaining({ summary: "Not reviewed: the learned review style stored for octo/hello is corrupt; run `open-swe analyze octo/hello` to rebuild it." }),
+        }),
       ]);
     } finally {
       await testRedis().del(`${prefix}:review:style:octo/hello`);
@@ -109,7 +120,9 @@ describe("the Open SWE Review check settles on every path", () => {
   it("failure naming the problem when the repo config is invalid (and the config check fails too)", async () => {
     installation += 1;
     mockInstallationToken(installation);
-    nock(API).get("/repos/octo/hello/collaborators/victor/permission").reply(200, { permission: "write", role_name: "write", user: { login: "victor" } });
+    nock(API)
+      .get("/repos/octo/hello/collaborators/victor/permission")
+      .reply(200, { permission: "write", role_name: "write", user: { login: "victor" } });
     nock(API).get("/repos/octo/hello/pulls/9").reply(200, pull(9, "abc123"));
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, "review:\n  auto: sometimes\n  colour: blue\n");
     const configCheck = nock(API)
@@ -131,7 +144,9 @@ describe("the Open SWE Review check settles on every path", () => {
     expect(done.state).toBe("failed");
     expect(done.failedReason).toMatch(/open-swe.yml is invalid/);
     expect(configCheck.isDone()).toBe(true);
-    expect(check).toEqual([expect.objectContaining({ conclusion: "failure", output: expect.objectContaining({ summary: expect.stringMatching(/^Not reviewed: \.github\/open-swe\.yml is invalid\n.*review\.auto/s) }) })]);
+    expect(check).toEqual([
+      expect.objectContaining({ conclusion: "failure", output: expect.objectContaining({ summary: expect.stringMatching(/^Not reviewed: \.github\/open-swe\.yml is invalid\n.*review\.auto/s) }) }),
+    ]);
   });
 
   it.each([
@@ -141,11 +156,15 @@ describe("the Open SWE Review check settles on every path", () => {
   ] as const)("neutral with the reason for %s", async (_name, n, o, reason) => {
     const sha = `skip00${n}`;
     const check = mockReviewCheck(sha);
-    nock(API).get(`/repos/octo/hello/pulls/${n}`).reply(200, pull(n, sha, o));
+    nock(API)
+      .get(`/repos/octo/hello/pulls/${n}`)
+      .reply(200, pull(n, sha, o));
     mockNoRepoConfig();
     const done = await opened(proc, n, sha, o);
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason } });
-    expect(check).toEqual([expect.objectContaining({ conclusion: "neutral", output: { title: "Review skipped", summary: `Not reviewed automatically: ${reason}. Comment \`@open-swe review\` to ask for a review.` } })]);
+    expect(check).toEqual([
+      expect.objectContaining({ conclusion: "neutral", output: { title: "Review skipped", summary: `Not reviewed automatically: ${reason}. Comment \`@open-swe review\` to ask for a review.` } }),
+    ]);
   });
 
   it("a second event on a head that already has a published review opens no second check", async () => {
@@ -159,7 +178,9 @@ describe("the Open SWE Review check settles on every path", () => {
   it("a head that moved past the event's is checked on the new head; the old check is settled as superseded", async () => {
     const old = mockReviewCheck("old00047");
     const fresh = mockReviewCheck("new00047");
-    nock(API).get("/repos/octo/hello/pulls/47").reply(200, pull(47, "new00047", { draft: true }));
+    nock(API)
+      .get("/repos/octo/hello/pulls/47")
+      .reply(200, pull(47, "new00047", { draft: true }));
     mockNoRepoConfig();
     await opened(proc, 47, "old00047");
     expect(old).toEqual([expect.objectContaining({ conclusion: "neutral", output: expect.objectContaining({ summary: expect.stringMatching(/^Superseded: .* new0004/) }) })]);
@@ -197,7 +218,9 @@ describe("who gets an automatic review", () => {
     await settings.enableRepo("octo/hello");
     await settings.setProfile("olga", { autoReview: false });
     const check = mockReviewCheck("optout52");
-    nock(API).get("/repos/octo/hello/pulls/52").reply(200, pull(52, "optout52", { user: { login: "olga", type: "User" } }));
+    nock(API)
+      .get("/repos/octo/hello/pulls/52")
+      .reply(200, pull(52, "optout52", { user: { login: "olga", type: "User" } }));
     mockNoRepoConfig();
     const done = await opened(proc, 52, "optout52", { user: { login: "olga", type: "User" } });
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skipped", reason: "the author opted out of auto-review" } });

@@ -25,7 +25,10 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
 
   it("a comment on a PR the agent opened joins the thread that opened it (recorded when the PR was opened)", async () => {
     await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 12, branch: "open-swe/abcd1234-x" }, ORIGIN);
-    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 1, number: 12, issueId: 1012, commentId: 5, body: "@open-swe also fix the typo", pullRequest: true }) });
+    const res = await sendWebhook(proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 1, number: 12, issueId: 1012, commentId: 5, body: "@open-swe also fix the typo", pullRequest: true }),
+    });
     expect(await agentJob(res.deliveryId)).toMatchObject({ threadId: ORIGIN, number: 12, isPullRequest: true, text: "also fix the typo" });
   });
 
@@ -67,12 +70,18 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
     const [job] = (await jobsEverywhere(proc.queues.queues.agent, ["waiting"])).filter((j) => j.data.number === 77);
     // Text in an issue body grants nothing.
     expect(job?.data).toMatchObject({ trigger: "issue_opened", verdictAuthorized: false });
-    await sendWebhook(proc.port!, { event: "issues", payload: { action: "labeled", label: { name: "open-swe" }, installation: { id: 1 }, repository: repo, sender: human, issue: { ...issue, body: "CI fails on main and on release." } } });
+    await sendWebhook(proc.port!, {
+      event: "issues",
+      payload: { action: "labeled", label: { name: "open-swe" }, installation: { id: 1 }, repository: repo, sender: human, issue: { ...issue, body: "CI fails on main and on release." } },
+    });
     expect(await proc.queues.queues.agent.count()).toBe(before + 2);
   });
 
   it("only a mention with --verdict grants a verdict, as a typed job field", async () => {
-    const asked = await sendWebhook(proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 1, number: 9, issueId: 1009, commentId: 7, body: "@open-swe --verdict fix it and get it reviewed" }) });
+    const asked = await sendWebhook(proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 1, number: 9, issueId: 1009, commentId: 7, body: "@open-swe --verdict fix it and get it reviewed" }),
+    });
     expect(await agentJob(asked.deliveryId)).toMatchObject({ verdictAuthorized: true, text: "fix it and get it reviewed" });
     const plain = await sendWebhook(proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 1, number: 9, issueId: 1009, commentId: 8, body: "@open-swe fix it" }) });
     expect(await agentJob(plain.deliveryId)).toMatchObject({ verdictAuthorized: false });

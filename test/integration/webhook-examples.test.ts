@@ -165,8 +165,6 @@ describe("installation events keep the installed-repos record", () => {
 });
 
 async function countJobs(proc: RunningProcess): Promise<Record<string, number>> {
-  const entries = await Promise.all(
-    QUEUE_NAMES.filter((q) => q !== "ci-monitor").map(async (q) => [q, await proc.queues.queues[q].count()] as const),
-  );
+  const entries = await Promise.all(QUEUE_NAMES.filter((q) => q !== "ci-monitor").map(async (q) => [q, await proc.queues.queues[q].count()] as const));
   return Object.fromEntries(entries);
 }

@@ -63,7 +63,9 @@ describe("workers: permission first, then the command", () => {
     // A 1 s budget (set above): the first attempt, a 500 ms backoff, the second attempt, then it gives up.
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(502, { message: "Bad Gateway" });
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").replyWithError({ code: "ECONNRESET", message: "socket hang up" });
-    const reply = nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /could not reach GitHub/.test(b.body) && !/Only people with write access/.test(b.body)).reply(201, { id: 2 });
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/5/comments", (b) => /could not reach GitHub/.test(b.body) && !/Only people with write access/.test(b.body))
+      .reply(201, { id: 2 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     const done = await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId));
     expect(done).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/GitHub could not be reached to check write access \(2 attempts\)/) });
@@ -76,7 +78,9 @@ describe("workers: permission first, then the command", () => {
     mockInstallationToken(installationId);
     nock(API).get("/repos/octo/hello/collaborators/ezra/permission").reply(503, { message: "unavailable" });
     permission("ezra", "write");
-    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => !/write access|could not reach/.test(b.body)).reply(201, { id: 5 });
+    nock(API)
+      .post("/repos/octo/hello/issues/5/comments", (b) => !/write access|could not reach/.test(b.body))
+      .reply(201, { id: 5 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed", returnvalue: { outcome: "help" } });
   });
@@ -85,7 +89,9 @@ describe("workers: permission first, then the command", () => {
     const { payload, installationId } = commentEvent("@OpenSWE autofix OFF", "maria");
     mockInstallationToken(installationId);
     permission("maria", "write", "maintain");
-    nock(API).post("/repos/octo/hello/issues/5/comments", (b) => /^CI autofix is \*\*off\*\* for this pull request: I will not try/.test(b.body)).reply(201, { id: 3 });
+    nock(API)
+      .post("/repos/octo/hello/issues/5/comments", (b) => /^CI autofix is \*\*off\*\* for this pull request: I will not try/.test(b.body))
+      .reply(201, { id: 3 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed" });
     expect(await new SettingsStore(testRedis(), prefix).getAutofix("OCTO/Hello#5")).toBe(false);
@@ -146,7 +152,9 @@ describe("workers: permission first, then the command", () => {
     permission("wendell", "write");
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    nock(API).post("/repos/octo/hello/issues/18/comments", (b) => /I can't start/.test(b.body)).reply(201, { id: 4 });
+    nock(API)
+      .post("/repos/octo/hello/issues/18/comments", (b) => /I can't start/.test(b.body))
+      .reply(201, { id: 4 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     // It ran (and stopped for want of a model key) instead of queueing behind a lock nobody will release.
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/ANTHROPIC_API_KEY/) });
@@ -172,7 +180,9 @@ describe("workers: permission first, then the command", () => {
     mockInstallationToken(chosen.installationId);
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    const used = nock(API).post("/repos/octo/hello/issues/25/comments", (b) => /model anthropic:claude-opus-4-8 needs ANTHROPIC_API_KEY/.test(b.body)).reply(201, { id: 7 });
+    const used = nock(API)
+      .post("/repos/octo/hello/issues/25/comments", (b) => /model anthropic:claude-opus-4-8 needs ANTHROPIC_API_KEY/.test(b.body))
+      .reply(201, { id: 7 });
     const r2 = await sendWebhook(proc.port!, { event: "issue_comment", payload: chosen.payload });
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(r2.deliveryId))).toMatchObject({ state: "failed" });
     expect(used.isDone()).toBe(true);
@@ -192,7 +202,18 @@ describe("workers: permission first, then the command", () => {
       at: 1,
       origin: { number: 35, isPullRequest: false, requester: { login: "wes", id: 7 }, comment: { kind: "issue_comment", id: 935 } },
     });
-    const data = { installationId, owner: "octo", repo: "hello", number: 35, isPullRequest: false, threadId: thread, trigger: "comment" as const, requester: { login: "wes", id: 7 }, text: "fix it", deliveryId: dead };
+    const data = {
+      installationId,
+      owner: "octo",
+      repo: "hello",
+      number: 35,
+      isPullRequest: false,
+      threadId: thread,
+      trigger: "comment" as const,
+      requester: { login: "wes", id: 7 },
+      text: "fix it",
+      deliveryId: dead,
+    };
     await proc.queues.add("agent", data, dead, { delay: 300, via: "github-webhook" });
     // BullMQ 6 marks a job stalled past maxStalledCount this way; the next worker to take it fails it.
     await testRedis().hset(`${prefix}:agent:${dead}`, "defa", "job stalled more than allowable limit");
@@ -201,7 +222,9 @@ describe("workers: permission first, then the command", () => {
     permission("wes", "write");
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    const answered = nock(API).post("/repos/octo/hello/issues/35/comments", (b) => /I can't start/.test(b.body)).reply(201, { id: 8 });
+    const answered = nock(API)
+      .post("/repos/octo/hello/issues/35/comments", (b) => /I can't start/.test(b.body))
+      .reply(201, { id: 8 });
     expect(await waitForJob(proc.queues.queues.agent, dead)).toMatchObject({ state: "failed", failedReason: "job stalled more than allowable limit" });
     const continuation = jobId("continue", thread, dead);
     expect(await waitForJob(proc.queues.queues.agent, continuation)).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/ANTHROPIC_API_KEY/) });
@@ -209,7 +232,9 @@ describe("workers: permission first, then the command", () => {
     expect(await new RunLocks(testRedis(), prefix, 1000).holder(thread)).toBeNull();
     // A failed continuation starts no other: no chain of runs failing the same way.
     await new Promise((r) => setTimeout(r, 300));
-    const others = (await jobsEverywhere(proc.queues.queues.agent, ["waiting", "active", "delayed", "completed", "failed"])).filter((j) => j.data.threadId === thread && j.id !== dead && j.id !== continuation);
+    const others = (await jobsEverywhere(proc.queues.queues.agent, ["waiting", "active", "delayed", "completed", "failed"])).filter(
+      (j) => j.data.threadId === thread && j.id !== dead && j.id !== continuation,
+    );
     expect(others).toEqual([]);
   });
 
@@ -219,7 +244,9 @@ describe("workers: permission first, then the command", () => {
     permission("wanda", "write");
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    nock(API).post("/repos/octo/hello/issues/8/comments", (b) => /I can't start: .*needs ANTHROPIC_API_KEY/.test(b.body)).reply(201, { id: 4 });
+    nock(API)
+      .post("/repos/octo/hello/issues/8/comments", (b) => /I can't start: .*needs ANTHROPIC_API_KEY/.test(b.body))
+      .reply(201, { id: 4 });
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     const done = await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId));
     expect(done.state).toBe("failed");

@@ -61,7 +61,13 @@ describe("MCP servers: a loopback HTTP server and a stdio server inside the loca
       unset: { url: http.url, headers: { Authorization: "Bearer ${MISSING}" } },
     });
     const started = Date.now();
-    const mcp = await connectMcpServers(runMcpServers(team, {}), { sandbox, secrets: { DOCS_TOKEN: "s3cret-docs-token" }, runTimeoutMs: 60_000, signal: new AbortController().signal, connectTimeoutMs: 1_500 });
+    const mcp = await connectMcpServers(runMcpServers(team, {}), {
+      sandbox,
+      secrets: { DOCS_TOKEN: "s3cret-docs-token" },
+      runTimeoutMs: 60_000,
+      signal: new AbortController().signal,
+      connectTimeoutMs: 1_500,
+    });
     try {
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(mcp.connected).toEqual(["docs"]);

@@ -8,7 +8,7 @@ const DNS: Record<string, string[]> = {
   "internal.example.com": ["10.0.0.5"],
   "rebind.example.com": ["93.184.216.36", "127.0.0.1"],
   "v6.example.com": ["2606:4700::6810:84e5"],
-  "localhost": ["127.0.0.1", "::1"],
+  localhost: ["127.0.0.1", "::1"],
 };
 const lookup: LookupAll = async (host) => {
   const found = DNS[host];
@@ -79,9 +79,7 @@ describe("guardedFetch", () => {
         own.add("93.184.216.35");
         return [302, "", { location: "https://cdn.example.net/admin" }];
       });
-    await expect(guardedFetch("https://api.example.com/go", { lookup, hostAddresses: () => own })).rejects.toThrow(
-      /cdn\.example\.net resolves to 93\.184\.216\.35, an address of this machine/,
-    );
+    await expect(guardedFetch("https://api.example.com/go", { lookup, hostAddresses: () => own })).rejects.toThrow(/cdn\.example\.net resolves to 93\.184\.216\.35, an address of this machine/);
   });
 
   it("follows safe redirects, relative ones included, and reports the final URL", async () => {
@@ -101,7 +99,9 @@ describe("guardedFetch", () => {
 
   it("turns a POST into a GET on 303 and drops credentials when the origin changes", async () => {
     nock("https://api.example.com").post("/submit", "payload").matchHeader("authorization", "Bearer t").reply(303, "", { location: "https://cdn.example.net/done" });
-    nock("https://cdn.example.net", { badheaders: ["authorization"] }).get("/done").reply(200, "done");
+    nock("https://cdn.example.net", { badheaders: ["authorization"] })
+      .get("/done")
+      .reply(200, "done");
     const res = await guardedFetch("https://api.example.com/submit", { lookup, method: "POST", body: "payload", headers: { Authorization: "Bearer t" } });
     expect(res.body).toBe("done");
   });

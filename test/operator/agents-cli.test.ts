@@ -111,7 +111,10 @@ describe("open-swe agents list", () => {
     const res = cli(["agents", "list", "--repo", "acme/widgets"], { GIT_REMOTE_TEMPLATE: remote.template });
     expect(res.stderr).toBe("");
     const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; source: string; tools: unknown }> };
-    expect(out.agents.map((a) => [a.name, a.source, a.tools])).toEqual([["tester", "project", ["execute"]], ["general-purpose", "builtin", null]]);
+    expect(out.agents.map((a) => [a.name, a.source, a.tools])).toEqual([
+      ["tester", "project", ["execute"]],
+      ["general-purpose", "builtin", null],
+    ]);
   });
 
   it.each([
@@ -126,7 +129,9 @@ describe("open-swe agents list", () => {
 
   it("knows every host-side tool a run can have, read off the tool factories (GitHub's and each source's)", () => {
     const names = (githubTools({ verdictAuthorized: false } as GitHubRunContext, { isPullRequest: true }) as StructuredToolInterface[]).map((t) => t.name);
-    expect(runToolNames()).toEqual(expect.arrayContaining(["commit_and_push", ...names, "http_request", "fetch_url", "web_search", "slack_thread_reply", "linear_create_issue", "jira_update_issue", "confluence_update_page"]));
+    expect(runToolNames()).toEqual(
+      expect.arrayContaining(["commit_and_push", ...names, "http_request", "fetch_url", "web_search", "slack_thread_reply", "linear_create_issue", "jira_update_issue", "confluence_update_page"]),
+    );
   });
 
   it("accepts an agent that names a Slack tool (one tool list, not a hand-kept copy)", () => {

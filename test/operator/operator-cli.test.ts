@@ -60,23 +60,40 @@ async function setup() {
 describe("open-swe runs / jobs", () => {
   it("runs ls filters by repo and status; runs show prints the whole record", async () => {
     const { queues, runs, cli } = await setup();
-    for (const [id, owner, outcome] of [["r1", "octo", "pr_opened"], ["r2", "acme", "failed"], ["r3", "octo", "failed"]] as const) {
+    for (const [id, owner, outcome] of [
+      ["r1", "octo", "pr_opened"],
+      ["r2", "acme", "failed"],
+      ["r3", "octo", "failed"],
+    ] as const) {
       await queues.queues.agent.add("agent", agentJob(owner, "hello"), { jobId: id });
       await runs.save(id, record({ outcome, ...(outcome === "pr_opened" ? { prUrl: "https://github.com/octo/hello/pull/2" } : {}) }));
     }
     expect(((await cli("runs", "ls")) as Array<{ id: string }>).map((r) => r.id)).toEqual(["r3", "r2", "r1"]);
     expect(((await cli("runs", "ls", "--repo", "octo/hello", "--status", "failed")) as Array<{ id: string; repo: string }>).map((r) => [r.id, r.repo])).toEqual([["r3", "octo/hello"]]);
-    expect(await cli("runs", "show", "r1")).toMatchObject({ id: "r1", repo: "octo/hello", outcome: "pr_opened", prUrl: "https://github.com/octo/hello/pull/2", toolCounts: { execute: 2 }, modelCalls: 3 });
+    expect(await cli("runs", "show", "r1")).toMatchObject({
+      id: "r1",
+      repo: "octo/hello",
+      outcome: "pr_opened",
+      prUrl: "https://github.com/octo/hello/pull/2",
+      toolCounts: { execute: 2 },
+      modelCalls: 3,
+    });
   });
 
   it("jobs ls --state failed lists the failure; jobs retry sends it back to waiting", async () => {
     const { redis, prefix, queues, cli } = await setup();
-    await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: ["00000000-0000-4000-8000-000000000000"], merged: false, deliveryId: "j1" }, "j1", { via: "github-webhook" });
+    await queues.add("cleanup", { installationId: 1, owner: "o", repo: "r", number: 1, threadIds: ["00000000-0000-4000-8000-000000000000"], merged: false, deliveryId: "j1" }, "j1", {
+      via: "github-webhook",
+    });
     const connection = redis.duplicate();
     closers.push(async () => connection.disconnect());
-    const worker = new Worker("cleanup", async () => {
-      throw new Error("boom");
-    }, { connection, prefix });
+    const worker = new Worker(
+      "cleanup",
+      async () => {
+        throw new Error("boom");
+      },
+      { connection, prefix },
+    );
     await new Promise<void>((r) => worker.once("failed", () => r()));
     await worker.close();
     expect(await cli("jobs", "ls", "cleanup", "--state", "failed")).toEqual([expect.objectContaining({ id: "j1", queue: "cleanup", state: "failed", failedReason: "boom" })]);

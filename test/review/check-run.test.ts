@@ -66,7 +66,9 @@ describe("withSettledCheckRun", () => {
 
 describe("ReviewCheck", () => {
   it("when the in-progress check could not be created, settling creates it completed with the outcome", async () => {
-    nock(API).post("/repos/o/r/check-runs", (b: { status: string }) => b.status === "in_progress").reply(502, { message: "bad gateway" });
+    nock(API)
+      .post("/repos/o/r/check-runs", (b: { status: string }) => b.status === "in_progress")
+      .reply(502, { message: "bad gateway" });
     const created: Array<{ status: string; conclusion: string; head_sha: string; output: { title: string } }> = [];
     nock(API)
       .post("/repos/o/r/check-runs", (b: (typeof created)[number]) => {
@@ -77,7 +79,15 @@ describe("ReviewCheck", () => {
     const check = new ReviewCheck(target());
     await check.start("abc123");
     await check.settle({ conclusion: "neutral", reason: "incomplete", summary: "stopped at the call limit" });
-    expect(created).toEqual([expect.objectContaining({ name: REVIEW_CHECK_NAME, head_sha: "abc123", status: "completed", conclusion: "neutral", output: { title: "Review incomplete", summary: "stopped at the call limit" } })]);
+    expect(created).toEqual([
+      expect.objectContaining({
+        name: REVIEW_CHECK_NAME,
+        head_sha: "abc123",
+        status: "completed",
+        conclusion: "neutral",
+        output: { title: "Review incomplete", summary: "stopped at the call limit" },
+      }),
+    ]);
   });
 
   it("settles once: a later settle is a no-op, and one never started settles nothing", async () => {

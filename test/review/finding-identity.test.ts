@@ -167,13 +167,27 @@ describe("a finding is keyed on what it points at (real git scenarios)", () => {
 });
 
 describe("dismissal by a person", () => {
-  const f = { id: "f-1", fingerprint: "k", lineText: "x", path: "a.js", line: 3, side: "RIGHT", headSha: "h", severity: "high", title: "t", body: "b", rule: "r", status: "open", githubCommentId: 9 } as const satisfies Finding;
+  const f = {
+    id: "f-1",
+    fingerprint: "k",
+    lineText: "x",
+    path: "a.js",
+    line: 3,
+    side: "RIGHT",
+    headSha: "h",
+    severity: "high",
+    title: "t",
+    body: "b",
+    rule: "r",
+    status: "open",
+    githubCommentId: 9,
+  } as const satisfies Finding;
   const thread: ReviewThread = { id: "T", isResolved: false, firstCommentId: 9 };
   it.each<[string, ReviewThread, string]>([
     ["a 👎 on our comment", { ...thread, thumbsDown: ["carol"] }, "dismissed"],
     ["a 👎 from one of our bots", { ...thread, thumbsDown: ["open-swe[bot]"] }, "open"],
-    ["a \"won't fix\" reply", { ...thread, replies: [{ author: "carol", body: "Won't fix: this path is internal." }] }, "dismissed"],
-    ["a \"not a bug\" reply", { ...thread, replies: [{ author: "dave", body: "not a bug" }] }, "dismissed"],
+    ['a "won\'t fix" reply', { ...thread, replies: [{ author: "carol", body: "Won't fix: this path is internal." }] }, "dismissed"],
+    ['a "not a bug" reply', { ...thread, replies: [{ author: "dave", body: "not a bug" }] }, "dismissed"],
     ["a reply that is a question", { ...thread, replies: [{ author: "dave", body: "is this really a bug?" }] }, "open"],
     ["a dismissing phrase from our bot", { ...thread, replies: [{ author: "open-swe[bot]", body: "won't fix" }] }, "open"],
     ["nothing", thread, "open"],

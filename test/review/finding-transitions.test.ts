@@ -25,7 +25,15 @@ describe("findingTransitions", () => {
     ["open → resolved by the fix", was([["a", { status: "open" }]]), [f("a", "resolved", "fix")], { raised: 0, fixed: 1, dismissed: 0 }],
     ["open → resolved by a person is a dismissal", was([["a", { status: "open" }]]), [f("a", "resolved", "human")], { raised: 0, fixed: 0, dismissed: 1 }],
     ["open → dismissed", was([["a", { status: "open" }]]), [f("a", "dismissed", "human")], { raised: 0, fixed: 0, dismissed: 1 }],
-    ["already closed: written again, not counted again", was([["a", { status: "resolved", closedBy: "fix" }], ["b", { status: "dismissed" }]]), [f("a", "resolved", "fix"), f("b", "dismissed")], { raised: 0, fixed: 0, dismissed: 0 }],
+    [
+      "already closed: written again, not counted again",
+      was([
+        ["a", { status: "resolved", closedBy: "fix" }],
+        ["b", { status: "dismissed" }],
+      ]),
+      [f("a", "resolved", "fix"), f("b", "dismissed")],
+      { raised: 0, fixed: 0, dismissed: 0 },
+    ],
     ["a finding dropped from the set counts nothing", was([["a", { status: "open" }]]), [], { raised: 0, fixed: 0, dismissed: 0 }],
   ])("%s", (_, before, after, want) => expect(findingTransitions(before, after)).toEqual(want));
 });

@@ -14,19 +14,36 @@ const pr = { owner: "o", repo: "r", pull_number: 7 };
 const API = "https://api.github.com";
 
 const push1 = buildPullDiff([
-  { filename: "src/app.ts", patch: "@@ -10,3 +10,5 @@ export function handler(req) {\n   const user = req.user;\n+  const name = user.profile.name;\n+  let unused = 1;\n   log(user);\n   return ok();" },
+  {
+    filename: "src/app.ts",
+    patch: "@@ -10,3 +10,5 @@ export function handler(req) {\n   const user = req.user;\n+  const name = user.profile.name;\n+  let unused = 1;\n   log(user);\n   return ok();",
+  },
 ]);
 const push2Moved = buildPullDiff([
   {
     filename: "src/app.ts",
-    patch: "@@ -8,5 +8,9 @@\n import { log } from './log.js';\n+import { ok } from './ok.js';\n+\n export function handler(req) {\n   const user = req.user;\n+  const name = user.profile.name;\n+  let unused = 1;\n   log(user);\n   return ok();",
+    patch:
+      "@@ -8,5 +8,9 @@\n import { log } from './log.js';\n+import { ok } from './ok.js';\n+\n export function handler(req) {\n   const user = req.user;\n+  const name = user.profile.name;\n+  let unused = 1;\n   log(user);\n   return ok();",
   },
 ]);
 const push3Fixed = buildPullDiff([
-  { filename: "src/app.ts", patch: "@@ -8,5 +8,8 @@\n import { log } from './log.js';\n+import { ok } from './ok.js';\n+\n export function handler(req) {\n   const user = req.user;\n+  const name = user.profile?.name;\n   log(user);\n   return ok();" },
+  {
+    filename: "src/app.ts",
+    patch:
+      "@@ -8,5 +8,8 @@\n import { log } from './log.js';\n+import { ok } from './ok.js';\n+\n export function handler(req) {\n   const user = req.user;\n+  const name = user.profile?.name;\n   log(user);\n   return ok();",
+  },
 ]);
 
-const nullDeref: NewFinding = { path: "src/app.ts", line: 11, side: "RIGHT", severity: "high", title: "profile may be undefined", body: "`user.profile` is optional.", suggestion: "  const name = user.profile?.name;", rule: "null-deref" };
+const nullDeref: NewFinding = {
+  path: "src/app.ts",
+  line: 11,
+  side: "RIGHT",
+  severity: "high",
+  title: "profile may be undefined",
+  body: "`user.profile` is optional.",
+  suggestion: "  const name = user.profile?.name;",
+  rule: "null-deref",
+};
 const unusedVar: NewFinding = { path: "src/app.ts", line: 12, side: "RIGHT", severity: "low", title: "unused variable", body: "`unused` is never read.", rule: "unused-variable" };
 
 function octokit(): ProbotOctokit {
@@ -105,10 +122,21 @@ describe("publishReview across pushes", () => {
         graphql.push(b);
         return b.query.includes("reviewThreads");
       })
-      .reply(200, { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [
-        { id: "PRRT_other", isResolved: false, comments: { nodes: [{ databaseId: 42 }] } },
-        { id: "PRRT_ours", isResolved: false, comments: { nodes: [{ databaseId: 1001 }] } },
-      ] } } } } })
+      .reply(200, {
+        data: {
+          repository: {
+            pullRequest: {
+              reviewThreads: {
+                pageInfo: { hasNextPage: false, endCursor: null },
+                nodes: [
+                  { id: "PRRT_other", isResolved: false, comments: { nodes: [{ databaseId: 42 }] } },
+                  { id: "PRRT_ours", isResolved: false, comments: { nodes: [{ databaseId: 1001 }] } },
+                ],
+              },
+            },
+          },
+        },
+      })
       .post("/graphql", (b: { query: string; variables: Record<string, unknown> }) => {
         graphql.push(b);
         return b.query.includes("resolveReviewThread");
@@ -145,7 +173,14 @@ describe("publishReview verdicts", () => {
     mockReviewComments(901, posted);
     const state = await store.getState(pr);
     const r = reconcileFindings({ previous: [], diff: push1, headSha: "sha1aaaaaaa", filed: [nullDeref] });
-    const verdict = decideVerdict({ requested: null, verdictAuthorized: false, prAuthor: "alice", botLogins: [], hasBlockingFindings: r.added.length > 0, previousApprovalReviewId: state.approvalReviewId });
+    const verdict = decideVerdict({
+      requested: null,
+      verdictAuthorized: false,
+      prAuthor: "alice",
+      botLogins: [],
+      hasBlockingFindings: r.added.length > 0,
+      previousApprovalReviewId: state.approvalReviewId,
+    });
     const out = await publishReview({ ...base(store, "sha1aaaaaaa"), verdict, findings: r.findings });
     expect(dismissals).toEqual([{ message: expect.stringContaining("New findings"), event: "DISMISS" }]);
     expect(out).toMatchObject({ action: "created", reviewId: 901, dismissedReviewId: 900, event: "COMMENT" });
@@ -233,11 +268,14 @@ describe("applyHumanResolutions", () => {
   it("a thread a person resolved is dismissed when its line is still there, and never touches other threads", () => {
     const r = reconcileFindings({ previous: [], diff: push1, headSha: "s", filed: [nullDeref, { ...unusedVar, severity: "medium" }] });
     const [a, b] = r.findings.map((f, i) => ({ ...f, githubCommentId: 1001 + i }));
-    const out = applyHumanResolutions([a!, b!], [
-      { id: "T1", isResolved: true, firstCommentId: 1001 },
-      { id: "T2", isResolved: false, firstCommentId: 1002 },
-      { id: "T3", isResolved: true, firstCommentId: 7 },
-    ]);
+    const out = applyHumanResolutions(
+      [a!, b!],
+      [
+        { id: "T1", isResolved: true, firstCommentId: 1001 },
+        { id: "T2", isResolved: false, firstCommentId: 1002 },
+        { id: "T3", isResolved: true, firstCommentId: 7 },
+      ],
+    );
     expect(out[0]).toMatchObject({ status: "open", githubThreadId: "T1", threadResolved: true });
     expect(out[1]).toMatchObject({ status: "open", githubThreadId: "T2" });
     const again = reconcileFindings({ previous: out, diff: push1, headSha: "s2", filed: [nullDeref] });

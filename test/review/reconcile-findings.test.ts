@@ -43,7 +43,14 @@ describe("reconcileFindings", () => {
     expect(reconcileFindings({ previous: [], diff: push1, headSha: "sha1", filed: [filed] }).added[0]!.id).toBe(f.id);
   });
 
-  type Row = { name: string; previous: (f: Finding) => Finding[]; diff: typeof push1; filed: NewFinding[]; expect: Partial<Record<"added" | "moved" | "unchanged" | "resolved" | "rejected", number>>; check?: (r: ReturnType<typeof reconcileFindings>, f: Finding) => void };
+  type Row = {
+    name: string;
+    previous: (f: Finding) => Finding[];
+    diff: typeof push1;
+    filed: NewFinding[];
+    expect: Partial<Record<"added" | "moved" | "unchanged" | "resolved" | "rejected", number>>;
+    check?: (r: ReturnType<typeof reconcileFindings>, f: Finding) => void;
+  };
   const rows: Row[] = [
     {
       name: "same head, model files it again → duplicate, nothing re-posted",
@@ -139,7 +146,12 @@ describe("reconcileFindings", () => {
   it("re-anchors into a renamed file and re-keys the fingerprint to the new path", () => {
     const f = firstPass();
     const renamed = buildPullDiff([
-      { filename: "src/server.ts", previous_filename: "src/app.ts", status: "renamed", patch: "@@ -10,3 +10,4 @@\n   const user = req.user;\n+  const name = user.profile.name;\n   log(user);\n   return ok();" },
+      {
+        filename: "src/server.ts",
+        previous_filename: "src/app.ts",
+        status: "renamed",
+        patch: "@@ -10,3 +10,4 @@\n   const user = req.user;\n+  const name = user.profile.name;\n   log(user);\n   return ok();",
+      },
     ]);
     const r = reconcileFindings({ previous: [f], diff: renamed, headSha: "sha2", filed: [] });
     expect(r.moved).toHaveLength(1);

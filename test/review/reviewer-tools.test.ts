@@ -17,9 +17,7 @@ import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const API = "https://api.github.com";
 const pr = { owner: "o", repo: "r", pull_number: 9 };
-const diff = buildPullDiff([
-  { filename: "src/app.ts", patch: "@@ -10,3 +10,4 @@\n   const user = req.user;\n+  const name = user.profile.name;\n   log(user);\n   return ok();" },
-]);
+const diff = buildPullDiff([{ filename: "src/app.ts", patch: "@@ -10,3 +10,4 @@\n   const user = req.user;\n+  const name = user.profile.name;\n   log(user);\n   return ok();" }]);
 
 function session(overrides: Partial<ReviewSessionOptions> = {}): ReviewSession {
   return new ReviewSession({

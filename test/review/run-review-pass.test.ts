@@ -28,7 +28,9 @@ function input(store: FindingsStore, overrides: Partial<ReviewPassInput> = {}): 
 }
 
 function mockPull(state = "open"): void {
-  nock(API).get("/repos/o/r/pulls/3").reply(200, { state, draft: false, user: { login: "alice" }, head: { sha: "head0001" } });
+  nock(API)
+    .get("/repos/o/r/pulls/3")
+    .reply(200, { state, draft: false, user: { login: "alice" }, head: { sha: "head0001" } });
 }
 function mockCheck(updates: CheckUpdate[]): void {
   nock(API)
@@ -149,7 +151,12 @@ describe("runReviewPass", () => {
     mockPull();
     mockCheck([]);
     mockFiles([{ filename: "src/app.ts", status: "modified", patch: APP_PATCH }]);
-    nock(API).post("/repos/o/r/pulls/3/reviews").reply(200, { id: 40 }).get("/repos/o/r/pulls/3/reviews/40/comments").query(true).reply(200, (_uri: string) => []);
+    nock(API)
+      .post("/repos/o/r/pulls/3/reviews")
+      .reply(200, { id: 40 })
+      .get("/repos/o/r/pulls/3/reviews/40/comments")
+      .query(true)
+      .reply(200, (_uri: string) => []);
     await runReviewPass(input(store, { runReviewer: async ({ session }) => void session.fileFinding(first) }));
     const [stored] = await store.list(pr);
     await store.update(pr, stored!.id, { githubCommentId: 600 });
@@ -159,7 +166,11 @@ describe("runReviewPass", () => {
     mockFiles([{ filename: "src/app.ts", status: "modified", patch: APP_PATCH }]);
     nock(API)
       .post("/graphql")
-      .reply(200, { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: "T600", isResolved: true, comments: { nodes: [{ databaseId: 600 }] } }] } } } } })
+      .reply(200, {
+        data: {
+          repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: "T600", isResolved: true, comments: { nodes: [{ databaseId: 600 }] } }] } } },
+        },
+      })
       .put("/repos/o/r/pulls/3/reviews/40")
       .reply(200, { id: 40 });
     let refiled = "";

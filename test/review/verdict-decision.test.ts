@@ -20,11 +20,19 @@ const matrix: Row[] = [
   ["self-review by a listed internal bot", { requested: "approve", verdictAuthorized: true, prAuthor: "internal-ci-bot" }, { event: "COMMENT", note: /bot of ours/ }],
   ["a human whose login merely contains a bot name", { requested: "approve", verdictAuthorized: true, prAuthor: "open-swe-fan" }, { event: "APPROVE" }],
   ["stale approve + new findings on an auto pass → dismissed", { hasBlockingFindings: true, previousApprovalReviewId: 77 }, { event: "COMMENT", dismiss: 77 }],
-  ["stale approve + new findings + explicit request changes → dismissed", { requested: "request_changes", verdictAuthorized: true, hasBlockingFindings: true, previousApprovalReviewId: 77 }, { event: "REQUEST_CHANGES", dismiss: 77 }],
+  [
+    "stale approve + new findings + explicit request changes → dismissed",
+    { requested: "request_changes", verdictAuthorized: true, hasBlockingFindings: true, previousApprovalReviewId: 77 },
+    { event: "REQUEST_CHANGES", dismiss: 77 },
+  ],
   ["standing approve, nothing new → kept", { previousApprovalReviewId: 77 }, { event: "COMMENT" }],
   ["standing approve, approved again → kept", { requested: "approve", verdictAuthorized: true, previousApprovalReviewId: 77 }, { event: "APPROVE" }],
   ["standing approve, old findings still open but nothing new → kept", { hasBlockingFindings: true, hasNewFindings: false, previousApprovalReviewId: 77 }, { event: "COMMENT" }],
-  ["explicit approve while old findings stay open → not approved", { requested: "approve", verdictAuthorized: true, hasBlockingFindings: true, hasNewFindings: false }, { event: "COMMENT", note: /Not approving/ }],
+  [
+    "explicit approve while old findings stay open → not approved",
+    { requested: "approve", verdictAuthorized: true, hasBlockingFindings: true, hasNewFindings: false },
+    { event: "COMMENT", note: /Not approving/ },
+  ],
   ["no previous approval (null) + findings → nothing to dismiss", { hasBlockingFindings: true, previousApprovalReviewId: null }, { event: "COMMENT" }],
 ];
 

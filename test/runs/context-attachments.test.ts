@@ -45,7 +45,7 @@ describe("--context attachments, read from the mirror at the run's commit", () =
     ["a symbolic link is not followed", "passwd", '<context_skipped path="passwd">a symbolic link, not attached</context_skipped>'],
     ["outside the repository", "../etc/passwd", '<context_skipped path="../etc/passwd">not a path inside the repository</context_skipped>'],
     ["absolute", "/etc/passwd", '<context_skipped path="/etc/passwd">not a path inside the repository</context_skipped>'],
-    ["missing", "nope.md", "<context_skipped path=\"nope.md\">not found at "],
+    ["missing", "nope.md", '<context_skipped path="nope.md">not found at '],
   ])("%s", async (_t, path, expected) => {
     const [block] = await readContextAttachments(mirror, commit, [path]);
     expect(block!.startsWith(expected)).toBe(true);
@@ -53,7 +53,11 @@ describe("--context attachments, read from the mirror at the run's commit", () =
   });
 
   it("at most 10 paths; the rest are named", async () => {
-    const blocks = await readContextAttachments(mirror, commit, Array.from({ length: 12 }, () => "docs/guide.md"));
+    const blocks = await readContextAttachments(
+      mirror,
+      commit,
+      Array.from({ length: 12 }, () => "docs/guide.md"),
+    );
     expect(blocks).toHaveLength(12);
     expect(blocks.slice(10)).toEqual(Array(2).fill('<context_skipped path="docs/guide.md">more than 10 context paths</context_skipped>'));
   });
@@ -79,7 +83,10 @@ describe("--context attachments, read from the mirror at the run's commit", () =
   ])("requestContextPaths(%j)", (text, paths) => expect(requestContextPaths(text)).toEqual(paths));
 
   it("withContextBlocks appends blocks to text or block content", () => {
-    expect(withContextBlocks(new HumanMessage("t"), ["<c/>"]).content).toEqual([{ type: "text", text: "t" }, { type: "text", text: "<c/>" }]);
+    expect(withContextBlocks(new HumanMessage("t"), ["<c/>"]).content).toEqual([
+      { type: "text", text: "t" },
+      { type: "text", text: "<c/>" },
+    ]);
     const m = new HumanMessage("t");
     expect(withContextBlocks(m, [])).toBe(m);
   });

@@ -25,7 +25,12 @@ describe("resolveRunModel: the precedence every run uses", () => {
   // thread > profile > team default (repo config for the role, then repo-wide, then the operator's team
   // setting) > deployment > built-in.
   it.each([
-    ["thread beats everything", { thread: { modelId: "claude-opus-4-7" }, profile: { model: "claude-haiku-4-5" }, config: { ...KEY, model: "claude-sonnet-4-6" } }, "anthropic:claude-opus-4-7", "thread"],
+    [
+      "thread beats everything",
+      { thread: { modelId: "claude-opus-4-7" }, profile: { model: "claude-haiku-4-5" }, config: { ...KEY, model: "claude-sonnet-4-6" } },
+      "anthropic:claude-opus-4-7",
+      "thread",
+    ],
     ["profile beats the repo and team", { profile: { model: "claude-opus-4-7" }, repo: { model: "claude-haiku-4-5" }, team: { agent: "claude-haiku-4-5" } }, "anthropic:claude-opus-4-7", "profile"],
     ["agent.model beats the repo-wide model", { repo: { model: "claude-haiku-4-5", agent: { model: "claude-opus-4-7" } } }, "anthropic:claude-opus-4-7", "team"],
     ["review.model is the reviewer's, not the agent's", { role: "reviewer" as const, repo: { model: "claude-haiku-4-5", review: { model: "claude-opus-4-7" } } }, "anthropic:claude-opus-4-7", "team"],

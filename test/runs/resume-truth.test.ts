@@ -18,7 +18,10 @@ describe("lostWorkspaceResumeNote (pure)", () => {
 describe("resumedRunFacts (pure): what was pushed after the resume, never the model's words", () => {
   it.each([
     [{ pushedAtStart: undefined, pushedAtEnd: undefined, prUrl: undefined }, "Nothing was pushed after the resume: nothing was pushed at all, so `b` has none of the changes."],
-    [{ pushedAtStart: SHA_A, pushedAtEnd: SHA_A, prUrl: "https://github.com/o/r/pull/1" }, "Nothing was pushed after the resume: `b` has only what was pushed before the worker stopped (aaaaaaaaaaaa)."],
+    [
+      { pushedAtStart: SHA_A, pushedAtEnd: SHA_A, prUrl: "https://github.com/o/r/pull/1" },
+      "Nothing was pushed after the resume: `b` has only what was pushed before the worker stopped (aaaaaaaaaaaa).",
+    ],
     [{ pushedAtStart: SHA_A, pushedAtEnd: SHA_B, prUrl: "https://github.com/o/r/pull/1" }, "After the resume it pushed `b` to bbbbbbbbbbbb (https://github.com/o/r/pull/1)."],
     [{ pushedAtStart: undefined, pushedAtEnd: SHA_B, prUrl: undefined }, "After the resume it pushed `b` to bbbbbbbbbbbb."],
   ])("%j", (o, expected) => {

@@ -18,7 +18,7 @@ describe("runMode (pure)", () => {
 describe("shortMcpReason (pure): never a server's body", () => {
   it.each([
     ["Streamable HTTP error: Error POSTing to endpoint (HTTP 500): <html>secret internals</html>", "HTTP 500"],
-    ["status code 401 Unauthorized {\"detail\":\"token leaked\"}", "HTTP 401"],
+    ['status code 401 Unauthorized {"detail":"token leaked"}', "HTTP 401"],
     ["spawn no-such-mcp-server ENOENT\nmore lines", "spawn no-such-mcp-server ENOENT"],
     ["x".repeat(300), `${"x".repeat(99)}…`],
     ["", "unknown error"],
@@ -30,10 +30,10 @@ describe("serverDeniedByPolicy (pure): every tool the server could offer is deni
     [{ repo: { "mcp__docs__*": "deny" } }, true],
     [{ team: { "mcp__*": "deny" } }, true],
     [{ team: { "*": "deny" } }, true],
-    [{ repo: { "mcp__docs__search": "deny" } }, false],
-    [{ repo: { "mcp__docs__*": "deny", "mcp__docs__search": "always_allow" } }, false],
+    [{ repo: { mcp__docs__search: "deny" } }, false],
+    [{ repo: { "mcp__docs__*": "deny", mcp__docs__search: "always_allow" } }, false],
     // The repo level decides before the team's: a team allow on one tool does not reopen it.
-    [{ repo: { "mcp__docs__*": "deny" }, team: { "mcp__docs__search": "always_allow" } }, true],
+    [{ repo: { "mcp__docs__*": "deny" }, team: { mcp__docs__search: "always_allow" } }, true],
     [{ team: { "mcp__docs__*": "deny" }, repo: { "mcp__docs__read*": "ask" } }, false],
     [{ repo: { "mcp__other__*": "deny" } }, false],
     [{}, false],

@@ -5,7 +5,15 @@ import { RunIndex } from "../../src/store/run-index.js";
 import type { JobContext } from "../../src/worker/job-context.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
-const job = { owner: "octo", repo: "hello", threadId: "gh:octo/hello#3", trigger: "comment", source: { kind: "github" }, requester: { login: "dana", id: 31 }, text: "@open-swe fix the flaky test\nkeep the backoff" } as unknown as AgentJob;
+const job = {
+  owner: "octo",
+  repo: "hello",
+  threadId: "gh:octo/hello#3",
+  trigger: "comment",
+  source: { kind: "github" },
+  requester: { login: "dana", id: 31 },
+  text: "@open-swe fix the flaky test\nkeep the backoff",
+} as unknown as AgentJob;
 
 describe("markRunStarted: the runs list's entry when an attempt starts", () => {
   it("keeps the request as written; a second attempt of a run still marked running says it resumed after a crash, keeping when it first started", async () => {

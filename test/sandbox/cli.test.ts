@@ -74,7 +74,15 @@ describe("runSandboxCli", () => {
   });
 
   it("rejects bad usage with exit code 2", async () => {
-    for (const argv of [[], ["exec"], ["exec", "--network", "maybe", "--", "true"], ["nope"], ["ls", "--provider", "docker"], ["exec", "--provider", "e2b", "--workspace", "/tmp", "--", "true"], ["rm"]]) {
+    for (const argv of [
+      [],
+      ["exec"],
+      ["exec", "--network", "maybe", "--", "true"],
+      ["nope"],
+      ["ls", "--provider", "docker"],
+      ["exec", "--provider", "e2b", "--workspace", "/tmp", "--", "true"],
+      ["rm"],
+    ]) {
       const c = capture();
       expect(await runSandboxCli(argv, config, c.io), argv.join(" ")).toBe(2);
       expect(c.err()).toMatch(/^open-swe: [^\n]+\n$/);

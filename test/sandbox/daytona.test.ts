@@ -33,7 +33,8 @@ describeSandboxConformance("daytona provider (real SDK, nock-mocked HTTP over bu
 afterAll(() => {
   // Every request the real SDK made is an operation of Daytona's description (its generated clients).
   const seen = new Set(mocks.flatMap((m) => m.operations));
-  for (const op of ["POST /sandbox", "GET /sandbox/{sandboxIdOrName}", "DELETE /sandbox/{sandboxIdOrName}", "POST /process/execute", "POST /files/bulk-upload", "POST /files/bulk-download"]) expect(seen).toContain(op);
+  for (const op of ["POST /sandbox", "GET /sandbox/{sandboxIdOrName}", "DELETE /sandbox/{sandboxIdOrName}", "POST /process/execute", "POST /files/bulk-upload", "POST /files/bulk-download"])
+    expect(seen).toContain(op);
   for (const _ of mocks.flatMap((m) => m.operations)) countContract("daytona", "validated");
   for (const _ of mocks.flatMap((m) => m.offContract)) countContract("daytona", "noContract");
   expect(mocks.flatMap((m) => m.offContract)).toEqual([]);

@@ -43,7 +43,20 @@ describeSandboxConformance("e2b provider (real SDK against E2B's API and envd se
 afterAll(() => {
   // The SDK really went through both planes, and asked nothing E2B's description (or envd's) lacks.
   const seen = served.flatMap((s) => s.exchanges);
-  for (const x of ["POST /v2/sandboxes 201", "POST /v2/sandboxes/{sandboxID}/connect 200", "POST /v2/sandboxes/{sandboxID}/connect 404", "DELETE /sandboxes/{sandboxID} 204", "DELETE /sandboxes/{sandboxID} 404", "GET /v2/sandboxes 200", "envd /process.Process/Start 200", "envd POST /files 200", "envd GET /files 200", "envd GET /files 404", "envd /health 204"]) expect(seen).toContain(x);
+  for (const x of [
+    "POST /v2/sandboxes 201",
+    "POST /v2/sandboxes/{sandboxID}/connect 200",
+    "POST /v2/sandboxes/{sandboxID}/connect 404",
+    "DELETE /sandboxes/{sandboxID} 204",
+    "DELETE /sandboxes/{sandboxID} 404",
+    "GET /v2/sandboxes 200",
+    "envd /process.Process/Start 200",
+    "envd POST /files 200",
+    "envd GET /files 200",
+    "envd GET /files 404",
+    "envd /health 204",
+  ])
+    expect(seen).toContain(x);
   for (const _ of seen) countContract("e2b", "validated");
   for (const _ of served.flatMap((s) => s.offContract)) countContract("e2b", "noContract");
   expect(served.flatMap((s) => s.offContract)).toEqual([]);
@@ -73,8 +86,7 @@ describe("e2b provider error mapping", () => {
 });
 
 const real = readSandboxConfig(process.env);
-describeSandboxConformance(
-  "e2b provider (real service)",
-  async () => ({ provider: new E2bSandboxProvider({ ...real, maxOutputBytes }), maxOutputBytes, missingId: "i0000000000000000000" }),
-  { ...(real.e2b.apiKey ? {} : { skip: "E2B_API_KEY not set" }), timeoutMs: 120_000 },
-);
+describeSandboxConformance("e2b provider (real service)", async () => ({ provider: new E2bSandboxProvider({ ...real, maxOutputBytes }), maxOutputBytes, missingId: "i0000000000000000000" }), {
+  ...(real.e2b.apiKey ? {} : { skip: "E2B_API_KEY not set" }),
+  timeoutMs: 120_000,
+});

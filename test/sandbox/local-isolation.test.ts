@@ -79,7 +79,11 @@ describe("local provider isolation", () => {
     try {
       const r = await sb.exec("env");
       expect(r.stdout).not.toContain("worker-env-value");
-      const names = r.stdout.trim().split("\n").map((l) => l.split("=")[0]).sort();
+      const names = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=")[0])
+        .sort();
       expect(names).toEqual(["HOME", "LANG", "PATH", "PWD", "TERM"]);
     } finally {
       delete process.env.OSW_WORKER_ONLY_SECRET;
@@ -93,8 +97,7 @@ describe("local provider isolation", () => {
   });
 
   // Plain bash (no curl needed): speak HTTP to the proxy named in $HTTP_PROXY.
-  const viaProxy = (request: string) =>
-    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
   const get = (path: string) => viaProxy(`GET http://127.0.0.1:${port}${path} HTTP/1.0\\r\\n\\r\\n`);
   const tunnel = (path: string) => viaProxy(`CONNECT 127.0.0.1:${port} HTTP/1.1\\r\\n\\r\\nGET ${path} HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n`);
 

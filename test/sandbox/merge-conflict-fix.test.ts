@@ -40,7 +40,7 @@ describe("merge-conflict fix: base shared into the sandbox, merge commit pushed 
     await git("commit", "-q", "-am", "ours");
     await git("checkout", "-q", "main");
     await writeFile(join(seed, "src", "greet.ts"), 'export const greet = "hi";\n');
-    await writeFile(join(seed, "src", "greet.test.ts"), TESTS.split("it(\"b\"")[0]!);
+    await writeFile(join(seed, "src", "greet.test.ts"), TESTS.split('it("b"')[0]!);
     await git("commit", "-q", "-am", "theirs");
     origin = join(tmp, "origin.git");
     await hostGit(["clone", "-q", "--bare", seed, origin]);

@@ -34,15 +34,24 @@ describeSandboxConformance("modal provider (real SDK over gRPC against Modal's s
 
 afterAll(() => {
   const seen = new Set(served.flatMap((s) => s.calls));
-  for (const c of ["ModalClient/AppGetOrCreate", "ModalClient/ImageGetOrCreate", "ModalClient/SandboxCreateV2", "ModalClient/SandboxListV2", "ModalClient/SandboxTerminateV2", "TaskCommandRouter/TaskExecStart", "TaskCommandRouter/TaskExecStdioRead", "TaskCommandRouter/TaskExecWait"]) expect(seen).toContain(c);
+  for (const c of [
+    "ModalClient/AppGetOrCreate",
+    "ModalClient/ImageGetOrCreate",
+    "ModalClient/SandboxCreateV2",
+    "ModalClient/SandboxListV2",
+    "ModalClient/SandboxTerminateV2",
+    "TaskCommandRouter/TaskExecStart",
+    "TaskCommandRouter/TaskExecStdioRead",
+    "TaskCommandRouter/TaskExecWait",
+  ])
+    expect(seen).toContain(c);
   for (const _ of served.flatMap((s) => s.calls)) countContract("modal", "validated");
   for (const _ of served.flatMap((s) => s.unserved)) countContract("modal", "noContract");
   expect(served.flatMap((s) => s.unserved)).toEqual([]);
 });
 
 const real = readSandboxConfig(process.env);
-describeSandboxConformance(
-  "modal provider (real service)",
-  async () => ({ provider: new ModalSandboxProvider({ ...real, maxOutputBytes }), maxOutputBytes, missingId: "sb-00000000000000000000" }),
-  { ...(real.modal.tokenId && real.modal.tokenSecret ? {} : { skip: "MODAL_TOKEN_ID/MODAL_TOKEN_SECRET not set" }), timeoutMs: 180_000 },
-);
+describeSandboxConformance("modal provider (real service)", async () => ({ provider: new ModalSandboxProvider({ ...real, maxOutputBytes }), maxOutputBytes, missingId: "sb-00000000000000000000" }), {
+  ...(real.modal.tokenId && real.modal.tokenSecret ? {} : { skip: "MODAL_TOKEN_ID/MODAL_TOKEN_SECRET not set" }),
+  timeoutMs: 180_000,
+});

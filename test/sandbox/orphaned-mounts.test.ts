@@ -20,7 +20,11 @@ describe("orphanedSandboxMounts", () => {
   });
 
   it("lists nested mounts deepest first, once", () => {
-    const text = [line("/t/local-0123456789abcdef//deleted", "/run/open-swe/aa/local-0123456789abcdef"), line("/w//deleted", "/run/open-swe/aa/local-0123456789abcdef/workspace"), line("/t/local-0123456789abcdef//deleted", "/run/open-swe/aa/local-0123456789abcdef")].join("\n");
+    const text = [
+      line("/t/local-0123456789abcdef//deleted", "/run/open-swe/aa/local-0123456789abcdef"),
+      line("/w//deleted", "/run/open-swe/aa/local-0123456789abcdef/workspace"),
+      line("/t/local-0123456789abcdef//deleted", "/run/open-swe/aa/local-0123456789abcdef"),
+    ].join("\n");
     expect(orphanedSandboxMounts(text)).toEqual(["/run/open-swe/aa/local-0123456789abcdef/workspace", "/run/open-swe/aa/local-0123456789abcdef"]);
   });
 });

@@ -6,16 +6,18 @@ describe("withPathLock", () => {
     const log: string[] = [];
     let inFlight = 0;
     let maxInFlight = 0;
-    const step = (name: string, fail = false) => async () => {
-      inFlight += 1;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      log.push(`start ${name}`);
-      await new Promise((r) => setTimeout(r, 5));
-      log.push(`end ${name}`);
-      inFlight -= 1;
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const step =
+      (name: string, fail = false) =>
+      async () => {
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        log.push(`start ${name}`);
+        await new Promise((r) => setTimeout(r, 5));
+        log.push(`end ${name}`);
+        inFlight -= 1;
+        if (fail) throw new Error(name);
+        return name;
+      };
     const a = withPathLock("k", step("a"));
     const b = withPathLock("k", step("b", true));
     const c = withPathLock("k", step("c"));

@@ -38,8 +38,7 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
 
   const sweep = (o: Partial<SweepOptions> = {}) =>
     sweepSandboxes({ redis, keyPrefix, provider, cache: new Map(), idleTtlMs: HOUR, orphanGraceMs: HOUR, mirrorRoot, log: createLogger("silent"), ...o });
-  const ensure = async (threadId: string) =>
-    (await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 10_000, cache: new Map() })).sandbox;
+  const ensure = async (threadId: string) => (await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId, provider, creationTimeoutMs: 10_000, cache: new Map() })).sandbox;
   const ids = async () => (await provider.list()).map((s) => s.id);
 
   it("destroys a sandbox idle past the TTL, never one whose run lock is held, and keeps recent ones", async () => {
@@ -65,7 +64,8 @@ describe("sweepSandboxes (local provider, real Redis)", () => {
 
   it("a host sweeps only the sandboxes recorded on it: another host's idle sandbox is left to that host", async () => {
     const [mine, theirs] = [randomUUID(), randomUUID()];
-    const onHost = async (t: string, host: string) => (await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId: t, provider, creationTimeoutMs: 10_000, cache: new Map(), host })).sandbox;
+    const onHost = async (t: string, host: string) =>
+      (await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix, threadId: t, provider, creationTimeoutMs: 10_000, cache: new Map(), host })).sandbox;
     const sandboxes = { mine: await onHost(mine, "h-aaaaaaaa"), theirs: await onHost(theirs, "h-bbbbbbbb") };
     const longAgo = Date.now() - 2 * HOUR;
     await redis.zadd(sandboxActivityKey(keyPrefix), longAgo, mine, longAgo, theirs);

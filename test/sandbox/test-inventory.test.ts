@@ -10,7 +10,11 @@ describe("detectTestRunner (pure)", () => {
   it.each<[string, RepoFacts, string | null]>([
     ["vitest in devDependencies", facts({ rootFiles: new Set(["package.json"]), packageJson: pkg({ devDependencies: { vitest: "4" } }) }), "vitest"],
     ["a vitest.config.ts", facts({ rootFiles: new Set(["package.json", "vitest.config.ts"]), packageJson: pkg({}) }), "vitest"],
-    ["jest in the test script wins over a vitest dependency", facts({ rootFiles: new Set(["package.json"]), packageJson: pkg({ scripts: { test: "jest" }, devDependencies: { vitest: "4" } }) }), "jest"],
+    [
+      "jest in the test script wins over a vitest dependency",
+      facts({ rootFiles: new Set(["package.json"]), packageJson: pkg({ scripts: { test: "jest" }, devDependencies: { vitest: "4" } }) }),
+      "jest",
+    ],
     ["jest in devDependencies", facts({ rootFiles: new Set(["package.json"]), packageJson: pkg({ devDependencies: { jest: "29" } }) }), "jest"],
     ["pytest.ini", facts({ rootFiles: new Set(["pytest.ini"]) }), "pytest"],
     ["pyproject [tool.pytest.ini_options]", facts({ rootFiles: new Set(["pyproject.toml"]), pythonConfig: "[tool.pytest.ini_options]\n" }), "pytest"],
@@ -98,7 +102,11 @@ describe("testConfigChange (pure): how tests are selected or run", () => {
     ["package.json dependency bump only", c("package.json", pkg({ scripts: { test: "vitest" }, dependencies: { a: "1" } }), pkg({ scripts: { test: "vitest" }, dependencies: { a: "2" } })), null],
     ["package.json made unreadable", c("package.json", pkg({}), "{"), /"scripts"/],
     ["pyproject [tool.pytest.ini_options]", c("pyproject.toml", "[tool.pytest.ini_options]\na = 1\n", "[tool.pytest.ini_options]\na = 1\naddopts = '-k not x'\n"), /test sections/],
-    ["pyproject dependencies only", c("pyproject.toml", "[project]\ndependencies = ['a']\n[tool.pytest.ini_options]\na = 1\n", "[project]\ndependencies = ['b']\n[tool.pytest.ini_options]\na = 1\n"), null],
+    [
+      "pyproject dependencies only",
+      c("pyproject.toml", "[project]\ndependencies = ['a']\n[tool.pytest.ini_options]\na = 1\n", "[project]\ndependencies = ['b']\n[tool.pytest.ini_options]\na = 1\n"),
+      null,
+    ],
     ["setup.cfg [tool:pytest]", c("setup.cfg", "[metadata]\n", "[metadata]\n[tool:pytest]\naddopts = -x\n"), /test sections/],
     ["Cargo.toml [[test]]", c("Cargo.toml", "[package]\n", "[package]\n[[test]]\nname = 'x'\nharness = false\n"), /test sections/],
     ["Cargo.toml dependencies", c("Cargo.toml", "[dependencies]\na = '1'\n", "[dependencies]\na = '2'\n"), null],

@@ -54,18 +54,52 @@ describe("testWeakening (pure)", () => {
     ["it.todo replacing a test", [change("__tests__/sum.js", JS, JS.replace(/it\("adds"[\s\S]*?\n  }\);\n/, 'it.todo("adds");\n'))], /\.todo\(.*removes 1 assertion/],
     ["it.only focusing one test", [change("src/sum.test.tsx", JS, JS.replace('it("adds"', 'it.only("adds"'))], /\.only\(/],
     ["a test deleted", [change("src/sum.test.ts", JS, JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, ""))], /removes 1 test case\(s\): src\/sum\.test\.ts \(2 → 1\)/],
-    ["a test commented out with //", [change("src/sum.test.ts", JS, JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, (m) => m.replace(/^/gm, "// ")))], /removes 1 test case/],
-    ["a test commented out with /* */", [change("src/sum.test.ts", JS, JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, (m) => `/*\n${m}*/\n`))], /removes 1 test case/],
+    [
+      "a test commented out with //",
+      [
+        change(
+          "src/sum.test.ts",
+          JS,
+          JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, (m) => m.replace(/^/gm, "// ")),
+        ),
+      ],
+      /removes 1 test case/,
+    ],
+    [
+      "a test commented out with /* */",
+      [
+        change(
+          "src/sum.test.ts",
+          JS,
+          JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, (m) => `/*\n${m}*/\n`),
+        ),
+      ],
+      /removes 1 test case/,
+    ],
     ["an assertion deleted", [change("src/sum.test.ts", JS, JS.replace("    expect(sum(-1, -2)).toBe(-3);\n", ""))], /removes 1 assertion/],
     ["the test file deleted", [change("src/sum.test.ts", JS, "")], /removes 2 test case/],
-    ["a test moved to another file", [change("src/a.test.ts", JS, JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, "")), change("src/b.test.ts", "", `it("negatives", () => {\n  expect(sum(-1, -2)).toBe(-3);\n});\n`)], null],
+    [
+      "a test moved to another file",
+      [change("src/a.test.ts", JS, JS.replace(/  it\("negatives"[\s\S]*?\n  }\);\n/, "")), change("src/b.test.ts", "", `it("negatives", () => {\n  expect(sum(-1, -2)).toBe(-3);\n});\n`)],
+      null,
+    ],
     ["a skip already there, moved", [change("src/a.test.ts", 'it.skip("x", () => {});\n', ""), change("src/b.test.ts", "", 'it.skip("x", () => {});\n')], /skip marker/],
     ["a skip mentioned in a comment only", [change("src/sum.test.ts", JS, `// never use it.skip( here\n${JS}`)], null],
     ["@pytest.mark.skip", [change("tests/test_sum.py", PY, PY.replace("def test_adds", '@pytest.mark.skip(reason="later")\ndef test_adds'))], /@pytest\.mark\.skip/],
     ["@pytest.mark.xfail", [change("test_sum.py", PY, PY.replace("def test_adds", "@pytest.mark.xfail\ndef test_adds"))], /@pytest\.mark\.skip/],
     ["pytest.skip() inside", [change("pkg/sum_test.py", PY, PY.replace("    assert add(1, 2) == 3", '    pytest.skip("flaky")\n    assert add(1, 2) == 3'))], /pytest\.skip\(/],
     ["@unittest.skip", [change("tests/test_sum.py", PY, PY.replace("def test_adds", "@unittest.skip\ndef test_adds"))], /@unittest\.skip/],
-    ["a Python test in a docstring", [change("tests/test_sum.py", PY, PY.replace(/def test_negatives[\s\S]*$/, (m) => `"""\n${m}"""\n`))], /removes 1 test case/],
+    [
+      "a Python test in a docstring",
+      [
+        change(
+          "tests/test_sum.py",
+          PY,
+          PY.replace(/def test_negatives[\s\S]*$/, (m) => `"""\n${m}"""\n`),
+        ),
+      ],
+      /removes 1 test case/,
+    ],
     ["a Python test renamed out of collection", [change("tests/test_sum.py", PY, PY.replace("def test_negatives", "def negatives"))], /removes 1 test case/],
     ["a Python assertion removed", [change("tests/test_sum.py", PY, PY.replace("    assert add(-1, -2) == -3", "    pass"))], /removes 1 assertion/],
     ["t.Skip(", [change("sum_test.go", GO, GO.replace("\tif Sum", '\tt.Skip("later")\n\tif Sum'))], /t\.Skip\(/],
@@ -73,7 +107,11 @@ describe("testWeakening (pure)", () => {
     ["a Go test renamed", [change("sum_test.go", GO, GO.replace("func TestAdds", "func testAdds"))], /removes 1 test case/],
     ["#[ignore] in a Rust module", [change("src/lib.rs", RS, RS.replace("    #[test]\n", "    #[test]\n    #[ignore]\n"))], /#\[ignore\]/],
     ["#[test] removed in Rust", [change("src/lib.rs", RS, RS.replace("    #[test]\n", ""))], /removes 1 test case/],
-    ["@Disabled in JUnit", [change("src/test/java/SumTest.java", "@Test\nvoid adds() { assertEquals(3, sum(1, 2)); }\n", "@Disabled\n@Test\nvoid adds() { assertEquals(3, sum(1, 2)); }\n")], /@Disabled/],
+    [
+      "@Disabled in JUnit",
+      [change("src/test/java/SumTest.java", "@Test\nvoid adds() { assertEquals(3, sum(1, 2)); }\n", "@Disabled\n@Test\nvoid adds() { assertEquals(3, sum(1, 2)); }\n")],
+      /@Disabled/,
+    ],
     ["RSpec skip", [change("spec/sum_spec.rb", 'it "adds" do\n  expect(sum(1, 2)).to eq(3)\nend\n', 'it "adds" do\n  skip "later"\n  expect(sum(1, 2)).to eq(3)\nend\n')], /RSpec/],
     ["`pending` as a JS variable is not RSpec", [change("src/a.test.ts", JS, `${JS}pending.push(1);\n`)], null],
   ])("%s", (_n, changes, want) => {

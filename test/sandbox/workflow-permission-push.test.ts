@@ -33,7 +33,9 @@ describe("a push GitHub refuses for a missing `workflows` permission", () => {
     await hostGit(["-C", work, "bundle", "create", "-q", file, `${base}..refs/heads/open-swe/t1`]);
     const bundle = new Uint8Array(await readFile(file));
 
-    const err = await verifyAndPushBundle({ mirror, bundle, branch: "open-swe/t1", expectedOld: base, remoteUrl: remote, allowWorkflowChanges: true, maxBytes: DEFAULT_MAX_BUNDLE_BYTES }).catch((e: unknown) => e);
+    const err = await verifyAndPushBundle({ mirror, bundle, branch: "open-swe/t1", expectedOld: base, remoteUrl: remote, allowWorkflowChanges: true, maxBytes: DEFAULT_MAX_BUNDLE_BYTES }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ reason: "workflow_permission" });
     expect((err as Error).message).toMatch(/lacks the `workflows` permission.*Permissions → Workflows: Read and write/);
   });

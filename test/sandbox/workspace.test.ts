@@ -149,7 +149,9 @@ describe("workspace from a host mirror, and the host-side push", () => {
     };
     const ws = await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/deep/t6", publicUrl: "https://github.com/acme/app.git" });
     expect({ mode: ws.mode, commands }).toEqual({ mode: "overlay", commands: 0 });
-    const r = await exec("git symbolic-ref HEAD && git rev-parse HEAD && git status --porcelain && echo x >> README.md && git commit -qam edit && git rev-parse open-swe/deep/t6 && git rev-list --count HEAD");
+    const r = await exec(
+      "git symbolic-ref HEAD && git rev-parse HEAD && git status --porcelain && echo x >> README.md && git commit -qam edit && git rev-parse open-swe/deep/t6 && git rev-list --count HEAD",
+    );
     expect(r.exitCode).toBe(0);
     const [head, sha, newSha, count] = r.stdout.trim().split("\n");
     expect({ head, sha }).toEqual({ head: "refs/heads/open-swe/deep/t6", sha: mainSha });

@@ -28,8 +28,13 @@ describe("security: approval decisions", () => {
     const store = new ApprovalStore(testRedis(), app.prefix, 60_000);
 
     nock(API).get("/repos/octo/hello/collaborators/mallory/permission").reply(200, { permission: "read", role_name: "read" });
-    const refusal = nock(API).post("/repos/octo/hello/issues/7/comments", (b) => b.body.includes("Only @dana") && b.body.includes(id)).reply(201, { id: 921 });
-    const reader = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7201, number: 7, issueId: 7007, commentId: 122, login: "mallory", userId: 66, body: `@open-swe approve ${id}` }) });
+    const refusal = nock(API)
+      .post("/repos/octo/hello/issues/7/comments", (b) => b.body.includes("Only @dana") && b.body.includes(id))
+      .reply(201, { id: 921 });
+    const reader = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7201, number: 7, issueId: 7007, commentId: 122, login: "mallory", userId: 66, body: `@open-swe approve ${id}` }),
+    });
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(reader.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_refused" });
     expect(refusal.isDone()).toBe(true);
     expect(await store.resolution(id)).toBeNull();
@@ -38,7 +43,9 @@ describe("security: approval decisions", () => {
     // eve can write to octo/other, not to octo/hello: the id is unknown there, and she is never asked about.
     const elsewhere = issueCommentPayload({ installationId: 7201, number: 3, issueId: 3003, commentId: 123, login: "eve", userId: 67, body: `@open-swe approve ${id}` });
     elsewhere.repository = { name: "other", full_name: "octo/other", owner: { login: "octo" } };
-    const unknown = nock(API).post("/repos/octo/other/issues/3/comments", (b) => b.body.includes(`no approval request \`${id}\``)).reply(201, { id: 924 });
+    const unknown = nock(API)
+      .post("/repos/octo/other/issues/3/comments", (b) => b.body.includes(`no approval request \`${id}\``))
+      .reply(201, { id: 924 });
     const other = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: elsewhere });
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(other.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_unknown" });
     expect(unknown.isDone()).toBe(true);
@@ -56,11 +63,19 @@ describe("security: approval decisions", () => {
     expect(await toolMessages(app.prefix, thread, "execute")).toEqual([expect.stringMatching(/^Denied automatically: nobody approved this call within 60 minutes/)]);
     expect(await store.resolution(id)).toMatchObject({ decision: "reject", by: null, how: "timeout" });
     // The paused run is marked resolved by the timeout (nobody), linking the run it resumed.
-    expect(await new RunIndex(testRedis(), app.prefix).get((await store.get(id))!.runId!)).toMatchObject({ status: "approval_resolved", approval: { decision: "reject", by: null, resumedRunId: jobId("approval", id) } });
+    expect(await new RunIndex(testRedis(), app.prefix).get((await store.get(id))!.runId!)).toMatchObject({
+      status: "approval_resolved",
+      approval: { decision: "reject", by: null, resumedRunId: jobId("approval", id) },
+    });
 
     // A decision after the timeout is told so, once.
-    const late = nock(API).post("/repos/octo/hello/issues/7/comments", (b) => b.body.includes("already denied automatically")).reply(201, { id: 926 });
-    const after = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7201, number: 7, issueId: 7007, commentId: 127, body: `@open-swe approve ${id}` }) });
+    const late = nock(API)
+      .post("/repos/octo/hello/issues/7/comments", (b) => b.body.includes("already denied automatically"))
+      .reply(201, { id: 926 });
+    const after = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7201, number: 7, issueId: 7007, commentId: 127, body: `@open-swe approve ${id}` }),
+    });
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(after.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_already_decided" });
     expect(late.isDone()).toBe(true);
   });

@@ -44,7 +44,10 @@ describe.runIf(root0)("a cgroup sweep racing a sandbox's cgroup setup", () => {
           failures.push(String(err));
           continue;
         }
-        for (const [c, file] of [["pids", "pids.max"], ["memory", "memory.limit_in_bytes"]] as const) {
+        for (const [c, file] of [
+          ["pids", "pids.max"],
+          ["memory", "memory.limit_in_bytes"],
+        ] as const) {
           const path = `${s.parents[c]}/${id}/${s.version === 2 ? (c === "memory" ? "memory.max" : file) : file}`;
           expect(existsSync(path), path).toBe(true);
           expect(readFileSync(path, "utf8").trim()).toBe(String(c === "pids" ? LIMITS.pids : LIMITS.memoryBytes));

@@ -14,7 +14,21 @@ import { threadId } from "../../src/shared/thread-id.js";
 import { waitForJob, findJob } from "../helpers/jobs.js";
 import { redisSocket, redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
-import { APP_KEY, APP_URL, CLIENT_KEY, CONFLUENCE_BASE, KID, SECRET_KEY, SHARED_SECRET, SITE, atlassianKeys, commentCreated, installToken, lifecycleBody, webhookToken } from "../fixtures/confluence/connect.js";
+import {
+  APP_KEY,
+  APP_URL,
+  CLIENT_KEY,
+  CONFLUENCE_BASE,
+  KID,
+  SECRET_KEY,
+  SHARED_SECRET,
+  SITE,
+  atlassianKeys,
+  commentCreated,
+  installToken,
+  lifecycleBody,
+  webhookToken,
+} from "../fixtures/confluence/connect.js";
 import { confluenceBody } from "../contracts/atlassian-contract.js";
 
 const API = "https://api.github.com";
@@ -58,23 +72,30 @@ describe("Confluence: the webhook body's space and thread claims never reach the
     const body = commentCreated({ id: "360777", inReplyTo: "360001" });
     const lying = { ...body, comment: { ...body.comment, spaceKey: "HR", parent: { ...body.comment.parent, spaceKey: "HR" } } };
     // Confluence, asked as the app: a top-level comment in space ENG.
-    nock(WIKI).get("/wiki/rest/api/user/current").reply(200, confluenceBody("user", { accountId: ME }));
+    nock(WIKI)
+      .get("/wiki/rest/api/user/current")
+      .reply(200, confluenceBody("user", { accountId: ME }));
     nock(WIKI)
       .get("/wiki/rest/api/content/360777")
       .query({ expand: "body.storage,history,container,space,ancestors" })
-      .reply(200, confluenceBody("content", {
-        id: "360777",
-        type: "comment",
-        body: { storage: { value: `<p><ac:link><ri:user ri:account-id="${ME}" /></ac:link> tidy the deploy script</p>` } },
-        history: { createdBy: { accountId: "557058:alice", displayName: "Alice" } },
-        container: { id: "98305", title: "Runbook" },
-        space: { key: "ENG" },
-        ancestors: [],
-      }));
+      .reply(
+        200,
+        confluenceBody("content", {
+          id: "360777",
+          type: "comment",
+          body: { storage: { value: `<p><ac:link><ri:user ri:account-id="${ME}" /></ac:link> tidy the deploy script</p>` } },
+          history: { createdBy: { accountId: "557058:alice", displayName: "Alice" } },
+          container: { id: "98305", title: "Runbook" },
+          space: { key: "ENG" },
+          ancestors: [],
+        }),
+      );
     const ack = nock(WIKI)
       .post("/wiki/rest/api/content", (b: { ancestors?: { id: string }[]; body: { storage: { value: string } } }) => b.ancestors?.[0]?.id === "360777" && b.body.storage.value.includes("On it"))
       .reply(200, confluenceBody("content", { id: "1" }));
-    nock(API).post("/app/installations/7272/access_tokens").reply(201, { token: "ghs_x", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock(API)
+      .post("/app/installations/7272/access_tokens")
+      .reply(201, { token: "ghs_x", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
 
@@ -95,18 +116,31 @@ describe("Confluence: the webhook body's space and thread claims never reach the
 
 describe("Confluence write tools fail closed when no space is known", () => {
   const api = new ConfluenceApi(async () => ({ clientKey: CLIENT_KEY, baseUrl: CONFLUENCE_BASE, sharedSecret: SHARED_SECRET }), APP_KEY);
-  const tools: Record<string, StructuredToolInterface> = Object.fromEntries(confluenceTools(api, { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360449", threadRoot: "360449" }).map((t) => [t.name, t]));
+  const tools: Record<string, StructuredToolInterface> = Object.fromEntries(
+    confluenceTools(api, { kind: "comment", clientKey: CLIENT_KEY, pageId: "98305", commentId: "360449", threadRoot: "360449" }).map((t) => [t.name, t]),
+  );
 
   it("creating a page anywhere, or updating another page, is refused without a write; a comment on the request's own page still works", async () => {
     expect(await tools.confluence_create_page!.invoke({ spaceKey: "HR", title: "x", body: "x" })).toMatch(/^Refused: I do not know which space/);
-    nock(WIKI).get("/wiki/rest/api/content/98400").query(true).reply(200, confluenceBody("content", { id: "98400", title: "Payroll", space: { key: "HR" }, version: { number: 2 } }));
+    nock(WIKI)
+      .get("/wiki/rest/api/content/98400")
+      .query(true)
+      .reply(200, confluenceBody("content", { id: "98400", title: "Payroll", space: { key: "HR" }, version: { number: 2 } }));
     expect(await tools.confluence_update_page!.invoke({ pageId: "98400", body: "gone" })).toMatch(/^Refused: I do not know which space/);
     // A page whose read names no space either: "no space" never matches "no space".
-    nock(WIKI).get("/wiki/rest/api/content/98402").query(true).reply(200, confluenceBody("content", { id: "98402", title: "Loose", version: { number: 1 } }));
+    nock(WIKI)
+      .get("/wiki/rest/api/content/98402")
+      .query(true)
+      .reply(200, confluenceBody("content", { id: "98402", title: "Loose", version: { number: 1 } }));
     expect(await tools.confluence_update_page!.invoke({ pageId: "98402", body: "gone" })).toMatch(/^Refused: /);
-    nock(WIKI).get("/wiki/rest/api/content/98401").query(true).reply(200, confluenceBody("content", { id: "98401", title: "Other", space: { key: "ENG" }, version: { number: 2 } }));
+    nock(WIKI)
+      .get("/wiki/rest/api/content/98401")
+      .query(true)
+      .reply(200, confluenceBody("content", { id: "98401", title: "Other", space: { key: "ENG" }, version: { number: 2 } }));
     expect(await tools.confluence_comment!.invoke({ pageId: "98401", body: "hi" })).toMatch(/^Refused: I do not know which space/);
-    nock(WIKI).post("/wiki/rest/api/content", (b: { container: { id: string } }) => b.container.id === "98305").reply(200, confluenceBody("content", { id: "360900" }));
+    nock(WIKI)
+      .post("/wiki/rest/api/content", (b: { container: { id: string } }) => b.container.id === "98305")
+      .reply(200, confluenceBody("content", { id: "360900" }));
     expect(await tools.confluence_comment!.invoke({ body: "on the request's page" })).toBe("Comment 360900 posted on page 98305.");
   });
 });

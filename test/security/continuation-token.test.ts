@@ -43,8 +43,13 @@ describe("security: a person continuing someone else's run acts as themselves", 
     mockInstallationToken(7301, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     runStartMocks(301);
-    nock(API).post("/repos/octo/hello/issues/6/comments", (b) => /Approval needed/.test(b.body)).reply(201, { id: 950 });
-    const asked = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7301, number: 6, issueId: 6006, commentId: 301, body: "@open-swe add notes" }) });
+    nock(API)
+      .post("/repos/octo/hello/issues/6/comments", (b) => /Approval needed/.test(b.body))
+      .reply(201, { id: 950 });
+    const asked = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7301, number: 6, issueId: 6006, commentId: 301, body: "@open-swe add notes" }),
+    });
     const paused = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(asked.deliveryId), 60_000);
     expect(paused.returnvalue).toMatchObject({ outcome: "awaiting_approval" });
     const id = (paused.returnvalue as { approvalId: string }).approvalId;
@@ -53,9 +58,14 @@ describe("security: a person continuing someone else's run acts as themselves", 
     runStartMocks(301);
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
     const pr = nock(API).post("/repos/octo/hello/pulls").matchHeader("authorization", "token ghs_test_installation_token").reply(201, { number: 31, html_url: PR_URL });
-    nock(API).post("/repos/octo/hello/issues/6/comments", { body: `Opened ${PR_URL}` }).reply(201, { id: 951 });
+    nock(API)
+      .post("/repos/octo/hello/issues/6/comments", { body: `Opened ${PR_URL}` })
+      .reply(201, { id: 951 });
     nock(API).patch("/repos/octo/hello/issues/comments/951").reply(200, { id: 951 });
-    const approved = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7301, number: 6, issueId: 6006, commentId: 302, login: "erin", userId: 44, body: `@open-swe approve ${id}` }) });
+    const approved = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7301, number: 6, issueId: 6006, commentId: 302, login: "erin", userId: 44, body: `@open-swe approve ${id}` }),
+    });
     expect((await waitForJob(app.proc.queues.queues.command, deliveryJobId(approved.deliveryId))).returnvalue).toMatchObject({ outcome: "approval_approved" });
     const resumed = await waitForJob(app.proc.queues.queues.agent, jobId("approval", id), 60_000);
     expect(resumed.failedReason).toBeUndefined();
@@ -84,10 +94,16 @@ describe("security: a person continuing someone else's run acts as themselves", 
     nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
     nock(API).post("/repos/octo/hello/issues/comments/401/reactions").reply(201, {});
     nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, []);
-    const pr = nock(API).post("/repos/octo/hello/pulls").matchHeader("authorization", "token ghs_test_installation_token").reply(201, { number: 32, html_url: "https://github.com/octo/hello/pull/32" });
+    const pr = nock(API)
+      .post("/repos/octo/hello/pulls")
+      .matchHeader("authorization", "token ghs_test_installation_token")
+      .reply(201, { number: 32, html_url: "https://github.com/octo/hello/pull/32" });
     nock(API).post("/repos/octo/hello/issues/9/comments").reply(201, { id: 961 });
     nock(API).patch("/repos/octo/hello/issues/comments/961").reply(200, { id: 961 });
-    const asked = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7302, number: 9, issueId: 9009, commentId: 401, body: "@open-swe add a todo list" }) });
+    const asked = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7302, number: 9, issueId: 9009, commentId: 401, body: "@open-swe add a todo list" }),
+    });
     const thread = threadId({ kind: "issue", issueId: 9009 });
     const locks = new RunLocks(testRedis(), app.prefix, 60_000);
     for (let i = 0; ownerJobId((await locks.holder(thread)) ?? "") !== deliveryJobId(asked.deliveryId); i++) {
@@ -96,7 +112,10 @@ describe("security: a person continuing someone else's run acts as themselves", 
     }
     // erin writes while dana's run holds the thread: her message becomes a follow-up the run reads.
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
-    const joined = await sendWebhook(app.proc.port!, { event: "issue_comment", payload: issueCommentPayload({ installationId: 7302, number: 9, issueId: 9009, commentId: 402, login: "erin", userId: 44, body: "@open-swe also list the docs" }) });
+    const joined = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 7302, number: 9, issueId: 9009, commentId: 402, login: "erin", userId: 44, body: "@open-swe also list the docs" }),
+    });
     expect((await waitForJob(app.proc.queues.queues.agent, deliveryJobId(joined.deliveryId), 30_000)).returnvalue).toMatchObject({ outcome: "follow_up" });
     const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(asked.deliveryId), 60_000);
     expect(done.failedReason).toBeUndefined();

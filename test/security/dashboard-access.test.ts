@@ -7,7 +7,6 @@ import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 
-
 describe("dashboard access: other repos' runs, forged cookies, replayed callbacks, open redirects, cross-site posts", () => {
   let proc: RunningProcess;
   let base: string;
@@ -19,8 +18,21 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
     await settings.recordInstalled("octo/hello", { installationId: 4242 });
     await settings.recordInstalled("octo/secret", { installationId: 4242 });
     const index = new RunIndex(proc.redis, prefix);
-    for (const [runId, repo] of [["run-hello", "octo/hello"], ["run-secret", "octo/secret"]] as const) {
-      await index.put({ runId, repo, threadId: `5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b1${runId.length % 10}`, trigger: "comment", source: "github", requester: "x", title: runId, status: "running", queuedAt: Date.now() });
+    for (const [runId, repo] of [
+      ["run-hello", "octo/hello"],
+      ["run-secret", "octo/secret"],
+    ] as const) {
+      await index.put({
+        runId,
+        repo,
+        threadId: `5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b1${runId.length % 10}`,
+        trigger: "comment",
+        source: "github",
+        requester: "x",
+        title: runId,
+        status: "running",
+        queuedAt: Date.now(),
+      });
     }
   });
   afterAll(async () => proc?.stop());
@@ -31,7 +43,17 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
     const login = await fetch(`${base}/auth/login?next=${encodeURIComponent(next)}`, { redirect: "manual" });
     keep(jar, login);
     const authorize = new URL(login.headers.get("location")!);
-    mockSignIn({ login: login_, id: 31, repos: [{ full_name: "octo/hello", push: true }, { full_name: "octo/secret", push: false }] }, () => authorize.searchParams.get("code_challenge") ?? undefined);
+    mockSignIn(
+      {
+        login: login_,
+        id: 31,
+        repos: [
+          { full_name: "octo/hello", push: true },
+          { full_name: "octo/secret", push: false },
+        ],
+      },
+      () => authorize.searchParams.get("code_challenge") ?? undefined,
+    );
     const callback = `${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`;
     const res = await fetch(callback, { redirect: "manual", headers: { cookie: cookieHeader(jar) } });
     keep(jar, res);
@@ -47,7 +69,8 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
     expect(listed).not.toContain("run-secret");
     const csrf = /name="_csrf" value="([^"]+)"/.exec(listed)![1]!;
     const get = (p: string) => fetch(`${base}${p}`, { headers: { cookie: cookieHeader(jar) } });
-    const post = (p: string, f: Record<string, string>) => fetch(`${base}${p}`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, ...f }) });
+    const post = (p: string, f: Record<string, string>) =>
+      fetch(`${base}${p}`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, ...f }) });
     expect((await get("/app/runs/run-hello")).status).toBe(200);
     expect((await get("/app/runs/run-secret")).status).toBe(404);
     expect((await get("/app/runs/run-secret/events")).status).toBe(404);
@@ -63,7 +86,17 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
 
   it("a run whose thread has since been another repository's (a pre-upgrade shared thread) shows none of its conversation and takes no message", async () => {
     const thread = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2bff";
-    await new RunIndex(proc.redis, prefix).put({ runId: "run-moved", repo: "octo/hello", threadId: thread, trigger: "comment", source: "slack", requester: "dana", title: "run-moved", status: "running", queuedAt: Date.now() });
+    await new RunIndex(proc.redis, prefix).put({
+      runId: "run-moved",
+      repo: "octo/hello",
+      threadId: thread,
+      trigger: "comment",
+      source: "slack",
+      requester: "dana",
+      title: "run-moved",
+      status: "running",
+      queuedAt: Date.now(),
+    });
     await proc.redis.set(`${prefix}:thread:${thread}:repo`, "octo/secret");
     const { jar } = await signIn();
     const page = await fetch(`${base}/app/runs/run-moved`, { headers: { cookie: cookieHeader(jar) } });
@@ -71,7 +104,12 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
     const text = await page.text();
     expect(text).toContain('id="conversation-hidden"');
     const csrf = /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
-    const sent = await fetch(`${base}/app/runs/run-moved/messages`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, text: "read me the secret" }) });
+    const sent = await fetch(`${base}/app/runs/run-moved/messages`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: cookieHeader(jar) },
+      body: new URLSearchParams({ _csrf: csrf, text: "read me the secret" }),
+    });
     expect(sent.status).toBe(409);
     expect(await proc.redis.keys(`${prefix}:followups:${thread}*`)).toEqual([]);
     // Its own repository's thread again: shown.

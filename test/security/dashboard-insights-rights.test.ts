@@ -28,7 +28,10 @@ describe("security: Insights sums only repositories the viewer may read now, pag
     await insights.recordRun({ runId: "h1", repo: "octo/hello", at: now, outcome: "completed", model: "sonnet", costUsd: 0.5, inputTokens: 100, outputTokens: 10, durationMs: 60_000 });
     await insights.recordRun({ runId: "h2", repo: "octo/hello", at: now, outcome: "completed", model: "sonnet", costUsd: 0.25, inputTokens: 100, outputTokens: 10, durationMs: 30_000 });
     // octo/secret: dana could push at sign-in, GitHub says read-only now. acme/other: never hers.
-    for (const [runId, repo, model] of [["s1", "octo/secret", "secret-model"], ["o1", "acme/other", "other-model"]] as const) {
+    for (const [runId, repo, model] of [
+      ["s1", "octo/secret", "secret-model"],
+      ["o1", "acme/other", "other-model"],
+    ] as const) {
       await insights.recordRun({ runId, repo, at: now, outcome: "budget_exceeded", model, costUsd: 123.456789, inputTokens: 777_777, outputTokens: 1, durationMs: 9_999_000, autofix: "rerun" });
       const multi = proc.redis.multi();
       insights.countFindings(multi, repo, now, { raised: 41, fixed: 0, dismissed: 0 });
@@ -42,7 +45,17 @@ describe("security: Insights sums only repositories the viewer may read now, pag
     const login = await fetch(`${base}/auth/login?next=/app`, { redirect: "manual" });
     keep(jar, login);
     const authorize = new URL(login.headers.get("location")!);
-    mockSignIn({ login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }, { full_name: "octo/secret", push: true }] }, () => authorize.searchParams.get("code_challenge") ?? undefined);
+    mockSignIn(
+      {
+        login: "dana",
+        id: 31,
+        repos: [
+          { full_name: "octo/hello", push: true },
+          { full_name: "octo/secret", push: true },
+        ],
+      },
+      () => authorize.searchParams.get("code_challenge") ?? undefined,
+    );
     keep(jar, await fetch(`${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: cookieHeader(jar) } }));
     return jar;
   }

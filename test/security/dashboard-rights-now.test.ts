@@ -22,11 +22,42 @@ describe("security: dashboard rights are GitHub's answer when the action happens
   const prefix = uniquePrefix();
   beforeAll(async () => {
     // A 1-second cache stands in for the (≤ 5 minute) window; a 1-second budget for GitHub's outage.
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, GITHUB_CLIENT_ID: CLIENT_ID, GITHUB_CLIENT_SECRET: CLIENT_SECRET, PERMISSION_CACHE_SECONDS: "1", PERMISSION_CHECK_BUDGET_SECONDS: "1", DASHBOARD_ADMINS: "dana" });
+    proc = await startTestProcess("web", {
+      QUEUE_REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      GITHUB_CLIENT_ID: CLIENT_ID,
+      GITHUB_CLIENT_SECRET: CLIENT_SECRET,
+      PERMISSION_CACHE_SECONDS: "1",
+      PERMISSION_CHECK_BUDGET_SECONDS: "1",
+      DASHBOARD_ADMINS: "dana",
+    });
     base = `http://127.0.0.1:${proc.port}`;
     await new SettingsStore(proc.redis, prefix).recordInstalled("octo/hello", { installationId: 4242 });
-    await new RunIndex(proc.redis, prefix).put({ runId: "run-1", repo: "octo/hello", threadId: THREAD, trigger: "comment", source: "github", requester: "carl", title: "carl's run", status: "running", queuedAt: Date.now() });
-    const job = { installationId: 4242, owner: "octo", repo: "hello", source: { kind: "github" as const }, number: 3, isPullRequest: false, threadId: THREAD, trigger: "comment" as const, requester: { login: "carl", id: 9 }, text: "x", verdictAuthorized: false, deliveryId: "d1" };
+    await new RunIndex(proc.redis, prefix).put({
+      runId: "run-1",
+      repo: "octo/hello",
+      threadId: THREAD,
+      trigger: "comment",
+      source: "github",
+      requester: "carl",
+      title: "carl's run",
+      status: "running",
+      queuedAt: Date.now(),
+    });
+    const job = {
+      installationId: 4242,
+      owner: "octo",
+      repo: "hello",
+      source: { kind: "github" as const },
+      number: 3,
+      isPullRequest: false,
+      threadId: THREAD,
+      trigger: "comment" as const,
+      requester: { login: "carl", id: 9 },
+      text: "x",
+      verdictAuthorized: false,
+      deliveryId: "d1",
+    };
     await new ApprovalStore(proc.redis, prefix, 3600_000).create({ id: "abcd1234", threadId: THREAD, job, calls: [{ name: "execute", preview: "ls" }], requestedAt: Date.now(), runId: "run-1" });
   });
   afterAll(async () => proc?.stop());
@@ -44,7 +75,8 @@ describe("security: dashboard rights are GitHub's answer when the action happens
 
   it("a writer removed from the repository can no longer message, stop, approve or start a task once the cache window passes", async () => {
     const { jar, csrf } = await signIn();
-    const post = (p: string, f: Record<string, string> = {}) => fetch(`${base}${p}`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, ...f }) });
+    const post = (p: string, f: Record<string, string> = {}) =>
+      fetch(`${base}${p}`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, ...f }) });
     const followUps = new FollowUpQueue(proc.redis, prefix, 10);
 
     // While GitHub says write: the message goes through (asked once, then cached).

@@ -144,8 +144,7 @@ describe("egress proxy under hostile traffic", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const viaProxy = (request: string) =>
-    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
   const goodGet = () => viaProxy(`GET http://127.0.0.1:${goodPort}/ HTTP/1.0\\r\\n\\r\\n`);
 
   it("the reported crashes are answers now: CONNECT to port 70000 is a 400, an upstream's 099 a 502", async () => {
@@ -161,10 +160,7 @@ describe("egress proxy under hostile traffic", () => {
     const pid = gw.proxy.pid();
     expect(pid).toBeGreaterThan(0);
     const script = [...upstreams.values()]
-      .flatMap((port) => [
-        `GET http://127.0.0.1:${port}/x HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n`,
-        `CONNECT 127.0.0.1:${port} HTTP/1.1\\r\\n\\r\\nGET / HTTP/1.1\\r\\n\\r\\n`,
-      ])
+      .flatMap((port) => [`GET http://127.0.0.1:${port}/x HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n`, `CONNECT 127.0.0.1:${port} HTTP/1.1\\r\\n\\r\\nGET / HTTP/1.1\\r\\n\\r\\n`])
       .map((req) => `(exec 3<>/dev/tcp/127.0.0.1/$P && printf "${req}" >&3 && timeout 1 cat <&3 >/dev/null) &`)
       .join("\n");
     hits.clear();
@@ -182,7 +178,7 @@ describe("egress proxy under hostile traffic", () => {
     await gw.proxy.whenReady();
     const pid = gw.proxy.pid();
     const rand = prng(0x05e);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const ports = [...upstreams.values()];
     // Refused addresses, bad ports and malformed hosts (each has a character no DNS name has, so no lookup runs).
     const hosts = ["127.0.0.1", "[::1]", "0.0.0.0", "10.0.0.1", "169.254.169.254", "[fe80::1]", "[::ffff:127.0.0.1]", "bad host", "%00", "a/b", "ünï", "[::1", "1.1.1.1:80:80", ""];

@@ -24,8 +24,7 @@ describe("sandboxes cannot reach the GitHub API", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const viaProxy = (request: string) =>
-    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
 
   it.each([
     ["CONNECT api.github.com:443 HTTP/1.1\\r\\n\\r\\n", /api\.github\.com serves the GitHub API/],
@@ -36,7 +35,10 @@ describe("sandboxes cannot reach the GitHub API", () => {
     ["POST http://git.corp.example/%%61pi/graphql HTTP/1.1\\r\\nHost: git.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /git\.corp\.example serves the GitHub API/],
     ["CONNECT uploads.git.corp.example:443 HTTP/1.1\\r\\n\\r\\n", /serves the GitHub API/],
     // GITHUB_API_URL names another host (a GHES API over http, a proxy): closed as well.
-    ["POST http://ghes-api.corp.example:8080/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: ghes-api.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}", /ghes-api\.corp\.example serves the GitHub API/],
+    [
+      "POST http://ghes-api.corp.example:8080/api/v3/repos/o/r/pulls/1/reviews HTTP/1.1\\r\\nHost: ghes-api.corp.example\\r\\nContent-Length: 2\\r\\n\\r\\n{}",
+      /ghes-api\.corp\.example serves the GitHub API/,
+    ],
   ])("%s is refused", async (request, reason) => {
     const r = await sb.exec(viaProxy(request));
     expect(r.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/);

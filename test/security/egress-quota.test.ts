@@ -55,15 +55,28 @@ describe("egress: no sandbox starves the others", () => {
     const neighbour = await provider.create({ network: true });
     // Twice its quota of tunnels, each held open 20 s with nothing sent; each prints the proxy's first line.
     const opener = `(exec 3<>/dev/tcp/127.0.0.1/$P && printf "CONNECT 127.0.0.1:${portOf(hold)} HTTP/1.1\\r\\n\\r\\n" >&3 && IFS= read -r -t 20 line <&3; echo "got:$line"; sleep 20) &`;
-    const holding = hostile.exec(`bash <<'EOF'\nP=\${HTTP_PROXY##*:}\n${Array(QUOTA * 2).fill(opener).join("\n")}\nwait\nEOF`);
+    const holding = hostile.exec(
+      `bash <<'EOF'\nP=\${HTTP_PROXY##*:}\n${Array(QUOTA * 2)
+        .fill(opener)
+        .join("\n")}\nwait\nEOF`,
+    );
     // While it holds them: the neighbour's parallel fetches (plain HTTP and tunnels) all succeed.
     await new Promise((r) => setTimeout(r, 3_000));
     const fetches = Array.from({ length: 4 }, (_, i) => `curl -sS --noproxy '' --max-time 10 ${i % 2 ? "-p " : ""}-x "$HTTP_PROXY" http://127.0.0.1:${portOf(good)}/ &`).join("\n");
     const n = await neighbour.exec(`${fetches}\nwait`);
     expect(n.stdout, n.stderr).toBe("fine\n".repeat(4));
-    const lines = (await holding).stdout.trim().split("\n").map((l) => l.replace(/\r$/, ""));
-    expect(lines.filter((l) => l === "got:HTTP/1.1 200 Connection Established"), lines.join("\n")).toHaveLength(QUOTA);
-    expect(lines.filter((l) => l === "got:HTTP/1.1 429 Too Many Requests"), lines.join("\n")).toHaveLength(QUOTA);
+    const lines = (await holding).stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.replace(/\r$/, ""));
+    expect(
+      lines.filter((l) => l === "got:HTTP/1.1 200 Connection Established"),
+      lines.join("\n"),
+    ).toHaveLength(QUOTA);
+    expect(
+      lines.filter((l) => l === "got:HTTP/1.1 429 Too Many Requests"),
+      lines.join("\n"),
+    ).toHaveLength(QUOTA);
     // Its quota frees up as its connections close.
     const again = await hostile.exec(`curl -sS --noproxy '' --max-time 10 -x "$HTTP_PROXY" http://127.0.0.1:${portOf(good)}/`);
     expect(again.stdout).toBe("fine\n");

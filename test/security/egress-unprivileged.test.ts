@@ -78,27 +78,35 @@ describe("sandboxes work for a non-root worker, in every network mode", () => {
   it.each([
     ["root", "self"],
     ["an unprivileged uid", TEST_UID],
-  ] as const)("as %s: network off, proxied egress and host egress each do what they say", async (_who, uid) => {
-    const home = join(dir, uid === "self" ? "root" : "user");
-    const r = await node(uid, view, home, [...fixture(), join(home, "sandboxes"), String(port)]);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, { exitCode: number; stdout: string; stderr: string }>;
-    expect(out.off).toMatchObject({ exitCode: 0, stdout: "no-route\n" });
-    expect(out.proxy?.stderr).not.toContain("nsenter");
-    // Own namespace: no direct route to the host's loopback; through the proxy the allowed server answers.
-    expect(out.proxy?.stdout).toMatch(/^no-route\nHTTP\/1\.1 200 OK[\s\S]*hi from the host\n$/);
-    expect(out.host?.stdout).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*hi from the host\n$/);
-  }, 90_000);
+  ] as const)(
+    "as %s: network off, proxied egress and host egress each do what they say",
+    async (_who, uid) => {
+      const home = join(dir, uid === "self" ? "root" : "user");
+      const r = await node(uid, view, home, [...fixture(), join(home, "sandboxes"), String(port)]);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, { exitCode: number; stdout: string; stderr: string }>;
+      expect(out.off).toMatchObject({ exitCode: 0, stdout: "no-route\n" });
+      expect(out.proxy?.stderr).not.toContain("nsenter");
+      // Own namespace: no direct route to the host's loopback; through the proxy the allowed server answers.
+      expect(out.proxy?.stdout).toMatch(/^no-route\nHTTP\/1\.1 200 OK[\s\S]*hi from the host\n$/);
+      expect(out.host?.stdout).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*hi from the host\n$/);
+    },
+    90_000,
+  );
 
   it.each([
     ["root", "self"],
     ["an unprivileged uid", TEST_UID],
-  ] as const)("as %s: `open-swe sandbox exec --network on` reaches the egress proxy", async (_who, uid) => {
-    const home = join(dir, uid === "self" ? "root" : "user");
-    const cmd = `exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "CONNECT 1.1.1.1:70000 HTTP/1.1\\r\\n\\r\\n" >&3 && timeout 5 cat <&3`;
-    const r = await node(uid, view, home, [join(view, "bin", "open-swe.mjs"), "sandbox", "exec", "--network", "on", "--", "bash", "-c", cmd], { DATA_DIR: join(home, "data") });
-    expect(r.stderr).not.toContain("nsenter");
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^HTTP\/1\.1 400 Bad Request[\s\S]*bad port in 1\.1\.1\.1:70000/);
-  }, 90_000);
+  ] as const)(
+    "as %s: `open-swe sandbox exec --network on` reaches the egress proxy",
+    async (_who, uid) => {
+      const home = join(dir, uid === "self" ? "root" : "user");
+      const cmd = `exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "CONNECT 1.1.1.1:70000 HTTP/1.1\\r\\n\\r\\n" >&3 && timeout 5 cat <&3`;
+      const r = await node(uid, view, home, [join(view, "bin", "open-swe.mjs"), "sandbox", "exec", "--network", "on", "--", "bash", "-c", cmd], { DATA_DIR: join(home, "data") });
+      expect(r.stderr).not.toContain("nsenter");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^HTTP\/1\.1 400 Bad Request[\s\S]*bad port in 1\.1\.1\.1:70000/);
+    },
+    90_000,
+  );
 });

@@ -69,7 +69,21 @@ describe("uploads and downloads against a sandbox that plants and swaps links", 
       ].join(" && "),
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    const refused = ["to-host-file", "to-missing-host-file", "to-shadow", "to-passwd", "to-nowhere", "to-host-dir/host-secret", "to-host-dir/none", "to-root/etc/passwd", "to-root/etc/shadow", "fifo", "to-fifo", "to-host-dir", "to-root"];
+    const refused = [
+      "to-host-file",
+      "to-missing-host-file",
+      "to-shadow",
+      "to-passwd",
+      "to-nowhere",
+      "to-host-dir/host-secret",
+      "to-host-dir/none",
+      "to-root/etc/passwd",
+      "to-root/etc/shadow",
+      "fifo",
+      "to-fifo",
+      "to-host-dir",
+      "to-root",
+    ];
     const down = await sb.download(refused);
     for (const d of down) expect(d, d.path).toEqual({ path: d.path, content: null, error: "permission_denied" });
     // A link that stays inside the workspace is an ordinary read.

@@ -15,7 +15,6 @@ import { startTestProcess } from "../helpers/test-process.js";
 
 const KEY = "7".repeat(64);
 
-
 /** alice's request, as an attacker writes it: her login, her repository, a task of his choosing. */
 const aliceJob = (text: string) => ({
   installationId: 4242,
@@ -84,7 +83,11 @@ describe("jobs added by hand act as nobody; bull-board only reads", () => {
     mockSignIn({ login: "ada", id: 40, repos: [] }, () => authorize.searchParams.get("code_challenge") ?? undefined);
     keep(jar, await fetch(`${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: cookieHeader(jar) } }));
     const api = (path: string, method: string, body?: unknown) =>
-      fetch(`${base}/app/admin/queues/api/queues/agent${path}`, { method, headers: { cookie: cookieHeader(jar), origin: base, "sec-fetch-site": "same-origin", "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      fetch(`${base}/app/admin/queues/api/queues/agent${path}`, {
+        method,
+        headers: { cookie: cookieHeader(jar), origin: base, "sec-fetch-site": "same-origin", "content-type": "application/json" },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
     // She can look.
     expect((await fetch(`${base}/app/admin/queues/api/queues`, { headers: { cookie: cookieHeader(jar) } })).status).toBe(200);
     // She cannot act: add a job naming alice, retry the failed ones, rewrite one's data, clean.
@@ -96,7 +99,17 @@ describe("jobs added by hand act as nobody; bull-board only reads", () => {
     expect((await api("/clean/failed", "PUT")).status).toBe(405);
     expect(await web.queues.queues.agent.getJobCountByTypes("waiting", "delayed", "active")).toBe(0);
     // Nor does being an admin show her a run of a repository she cannot write.
-    await new RunIndex(web.redis, prefix).put({ runId: "run-secret", repo: "octo/secret", threadId: aliceJob("").threadId, trigger: "comment", source: "github", requester: "alice", title: "alice's run", status: "running", queuedAt: Date.now() });
+    await new RunIndex(web.redis, prefix).put({
+      runId: "run-secret",
+      repo: "octo/secret",
+      threadId: aliceJob("").threadId,
+      trigger: "comment",
+      source: "github",
+      requester: "alice",
+      title: "alice's run",
+      status: "running",
+      queuedAt: Date.now(),
+    });
     expect(await (await fetch(`${base}/app/runs`, { headers: { cookie: cookieHeader(jar) } })).text()).not.toContain("run-secret");
     expect((await fetch(`${base}/app/runs/run-secret`, { headers: { cookie: cookieHeader(jar) } })).status).toBe(404);
   });

@@ -10,8 +10,13 @@ import { capturedLogger, mockLinear, notFound, type GraphqlCall } from "../sourc
 // a prompt that says "delete ENG-1" must not delete someone's issue. Unused mocks fail, so no delete is sent.
 describe("Linear tools: what the app's key may destroy", () => {
   const { log } = capturedLogger();
-  const del = linearSource(linearEnv()).client(log).tools({ issueId: "issue-0001", trigger: "comment", commentId: "c-1", parentId: "c-1" }).find((t) => t.name === "linear_delete_issue")!;
-  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null, team: { id: "team-eng" } } } });
+  const del = linearSource(linearEnv())
+    .client(log)
+    .tools({ issueId: "issue-0001", trigger: "comment", commentId: "c-1", parentId: "c-1" })
+    .find((t) => t.name === "linear_delete_issue")!;
+  const creator = (creatorId: string | null) => ({
+    data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null, team: { id: "team-eng" } } },
+  });
 
   it.each([
     ["a person's issue", creator("user-alice")],
@@ -43,7 +48,15 @@ describe("Linear tools on a linked repository's run: writes kept to the linked t
   const refusal = `Refused: OPS-7 is outside team ${TEAM}, the one linked to this repository; writes stay in that team.`;
 
   it("offers reads, comment, create and update; never delete", () => {
-    expect(tools.map((t) => t.name).sort()).toEqual(["linear_comment", "linear_create_issue", "linear_get_issue", "linear_get_issue_comments", "linear_list_teams", "linear_search_issues", "linear_update_issue"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "linear_comment",
+      "linear_create_issue",
+      "linear_get_issue",
+      "linear_get_issue_comments",
+      "linear_list_teams",
+      "linear_search_issues",
+      "linear_update_issue",
+    ]);
   });
 
   it.each([
@@ -57,7 +70,9 @@ describe("Linear tools on a linked repository's run: writes kept to the linked t
   });
 
   it("linear_create_issue in another team is refused before any call", async () => {
-    expect(String(await named("linear_create_issue").invoke({ title: "x", teamId: "team-ops" }))).toBe(`Refused: team team-ops is not ${TEAM}, the team linked to this repository; omit teamId to create the issue there.`);
+    expect(String(await named("linear_create_issue").invoke({ title: "x", teamId: "team-ops" }))).toBe(
+      `Refused: team team-ops is not ${TEAM}, the team linked to this repository; omit teamId to create the issue there.`,
+    );
   });
 
   it("a comment on the linked team's issue is posted to the issue the lookup resolved", async () => {

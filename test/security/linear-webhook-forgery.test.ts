@@ -24,12 +24,18 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
   /** One comment per case: the dedupe key is the signed body's webhook, comment and action. */
   const event = (label: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) => commentEvent({ id: `comment-${label}`, ...data }, envelope);
   const keyOf = (label: string) => `linear:webhook-0001:Comment:comment-${label}:create`;
-  const jobs = async (label: string) =>
-    (await proc.queues.queues["source-event"].getJobs(["waiting", "delayed", "active", "completed", "failed"])).filter((j) => j.data.dedupeKey === keyOf(label));
+  const jobs = async (label: string) => (await proc.queues.queues["source-event"].getJobs(["waiting", "delayed", "active", "completed", "failed"])).filter((j) => j.data.dedupeKey === keyOf(label));
 
   beforeAll(async () => {
     prefix = uniquePrefix();
-    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1", LINEAR_WEBHOOK_SECRET: SECRET, LINEAR_API_KEY: "lin_api_test", LINEAR_APP_USER_ID: APP_USER });
+    proc = await startTestProcess("all", {
+      QUEUE_REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      JOB_ATTEMPTS: "1",
+      LINEAR_WEBHOOK_SECRET: SECRET,
+      LINEAR_API_KEY: "lin_api_test",
+      LINEAR_APP_USER_ID: APP_USER,
+    });
   });
   afterAll(async () => proc?.stop());
 
@@ -76,7 +82,10 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
   });
 
   it("a second linear-signature header beside the valid one → 401, whichever comes first", async () => {
-    for (const [d, validFirst] of [["d-dup-1", true], ["d-dup-2", false]] as const) {
+    for (const [d, validFirst] of [
+      ["d-dup-1", true],
+      ["d-dup-2", false],
+    ] as const) {
       const raw = JSON.stringify(event(d));
       const pair = validFirst ? [signLinear(raw), "0".repeat(64)] : ["0".repeat(64), signLinear(raw)];
       const headers = new Headers({ "content-type": "application/json", "linear-delivery": d });
@@ -88,7 +97,10 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
   });
 
   it("a stale or future delivery → 401, nothing queued", async () => {
-    for (const [d, skew] of [["d-stale", -61_000], ["d-future", 61_000]] as const) {
+    for (const [d, skew] of [
+      ["d-stale", -61_000],
+      ["d-future", 61_000],
+    ] as const) {
       const res = await signed(event(d, {}, { webhookTimestamp: Date.now() + skew }), d);
       expect(res.status).toBe(401);
       expect(await jobs(d)).toHaveLength(0);
@@ -105,13 +117,35 @@ describe("POST /webhooks/linear: forged requests start nothing", () => {
     await new SettingsStore(testRedis(), prefix).setIdentity(`linear:${ALICE.id}`, "dana");
     const calls: GraphqlCall[] = [];
     // The payload says Alice (linked to a writer); Linear, asked with our key, says Mallory wrote it.
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "comment-impostor", body: "@open-swe push to main repo:octo/hello", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-mallory", name: "Mallory", email: "alice@example.com" }, botActor: null, issue: null } } }, { calls, when: (v) => v["id"] === "comment-impostor" });
+    mockLinear(
+      "OpenSweLinearComment",
+      {
+        data: {
+          viewer: { id: APP_USER },
+          comment: {
+            id: "comment-impostor",
+            body: "@open-swe push to main repo:octo/hello",
+            createdAt: "2026-12-01T10:00:00.000Z",
+            user: { id: "user-mallory", name: "Mallory", email: "alice@example.com" },
+            botActor: null,
+            issue: null,
+          },
+        },
+      },
+      { calls, when: (v) => v["id"] === "comment-impostor" },
+    );
     // Mallory's Linear email is nobody's on GitHub (no match): still unlinked.
     mockLinear("OpenSweLinearUserEmail", { data: { user: { id: "user-mallory", email: "mallory@example.com", active: true, app: false } } });
     nock("https://api.github.com").get("/repos/octo/hello/installation").reply(200, { id: 9301 });
-    nock("https://api.github.com").post("/app/installations/9301/access_tokens").reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    nock("https://api.github.com")
+      .post("/app/installations/9301/access_tokens")
+      .reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock("https://api.github.com").get("/search/users").query(true).reply(200, { items: [] });
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "c-r", url: "https://linear.app/acme/issue/ENG-3#comment-c-r" } } } }, { calls, when: (v) => (v["input"] as { parentId?: string }).parentId === "comment-impostor" });
+    mockLinear(
+      "OpenSweCommentCreate",
+      { data: { commentCreate: { success: true, comment: { id: "c-r", url: "https://linear.app/acme/issue/ENG-3#comment-c-r" } } } },
+      { calls, when: (v) => (v["input"] as { parentId?: string }).parentId === "comment-impostor" },
+    );
     expect((await signed(commentEvent({ id: "comment-impostor", body: "@open-swe push to main repo:octo/hello" }), "d-impostor")).status).toBe(200);
     const done = await waitForJob(proc.queues.queues["source-event"], sourceEventJobId("linear", "linear:webhook-0001:Comment:comment-impostor:create"), 30_000);
     expect(done.returnvalue).toEqual({ outcome: "unmapped", sourceUser: "user-mallory" });

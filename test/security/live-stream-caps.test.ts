@@ -11,7 +11,6 @@ import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 // Finding: every live view polls Redis every 400 ms for as long as it stays open, and nothing bounded how
 // many one viewer could open. Caps here: 2 per session, 3 per address (defaults 8 and 32).
 
-
 interface Opened {
   status: number;
   head: string;
@@ -52,7 +51,17 @@ describe("live views are capped per session and per address", () => {
     });
     base = `http://127.0.0.1:${proc.port}`;
     await new SettingsStore(proc.redis, prefix).recordInstalled("octo/hello", { installationId: 4242 });
-    await new RunIndex(proc.redis, prefix).put({ runId: "run-live", repo: "octo/hello", threadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b10", trigger: "comment", source: "github", requester: "dana", title: "live", status: "running", queuedAt: Date.now() });
+    await new RunIndex(proc.redis, prefix).put({
+      runId: "run-live",
+      repo: "octo/hello",
+      threadId: "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b10",
+      trigger: "comment",
+      source: "github",
+      requester: "dana",
+      title: "live",
+      status: "running",
+      queuedAt: Date.now(),
+    });
   });
   afterAll(async () => {
     for (const s of sockets) s.destroy();

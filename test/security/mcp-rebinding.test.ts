@@ -39,7 +39,10 @@ describe("MCP servers are reached only at the addresses that were checked (DNS r
       "ip link set osw-rb0 up",
       "ip link set osw-rb1 up",
     ].join(" && ");
-    const r = spawnSync("unshare", ["--net", "--mount", "--", "sh", "-c", `${setup} && exec "$0" --import "$1" "$2" "$3"`, process.execPath, tsx, fixture, PUBLIC], { encoding: "utf8", timeout: 90_000 });
+    const r = spawnSync("unshare", ["--net", "--mount", "--", "sh", "-c", `${setup} && exec "$0" --import "$1" "$2" "$3"`, process.execPath, tsx, fixture, PUBLIC], {
+      encoding: "utf8",
+      timeout: 90_000,
+    });
     if (r.status !== 0) throw new Error(`fixture failed (${r.status}): ${r.stderr}`);
     out = JSON.parse(r.stdout.trim().split("\n").pop()!) as typeof out;
   }, 120_000);

@@ -48,12 +48,42 @@ describe("a run's subagent conversations and pushed diff are its repository's, s
   async function seed(runId: string, repo: string, threadId: string, said: string, line: string): Promise<void> {
     await new RunIndex(proc.redis, prefix).put({ runId, repo, threadId, trigger: "comment", source: "github", requester: "x", title: runId, status: "completed", queuedAt: Date.now() });
     const saver = new RedisSaver({ redis: proc.redis, prefix: `${prefix}:ckpt` });
-    const parent = [new HumanMessage("go"), new AIMessage({ content: "", tool_calls: [{ id: "t1", name: "task", args: { description: "look", subagent_type: "general-purpose" } }] }), new ToolMessage({ content: "done", tool_call_id: "t1", name: "task" })];
+    const parent = [
+      new HumanMessage("go"),
+      new AIMessage({ content: "", tool_calls: [{ id: "t1", name: "task", args: { description: "look", subagent_type: "general-purpose" } }] }),
+      new ToolMessage({ content: "done", tool_call_id: "t1", name: "task" }),
+    ];
     const meta = { source: "loop" as const, step: 1, parents: {} };
-    await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: parent }, channel_versions: { messages: 1 } }, meta, { messages: 1 });
-    await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: "tools:1" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [new HumanMessage("look"), new AIMessage(said)] }, channel_versions: { messages: 1 } }, meta, { messages: 1 });
+    await saver.put(
+      { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: parent }, channel_versions: { messages: 1 } },
+      meta,
+      { messages: 1 },
+    );
+    await saver.put(
+      { configurable: { thread_id: threadId, checkpoint_ns: "tools:1" } },
+      { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [new HumanMessage("look"), new AIMessage(said)] }, channel_versions: { messages: 1 } },
+      meta,
+      { messages: 1 },
+    );
     const pushedSha = await pushedInMirror(mirrors, repo, line);
-    await new RunRecords(proc.redis, prefix).save(runId, { threadId, trigger: "comment", modelId: "replay", effort: "medium", replayed: true, startedAt: new Date().toISOString(), durationMs: 1, modelCalls: 1, inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, toolCounts: {}, outcome: "completed", pushedSha });
+    await new RunRecords(proc.redis, prefix).save(runId, {
+      threadId,
+      trigger: "comment",
+      modelId: "replay",
+      effort: "medium",
+      replayed: true,
+      startedAt: new Date().toISOString(),
+      durationMs: 1,
+      modelCalls: 1,
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      toolCounts: {},
+      outcome: "completed",
+      pushedSha,
+    });
   }
 
   beforeAll(async () => {
@@ -76,7 +106,17 @@ describe("a run's subagent conversations and pushed diff are its repository's, s
     const login = await fetch(`${base}/auth/login?next=%2Fapp`, { redirect: "manual" });
     keep(jar, login);
     const authorize = new URL(login.headers.get("location")!);
-    mockSignIn({ login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }, { full_name: "octo/secret", push: false }] }, () => authorize.searchParams.get("code_challenge") ?? undefined);
+    mockSignIn(
+      {
+        login: "dana",
+        id: 31,
+        repos: [
+          { full_name: "octo/hello", push: true },
+          { full_name: "octo/secret", push: false },
+        ],
+      },
+      () => authorize.searchParams.get("code_challenge") ?? undefined,
+    );
     keep(jar, await fetch(`${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: cookieHeader(jar) } }));
     return jar;
   }

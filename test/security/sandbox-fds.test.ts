@@ -75,7 +75,16 @@ describe("nothing the worker holds reaches a sandbox", () => {
     await chmod(dataDir, 0o755);
     const child = spawn(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "worker"], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, GITHUB_API_URL: "http://127.0.0.1:9/api/v3", DATA_DIR: dataDir, LOG_LEVEL: "info" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: tmp,
+        APP_ID: "1",
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET,
+        GITHUB_API_URL: "http://127.0.0.1:9/api/v3",
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "info",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -31,8 +31,13 @@ describe("sandbox limit settings", () => {
     expect(d).toEqual({ mode: "auto", memoryMb: 1536, pids: 512, cpus: 1, tmpMb: 512, diskMb: 8192 });
     expect(4 * d.memoryMb).toBeLessThanOrEqual(6 * 1024);
     const c = readSandboxConfig({
-      SANDBOX_LIMITS: "rlimit", SANDBOX_MEMORY_MB: "2048", SANDBOX_PIDS: "100", SANDBOX_CPUS: "0.5",
-      SANDBOX_TMP_MB: "128", SANDBOX_DISK_MB: "0", SANDBOX_CGROUP_PARENT: "/open-swe.slice",
+      SANDBOX_LIMITS: "rlimit",
+      SANDBOX_MEMORY_MB: "2048",
+      SANDBOX_PIDS: "100",
+      SANDBOX_CPUS: "0.5",
+      SANDBOX_TMP_MB: "128",
+      SANDBOX_DISK_MB: "0",
+      SANDBOX_CGROUP_PARENT: "/open-swe.slice",
     }).limits;
     expect(c).toEqual({ mode: "rlimit", memoryMb: 2048, pids: 100, cpus: 0.5, tmpMb: 128, diskMb: 0, cgroupParent: "/open-swe.slice" });
     expect(() => readSandboxConfig({ SANDBOX_LIMITS: "none" })).toThrow(/SANDBOX_LIMITS/);
@@ -62,7 +67,13 @@ describe("cgroup detection", () => {
   it("v2: sandboxes go under <own cgroup>/open-swe with the controllers enabled down the chain", async () => {
     const proc = await fakeProc("cpuset cpu io memory pids", "/worker.service");
     const r = await detectCgroups(undefined, proc);
-    expect(r).toEqual({ ok: true, setup: { version: 2, parents: { memory: join(proc, "cgroup2/worker.service/open-swe"), pids: join(proc, "cgroup2/worker.service/open-swe"), cpu: join(proc, "cgroup2/worker.service/open-swe") } } });
+    expect(r).toEqual({
+      ok: true,
+      setup: {
+        version: 2,
+        parents: { memory: join(proc, "cgroup2/worker.service/open-swe"), pids: join(proc, "cgroup2/worker.service/open-swe"), cpu: join(proc, "cgroup2/worker.service/open-swe") },
+      },
+    });
     expect(await readFile(join(proc, "cgroup2/worker.service/cgroup.subtree_control"), "utf8")).toBe("+memory +pids +cpu");
   });
 
@@ -211,7 +222,7 @@ describe.runIf(root0)("hard limits under cgroups (attacks from inside a real san
     await mkdir(join(sb.hostWorkspace, "dep"), { recursive: true });
     await writeFile(join(sb.hostWorkspace, "dep", "package.json"), JSON.stringify({ name: "dep", version: "1.0.0" }));
     const r = await sb.exec(
-      "mkdir app && cd app && npm init -y >/dev/null && npm install --offline --no-audit --no-fund ../dep >/dev/null && node -e 'require(\"dep/package.json\"); console.log(\"npm ok\")' && " +
+      'mkdir app && cd app && npm init -y >/dev/null && npm install --offline --no-audit --no-fund ../dep >/dev/null && node -e \'require("dep/package.json"); console.log("npm ok")\' && ' +
         "git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x && echo git ok",
       { env: { HOME: "/tmp", npm_config_cache: "/tmp/.npm" } },
     );

@@ -24,7 +24,17 @@ function startWorker(env: Record<string, string>, wrap: (argv: string[]) => stri
   const argv = wrap([process.execPath, bin, "worker"]);
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: bin === BIN ? ROOT : "/",
-    env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET, GITHUB_API_URL: "http://127.0.0.1:9/api/v3", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
+    env: {
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: tmpdir(),
+      APP_ID: "1",
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET,
+      GITHUB_API_URL: "http://127.0.0.1:9/api/v3",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -57,10 +67,7 @@ describe("a worker that cannot isolate sandboxes refuses to start", () => {
   it("without user namespaces (a container with them off): exit 2 and one line naming the settings", async () => {
     // A user namespace of the test's own whose nested-namespace limit is 0 (what a container with
     // user namespaces off looks like); the worker runs in it as an unprivileged uid, as the image does.
-    const script = [
-      "echo 0 > /proc/sys/user/max_user_namespaces",
-      `exec setpriv --reuid 4242 --regid 4242 --clear-groups "$@"`,
-    ].join(" && ");
+    const script = ["echo 0 > /proc/sys/user/max_user_namespaces", `exec setpriv --reuid 4242 --regid 4242 --clear-groups "$@"`].join(" && ");
     const dataDir = mkdtempSync(join(tmpdir(), "osw-preflight-userns-"));
     await chmod(dataDir, 0o777);
     // The checkout is bound where uid 4242 can reach it, whatever its parents' modes (a clone under /root).
@@ -73,7 +80,9 @@ describe("a worker that cannot isolate sandboxes refuses to start", () => {
     expect(r.code).toBe(2);
     const lines = r.output.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^open-swe: cannot isolate sandboxes: user namespaces are not available to uid 4242 \(.*\): allow unprivileged user namespaces on the host .* in Docker run the container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined/);
+    expect(lines[0]).toMatch(
+      /^open-swe: cannot isolate sandboxes: user namespaces are not available to uid 4242 \(.*\): allow unprivileged user namespaces on the host .* in Docker run the container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined/,
+    );
   });
 
   it("with everything in place the check passes and says how sandboxes are isolated", async () => {

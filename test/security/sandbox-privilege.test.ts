@@ -120,7 +120,24 @@ describe("no privilege leaves a sandbox (worker running as root)", () => {
     execFileSync("install", ["-d", "-o", "4242", "-g", "4242", "-m", "0700", dataDir]);
     try {
       const { view, wrap } = checkoutView();
-      const argv = wrap(["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups", process.execPath, "--import", "tsx", join(view, "test/security/fixtures/sandbox-worker.mts"), dataDir, "on", PLANT, DEVICE, WORK, "id -un; cat ~/.keep"]);
+      const argv = wrap([
+        "setpriv",
+        "--reuid",
+        "4242",
+        "--regid",
+        "4242",
+        "--clear-groups",
+        process.execPath,
+        "--import",
+        "tsx",
+        join(view, "test/security/fixtures/sandbox-worker.mts"),
+        dataDir,
+        "on",
+        PLANT,
+        DEVICE,
+        WORK,
+        "id -un; cat ~/.keep",
+      ]);
       const out = execFileSync(argv[0]!, argv.slice(1), { cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir }, encoding: "utf8" });
       const run = JSON.parse(out.trim().split("\n").at(-1)!) as { mode: string; hostWorkspace: string; results: Array<{ exitCode: number; stdout: string }> };
       expect(run.mode).toBe("clone");

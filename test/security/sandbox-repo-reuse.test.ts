@@ -24,7 +24,10 @@ describe("a sandbox is never reused for another repository (real bubblewrap)", (
     tmp = await mkdtemp(join(tmpdir(), "osw-repo-reuse-"));
     mirrorRoot = join(tmp, "mirrors");
     provider = new LocalSandboxProvider({ root: join(tmp, "sandboxes"), execTimeoutMs: 60_000, maxOutputBytes: 1 << 20 });
-    for (const [repo, file, text] of [["octo/secret", "credentials.txt", SECRET], ["octo/public", "README.md", "public readme"]] as const) {
+    for (const [repo, file, text] of [
+      ["octo/secret", "credentials.txt", SECRET],
+      ["octo/public", "README.md", "public readme"],
+    ] as const) {
       const seed = join(tmp, "seed", repo);
       await mkdir(seed, { recursive: true });
       await hostGit(["init", "-q", "-b", "main", seed]);

@@ -4,15 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 import { assemble, BPF, encode, NEXT, SECCOMP_RET, type BpfInsn } from "../../src/sandbox/limits/seccomp-bpf.js";
-import {
-  ALLOWED_PERSONALITIES,
-  CLONE_NAMESPACE_FLAGS,
-  DENIED_SYSCALLS,
-  seccompArchOf,
-  seccompProgram,
-  SYSCALL_NUMBERS,
-  type SeccompArch,
-} from "../../src/sandbox/limits/seccomp-policy.js";
+import { ALLOWED_PERSONALITIES, CLONE_NAMESPACE_FLAGS, DENIED_SYSCALLS, seccompArchOf, seccompProgram, SYSCALL_NUMBERS, type SeccompArch } from "../../src/sandbox/limits/seccomp-policy.js";
 
 /** A classic-BPF interpreter for the subset the assembler emits, run over a synthetic seccomp_data. */
 function runFilter(prog: BpfInsn[], data: { arch: number; nr: number; args?: number[] }): number {
@@ -76,12 +68,40 @@ describe("seccomp BPF assembler", () => {
   });
 
   it.each([
-    ["an undefined label", [{ op: "jeq", k: 1, jt: "nowhere", jf: NEXT }, { op: "ret", k: 0 }], /not defined/],
-    ["a backward jump", [{ op: "label", name: "top" }, { op: "ld", offset: 0 }, { op: "jeq", k: 1, jt: "top", jf: NEXT }, { op: "ret", k: 0 }], /backwards/],
+    [
+      "an undefined label",
+      [
+        { op: "jeq", k: 1, jt: "nowhere", jf: NEXT },
+        { op: "ret", k: 0 },
+      ],
+      /not defined/,
+    ],
+    [
+      "a backward jump",
+      [
+        { op: "label", name: "top" },
+        { op: "ld", offset: 0 },
+        { op: "jeq", k: 1, jt: "top", jf: NEXT },
+        { op: "ret", k: 0 },
+      ],
+      /backwards/,
+    ],
     ["a missing final return", [{ op: "ld", offset: 0 }], /end with a return/],
-    ["a duplicate label", [{ op: "label", name: "a" }, { op: "label", name: "a" }, { op: "ret", k: 0 }], /twice/],
+    [
+      "a duplicate label",
+      [
+        { op: "label", name: "a" },
+        { op: "label", name: "a" },
+        { op: "ret", k: 0 },
+      ],
+      /twice/,
+    ],
     ["a constant past 32 bits", [{ op: "ret", k: 2 ** 32 }], /32-bit/],
-    ["a jump past 255", [{ op: "ld", offset: 0 }, { op: "jeq", k: 1, jt: "far", jf: NEXT }, ...Array.from({ length: 256 }, () => ({ op: "ret", k: 0 })), { op: "label", name: "far" }, { op: "ret", k: 1 }], /too far/],
+    [
+      "a jump past 255",
+      [{ op: "ld", offset: 0 }, { op: "jeq", k: 1, jt: "far", jf: NEXT }, ...Array.from({ length: 256 }, () => ({ op: "ret", k: 0 })), { op: "label", name: "far" }, { op: "ret", k: 1 }],
+      /too far/,
+    ],
   ] as const)("refuses %s", (_name, ops, err) => {
     expect(() => assemble(ops as never)).toThrow(err);
   });
@@ -192,15 +212,21 @@ describe.runIf(seccompArchOf() !== undefined)("seccomp filter inside a real sand
   it("every forbidden call fails with EPERM, and the sandbox reports seccomp filtering", async () => {
     const r = await sb.exec("python3 attempt.py; grep '^Seccomp:' /proc/self/status");
     expect(r.stderr).toBe("");
-    const results = Object.fromEntries(r.stdout.trim().split("\n").filter((l) => !l.startsWith("Seccomp")).map((l) => [l.split(" ")[0], l.split(" ").slice(1).join(" ")]));
+    const results = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => !l.startsWith("Seccomp"))
+        .map((l) => [l.split(" ")[0], l.split(" ").slice(1).join(" ")]),
+    );
     for (const [name] of ATTEMPTS) expect([name, results[name]]).toEqual([name, "Operation not permitted"]);
     expect(r.stdout).toMatch(/^Seccomp:\s+2$/m);
   });
 
   it("ordinary work still runs: threads, fork/exec, node, git", async () => {
     const r = await sb.exec(
-      "python3 -c 'import threading,subprocess; t=threading.Thread(target=print,args=(\"thread\",)); t.start(); t.join(); print(subprocess.run([\"echo\",\"child\"],capture_output=True,text=True).stdout.strip())' && " +
-        "node -e 'require(\"child_process\").execFileSync(\"true\"); console.log(\"node\")' && git init -q repo && echo git",
+      'python3 -c \'import threading,subprocess; t=threading.Thread(target=print,args=("thread",)); t.start(); t.join(); print(subprocess.run(["echo","child"],capture_output=True,text=True).stdout.strip())\' && ' +
+        'node -e \'require("child_process").execFileSync("true"); console.log("node")\' && git init -q repo && echo git',
     );
     expect(r).toMatchObject({ exitCode: 0 });
     expect(r.stdout.split("\n")).toEqual(["thread", "child", "node", "git", ""]);

@@ -26,7 +26,10 @@ async function start(env: Record<string, string> = {}, host?: string) {
 }
 
 /** Raw HTTP, so Host, Origin and Sec-Fetch-Site are exactly what an attacking browser sends. */
-function send(port: number, o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function send(
+  port: number,
+  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, method: o.method ?? "GET", path: o.path, headers: { host: `127.0.0.1:${port}`, ...o.headers } }, (res) => {
       let body = "";
@@ -79,9 +82,7 @@ describe("setup mode attacks", () => {
     const stateCookie = cookieOf(page.headers, "osw_setup_state")!;
     expect(stateCookie).toBe(`osw_setup_state=${state}`);
     expect(([] as string[]).concat(page.headers["set-cookie"]!)[0]).toMatch(/HttpOnly; SameSite=Lax/);
-    nock("https://api.github.com")
-      .post("/app-manifests/good/conversions")
-      .reply(201, { id: 7, slug: "mine", html_url: "https://github.com/apps/mine", pem, webhook_secret: "whs" });
+    nock("https://api.github.com").post("/app-manifests/good/conversions").reply(201, { id: 7, slug: "mine", html_url: "https://github.com/apps/mine", pem, webhook_secret: "whs" });
     const ok = await send(server.port, { path: `/probot/setup?code=good&state=${state}`, headers: { cookie: stateCookie, "sec-fetch-site": "cross-site" } });
     expect(ok.status).toBe(302);
     expect(readFileSync(join(cwd, ".env"), "utf8")).toContain("APP_ID=7");
@@ -102,7 +103,11 @@ describe("setup mode attacks", () => {
       { name: "json, same-site sibling", headers: { "content-type": "application/json", "sec-fetch-site": "same-site", "x-setup-csrf": csrf, cookie: csrfCookie }, status: 403 },
       { name: "json, same origin, no token", headers: { "content-type": "application/json", origin: `http://127.0.0.1:${server.port}`, cookie: csrfCookie }, status: 403 },
       { name: "json, same origin, token without its cookie", headers: { "content-type": "application/json", origin: `http://127.0.0.1:${server.port}`, "x-setup-csrf": csrf }, status: 403 },
-      { name: "json, same origin, a token we never issued", headers: { "content-type": "application/json", origin: `http://127.0.0.1:${server.port}`, "x-setup-csrf": "A".repeat(32), cookie: `osw_setup_csrf=${"A".repeat(32)}` }, status: 403 },
+      {
+        name: "json, same origin, a token we never issued",
+        headers: { "content-type": "application/json", origin: `http://127.0.0.1:${server.port}`, "x-setup-csrf": "A".repeat(32), cookie: `osw_setup_csrf=${"A".repeat(32)}` },
+        status: 403,
+      },
     ];
     for (const a of attempts) {
       const res = await send(server.port, { method: "POST", path: "/probot/import", headers: a.headers, body: IMPORT });

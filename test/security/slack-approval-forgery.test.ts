@@ -53,7 +53,11 @@ describe("security: forged Slack approval clicks", () => {
     expect(await store.resolution("f0f0f0f0")).toBeNull();
 
     // The same click, signed: accepted and queued (so the refusals above are the signature's doing).
-    const ok = await fetch(`http://127.0.0.1:${proc.port}/webhooks/slack/interactivity`, { method: "POST", headers: { ...form, "x-slack-request-timestamp": now, "x-slack-signature": slackSignature(SLACK_SECRET, now, body) }, body });
+    const ok = await fetch(`http://127.0.0.1:${proc.port}/webhooks/slack/interactivity`, {
+      method: "POST",
+      headers: { ...form, "x-slack-request-timestamp": now, "x-slack-signature": slackSignature(SLACK_SECRET, now, body) },
+      body,
+    });
     expect(ok.status).toBe(200);
     expect(await proc.queues.queues["source-event"].count()).toBe(1);
   });

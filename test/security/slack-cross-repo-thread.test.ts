@@ -40,9 +40,16 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     return fetch(`http://127.0.0.1:${app.proc.port}/webhooks/slack`, { method: "POST", headers: signSlack(body, new Date()), body });
   };
   const reread = (m: Mention, context: { ts: string; user: string; text: string }[] = []) => {
-    nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === m.id).reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] }));
-    if (m.thread) nock(SLACK).post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id).reply(200, slackBody("conversations.replies", { ok: true, messages: context }));
-    nock(SLACK).post("/api/reactions.add", (b: Form) => b.timestamp === m.id).reply(200, slackBody("reactions.add", { ok: true }));
+    nock(SLACK)
+      .post("/api/conversations.replies", (b: Form) => b.oldest === m.id)
+      .reply(200, slackBody("conversations.replies", { ok: true, messages: [{ ts: m.id, user: m.user, text: `<@UBOT> ${m.text}` }] }));
+    if (m.thread)
+      nock(SLACK)
+        .post("/api/conversations.replies", (b: Form) => b.oldest === undefined && b.latest === m.id)
+        .reply(200, slackBody("conversations.replies", { ok: true, messages: context }));
+    nock(SLACK)
+      .post("/api/reactions.add", (b: Form) => b.timestamp === m.id)
+      .reply(200, slackBody("reactions.add", { ok: true }));
   };
   const runStart = (repo: string, login: string, id: number) => {
     nock(API).get(`/repos/octo/${repo}/collaborators/${login}/permission`).reply(200, { permission: "write", role_name: "write" });
@@ -52,7 +59,11 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     nock(API).get(`/repos/octo/${repo}`).reply(200, { default_branch: "main" });
   };
   const messagesOf = async (thread: string) =>
-    ((await new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` }).getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? [];
+    (
+      (await new RedisSaver({ redis: testRedis(), prefix: `${app.prefix}:ckpt` }).getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as
+        | { messages?: BaseMessage[] }
+        | undefined
+    )?.messages ?? [];
   const textOf = (ms: BaseMessage[]) => ms.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
 
   beforeAll(async () => {
@@ -71,16 +82,24 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
 
   it("boris's run is a new thread with its own sandbox and history, and his dashboard shows none of anna's", async () => {
     // Anna's run: it reads the secret into its workspace and conversation.
-    writeFileSync(app.replay, JSON.stringify([
-      { tool_calls: [{ name: "execute", args: { command: "cat /workspace/credentials.txt > /workspace/NOTES.md && cat /workspace/NOTES.md" } }] },
-      { tool_calls: [{ name: "slack_thread_reply", args: { text: "Noted." } }] },
-      { tool_calls: [{ name: "confirming_completion", args: { summary: "notes written" } }] },
-    ]));
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "execute", args: { command: "cat /workspace/credentials.txt > /workspace/NOTES.md && cat /workspace/NOTES.md" } }] },
+        { tool_calls: [{ name: "slack_thread_reply", args: { text: "Noted." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "notes written" } }] },
+      ]),
+    );
     reread(A);
     mockInstallationToken(4242, 2);
     runStart("secret", "anna", 41);
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Noted." || /Open SWE · /.test(b.text ?? ""))).times(2).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Noted." || /Open SWE · /.test(b.text ?? "")))
+      .times(2)
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
     expect((await send(A)).status).toBe(200);
     const aRunId = sourceRunJobId("slack", `T0TEAM:C0OPS:${A.id}`);
     expect((await waitForJob(app.proc.queues.queues.agent, aRunId, 90_000)).failedReason).toBeUndefined();
@@ -90,21 +109,43 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     expect(aSandbox).toBeTruthy();
 
     // Boris, in the same Slack thread, names the repository he can write.
-    writeFileSync(app.replay, JSON.stringify([
-      { tool_calls: [{ name: "execute", args: { command: "ls -a /workspace; cat /workspace/NOTES.md /workspace/credentials.txt; grep -rs SECRET- / --include=*.md --include=*.txt 2>/dev/null | head -5; true" } }] },
-      { tool_calls: [{ name: "slack_thread_reply", args: { text: "Looked." } }] },
-      { tool_calls: [{ name: "confirming_completion", args: { summary: "looked" } }] },
-    ]));
-    reread(B, [{ ts: A.id, user: "U0ANNA", text: `<@UBOT> ${A.text}` }, { ts: "1764593010.000100", user: "U0ANNA", text: `the notes mention ${SECRET}` }]);
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        {
+          tool_calls: [
+            {
+              name: "execute",
+              args: { command: "ls -a /workspace; cat /workspace/NOTES.md /workspace/credentials.txt; grep -rs SECRET- / --include=*.md --include=*.txt 2>/dev/null | head -5; true" },
+            },
+          ],
+        },
+        { tool_calls: [{ name: "slack_thread_reply", args: { text: "Looked." } }] },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "looked" } }] },
+      ]),
+    );
+    reread(B, [
+      { ts: A.id, user: "U0ANNA", text: `<@UBOT> ${A.text}` },
+      { ts: "1764593010.000100", user: "U0ANNA", text: `the notes mention ${SECRET}` },
+    ]);
     runStart("public", "boris", 42);
     mockInstallationToken(4242, 1);
     const notice = nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && /This conversation was about octo\/secret; I started a new thread for octo\/public/.test(b.text ?? ""))
       .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
-    nock(SLACK).post("/api/assistant.threads.setStatus").reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
-    nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Looked." || /Open SWE · /.test(b.text ?? ""))).times(2).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
+    nock(SLACK)
+      .post("/api/assistant.threads.setStatus")
+      .reply(200, slackBody("assistant.threads.setStatus", { ok: false, error: "not_allowed" }));
+    nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.thread_ts === A.id && (b.text === "Looked." || /Open SWE · /.test(b.text ?? "")))
+      .times(2)
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
     expect((await send(B)).status).toBe(200);
-    expect((await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("slack", `T0TEAM:C0OPS:${B.id}`))).returnvalue).toMatchObject({ outcome: "queued", repo: "octo/public", newThread: true });
+    expect((await waitForJob(app.proc.queues.queues["source-event"], sourceEventJobId("slack", `T0TEAM:C0OPS:${B.id}`))).returnvalue).toMatchObject({
+      outcome: "queued",
+      repo: "octo/public",
+      newThread: true,
+    });
     expect(notice.isDone()).toBe(true);
     const bRunId = sourceRunJobId("slack", `T0TEAM:C0OPS:${B.id}`);
     expect((await waitForJob(app.proc.queues.queues.agent, bRunId, 90_000)).failedReason).toBeUndefined();
@@ -134,7 +175,17 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
     const login = await fetch(`${base}/auth/login?next=/app`, { redirect: "manual" });
     keep(login);
     const authorize = new URL(login.headers.get("location")!);
-    mockSignIn({ login: "boris", id: 42, repos: [{ full_name: "octo/public", push: true }, { full_name: "octo/secret", push: false }] }, () => authorize.searchParams.get("code_challenge") ?? undefined);
+    mockSignIn(
+      {
+        login: "boris",
+        id: 42,
+        repos: [
+          { full_name: "octo/public", push: true },
+          { full_name: "octo/secret", push: false },
+        ],
+      },
+      () => authorize.searchParams.get("code_challenge") ?? undefined,
+    );
     keep(await fetch(`${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: cookie() } }));
     const page = await fetch(`${base}/app/runs/${encodeURIComponent(bRunId)}`, { headers: { cookie: cookie() } });
     expect(page.status).toBe(200);

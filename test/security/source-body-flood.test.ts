@@ -63,7 +63,11 @@ function flood(port: number, path: string, headers: Record<string, string>, chun
       if (!done && chunked) socket.write("0\r\n\r\n");
     };
     socket.once("connect", () => {
-      socket.write(`POST ${path} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\n${Object.entries(head)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join("")}\r\n`,
+      );
       pump();
     });
   });
@@ -147,7 +151,11 @@ describe("source routes under a flood of large bodies", () => {
 
   it("12 concurrent 24 MB requests with (bogus) signature headers are cut off at the 1 MB limit while they stream", async () => {
     const signed = (path: string): Record<string, string> =>
-      path.endsWith("slack") ? { "x-slack-signature": "v0=bogus", "x-slack-request-timestamp": String(Math.floor(Date.now() / 1000)) } : path.endsWith("linear") ? { "linear-signature": "bogus" } : { "x-hub-signature": "sha256=bogus" };
+      path.endsWith("slack")
+        ? { "x-slack-signature": "v0=bogus", "x-slack-request-timestamp": String(Math.floor(Date.now() / 1000)) }
+        : path.endsWith("linear")
+          ? { "linear-signature": "bogus" }
+          : { "x-hub-signature": "sha256=bogus" };
     const { outcomes, growth, ms } = await attack(["/webhooks/slack", "/webhooks/linear", "/webhooks/jira"], signed);
     for (const o of outcomes) {
       if (o.status !== null) expect(o.status).toBe(413);

@@ -43,7 +43,16 @@ describe("attacks on the source webhooks (Slack routes, real sockets)", () => {
     const body = slackEventBody(mention);
     const ts = String(Math.floor(Date.now() / 1000));
     for (const secret of ["", "undefined", SLACK_SECRET]) {
-      const res = await raw(unset.port!, "/webhooks/slack", [["content-type", "application/json"], ["x-slack-request-timestamp", ts], ["x-slack-signature", slackSignature(secret, ts, body)]], body);
+      const res = await raw(
+        unset.port!,
+        "/webhooks/slack",
+        [
+          ["content-type", "application/json"],
+          ["x-slack-request-timestamp", ts],
+          ["x-slack-signature", slackSignature(secret, ts, body)],
+        ],
+        body,
+      );
       expect(res).toEqual({ status: 401, body: "" });
     }
     // Not even Slack's url_verification challenge is echoed: that would let anyone register the URL.
@@ -66,7 +75,12 @@ describe("attacks on the source webhooks (Slack routes, real sockets)", () => {
     const res = await raw(
       configured.port!,
       "/webhooks/slack",
-      [["content-type", "application/json"], ["x-slack-request-timestamp", good["x-slack-request-timestamp"]!], ["x-slack-signature", "v0=deadbeef"], ["x-slack-signature", good["x-slack-signature"]!]],
+      [
+        ["content-type", "application/json"],
+        ["x-slack-request-timestamp", good["x-slack-request-timestamp"]!],
+        ["x-slack-signature", "v0=deadbeef"],
+        ["x-slack-signature", good["x-slack-signature"]!],
+      ],
       body,
     );
     expect(res.status).toBe(401);

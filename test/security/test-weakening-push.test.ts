@@ -48,7 +48,12 @@ async function vitestClosure(): Promise<string[]> {
     const p = join(NODE_MODULES, name, "package.json");
     if (!existsSync(p)) return;
     seen.add(name);
-    const j = JSON.parse(await readFile(p, "utf8")) as { dependencies?: object; optionalDependencies?: object; peerDependencies?: object; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+    const j = JSON.parse(await readFile(p, "utf8")) as {
+      dependencies?: object;
+      optionalDependencies?: object;
+      peerDependencies?: object;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
     for (const d of Object.keys({ ...j.dependencies, ...j.optionalDependencies })) await visit(d);
     for (const d of Object.keys(j.peerDependencies ?? {})) if (!j.peerDependenciesMeta?.[d]?.optional) await visit(d);
   };
@@ -121,7 +126,10 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
       },
     );
     const said = String(await push.invoke({ message: "Fix CI" }));
-    const remote = await hostGit(["-C", origin, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]).then((s) => s.trim(), () => null);
+    const remote = await hostGit(["-C", origin, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]).then(
+      (s) => s.trim(),
+      () => null,
+    );
     return { said, remote, sb, push, state, main };
   }
 
@@ -158,8 +166,19 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
 
   it.each<[string, string, string, RegExp, { allowTestConfig?: boolean; undo?: boolean }?]>([
     // The issue's bypasses of the old text check.
-    ["a constant expectation: expect(-3).toBe(-3)", "vitest", `sed -i 's/expect(sum(-1, -2)).toBe(-3)/expect(-3).toBe(-3)/' src/sum.test.ts`, /weakens_tests.*"negatives" in src\/sum\.test\.ts with no assertion that can fail/, { undo: true }],
-    ["an early return; before the assertion", "vitest", `sed -i 's/^it("negatives", () => {$/it("negatives", () => {\\n  return;/' src/sum.test.ts`, /weakens_tests.*"negatives".*no assertion that can fail/],
+    [
+      "a constant expectation: expect(-3).toBe(-3)",
+      "vitest",
+      `sed -i 's/expect(sum(-1, -2)).toBe(-3)/expect(-3).toBe(-3)/' src/sum.test.ts`,
+      /weakens_tests.*"negatives" in src\/sum\.test\.ts with no assertion that can fail/,
+      { undo: true },
+    ],
+    [
+      "an early return; before the assertion",
+      "vitest",
+      `sed -i 's/^it("negatives", () => {$/it("negatives", () => {\\n  return;/' src/sum.test.ts`,
+      /weakens_tests.*"negatives".*no assertion that can fail/,
+    ],
     ["if (false) expect(…)", "vitest", `sed -i 's/^  expect(sum(-1, -2))/  if (false) expect(sum(-1, -2))/' src/sum.test.ts`, /weakens_tests.*"negatives".*no assertion that can fail/],
     ["it.runIf(false)", "vitest", `sed -i 's/^it("negatives"/it.runIf(false)("negatives"/' src/sum.test.ts`, /weakens_tests.*\.runIf\(/],
     [
@@ -168,15 +187,43 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
       `sed -i '/^it("negatives"/,/^});/d' src/sum.test.ts && echo 'const pad = "it(\\"x\\", () => { expect(1) }); it( expect( expect(";' >> src/sum.test.ts`,
       /weakens_tests.*removes 1 test case/,
     ],
-    ["a new vitest.config.ts excluding the red file", "vitest", `printf 'export default { test: { exclude: ["src/sum.test.ts"] } };\\n' > vitest.config.ts`, /test_config.*vitest\.config\.ts \(test runner configuration\)/],
+    [
+      "a new vitest.config.ts excluding the red file",
+      "vitest",
+      `printf 'export default { test: { exclude: ["src/sum.test.ts"] } };\\n' > vitest.config.ts`,
+      /test_config.*vitest\.config\.ts \(test runner configuration\)/,
+    ],
     ['"test": "exit 0" in package.json', "vitest", `sed -i 's/"test": "vitest run"/"test": "exit 0"/' package.json`, /test_config.*package\.json \(its "scripts"/, { undo: true }],
     ["a workflow that no longer runs the tests", "vitest", `sed -i 's/npm test/true/' .github/workflows/ci.yml`, /test_config.*\.github\/workflows\/ci\.yml \(a CI workflow\)/],
     ["items.clear() in a conftest.py", "pytest", `printf 'def pytest_collection_modifyitems(items):\\n    items.clear()\\n' > tests/conftest.py`, /test_config.*tests\/conftest\.py/, { undo: true }],
-    ["pyproject [tool.pytest] deselecting the red test", "pytest", `printf 'addopts = "--deselect tests/test_calc.py::test_negatives"\\n' >> pyproject.toml`, /test_config.*pyproject\.toml \(its test sections\)/],
+    [
+      "pyproject [tool.pytest] deselecting the red test",
+      "pytest",
+      `printf 'addopts = "--deselect tests/test_calc.py::test_negatives"\\n' >> pyproject.toml`,
+      /test_config.*pyproject\.toml \(its test sections\)/,
+    ],
     // Only the runner sees these: no test file changes, or a config change the writer allowed.
-    ["emptying the table an it.each reads (a source file, not a test file)", "vitest", `printf 'export const CASES: Array<[number, number, number]> = [];\\n' > src/cases.ts`, /weakens_tests.*vitest collects 2 test\(s\) after the change and 4 before \(2 fewer; gone: "src\/sum\.test\.ts > table 0"/, { undo: true }],
-    ["an allowed config change that excludes the red file", "vitest", `printf 'export default { test: { exclude: ["src/sum.test.ts", "node_modules/**"] } };\\n' > vitest.config.ts`, /weakens_tests.*vitest collects 0 test\(s\) after the change and 4 before/, { allowTestConfig: true }],
-    ["an allowed conftest.py that empties the collection", "pytest", `printf 'def pytest_collection_modifyitems(items):\\n    items.clear()\\n' > tests/conftest.py`, /weakens_tests.*pytest collects 0 test\(s\) after the change and 2 before/, { allowTestConfig: true, undo: true }],
+    [
+      "emptying the table an it.each reads (a source file, not a test file)",
+      "vitest",
+      `printf 'export const CASES: Array<[number, number, number]> = [];\\n' > src/cases.ts`,
+      /weakens_tests.*vitest collects 2 test\(s\) after the change and 4 before \(2 fewer; gone: "src\/sum\.test\.ts > table 0"/,
+      { undo: true },
+    ],
+    [
+      "an allowed config change that excludes the red file",
+      "vitest",
+      `printf 'export default { test: { exclude: ["src/sum.test.ts", "node_modules/**"] } };\\n' > vitest.config.ts`,
+      /weakens_tests.*vitest collects 0 test\(s\) after the change and 4 before/,
+      { allowTestConfig: true },
+    ],
+    [
+      "an allowed conftest.py that empties the collection",
+      "pytest",
+      `printf 'def pytest_collection_modifyitems(items):\\n    items.clear()\\n' > tests/conftest.py`,
+      /weakens_tests.*pytest collects 0 test\(s\) after the change and 2 before/,
+      { allowTestConfig: true, undo: true },
+    ],
     // The old check's cases stay.
     ["it.skip on the red test", "vitest", `sed -i 's/^it("negatives"/it.skip("negatives"/' src/sum.test.ts`, /adds a skip marker \(\.skip\(\) in src\/sum\.test\.ts/],
     ["deleting the test file", "vitest", "git rm -q src/sum.test.ts", /removes 3 test case\(s\): src\/sum\.test\.ts \(3 → 0\)/],
@@ -184,21 +231,35 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
     ["deleting the failing assertion", "vitest", `sed -i '/sum(-1, -2)/d' src/sum.test.ts`, /removes 1 assertion/],
     ["renaming the test file out of the runner's reach", "vitest", "git mv src/sum.test.ts src/sum.test.ts.bak", /removes 3 test case\(s\)/],
     ["@pytest.mark.skip", "pytest", `sed -i 's/^def test_negatives/@pytest.mark.skip\\ndef test_negatives/' tests/test_calc.py`, /@pytest\.mark\.skip/, { undo: true }],
-    ["assert 1 == 1 in place of the red assertion", "pytest", `sed -i 's/assert add(-1, -2) == -3/assert 1 == 1/' tests/test_calc.py`, /"test_negatives" in tests\/test_calc\.py with no assertion that can fail/],
-    ["a real fix in one commit, the skip hidden in a second", "vitest", `sed -i 's/a - b/a + b/' src/sum.ts && git commit -qam fix && sed -i 's/^it("adds"/it.skip("adds"/' src/sum.test.ts`, /skip marker/],
-  ])("%s is refused, nothing reaches the remote, and the model is told why (and how to undo)", async (_n, repo, commands, reason, opts) => {
-    const { said, remote, sb, push, main } = await fixRun(repo, commands, opts);
-    expect(said).toMatch(/^Push refused \((weakens_tests|test_config)\): nothing was pushed/);
-    expect(said).toMatch(reason);
-    expect(said).toMatch(/git reset --soft [0-9a-f]{40}/);
-    expect(remote).toBeNull();
-    if (!opts?.undo) return;
-    // The guidance works: undo, restore, fix the code, push.
-    const fix = repo === "vitest" ? "sed -i 's/a - b/a + b/' src/sum.ts" : "sed -i 's/a - b/a + b/' calc.py";
-    const undo = await sb.exec(`${UNDO(main)} && ${fix}`);
-    expect(undo.exitCode, undo.stderr).toBe(0);
-    expect(String(await push.invoke({ message: "Fix the code" }))).toMatch(/^Pushed 1 commit\(s\)/);
-  }, 120_000);
+    [
+      "assert 1 == 1 in place of the red assertion",
+      "pytest",
+      `sed -i 's/assert add(-1, -2) == -3/assert 1 == 1/' tests/test_calc.py`,
+      /"test_negatives" in tests\/test_calc\.py with no assertion that can fail/,
+    ],
+    [
+      "a real fix in one commit, the skip hidden in a second",
+      "vitest",
+      `sed -i 's/a - b/a + b/' src/sum.ts && git commit -qam fix && sed -i 's/^it("adds"/it.skip("adds"/' src/sum.test.ts`,
+      /skip marker/,
+    ],
+  ])(
+    "%s is refused, nothing reaches the remote, and the model is told why (and how to undo)",
+    async (_n, repo, commands, reason, opts) => {
+      const { said, remote, sb, push, main } = await fixRun(repo, commands, opts);
+      expect(said).toMatch(/^Push refused \((weakens_tests|test_config)\): nothing was pushed/);
+      expect(said).toMatch(reason);
+      expect(said).toMatch(/git reset --soft [0-9a-f]{40}/);
+      expect(remote).toBeNull();
+      if (!opts?.undo) return;
+      // The guidance works: undo, restore, fix the code, push.
+      const fix = repo === "vitest" ? "sed -i 's/a - b/a + b/' src/sum.ts" : "sed -i 's/a - b/a + b/' calc.py";
+      const undo = await sb.exec(`${UNDO(main)} && ${fix}`);
+      expect(undo.exitCode, undo.stderr).toBe(0);
+      expect(String(await push.invoke({ message: "Fix the code" }))).toMatch(/^Pushed 1 commit\(s\)/);
+    },
+    120_000,
+  );
 
   it("a fix of the code (with a corrected expectation and a new test) is pushed, judged by vitest's own list", async () => {
     const { said, remote, state } = await fixRun(
@@ -223,7 +284,9 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
   }, 60_000);
 
   it("an ordinary run (not a CI fix) may skip a test or change the runner when asked to", async () => {
-    const { said, remote } = await fixRun("vitest", `sed -i 's/^it("negatives"/it.skip("negatives"/' src/sum.test.ts && sed -i 's/"test": "vitest run"/"test": "vitest run --bail 1"/' package.json`, { guardTests: false });
+    const { said, remote } = await fixRun("vitest", `sed -i 's/^it("negatives"/it.skip("negatives"/' src/sum.test.ts && sed -i 's/"test": "vitest run"/"test": "vitest run --bail 1"/' package.json`, {
+      guardTests: false,
+    });
     expect(said).toMatch(/^Pushed/);
     expect(remote).not.toBeNull();
   }, 60_000);
@@ -254,7 +317,18 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
     expect(resolve.exitCode, resolve.stderr).toBe(0);
     const push = commitAndPushTool(
       { branch: "open-swe/t1", requester: { login: "dana", id: 7 }, state: { replied: false } },
-      { sandbox: sb, mirror, remoteUrl: origin, expectedOld: () => head, onPushed: async () => undefined, allowWorkflowChanges: false, maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES, caps: { maxFiles: 100, maxBytes: 1 << 20 }, guardTests: true, guardTestsAcceptFrom: "refs/heads/main" },
+      {
+        sandbox: sb,
+        mirror,
+        remoteUrl: origin,
+        expectedOld: () => head,
+        onPushed: async () => undefined,
+        allowWorkflowChanges: false,
+        maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES,
+        caps: { maxFiles: 100, maxBytes: 1 << 20 },
+        guardTests: true,
+        guardTestsAcceptFrom: "refs/heads/main",
+      },
     );
     const said = String(await push.invoke({ message: "Merge main" }));
     expect(said).toMatch(/^Push refused \(deletes_pr_files\): nothing was pushed, because it deletes files this pull request added: "src\/greet\.test\.ts"/);

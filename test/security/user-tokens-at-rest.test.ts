@@ -49,7 +49,7 @@ function runContext(redis: Redis, prefix: string): GitHubRunContext {
   };
 }
 
-describe("user tokens at rest (\"open PRs as me\")", () => {
+describe('user tokens at rest ("open PRs as me")', () => {
   it("are sealed: no token byte in Redis, bound to their login, readable after key rotation", async () => {
     const redis = testRedis();
     const prefix = uniquePrefix();
@@ -130,7 +130,10 @@ describe("user tokens at rest (\"open PRs as me\")", () => {
     const expired = await prAuthorFor({ config, redis, prefix, log, login: "alice", profile: { prsAsMe: true } });
     expect(expired).toMatchObject({ octokit: null, fallbackNote: expect.stringMatching(/authorisation expired/) });
     expect(await tokens.get("alice")).toBeNull();
-    expect(await prAuthorFor({ config, redis, prefix, log, login: "bob", profile: { prsAsMe: true } })).toMatchObject({ octokit: null, fallbackNote: expect.stringMatching(/no GitHub authorisation/) });
+    expect(await prAuthorFor({ config, redis, prefix, log, login: "bob", profile: { prsAsMe: true } })).toMatchObject({
+      octokit: null,
+      fallbackNote: expect.stringMatching(/no GitHub authorisation/),
+    });
     expect(await prAuthorFor({ config, redis, prefix, log, login: "bob", profile: { prsAsMe: false } })).toBeNull();
   });
 });

@@ -51,7 +51,10 @@ describe("crossSiteWrite", () => {
 
 describe("parseCookies", () => {
   it("reads pairs, first wins, ignores junk", () => {
-    expect([...parseCookies("a=1; b=x=y; a=2; junk; =v")]).toEqual([["a", "1"], ["b", "x=y"]]);
+    expect([...parseCookies("a=1; b=x=y; a=2; junk; =v")]).toEqual([
+      ["a", "1"],
+      ["b", "x=y"],
+    ]);
     expect(parseCookies(undefined).size).toBe(0);
   });
 });

@@ -22,7 +22,13 @@ async function start(env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(
   return { server, cwd, lines, url: (p: string) => `http://127.0.0.1:${server.port}${p}` };
 }
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 async function manifestOf(url: string): Promise<Record<string, any>> {
   const html = await (await fetch(url)).text();
   return JSON.parse(unescape(/name="manifest" value="([^"]*)"/.exec(html)![1]!));

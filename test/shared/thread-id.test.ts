@@ -26,7 +26,12 @@ describe("thread ids", () => {
   it("is the same in another process", () => {
     const other = execFileSync(
       process.execPath,
-      ["--import", TSX_LOADER, "-e", `import(${JSON.stringify(pathToFileURL(join(ROOT, "src/shared/thread-id.ts")).href)}).then(m => process.stdout.write(m.threadId({kind:"pr",owner:"o",repo:"r",number:3})))`],
+      [
+        "--import",
+        TSX_LOADER,
+        "-e",
+        `import(${JSON.stringify(pathToFileURL(join(ROOT, "src/shared/thread-id.ts")).href)}).then(m => process.stdout.write(m.threadId({kind:"pr",owner:"o",repo:"r",number:3})))`,
+      ],
       { encoding: "utf8" },
     );
     expect(other).toBe(threadId({ kind: "pr", owner: "o", repo: "r", number: 3 }));

@@ -76,7 +76,13 @@ export function describeSourceConformance(fx: SourceFixture): void {
     let installation = 9100;
     let seq = 0;
     const base = Math.floor(Date.now() / 1000);
-    const mention = (over: Partial<Mention> = {}): Mention => ({ id: `${base + ++seq}.${String(seq).padStart(6, "0")}`, user: "UWRITER", text: "please fix the flaky test repo:octo/hello", where: "CONF1", ...over });
+    const mention = (over: Partial<Mention> = {}): Mention => ({
+      id: `${base + ++seq}.${String(seq).padStart(6, "0")}`,
+      user: "UWRITER",
+      text: "please fix the flaky test repo:octo/hello",
+      where: "CONF1",
+      ...over,
+    });
     const send = (req: SignedRequest, tamper?: (body: string) => string) =>
       fetch(`http://127.0.0.1:${proc.port}${req.path}`, { method: "POST", headers: req.headers, body: tamper ? tamper(req.body) : req.body });
     const deliver = (m: Mention, opts: { at?: Date; redelivery?: number } = {}) => send(fx.deliver(m, { at: opts.at ?? new Date(), ...(opts.redelivery ? { redelivery: opts.redelivery } : {}) }));
@@ -86,7 +92,9 @@ export function describeSourceConformance(fx: SourceFixture): void {
     const github = async (repo: string, login: string, permission: "write" | "read") => {
       installation += 1;
       await settings.recordInstalled(repo, { installationId: installation });
-      nock(API).post(`/app/installations/${installation}/access_tokens`).reply(201, { token: "ghs_conformance", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+      nock(API)
+        .post(`/app/installations/${installation}/access_tokens`)
+        .reply(201, { token: "ghs_conformance", expires_at: new Date(Date.now() + 3600_000).toISOString() });
       nock(API).get(`/repos/${repo}/collaborators/${login}/permission`).reply(200, { permission, role_name: permission });
       if (permission === "write") nock(API).get(`/users/${login}`).reply(200, { login, id: 31 });
     };
@@ -208,7 +216,10 @@ export function describeSourceConformance(fx: SourceFixture): void {
       fx.nockFetch(m, { user: "UEMAIL", text: m.text });
       fx.nockEmail!("UEMAIL", "Eve@Example.com");
       fx.nockAck(m);
-      nock(API).get("/search/users").query({ q: "eve@example.com in:email", per_page: "5" }).reply(200, { items: [{ login: "eve" }, { login: "eve2" }] });
+      nock(API)
+        .get("/search/users")
+        .query({ q: "eve@example.com in:email", per_page: "5" })
+        .reply(200, { items: [{ login: "eve" }, { login: "eve2" }] });
       nock(API).get("/users/eve").reply(200, { login: "eve", id: 41, email: "eve@example.com" });
       nock(API).get("/users/eve2").reply(200, { login: "eve2", id: 42, email: "eve@example.com.evil" });
       await github("octo/hello", "eve", "write");
@@ -220,8 +231,13 @@ export function describeSourceConformance(fx: SourceFixture): void {
       fx.nockEmail!("UEMAIL2", "mallory@example.com");
       installation += 1;
       await settings.recordInstalled("octo/hello", { installationId: installation });
-      nock(API).post(`/app/installations/${installation}/access_tokens`).reply(201, { token: "ghs_conformance", expires_at: new Date(Date.now() + 3600_000).toISOString() });
-      nock(API).get("/search/users").query(true).reply(200, { items: [{ login: "dana" }] });
+      nock(API)
+        .post(`/app/installations/${installation}/access_tokens`)
+        .reply(201, { token: "ghs_conformance", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+      nock(API)
+        .get("/search/users")
+        .query(true)
+        .reply(200, { items: [{ login: "dana" }] });
       nock(API).get("/users/dana").reply(200, { login: "dana", id: 31, email: "dana@example.com" });
       const reply = fx.nockReply(loose, (t) => /don.t know who you are on GitHub/.test(t));
       expect((await deliver(loose)).status).toBe(200);
@@ -290,7 +306,11 @@ export function describeSourceConformance(fx: SourceFixture): void {
       const a = await job(first, "octo/secret");
       const { threadKey } = fx.expected(first);
       expect(a.threadId).toBe(threadId({ kind: "source", key: threadKey, repo: "octo/secret" }));
-      const other = await job(mention({ where: "CSWITCH", thread: first.id, text: "and the docs repo:octo/public" }), "octo/public", /This conversation was about octo\/secret; I started a new thread for octo\/public/);
+      const other = await job(
+        mention({ where: "CSWITCH", thread: first.id, text: "and the docs repo:octo/public" }),
+        "octo/public",
+        /This conversation was about octo\/secret; I started a new thread for octo\/public/,
+      );
       expect(other.source?.threadKey).toBe(threadKey);
       expect(other.threadId).toBe(threadId({ kind: "source", key: threadKey, repo: "octo/public" }));
       expect(other.threadId).not.toBe(a.threadId);

@@ -22,9 +22,18 @@ describe("repoFromText", () => {
 
 describe("chooseRepo: text › thread › default › ask", () => {
   it.each([
-    [{ text: "repo:a/b", remembered: "c/d", channelDefault: "e/f" }, { repo: "a/b", via: "text" }],
-    [{ text: "do it", remembered: "C/D", channelDefault: "e/f" }, { repo: "c/d", via: "thread" }],
-    [{ text: "do it", remembered: null, channelDefault: "e/f" }, { repo: "e/f", via: "default" }],
+    [
+      { text: "repo:a/b", remembered: "c/d", channelDefault: "e/f" },
+      { repo: "a/b", via: "text" },
+    ],
+    [
+      { text: "do it", remembered: "C/D", channelDefault: "e/f" },
+      { repo: "c/d", via: "thread" },
+    ],
+    [
+      { text: "do it", remembered: null, channelDefault: "e/f" },
+      { repo: "e/f", via: "default" },
+    ],
     [{ text: "do it", remembered: null, channelDefault: null }, null],
   ] as const)("%o", (facts, want) => {
     expect(chooseRepo(facts)).toEqual(want);

@@ -17,7 +17,9 @@ describe("vendor endpoints are configurable", () => {
   it("SLACK_API_URL: the worker's Slack client talks to that base (GovSlack, a proxy), over http too", async () => {
     const config = testConfig({ SLACK_SIGNING_SECRET: SLACK_SECRET, SLACK_BOT_TOKEN: "xoxb-t", SLACK_API_URL: "http://slack.gov.example:8080/api" });
     const client = buildSourceRegistry(config).get("slack")!.client(createLogger("silent"));
-    const react = nock("http://slack.gov.example:8080").post("/api/reactions.add").reply(200, slackBody("reactions.add", { ok: true }));
+    const react = nock("http://slack.gov.example:8080")
+      .post("/api/reactions.add")
+      .reply(200, slackBody("reactions.add", { ok: true }));
     const tool = client.tools({ team: "T1", channel: "C1", ts: "20.1", threadTs: "10.1" }).find((t) => t.name === "slack_add_reaction")!;
     expect(await tool.invoke({ name: "eyes" })).toBe("Reacted with :eyes:.");
     expect(react.isDone()).toBe(true);
@@ -26,7 +28,9 @@ describe("vendor endpoints are configurable", () => {
   it("LINEAR_API_URL: the worker's Linear client posts its GraphQL there", async () => {
     const config = testConfig({ LINEAR_WEBHOOK_SECRET: "lin-secret", LINEAR_API_KEY: "lin_api_t", LINEAR_API_URL: "https://linear.mirror.example/graphql" });
     const client = buildSourceRegistry(config).get("linear")!.client(createLogger("silent"));
-    const ack = nock("https://linear.mirror.example").post("/graphql", (b: { query?: string }) => /reactionCreate/.test(b.query ?? "")).reply(200, { data: { reactionCreate: { success: true } } });
+    const ack = nock("https://linear.mirror.example")
+      .post("/graphql", (b: { query?: string }) => /reactionCreate/.test(b.query ?? ""))
+      .reply(200, { data: { reactionCreate: { success: true } } });
     await client.acknowledge({ issueId: "ISS-1", trigger: "comment", commentId: "c1", parentId: "c1" });
     expect(ack.isDone()).toBe(true);
   });

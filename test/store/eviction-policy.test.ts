@@ -25,7 +25,10 @@ describe("Redis must never evict (BullMQ's jobs and locks live there)", () => {
   });
 
   it("a process on a Redis that evicts says so in one warning line at start-up; on noeviction it says nothing", async () => {
-    for (const [args, warned] of [[["--maxmemory-policy", "allkeys-lru"], true], [[], false]] as const) {
+    for (const [args, warned] of [
+      [["--maxmemory-policy", "allkeys-lru"], true],
+      [[], false],
+    ] as const) {
       const server = await startPrivateRedis([...args]);
       servers.push(server);
       expect(await readEvictionPolicy(connectRedis(server.url))).toBe(args.length ? "allkeys-lru" : "noeviction");

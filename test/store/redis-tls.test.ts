@@ -37,7 +37,30 @@ describe("rediss:// (TLS)", () => {
     const dir = mkdtempSync(join(tmpdir(), "osw-tls-"));
     const certs = makeCerts(dir);
     const port = await freePort();
-    const server = spawn("redis-server", ["--port", "0", "--tls-port", String(port), "--bind", "127.0.0.1", "--tls-cert-file", certs.cert, "--tls-key-file", certs.key, "--tls-ca-cert-file", certs.ca, "--tls-auth-clients", "no", "--save", "", "--dir", dir], { stdio: "ignore" });
+    const server = spawn(
+      "redis-server",
+      [
+        "--port",
+        "0",
+        "--tls-port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--tls-cert-file",
+        certs.cert,
+        "--tls-key-file",
+        certs.key,
+        "--tls-ca-cert-file",
+        certs.ca,
+        "--tls-auth-clients",
+        "no",
+        "--save",
+        "",
+        "--dir",
+        dir,
+      ],
+      { stdio: "ignore" },
+    );
     children.push(server);
     const tls = new Redis(`rediss://127.0.0.1:${port}`, { tls: { ca: readFileSync(certs.ca) }, maxRetriesPerRequest: null });
     tls.on("error", () => undefined); // refused until the server listens

@@ -8,7 +8,12 @@ describe("stepTimes: each message's start and duration from the feed", () => {
   it.each([
     ["no feed: no times", [], ["human", "ai"], [null, null]],
     ["a request, an agent turn, its tool result", [s(100, 0, 1), s(350, 1, 2), s(900, 2, 3)], ["human", "ai", "tool"], [{ end: 100 }, { start: 100, end: 350 }, { start: 350, end: 900 }]],
-    ["parallel tool results start when the agent's turn ended", [s(100, 0, 1), s(200, 1, 2), s(500, 2, 4)], ["human", "ai", "tool", "tool"], [{ end: 100 }, { start: 100, end: 200 }, { start: 200, end: 500 }, { start: 200, end: 500 }]],
+    [
+      "parallel tool results start when the agent's turn ended",
+      [s(100, 0, 1), s(200, 1, 2), s(500, 2, 4)],
+      ["human", "ai", "tool", "tool"],
+      [{ end: 100 }, { start: 100, end: 200 }, { start: 200, end: 500 }, { start: 200, end: 500 }],
+    ],
     ["messages older than the feed have no time; the next starts when it is known", [s(400, 2, 3)], ["human", "ai", "ai"], [null, null, { end: 400 }]],
     ["a repeated step (same count) keeps the first time", [s(100, 0, 1), s(300, 0, 1)], ["human"], [{ end: 100 }]],
     ["a follow-up from a person has only its time", [s(100, 1, 2), s(200, 2, 3)], ["ai", "human", "ai"], [null, { end: 100 }, { start: 100, end: 200 }]],

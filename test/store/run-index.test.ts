@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { RunIndex, type RunEntry } from "../../src/store/run-index.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
-const entry = (i: number, repo = "octo/hello"): RunEntry => ({ runId: `r${i}`, repo, threadId: `t${i}`, trigger: "comment", source: "github", requester: "dana", title: `run ${i}`, status: "running", queuedAt: 1_000 + i });
+const entry = (i: number, repo = "octo/hello"): RunEntry => ({
+  runId: `r${i}`,
+  repo,
+  threadId: `t${i}`,
+  trigger: "comment",
+  source: "github",
+  requester: "dana",
+  title: `run ${i}`,
+  status: "running",
+  queuedAt: 1_000 + i,
+});
 
 describe("RunIndex", () => {
   it("pages newest first by cursor, only the viewer's repos, and keeps the newest `keep` runs", async () => {

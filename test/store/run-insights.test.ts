@@ -3,13 +3,39 @@ import { durationBucket, RunInsights, runIncrements, utcDay, type RunFacts } fro
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const AT = Date.parse("2026-12-01T10:00:00Z");
-const facts = (over: Partial<RunFacts> = {}): RunFacts => ({ runId: "r1", repo: "Octo/Hello", at: AT, outcome: "completed", model: "sonnet", costUsd: 0.1512, inputTokens: 100, outputTokens: 20, durationMs: 94_000, ...over });
+const facts = (over: Partial<RunFacts> = {}): RunFacts => ({
+  runId: "r1",
+  repo: "Octo/Hello",
+  at: AT,
+  outcome: "completed",
+  model: "sonnet",
+  costUsd: 0.1512,
+  inputTokens: 100,
+  outputTokens: 20,
+  durationMs: 94_000,
+  ...over,
+});
 
 describe("runIncrements", () => {
   it.each([
-    [facts(), [["runs|completed", 1], ["usd_micros|sonnet", 151_200], ["tokens_in|sonnet", 100], ["tokens_out|sonnet", 20], [`dur|${durationBucket(94_000)}`, 1]]],
+    [
+      facts(),
+      [
+        ["runs|completed", 1],
+        ["usd_micros|sonnet", 151_200],
+        ["tokens_in|sonnet", 100],
+        ["tokens_out|sonnet", 20],
+        [`dur|${durationBucket(94_000)}`, 1],
+      ],
+    ],
     [{ runId: "r", repo: "o/r", at: AT, outcome: "failed", inputTokens: 0 }, [["runs|failed", 1]]],
-    [{ runId: "r", repo: "o/r", at: AT, outcome: "completed", model: "m", costUsd: 0, autofix: "pushed" }, [["runs|completed", 1], ["autofix|pushed", 1]]],
+    [
+      { runId: "r", repo: "o/r", at: AT, outcome: "completed", model: "m", costUsd: 0, autofix: "pushed" },
+      [
+        ["runs|completed", 1],
+        ["autofix|pushed", 1],
+      ],
+    ],
   ])("%#", (f, want) => expect(runIncrements(f)).toEqual(want));
 });
 
@@ -29,7 +55,11 @@ describe("RunInsights (real Redis)", () => {
     const read = await insights.read(["octo/hello", "OCTO/OTHER"], days);
     expect(read).toEqual([
       { repo: "octo/hello", day: "2026-11-30", counts: { "runs|completed": 1, "usd_micros|sonnet": 151_200, "tokens_in|sonnet": 100, "tokens_out|sonnet": 20, [d30]: 1 } },
-      { repo: "octo/hello", day: "2026-12-01", counts: { "runs|completed": 1, "runs|failed": 1, "usd_micros|sonnet": 1_151_200, "tokens_in|sonnet": 200, "tokens_out|sonnet": 40, [d94]: 1, [d30]: 1 } },
+      {
+        repo: "octo/hello",
+        day: "2026-12-01",
+        counts: { "runs|completed": 1, "runs|failed": 1, "usd_micros|sonnet": 1_151_200, "tokens_in|sonnet": 200, "tokens_out|sonnet": 40, [d94]: 1, [d30]: 1 },
+      },
       { repo: "octo/other", day: "2026-11-30", counts: { "runs|completed": 1, "usd_micros|sonnet": 151_200, "tokens_in|sonnet": 100, "tokens_out|sonnet": 20, [d94]: 1 } },
       { repo: "octo/other", day: "2026-12-01", counts: {} },
     ]);

@@ -26,7 +26,17 @@ describe("continuation runs answer where the pending follow-up was asked", () =>
     const prefix = uniquePrefix();
     const redis = testRedis();
     const queues = new QueueSet({ connection: redis, prefix, attempts: 1, signer: testSigner() });
-    return { queues, ctx: { locks: new RunLocks(redis, prefix, 60_000), followUps: new FollowUpQueue(redis, prefix, 10), queues, jobId: "run-1", log: createLogger("silent"), provenance: { via: "slack" as const, principal: null } } };
+    return {
+      queues,
+      ctx: {
+        locks: new RunLocks(redis, prefix, 60_000),
+        followUps: new FollowUpQueue(redis, prefix, 10),
+        queues,
+        jobId: "run-1",
+        log: createLogger("silent"),
+        provenance: { via: "slack" as const, principal: null },
+      },
+    };
   };
 
   it("a Slack follow-up continues in Slack, with no issue number", async () => {

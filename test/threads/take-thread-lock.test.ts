@@ -6,7 +6,13 @@ import { takeThreadLock } from "../../src/threads/thread-run.js";
 import { LockLostError } from "../../src/shared/lock-lost.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
-const ctxFor = (locks: RunLocks, jobId: string, token: string, fence: () => Promise<void> = async () => undefined) => ({ locks, jobId, runOwner: runOwner(jobId, token), fence, log: createLogger("silent") });
+const ctxFor = (locks: RunLocks, jobId: string, token: string, fence: () => Promise<void> = async () => undefined) => ({
+  locks,
+  jobId,
+  runOwner: runOwner(jobId, token),
+  fence,
+  log: createLogger("silent"),
+});
 
 describe("a thread's run lock names one execution of a job", () => {
   it.each([

@@ -5,9 +5,21 @@ import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 describe("stoppedWorkNote / afterStopLine (pure)", () => {
   it.each([
-    [{ by: "dana", dropped: 0 }, "Stopped by @dana. Nothing continues it. A new message starts a new run on this thread.", "Note: the previous run on this thread was stopped by @dana before it finished. Do not resume or redo its work unless the request below asks for it."],
-    [{ by: "dana", dropped: 1 }, "Stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it. A new message starts a new run on this thread.", "Note: the previous run on this thread was stopped by @dana before it finished. 1 message sent to it was dropped unread. Do not resume or redo its work unless the request below asks for it."],
-    [{ by: null, dropped: 3 }, "Stopped. 3 messages sent while it ran were dropped, and nothing continues it. A new message starts a new run on this thread.", "Note: the previous run on this thread was stopped before it finished. 3 messages sent to it were dropped unread. Do not resume or redo its work unless the request below asks for it."],
+    [
+      { by: "dana", dropped: 0 },
+      "Stopped by @dana. Nothing continues it. A new message starts a new run on this thread.",
+      "Note: the previous run on this thread was stopped by @dana before it finished. Do not resume or redo its work unless the request below asks for it.",
+    ],
+    [
+      { by: "dana", dropped: 1 },
+      "Stopped by @dana. 1 message sent while it ran was dropped, and nothing continues it. A new message starts a new run on this thread.",
+      "Note: the previous run on this thread was stopped by @dana before it finished. 1 message sent to it was dropped unread. Do not resume or redo its work unless the request below asks for it.",
+    ],
+    [
+      { by: null, dropped: 3 },
+      "Stopped. 3 messages sent while it ran were dropped, and nothing continues it. A new message starts a new run on this thread.",
+      "Note: the previous run on this thread was stopped before it finished. 3 messages sent to it were dropped unread. Do not resume or redo its work unless the request below asks for it.",
+    ],
   ])("%j", (stop, note, line) => {
     expect(stoppedWorkNote(stop)).toBe(note);
     expect(afterStopLine(stop)).toBe(line);

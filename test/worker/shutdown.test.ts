@@ -18,8 +18,7 @@ import { findJob } from "../helpers/jobs.js";
 
 const GRACE_MS = 500;
 /** The documented bound: a stop returns within the grace plus 5 s. */
-const withinBound = <T>(p: Promise<T>) =>
-  Promise.race([p.then(() => "stopped" as const), new Promise<"late">((r) => setTimeout(() => r("late"), GRACE_MS + 5_000))]);
+const withinBound = <T>(p: Promise<T>) => Promise.race([p.then(() => "stopped" as const), new Promise<"late">((r) => setTimeout(() => r("late"), GRACE_MS + 5_000))]);
 
 const cleanupJob = (deliveryId: string) => ({ installationId: 1, owner: "o", repo: "r", number: 1, threadIds: [randomUUID()], merged: false, deliveryId });
 

@@ -134,28 +134,18 @@ export class RedisSaver extends BaseCheckpointSaver {
     }
   }
 
-  async put(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
-  ): Promise<RunnableConfig> {
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const thread = config.configurable?.["thread_id"] as string | undefined;
     if (thread === undefined) throw new OpenSweError("checkpoint_invalid", "cannot put a checkpoint without configurable.thread_id");
     const ns = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
     const parent = config.configurable?.["checkpoint_id"] as string | undefined;
     const { channel_values: values, ...rest } = copyCheckpoint(checkpoint);
-    const [[cpType, cpBytes], [mdType, mdBytes]] = await Promise.all([
-      this.serde.dumpsTyped({ ...rest, channel_values: {} }),
-      this.serde.dumpsTyped(metadata),
-    ]);
+    const [[cpType, cpBytes], [mdType, mdBytes]] = await Promise.all([this.serde.dumpsTyped({ ...rest, channel_values: {} }), this.serde.dumpsTyped(metadata)]);
     const itemsKey = this.#keys.items(thread, ns);
     const newItems: Record<string, Buffer> = {};
     const blobs: Record<string, string> = {};
     for (const [channel, version] of Object.entries(newVersions)) {
-      const blob: StoredBlob = Object.prototype.hasOwnProperty.call(values, channel)
-        ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems)
-        : { type: EMPTY, value: "" };
+      const blob: StoredBlob = Object.prototype.hasOwnProperty.call(values, channel) ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems) : { type: EMPTY, value: "" };
       blobs[`${channel}\u0000${version}`] = JSON.stringify(blob);
     }
     const fields: Record<string, string | Buffer> = {
@@ -382,9 +372,7 @@ export class RedisSaver extends BaseCheckpointSaver {
 
   async #loadWrites(thread: string, ns: string, id: string): Promise<CheckpointPendingWrite[]> {
     const writes = await this.#storedWrites(thread, ns, id);
-    return Promise.all(
-      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#load(thread, ns, w)]),
-    );
+    return Promise.all(writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#load(thread, ns, w)]));
   }
 
   /** Checkpoints older than format v4 kept pending sends as writes on the parent; lift them into channel_values. */

@@ -96,7 +96,13 @@ export function outputOf(cmd: SimpleCommand, depth = 0): string | null {
     out = input === null ? null : name === "base64" ? Buffer.from(input.replace(/\s+/g, ""), "base64").toString("utf8") : null;
   } else if (name === "rev" && args.length === 0) {
     const input = stdinText(cmd.stdin, depth);
-    out = input === null ? null : input.split("\n").map((l) => [...l].reverse().join("")).join("\n");
+    out =
+      input === null
+        ? null
+        : input
+            .split("\n")
+            .map((l) => [...l].reverse().join(""))
+            .join("\n");
   } else if (name === "xxd" && args.includes("-r") && args.includes("-p")) {
     const input = stdinText(cmd.stdin, depth);
     out = input === null ? null : Buffer.from(input.replace(/[^0-9a-fA-F]/g, ""), "hex").toString("utf8");

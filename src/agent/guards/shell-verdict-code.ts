@@ -8,11 +8,15 @@ export interface CodeDeps {
   scan: (script: string) => Verdict;
 }
 
-const SPAWNS = /\b(?:system|popen|subprocess|spawn(?:Sync)?|exec(?:Sync|File|FileSync|vp?|lp?)?|child_process|Popen|check_output|check_call|getoutput|IO\.popen|Open3|shell_exec|passthru|proc_open|Deno\.Command|Bun\.spawn|qx)\b|`|\|\s*getline|print[^;}\n]*\|\s*"/;
-const HTTP = /\b(?:requests|urllib\d?|http\.client|httpx|aiohttp|fetch|axios|got|https?\.(?:request|get)|XMLHttpRequest|Net::HTTP|LWP|HTTP::Tiny|curl_\w+|file_get_contents|open-uri|URI\.open|octokit|Octokit|PyGithub|github3?|Github|ghapi|graphql)\b/i;
-const OBFUSCATION = /b64decode|base64|atob|fromCharCode|\bchr\s*\(|\.decode\s*\(|codecs|unhexlify|fromhex|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|\[::-1\]|\.reverse\s*\(|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|rot_?13|zlib|gzip|\bpack\s*\(|Buffer\.from|\.join\s*\(\s*(?:''|"")\s*\)|sprintf|%c/i;
+const SPAWNS =
+  /\b(?:system|popen|subprocess|spawn(?:Sync)?|exec(?:Sync|File|FileSync|vp?|lp?)?|child_process|Popen|check_output|check_call|getoutput|IO\.popen|Open3|shell_exec|passthru|proc_open|Deno\.Command|Bun\.spawn|qx)\b|`|\|\s*getline|print[^;}\n]*\|\s*"/;
+const HTTP =
+  /\b(?:requests|urllib\d?|http\.client|httpx|aiohttp|fetch|axios|got|https?\.(?:request|get)|XMLHttpRequest|Net::HTTP|LWP|HTTP::Tiny|curl_\w+|file_get_contents|open-uri|URI\.open|octokit|Octokit|PyGithub|github3?|Github|ghapi|graphql)\b/i;
+const OBFUSCATION =
+  /b64decode|base64|atob|fromCharCode|\bchr\s*\(|\.decode\s*\(|codecs|unhexlify|fromhex|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|\[::-1\]|\.reverse\s*\(|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|rot_?13|zlib|gzip|\bpack\s*\(|Buffer\.from|\.join\s*\(\s*(?:''|"")\s*\)|sprintf|%c/i;
 /** Signs that code writes (a POST, a body, a review-creating call) rather than reads. */
-const WRITES = /\b(?:post|put|patch)\b|method\s*[:=](?!\s*['"`]?(?:GET|HEAD)\b)|\brequest\s*\(|\b(?:data|body|json)\s*[:=]|Net::HTTP::(?:Post|Put|Patch)|createReview|submitReview|create_review|submit_review|addPullRequestReview|submitPullRequestReview/i;
+const WRITES =
+  /\b(?:post|put|patch)\b|method\s*[:=](?!\s*['"`]?(?:GET|HEAD)\b)|\brequest\s*\(|\b(?:data|body|json)\s*[:=]|Net::HTTP::(?:Post|Put|Patch)|createReview|submitReview|create_review|submit_review|addPullRequestReview|submitPullRequestReview/i;
 const REVIEW_API = /\/pulls\/[^/\s'"]+\/reviews|\bcreateReview\b|\bsubmitReview\b|\bcreate_review\b|\bsubmit_review\b|addPullRequestReview|submitPullRequestReview/i;
 
 /** String literals in code ('…', "…", `…`), with backslash escapes decoded where we can. */

@@ -69,9 +69,44 @@ function boolFlag(values: string[] | undefined): boolean | "unknown" {
 
 /** gh's own commands; anything else is an alias or an extension, whose text we cannot see. */
 const GH_COMMANDS = new Set([
-  "agent-task", "alias", "api", "attestation", "auth", "browse", "cache", "co", "codespace", "completion", "config", "copilot", "extension", "ext",
-  "gist", "gpg-key", "help", "issue", "label", "org", "pr", "preview", "project", "release", "repo", "ruleset", "run", "search", "secret",
-  "ssh-key", "status", "variable", "version", "workflow", "accessibility", "licenses", "actions", "environment",
+  "agent-task",
+  "alias",
+  "api",
+  "attestation",
+  "auth",
+  "browse",
+  "cache",
+  "co",
+  "codespace",
+  "completion",
+  "config",
+  "copilot",
+  "extension",
+  "ext",
+  "gist",
+  "gpg-key",
+  "help",
+  "issue",
+  "label",
+  "org",
+  "pr",
+  "preview",
+  "project",
+  "release",
+  "repo",
+  "ruleset",
+  "run",
+  "search",
+  "secret",
+  "ssh-key",
+  "status",
+  "variable",
+  "version",
+  "workflow",
+  "accessibility",
+  "licenses",
+  "actions",
+  "environment",
 ]);
 
 export interface GhDeps {
@@ -183,10 +218,50 @@ function field(kv: string, typed: boolean): Part {
 
 const CURL_SHORT = "dXHuoFTeAbcDEKmrwxyYzCPQtU";
 const CURL_LONG = new Set([
-  "data", "data-raw", "data-binary", "data-ascii", "data-urlencode", "json", "request", "header", "user", "output", "form", "form-string",
-  "upload-file", "url", "referer", "user-agent", "cookie", "cookie-jar", "max-time", "connect-timeout", "retry", "proxy", "cacert", "cert",
-  "key", "config", "write-out", "resolve", "oauth2-bearer", "variable", "range", "limit-rate", "dump-header", "output-dir", "retry-delay",
-  "retry-max-time", "unix-socket", "connect-to", "max-redirs", "request-target", "url-query", "expand-data", "expand-url", "expand-json",
+  "data",
+  "data-raw",
+  "data-binary",
+  "data-ascii",
+  "data-urlencode",
+  "json",
+  "request",
+  "header",
+  "user",
+  "output",
+  "form",
+  "form-string",
+  "upload-file",
+  "url",
+  "referer",
+  "user-agent",
+  "cookie",
+  "cookie-jar",
+  "max-time",
+  "connect-timeout",
+  "retry",
+  "proxy",
+  "cacert",
+  "cert",
+  "key",
+  "config",
+  "write-out",
+  "resolve",
+  "oauth2-bearer",
+  "variable",
+  "range",
+  "limit-rate",
+  "dump-header",
+  "output-dir",
+  "retry-delay",
+  "retry-max-time",
+  "unix-socket",
+  "connect-to",
+  "max-redirs",
+  "request-target",
+  "url-query",
+  "expand-data",
+  "expand-url",
+  "expand-json",
 ]);
 const CURL_DATA = ["data", "data-raw", "data-binary", "data-ascii", "data-urlencode", "json", "form", "form-string", "upload-file", "expand-data", "expand-json"];
 
@@ -238,7 +313,11 @@ function curlConfigArgs(text: string): string[] {
 }
 
 export function analyzeWget(args: string[], stdin: StdinText, note: Note): Verdict {
-  const parsed = parseArgs(args, "OoaiePUTtw", new Set(["method", "body-data", "body-file", "post-data", "post-file", "header", "output-document", "user-agent"]), { O: "output-document", i: "input-file", e: "execute" });
+  const parsed = parseArgs(args, "OoaiePUTtw", new Set(["method", "body-data", "body-file", "post-data", "post-file", "header", "output-document", "user-agent"]), {
+    O: "output-document",
+    i: "input-file",
+    e: "execute",
+  });
   const f = parsed.flags;
   if (f.has("input-file") || f.has("execute") || f.has("config")) return unknown(note, "wget reads URLs or options from a file or `-e`");
   const targets = parsed.positionals.map((u) => targetOf(u, "url"));
@@ -249,7 +328,8 @@ export function analyzeWget(args: string[], stdin: StdinText, note: Note): Verdi
   if (method !== undefined ? !isDynamic(method) && method.toUpperCase() === "GET" : !hasBody) return null;
   const parts: Part[] = [];
   for (const k of ["body-data", "post-data"]) for (const v of f.get(k) ?? []) parts.push({ kind: "raw", text: v });
-  for (const k of ["body-file", "post-file"]) for (const v of f.get(k) ?? []) parts.push(v === "-" && stdin !== null ? { kind: "raw", text: stdin } : { kind: "unseen", what: "the request body comes from a file" });
+  for (const k of ["body-file", "post-file"])
+    for (const v of f.get(k) ?? []) parts.push(v === "-" && stdin !== null ? { kind: "raw", text: stdin } : { kind: "unseen", what: "the request body comes from a file" });
   if (parsed.opaque) parts.push({ kind: "unseen", what: "wget has arguments from an expansion" });
   return judgeBody(parts.length > 0 ? parts : [{ kind: "raw", text: "" }], target, note);
 }

@@ -20,13 +20,99 @@ const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", 
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
 const TRANSPARENT = new Set(["builtin", "noglob", "unbuffer", "chronic", "setsid", "strace", "ltrace", "nocorrect", "caffeinate", "catchsegv"]);
 /** Programs that turn encoded text into other text: their output run as code cannot be read. */
-const DECODERS = new Set(["base64", "base32", "basenc", "xxd", "od", "hexdump", "openssl", "rev", "tr", "gunzip", "zcat", "gzip", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "uudecode", "iconv", "recode"]);
+const DECODERS = new Set([
+  "base64",
+  "base32",
+  "basenc",
+  "xxd",
+  "od",
+  "hexdump",
+  "openssl",
+  "rev",
+  "tr",
+  "gunzip",
+  "zcat",
+  "gzip",
+  "bzip2",
+  "bunzip2",
+  "bzcat",
+  "xz",
+  "unxz",
+  "xzcat",
+  "zstd",
+  "uudecode",
+  "iconv",
+  "recode",
+]);
 /** Programs that only read or print their arguments: a `gh` among their words is text, not a command. */
 const TEXTUAL = new Set([
-  "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "jq", "yq", "tee", "less", "more", "head", "tail",
-  "wc", "sort", "uniq", "cut", "diff", "patch", "touch", "mkdir", "ls", "cp", "mv", "rm", "ln", "chmod", "chown", "test", "[", "[[", "true",
-  "false", "read", "export", "local", "declare", "typeset", "readonly", "set", "unset", "man", "which", "type", "whereis", "whatis", "tldr",
-  "history", "file", "stat", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pip", "pip3", "cd", "pushd", "popd", "exit", "return", "shift",
+  "echo",
+  "printf",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "cat",
+  "jq",
+  "yq",
+  "tee",
+  "less",
+  "more",
+  "head",
+  "tail",
+  "wc",
+  "sort",
+  "uniq",
+  "cut",
+  "diff",
+  "patch",
+  "touch",
+  "mkdir",
+  "ls",
+  "cp",
+  "mv",
+  "rm",
+  "ln",
+  "chmod",
+  "chown",
+  "test",
+  "[",
+  "[[",
+  "true",
+  "false",
+  "read",
+  "export",
+  "local",
+  "declare",
+  "typeset",
+  "readonly",
+  "set",
+  "unset",
+  "man",
+  "which",
+  "type",
+  "whereis",
+  "whatis",
+  "tldr",
+  "history",
+  "file",
+  "stat",
+  "apt",
+  "apt-get",
+  "brew",
+  "dnf",
+  "yum",
+  "apk",
+  "pip",
+  "pip3",
+  "cd",
+  "pushd",
+  "popd",
+  "exit",
+  "return",
+  "shift",
   ...DECODERS,
 ]);
 /** Where a wrapped command may start inside an unknown program's arguments (`docker exec c gh …`). */
@@ -104,7 +190,13 @@ function worst(checks: Array<() => Verdict>): Verdict {
 
 function recordWrites(cmd: SimpleCommand, shared: Shared): void {
   const targets = [...(cmd.writes ?? [])];
-  if (basename(cmd.words[0] ?? "") === "tee") targets.push(...cmd.words.slice(1).filter((w) => !w.startsWith("-")).map((w) => (cmd.words.includes("-a") ? `+${w}` : w)));
+  if (basename(cmd.words[0] ?? "") === "tee")
+    targets.push(
+      ...cmd.words
+        .slice(1)
+        .filter((w) => !w.startsWith("-"))
+        .map((w) => (cmd.words.includes("-a") ? `+${w}` : w)),
+    );
   if (targets.length === 0) return;
   const produced = basename(cmd.words[0] ?? "") === "tee" ? resolveStdin(cmd.stdin, shared.files) : outputOf(cmd);
   const text = produced === null || isDynamic(produced) ? null : produced;
@@ -142,7 +234,8 @@ function resolveStdin(stdin: Stdin | null, files?: Map<string, string | null>): 
 
 const DYN = "\u0001";
 /** Environment variables whose value a program runs as a command (git's pager, ssh, editors, bash's ENV). */
-const EXEC_ENV = /^(?:GIT_PAGER|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND|SSH_ASKPASS|SUDO_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|BASH_ENV|ENV|PROMPT_COMMAND|BROWSER|GH_PAGER|GH_EDITOR|GH_BROWSER)$/;
+const EXEC_ENV =
+  /^(?:GIT_PAGER|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND|SSH_ASKPASS|SUDO_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|BASH_ENV|ENV|PROMPT_COMMAND|BROWSER|GH_PAGER|GH_EDITOR|GH_BROWSER)$/;
 
 /** Code we cannot read is about to run: block it when it was decoded here or the command talks about reviews. */
 function opaque(ctx: Ctx, what: string): Verdict {
@@ -190,7 +283,32 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       }
       case "sudo":
       case "doas":
-        words = dropOptions(rest, new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R", "--user", "--group", "--host", "--prompt", "--role", "--type", "--other-user", "--chdir", "--close-from", "--command-timeout"]));
+        words = dropOptions(
+          rest,
+          new Set([
+            "-u",
+            "-g",
+            "-C",
+            "-D",
+            "-h",
+            "-p",
+            "-r",
+            "-t",
+            "-U",
+            "-T",
+            "-R",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--role",
+            "--type",
+            "--other-user",
+            "--chdir",
+            "--close-from",
+            "--command-timeout",
+          ]),
+        );
         continue;
       case "nice":
       case "ionice":

@@ -12,9 +12,28 @@ import { DYN, SPLIT, type ParsedShell, type SimpleCommand, type Stdin, type Vars
 
 const FIELD = "\u0003";
 const STATEMENTS = new Set([
-  "program", "list", "compound_statement", "subshell", "do_group", "if_statement", "elif_clause", "else_clause", "while_statement",
-  "for_statement", "c_style_for_statement", "case_statement", "case_item", "function_definition", "negated_command", "ERROR",
-  "test_command", "binary_expression", "unary_expression", "parenthesized_expression", "ternary_expression", "postfix_expression",
+  "program",
+  "list",
+  "compound_statement",
+  "subshell",
+  "do_group",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "while_statement",
+  "for_statement",
+  "c_style_for_statement",
+  "case_statement",
+  "case_item",
+  "function_definition",
+  "negated_command",
+  "ERROR",
+  "test_command",
+  "binary_expression",
+  "unary_expression",
+  "parenthesized_expression",
+  "ternary_expression",
+  "postfix_expression",
 ]);
 
 class Walker {

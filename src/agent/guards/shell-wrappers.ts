@@ -96,6 +96,10 @@ function unescape(d: string): string {
 function splitItems(text: string, delim: string, lines: boolean): string[] {
   if (delim === "nul") return text.split(/\0|\\0/).filter((s) => s !== "" && s !== "\n");
   if (delim !== "blank") return text.split(delim).filter(Boolean);
-  if (lines) return text.split("\n").map((l) => l.trim()).filter(Boolean);
+  if (lines)
+    return text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
   return text.split(/\s+/).filter(Boolean);
 }

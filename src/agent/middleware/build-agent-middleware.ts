@@ -81,7 +81,9 @@ export function buildSubagentMiddleware(deps: AgentMiddlewareDeps & { meter: Run
     sanitizeToolInputsMiddleware(),
     subagentCallLimit(deps.modelCallLimit, deps.meter),
     subagentMeterMiddleware(deps.meter, agent),
-    deps.budgetUsd !== undefined ? subagentLimitsMiddleware({ name: "SubagentRunBudgetMiddleware", agent: agent ?? "general-purpose", modelId: deps.budgetModelId ?? "", meter: deps.meter, runBudgetUsd: deps.budgetUsd }) : undefined,
+    deps.budgetUsd !== undefined
+      ? subagentLimitsMiddleware({ name: "SubagentRunBudgetMiddleware", agent: agent ?? "general-purpose", modelId: deps.budgetModelId ?? "", meter: deps.meter, runBudgetUsd: deps.budgetUsd })
+      : undefined,
     toolErrorsMiddleware(),
     sandboxCircuitBreakerMiddleware(deps.circuitBreaker ?? {}),
     deps.idempotency ? idempotentToolCallsMiddleware({ ...deps.idempotency, tools: deps.idempotency.tools ?? SIDE_EFFECT_TOOLS }) : undefined,

@@ -26,7 +26,11 @@ export function runBudgetMiddleware(deps: RunBudgetDeps) {
       const spent = spentUsd(turns, deps.modelId);
       const next = nextCallUsd(estimateInputTokens(request.messages, request.systemPrompt ?? ""), deps.modelId, turns);
       if (spent + next > deps.budgetUsd) {
-        return budgetStopMessage(`Budget reached: the next model call would take this run past its budget of ${usd(deps.budgetUsd)} (spent ${usd(spent)} so far), so I stopped before it.`, spent, deps.budgetUsd);
+        return budgetStopMessage(
+          `Budget reached: the next model call would take this run past its budget of ${usd(deps.budgetUsd)} (spent ${usd(spent)} so far), so I stopped before it.`,
+          spent,
+          deps.budgetUsd,
+        );
       }
       return handler(request);
     },

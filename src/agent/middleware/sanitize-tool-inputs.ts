@@ -41,7 +41,6 @@ export function sanitizeToolArgs(args: unknown): Record<string, unknown> {
 export function sanitizeToolInputsMiddleware() {
   return createMiddleware({
     name: "SanitizeToolInputsMiddleware",
-    wrapToolCall: (request, handler) =>
-      handler({ ...request, toolCall: { ...request.toolCall, args: sanitizeToolArgs(request.toolCall.args) } }),
+    wrapToolCall: (request, handler) => handler({ ...request, toolCall: { ...request.toolCall, args: sanitizeToolArgs(request.toolCall.args) } }),
   });
 }

@@ -40,14 +40,61 @@ const BUDGET: readonly Effort[] = ["none", "low", "medium", "high"];
 
 /** The one table of supported models: which efforts each accepts, how, and what it costs. */
 export const MODEL_RULES: Readonly<Record<string, ModelRule>> = {
-  "anthropic:claude-opus-4-8": { provider: "anthropic", mode: "adaptive", efforts: ADAPTIVE, defaultEffort: "high", maxTokens: 32_000, price: OPUS_PRICE, defaultFallback: "anthropic:claude-sonnet-4-6" },
-  "anthropic:claude-opus-4-7": { provider: "anthropic", mode: "adaptive", efforts: ADAPTIVE, defaultEffort: "high", maxTokens: 32_000, price: OPUS_PRICE, defaultFallback: "anthropic:claude-sonnet-4-6" },
-  "anthropic:claude-opus-4-6": { provider: "anthropic", mode: "adaptive", efforts: ADAPTIVE, defaultEffort: "high", maxTokens: 32_000, price: OPUS_PRICE, defaultFallback: "anthropic:claude-sonnet-4-6" },
-  "anthropic:claude-sonnet-4-6": { provider: "anthropic", mode: "adaptive", efforts: ["none", "low", "medium", "high"], defaultEffort: "medium", maxTokens: 32_000, price: SONNET_PRICE, defaultFallback: "anthropic:claude-sonnet-4-5" },
-  "anthropic:claude-opus-4-5": { provider: "anthropic", mode: "budget", efforts: BUDGET, defaultEffort: "medium", maxTokens: 32_000, price: OPUS_PRICE, defaultFallback: "anthropic:claude-sonnet-4-5" },
+  "anthropic:claude-opus-4-8": {
+    provider: "anthropic",
+    mode: "adaptive",
+    efforts: ADAPTIVE,
+    defaultEffort: "high",
+    maxTokens: 32_000,
+    price: OPUS_PRICE,
+    defaultFallback: "anthropic:claude-sonnet-4-6",
+  },
+  "anthropic:claude-opus-4-7": {
+    provider: "anthropic",
+    mode: "adaptive",
+    efforts: ADAPTIVE,
+    defaultEffort: "high",
+    maxTokens: 32_000,
+    price: OPUS_PRICE,
+    defaultFallback: "anthropic:claude-sonnet-4-6",
+  },
+  "anthropic:claude-opus-4-6": {
+    provider: "anthropic",
+    mode: "adaptive",
+    efforts: ADAPTIVE,
+    defaultEffort: "high",
+    maxTokens: 32_000,
+    price: OPUS_PRICE,
+    defaultFallback: "anthropic:claude-sonnet-4-6",
+  },
+  "anthropic:claude-sonnet-4-6": {
+    provider: "anthropic",
+    mode: "adaptive",
+    efforts: ["none", "low", "medium", "high"],
+    defaultEffort: "medium",
+    maxTokens: 32_000,
+    price: SONNET_PRICE,
+    defaultFallback: "anthropic:claude-sonnet-4-5",
+  },
+  "anthropic:claude-opus-4-5": {
+    provider: "anthropic",
+    mode: "budget",
+    efforts: BUDGET,
+    defaultEffort: "medium",
+    maxTokens: 32_000,
+    price: OPUS_PRICE,
+    defaultFallback: "anthropic:claude-sonnet-4-5",
+  },
   "anthropic:claude-sonnet-4-5": { provider: "anthropic", mode: "budget", efforts: BUDGET, defaultEffort: "medium", maxTokens: 32_000, price: SONNET_PRICE },
   "anthropic:claude-haiku-4-5": { provider: "anthropic", mode: "budget", efforts: BUDGET, defaultEffort: "none", maxTokens: 16_000, price: HAIKU_PRICE },
-  "openai:gpt-5": { provider: "openai", mode: "openai-reasoning", efforts: ["none", "low", "medium", "high"], defaultEffort: "medium", maxTokens: 32_000, price: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 } },
+  "openai:gpt-5": {
+    provider: "openai",
+    mode: "openai-reasoning",
+    efforts: ["none", "low", "medium", "high"],
+    defaultEffort: "medium",
+    maxTokens: 32_000,
+    price: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
+  },
 };
 
 /** Thinking budget per effort for `budget`-mode models; max_tokens is raised above it. */

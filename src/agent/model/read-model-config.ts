@@ -37,7 +37,10 @@ export interface ModelConfig {
  * replay script (relative to `cwd`). A refusal names the variable and lists the known ids.
  */
 function checkModels(env: Record<string, string | undefined>, cwd: string): void {
-  const threadModels = (env.THREAD_MODELS ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  const threadModels = (env.THREAD_MODELS ?? "")
+    .split(",")
+    .map((m) => m.trim())
+    .filter(Boolean);
   for (const [name, raw] of [["OPEN_SWE_MODEL", env.OPEN_SWE_MODEL], ["OPEN_SWE_FALLBACK_MODEL", env.OPEN_SWE_FALLBACK_MODEL], ...threadModels.map((m) => ["THREAD_MODELS", m] as const)] as const) {
     const id = raw?.trim();
     if (!id) continue;

@@ -61,14 +61,13 @@ export class ReplayChatModel extends BaseChatModel {
     const index = Math.max(this.#cursor.next, assistantTurnsThisRun(messages));
     const turn = this.#turns[index];
     if (!turn) {
-      throw new OpenSweError(
-        "replay_exhausted",
-        `replay script ${this.#source} ran out: the run asked for model turn ${index + 1} but the script has ${this.#turns.length}`,
-      );
+      throw new OpenSweError("replay_exhausted", `replay script ${this.#source} ran out: the run asked for model turn ${index + 1} but the script has ${this.#turns.length}`);
     }
     this.#cursor.next = index + 1;
     if (turn.delay_ms) await delay(turn.delay_ms, undefined, options.signal ? { signal: options.signal } : {});
-    const usage: UsageMetadata | undefined = turn.usage ? { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens, total_tokens: turn.usage.input_tokens + turn.usage.output_tokens } : undefined;
+    const usage: UsageMetadata | undefined = turn.usage
+      ? { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens, total_tokens: turn.usage.input_tokens + turn.usage.output_tokens }
+      : undefined;
     // Usage in the constructor, as a provider's message has it: then the checkpoints keep it too.
     const base = {
       content: turn.text,
@@ -81,4 +80,3 @@ export class ReplayChatModel extends BaseChatModel {
     return { generations: [{ text: turn.text, message }] };
   }
 }
-

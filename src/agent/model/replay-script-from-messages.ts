@@ -5,9 +5,7 @@ import type { ReplayTurn } from "./replay-chat-model.js";
 
 function textOf(message: AIMessage): string {
   if (typeof message.content === "string") return message.content;
-  return message.content
-    .map((b) => (typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : ""))
-    .join("");
+  return message.content.map((b) => (typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : "")).join("");
 }
 
 /**

@@ -6,10 +6,11 @@ import { OpenSweError, errorMessage } from "../../errors.js";
 export const ReplayTurn = z
   .object({
     text: z.string().default(""),
-    tool_calls: z
-      .array(z.object({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() }).strict())
-      .default([]),
-    usage: z.object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) }).strict().optional(),
+    tool_calls: z.array(z.object({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() }).strict()).default([]),
+    usage: z
+      .object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) })
+      .strict()
+      .optional(),
     /** The model that answered the recorded turn: the turn is priced at its rate (a replay is otherwise free). */
     model: z.string().min(1).optional(),
     /** How long this model call takes: lets a test send a message while the model is "thinking". */

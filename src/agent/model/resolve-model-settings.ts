@@ -75,7 +75,9 @@ export function resolveModelSettings(input: ResolveModelInput): ModelSettings {
     settings.effort = requested;
     return settings;
   }
-  const below = EFFORTS.slice(0, EFFORTS.indexOf(requested)).reverse().find((e) => rule.efforts.includes(e));
+  const below = EFFORTS.slice(0, EFFORTS.indexOf(requested))
+    .reverse()
+    .find((e) => rule.efforts.includes(e));
   settings.effort = below ?? rule.efforts[0] ?? "none";
   settings.note = `effort "${requested}" is not supported by ${modelId}; using "${settings.effort}"`;
   return settings;

@@ -13,7 +13,21 @@ const Names = (what: string, split: RegExp) =>
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** Seed 003's frontmatter keys; anything else is kept in `metadata`. */
-const KNOWN_KEYS = ["name", "description", "tools", "skills", "model", "color", "max_iteration_per_run", "max_budget_per_run", "hooks", "mcp_config", "mcp_servers", "permission_mode", "condenser"] as const;
+const KNOWN_KEYS = [
+  "name",
+  "description",
+  "tools",
+  "skills",
+  "model",
+  "color",
+  "max_iteration_per_run",
+  "max_budget_per_run",
+  "hooks",
+  "mcp_config",
+  "mcp_servers",
+  "permission_mode",
+  "condenser",
+] as const;
 
 export const AgentFrontmatter = z.object({
   name: z.string().regex(NAME, "letters, digits, _ . - (up to 64), starting with a letter or digit").optional(),

@@ -25,7 +25,12 @@ export interface EffectivePolicy {
  * tool asks; `confirm_risky`: commands, writes, side effects, network and MCP tools ask; `never_confirm`
  * (or none): the run's policies as they are. A denied tool stays denied whatever the mode.
  */
-export function effectivePolicy(mode: PermissionMode | undefined, tools: readonly string[], run: { readonly denied: readonly string[]; readonly ask: readonly string[] }, sideEffects: readonly string[] = SIDE_EFFECT_TOOLS): EffectivePolicy {
+export function effectivePolicy(
+  mode: PermissionMode | undefined,
+  tools: readonly string[],
+  run: { readonly denied: readonly string[]; readonly ask: readonly string[] },
+  sideEffects: readonly string[] = SIDE_EFFECT_TOOLS,
+): EffectivePolicy {
   const denied = new Set(run.denied);
   const runAsk = new Set(run.ask);
   const asks = (t: string) => runAsk.has(t) || mode === "always_confirm" || (mode === "confirm_risky" && isRiskyTool(t, sideEffects));
@@ -50,9 +55,11 @@ export function keysNotActedOn(d: Pick<AgentDefinition, "hooks" | "mcpConfig" | 
 
 /** The run reply's note on agents whose files set keys this version does not act on, or undefined. */
 export function keysNotActedOnNote(agents: ReadonlyArray<{ definition: AgentDefinition; source: string }>): string | undefined {
-  const lines = agents.filter((a) => a.source !== "builtin").flatMap(({ definition: d }) => {
-    const keys = keysNotActedOn(d);
-    return keys.length > 0 ? [`- \`${d.name}\`: ${keys.map((k) => `\`${k}\``).join(", ")}`] : [];
-  });
+  const lines = agents
+    .filter((a) => a.source !== "builtin")
+    .flatMap(({ definition: d }) => {
+      const keys = keysNotActedOn(d);
+      return keys.length > 0 ? [`- \`${d.name}\`: ${keys.map((k) => `\`${k}\``).join(", ")}`] : [];
+    });
   return lines.length > 0 ? ["Agent file keys that were read but are not acted on in this version:", ...lines].join("\n") : undefined;
 }

@@ -167,7 +167,13 @@ export async function readRepoAgentFiles(mirror: string, commit: string, budget:
   const chosen: TreeEntry[] = [];
   for (const [name, files] of [...bySkill].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!files.some((f) => f.path === `${SKILLS_DIR}/${name}/SKILL.md`)) continue;
-    if (budget.takeSkill(name, files.reduce((n, f) => n + f.size, 0))) chosen.push(...files);
+    if (
+      budget.takeSkill(
+        name,
+        files.reduce((n, f) => n + f.size, 0),
+      )
+    )
+      chosen.push(...files);
   }
   const texts = await readBlobs(mirror, [...reads.map((r) => r.oid), ...chosen.map((f) => f.oid)]);
   for (const r of reads) r.entry.text = texts.get(r.oid) ?? "";
@@ -235,7 +241,13 @@ export async function readUserAgentFiles(root: string, login: string, budget: Ag
   for (const [name, rels] of [...bySkill].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!rels.includes(`${name}/SKILL.md`)) continue;
     const sizes = await Promise.all(rels.map(async (r) => (await lstat(join(skillsBase, r)).catch(() => null))?.size ?? 0));
-    if (!budget.takeSkill(`~${login}/${name}`, sizes.reduce((n, s) => n + Math.min(s, MAX_AGENT_FILE_BYTES), 0))) continue;
+    if (
+      !budget.takeSkill(
+        `~${login}/${name}`,
+        sizes.reduce((n, s) => n + Math.min(s, MAX_AGENT_FILE_BYTES), 0),
+      )
+    )
+      continue;
     for (const rel of rels) {
       const read = await readSmall(join(skillsBase, rel)).catch(() => null);
       if (read && "text" in read) addSkillFile(skills, "user", rel, read.text);

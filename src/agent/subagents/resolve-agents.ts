@@ -59,7 +59,8 @@ function check(def: AgentDefinition, input: ResolveAgentsInput): void {
   const tool = def.tools?.find((t) => !input.knownTools.has(t));
   if (tool !== undefined) throw new AgentParseError(`unknown tool "${tool}" (known: ${[...input.knownTools].sort().join(", ")})`);
   const skill = def.skills.find((s) => !input.knownSkills.has(s));
-  if (skill !== undefined) throw new AgentParseError(`unknown skill "${skill}"${input.knownSkills.size ? ` (known: ${[...input.knownSkills].sort().join(", ")})` : " (the repository and the user define none)"}`);
+  if (skill !== undefined)
+    throw new AgentParseError(`unknown skill "${skill}"${input.knownSkills.size ? ` (known: ${[...input.knownSkills].sort().join(", ")})` : " (the repository and the user define none)"}`);
 }
 
 /**

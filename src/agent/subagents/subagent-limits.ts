@@ -27,17 +27,29 @@ export function subagentLimitsMiddleware(deps: SubagentLimitsDeps) {
     wrapModelCall: async (request, handler) => {
       const own = meter.turnsOf(agent);
       if (deps.maxIterationPerRun !== undefined && own.length >= deps.maxIterationPerRun) {
-        return budgetStopMessage(`Stopped: subagent "${agent}" reached its max_iteration_per_run of ${deps.maxIterationPerRun} model calls for this run. Its work so far is above; carry on without it.`, spentUsd(own, deps.modelId), 0);
+        return budgetStopMessage(
+          `Stopped: subagent "${agent}" reached its max_iteration_per_run of ${deps.maxIterationPerRun} model calls for this run. Its work so far is above; carry on without it.`,
+          spentUsd(own, deps.modelId),
+          0,
+        );
       }
       const next = nextCallUsd(estimateInputTokens(request.messages, request.systemPrompt ?? ""), deps.modelId, own);
       const spent = spentUsd(own, deps.modelId);
       if (deps.maxBudgetPerRun !== undefined && spent + next > deps.maxBudgetPerRun) {
-        return budgetStopMessage(`Stopped: subagent "${agent}" would pass its max_budget_per_run of ${usd(deps.maxBudgetPerRun)} with its next model call (spent ${usd(spent)}). Carry on without it.`, spent, deps.maxBudgetPerRun);
+        return budgetStopMessage(
+          `Stopped: subagent "${agent}" would pass its max_budget_per_run of ${usd(deps.maxBudgetPerRun)} with its next model call (spent ${usd(spent)}). Carry on without it.`,
+          spent,
+          deps.maxBudgetPerRun,
+        );
       }
       if (deps.runBudgetUsd !== undefined) {
         const runSpent = meter.parentSpentUsd + spentUsd(meter.subagentTurns, deps.modelId);
         if (runSpent + next > deps.runBudgetUsd) {
-          return budgetStopMessage(`Stopped: subagent "${agent}"'s next model call would take the run past its budget of ${usd(deps.runBudgetUsd)} (spent ${usd(runSpent)}).`, runSpent, deps.runBudgetUsd);
+          return budgetStopMessage(
+            `Stopped: subagent "${agent}"'s next model call would take the run past its budget of ${usd(deps.runBudgetUsd)} (spent ${usd(runSpent)}).`,
+            runSpent,
+            deps.runBudgetUsd,
+          );
         }
       }
       return handler(request);

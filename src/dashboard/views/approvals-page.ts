@@ -27,6 +27,7 @@ ${a.calls.map((c) => html`<p>Tool <code>${c.name}</code> with:</p><pre class="pr
 
 /** Pending approvals the viewer may decide, oldest first. */
 export function approvalsPage(session: Session, pending: PendingApproval[], now = Date.now()): Html {
-  const body = pending.length === 0 ? html`<div class="blankslate"><p>No run is waiting for approval in the repositories you can write to.</p></div>` : pending.map((a) => approvalView(session, a, now));
+  const body =
+    pending.length === 0 ? html`<div class="blankslate"><p>No run is waiting for approval in the repositories you can write to.</p></div>` : pending.map((a) => approvalView(session, a, now));
   return layout("Approvals", session, body);
 }

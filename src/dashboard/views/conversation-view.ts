@@ -29,7 +29,9 @@ function clock(at: number): Html {
 /** "started 12:00:03 · 4.2s" (a step), "at 12:00:01" (a message), nothing when the time is unknown. */
 export function timeView(time: StepTime | null): Html {
   if (!time) return html``;
-  return time.start === undefined ? html`<span class="step-time">at ${clock(time.end)}</span>` : html`<span class="step-time">started ${clock(time.start)} · ${stepDuration(time.end - time.start)}</span>`;
+  return time.start === undefined
+    ? html`<span class="step-time">at ${clock(time.end)}</span>`
+    : html`<span class="step-time">started ${clock(time.start)} · ${stepDuration(time.end - time.start)}</span>`;
 }
 
 function showAll(place: MessagePlace, cut: boolean): Html {

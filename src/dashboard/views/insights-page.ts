@@ -31,14 +31,16 @@ function chartBox(insights: Insights, chart: Chart, query: string): Html {
   <a class="btn btn-sm" href="/app/insights/${chart.id}.csv?${query}" download="${chart.id}.csv">Download CSV<span class="sr-only"> of ${chart.title.toLowerCase()}</span></a>
 </div>
 <div class="Box-body">
-${chart.series.length === 0
-  ? html`<p class="color-fg-muted mb-0">Nothing recorded in this window.</p>`
-  : html`<div class="chart" data-chart="${data}" tabindex="0" role="img" aria-label="${chart.title}, ${chart.unit} per day; use the left and right arrow keys to read each day"></div>
+${
+  chart.series.length === 0
+    ? html`<p class="color-fg-muted mb-0">Nothing recorded in this window.</p>`
+    : html`<div class="chart" data-chart="${data}" tabindex="0" role="img" aria-label="${chart.title}, ${chart.unit} per day; use the left and right arrow keys to read each day"></div>
 <details class="mt-2"><summary>Numbers</summary><div class="table-wrap"><table class="runs">
 <caption class="sr-only">${chart.title} (${chart.unit})</caption>
 <thead><tr><th scope="col">Day</th>${chart.series.map((s) => html`<th scope="col">${s.name}</th>`)}</tr></thead>
 <tbody>${insights.days.map((d, i) => html`<tr><th scope="row">${d}</th>${chart.series.map((s) => html`<td>${s.values[i] ?? ""}</td>`)}</tr>`)}</tbody>
-</table></div></details>`}
+</table></div></details>`
+}
 </div>
 </section>`;
 }

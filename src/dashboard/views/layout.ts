@@ -24,8 +24,9 @@ export function layout(title: string, session: Session | null, body: Html | Html
 <a class="skip btn" href="#main">Skip to content</a>
 <header class="Header flex-wrap px-3 py-2">
   <div class="Header-item"><a class="Header-link f4 text-bold" href="/app">Open SWE</a></div>
-  ${session
-    ? html`<nav aria-label="Main" class="Header-item Header-item--full flex-wrap">
+  ${
+    session
+      ? html`<nav aria-label="Main" class="Header-item Header-item--full flex-wrap">
     <a class="Header-link mr-3" href="/app/runs">Runs</a><a class="Header-link mr-3" href="/app/tasks/new">New task</a><a class="Header-link mr-3" href="/app/approvals">Approvals</a><a class="Header-link mr-3" href="/app/insights">Insights</a><a class="Header-link mr-3" href="/app/profile">Profile</a>${session.admin ? html`<a class="Header-link mr-3" href="/app/admin">Admin</a>` : ""}
   </nav>
   <div class="Header-item mr-0">
@@ -34,7 +35,8 @@ export function layout(title: string, session: Session | null, body: Html | Html
       <button type="submit" class="btn btn-sm">Sign out @${session.login}</button>
     </form>
   </div>`
-    : ""}
+      : ""
+  }
 </header>
 <main id="main" class="container-xl px-3 py-4">
 <h1 class="h2 mb-3">${title}</h1>

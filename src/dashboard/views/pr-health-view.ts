@@ -18,7 +18,8 @@ function link(name: string, url: string | null): Html {
 
 /** The pull request's health: state, mergeability, failing and pending checks, unresolved review threads. */
 export function prHealthView(r: PrHealthResult): Html {
-  if (!r.ok) return html`<section id="pr-health" class="pr-health Box mb-3" aria-label="Pull request"><div class="Box-body color-fg-muted">Pull request health unavailable: ${r.reason}.</div></section>`;
+  if (!r.ok)
+    return html`<section id="pr-health" class="pr-health Box mb-3" aria-label="Pull request"><div class="Box-body color-fg-muted">Pull request health unavailable: ${r.reason}.</div></section>`;
   const h = r.health;
   return html`<section id="pr-health" class="pr-health Box mb-3" aria-labelledby="pr-health-title">
 <div class="Box-header pr-head"><h2 id="pr-health-title" class="Box-title"><a href="${h.url}">Pull request #${h.number}</a></h2><span class="Label ${STATE_LABEL[h.state]}" id="pr-state">${h.state}</span></div>

@@ -13,7 +13,9 @@ import { messageView, timeView } from "./conversation-view.js";
 export const isLive = (status: string) => status === "queued" || status === "running";
 
 export function todosView(todos: Todo[]): Html {
-  return todos.length === 0 ? html`<p class="color-fg-muted">No todo list yet.</p>` : html`<ul>${todos.map((t) => html`<li>${t.status === "completed" ? "✔" : t.status === "in_progress" ? "▶" : "○"} ${t.content} <span class="f6 color-fg-muted">(${t.status})</span></li>`)}</ul>`;
+  return todos.length === 0
+    ? html`<p class="color-fg-muted">No todo list yet.</p>`
+    : html`<ul>${todos.map((t) => html`<li>${t.status === "completed" ? "✔" : t.status === "in_progress" ? "▶" : "○"} ${t.content} <span class="f6 color-fg-muted">(${t.status})</span></li>`)}</ul>`;
 }
 
 export function runEndView(entry: RunEntry, record: RunRecord | null): Html {
@@ -64,8 +66,12 @@ export function runPage(session: Session, entry: RunEntry, record: RunRecord | n
   <dt>Thread</dt><dd><code>${entry.threadId}</code></dd>
   <dt>Sandbox</dt><dd>${extras.sandbox ? html`<code>${extras.sandbox}</code>` : "none yet"}</dd>
   ${live ? html`<dt>So far</dt><dd id="run-usage">${usageView(extras.usage)}</dd>` : ""}
-  ${record ? html`<dt>Model</dt><dd>${record.replayed ? "replay (no model was called)" : record.modelId}</dd>
-  <dt>Cost</dt><dd>${cost(record.costUsd)} · ${record.inputTokens} tokens in / ${record.outputTokens} out · ${duration(record.durationMs)}</dd>` : ""}
+  ${
+    record
+      ? html`<dt>Model</dt><dd>${record.replayed ? "replay (no model was called)" : record.modelId}</dd>
+  <dt>Cost</dt><dd>${cost(record.costUsd)} · ${record.inputTokens} tokens in / ${record.outputTokens} out · ${duration(record.durationMs)}</dd>`
+      : ""
+  }
 </dl>
 ${entry.crashResumedAt ? html`<p id="run-crash-resumed" class="flash flash-warn mb-3" role="status">The worker running this run stopped; another attempt resumed it from its last step ${timeView({ end: entry.crashResumedAt })}.</p>` : ""}
 <div id="run-end">${runEndView(entry, record)}</div>
@@ -75,14 +81,16 @@ ${failure ? html`<div class="flash flash-error mb-3" role="alert">The run failed
 ${entry.approval ? html`<p id="run-approval" class="flash mb-3" role="status">${decisionText(entry.approval)} at <time datetime="${new Date(entry.approval.at).toISOString()}">${new Date(entry.approval.at).toISOString().replace("T", " ").slice(0, 19)} UTC</time>; <a href="/app/runs/${encodeURIComponent(entry.approval.resumedRunId)}" id="resumed-run">the run resumed</a>.</p>` : ""}
 ${entry.resumes ? html`<p id="run-resumes" class="mb-3">Resumes <a href="/app/runs/${encodeURIComponent(entry.resumes)}">the run that paused for approval</a>.</p>` : ""}
 ${extras.approvalId ? html`<p id="run-approval" class="flash flash-warn mb-3" role="status">Waiting for approval: <a href="/app/approvals#approval-${extras.approvalId}">decide <code>${extras.approvalId}</code></a>.</p>` : ""}
-${live
-  ? html`<div id="controls" class="mb-4">
+${
+  live
+    ? html`<div id="controls" class="mb-4">
 <form method="post" action="/app/runs/${id}/stop" class="mb-3">${csrfField(session)}<button type="submit" class="btn btn-danger">Stop</button></form>
 <form method="post" action="/app/runs/${id}/messages">${csrfField(session)}
 <div class="form-group"><div class="form-group-header"><label for="follow-up">Message the running agent</label></div><div class="form-group-body"><textarea class="form-control" id="follow-up" name="text" required maxlength="20000"></textarea></div></div>
 <button type="submit" class="btn btn-primary">Send</button></form>
 </div>`
-  : ""}
+    : ""
+}
 <h2 class="h4 mb-2">Todo list</h2>
 <div id="todos">${todosView(todos)}</div>
 <h2 class="h4 mb-2">Conversation</h2>

@@ -48,9 +48,10 @@ export function runsPage(session: Session, rows: RunRow[], filter: RunsFilterVal
   <div class="form-group"><div class="form-group-header"><label for="f-source">Source</label></div><div class="form-group-body"><select class="form-select" id="f-source" name="source">${option("", filter.source, "any")}${["github", "dashboard", "slack", "linear", "jira"].map((s) => option(s, filter.source))}</select></div></div>
   <button type="submit" class="btn">Filter</button>
 </form>
-${rows.length === 0
-  ? html`<div class="blankslate"><p>No runs yet${filter.repo || filter.status || filter.source ? " match these filters" : ""}. <a href="/app/tasks/new">Start a task</a>.</p></div>`
-  : html`<div class="table-wrap"><table class="runs">
+${
+  rows.length === 0
+    ? html`<div class="blankslate"><p>No runs yet${filter.repo || filter.status || filter.source ? " match these filters" : ""}. <a href="/app/tasks/new">Start a task</a>.</p></div>`
+    : html`<div class="table-wrap"><table class="runs">
 <caption class="sr-only">Runs, newest first</caption>
 <thead><tr><th scope="col">Run</th><th scope="col">Repository</th><th scope="col">Trigger</th><th scope="col">Model</th><th scope="col">Status</th><th scope="col">Queued</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Cost</th><th scope="col">PR</th></tr></thead>
 <tbody>
@@ -68,7 +69,8 @@ ${rows.map(
 <td data-label="PR">${r.record?.prUrl ? html`<a href="${r.record.prUrl}">PR</a>` : "none"}</td>
 </tr>`,
 )}
-</tbody></table></div>`}
+</tbody></table></div>`
+}
 ${nextHref ? html`<p class="mt-3"><a class="btn" href="${nextHref}" rel="next">Older runs</a></p>` : ""}`;
   return layout("Runs", session, body);
 }

@@ -20,8 +20,7 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
   const command = parseCommand(src.body ?? "", deps.config.env.MENTION_HANDLES);
   if (!command) return;
   // Only a task continues a conversation; a Redis read, never a GitHub call, on the webhook path.
-  const originThreadId =
-    command.kind === "task" && src.pr ? await deps.prThreads.origin({ ...src.pr, ...coords, number: src.number }, `${deps.config.env.APP_SLUG}[bot]`) : null;
+  const originThreadId = command.kind === "task" && src.pr ? await deps.prThreads.origin({ ...src.pr, ...coords, number: src.number }, `${deps.config.env.APP_SLUG}[bot]`) : null;
   const { pr: _pr, ...input } = src;
   const plan = planCommentJob({ ...input, ...coords, command, originThreadId });
   const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook" });

@@ -7,12 +7,5 @@ import { scheduleWakeupTool } from "./schedule-wakeup.js";
 
 /** The host-side GitHub tools of one agent run; they hold the credential, the sandbox never does. */
 export function githubTools(ctx: GitHubRunContext, opts: { isPullRequest: boolean }) {
-  return [
-    openPullRequestTool(ctx),
-    githubCommentTool(ctx),
-    prChecksTool(ctx),
-    checkLogsTool(ctx),
-    requestReviewTool(ctx, ctx.verdictAuthorized),
-    scheduleWakeupTool(ctx, opts.isPullRequest),
-  ];
+  return [openPullRequestTool(ctx), githubCommentTool(ctx), prChecksTool(ctx), checkLogsTool(ctx), requestReviewTool(ctx, ctx.verdictAuthorized), scheduleWakeupTool(ctx, opts.isPullRequest)];
 }

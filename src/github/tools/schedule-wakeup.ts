@@ -35,7 +35,14 @@ export function scheduleWakeupTool(ctx: GitHubRunContext, isPullRequest: boolean
     {
       name: "schedule_thread_wakeup",
       description: "Resume this thread later (e.g. to check CI). The note is what you will be told on waking.",
-      schema: z.object({ delay_minutes: z.number().int().min(1).max(24 * 60), note: z.string().min(1).max(2_000) }),
+      schema: z.object({
+        delay_minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 60),
+        note: z.string().min(1).max(2_000),
+      }),
     },
   );
 }

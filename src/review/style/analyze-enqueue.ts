@@ -8,7 +8,14 @@ import type { SettingsStore } from "../../store/settings-store.js";
  * Queues a review-style analyzer run for a repository the app is installed on (the installation
  * comes from the installed-repos record). Returns the job id.
  */
-export async function enqueueAnalyze(opts: { settings: SettingsStore; queues: QueueSet; repo: string; mode: "bootstrap" | "continual"; by: { via: Via; principal: Principal }; now?: number }): Promise<string> {
+export async function enqueueAnalyze(opts: {
+  settings: SettingsStore;
+  queues: QueueSet;
+  repo: string;
+  mode: "bootstrap" | "continual";
+  by: { via: Via; principal: Principal };
+  now?: number;
+}): Promise<string> {
   const [owner, name] = opts.repo.split("/");
   if (!owner || !name) throw new OpenSweError("invalid_repo", `expected owner/repo, got "${opts.repo}"`);
   const installed = (await opts.settings.listInstalled())[opts.repo.toLowerCase()];

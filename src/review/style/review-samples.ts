@@ -61,9 +61,17 @@ export function boundSamples(byPull: ReadonlyArray<{ pull: number; comments: rea
 }
 
 /** Bootstrap input: recent closed PRs' inline review comments, within the limits. */
-export async function collectReviewSamples(octokit: ProbotOctokit, repo: { owner: string; repo: string }, botLogins: readonly string[], limits: SampleLimits = DEFAULT_SAMPLE_LIMITS): Promise<ReviewSample[]> {
+export async function collectReviewSamples(
+  octokit: ProbotOctokit,
+  repo: { owner: string; repo: string },
+  botLogins: readonly string[],
+  limits: SampleLimits = DEFAULT_SAMPLE_LIMITS,
+): Promise<ReviewSample[]> {
   const pulls = await octokit.rest.pulls.list({ ...repo, state: "closed", sort: "updated", direction: "desc", per_page: Math.min(100, limits.maxPulls) });
-  const numbers = z.array(z.object({ number: z.number() })).parse(pulls.data).map((p) => p.number);
+  const numbers = z
+    .array(z.object({ number: z.number() }))
+    .parse(pulls.data)
+    .map((p) => p.number);
   const byPull: Array<{ pull: number; comments: RawReviewComment[] }> = [];
   let total = 0;
   for (const pull of numbers.slice(0, limits.maxPulls)) {

@@ -74,9 +74,7 @@ export async function detectCgroups(parent: string | undefined, procSelf = "/pro
   }
   const v1 = (c: CgroupController) => mounts.find((m) => m.fstype === "cgroup" && m.superOpts.includes(c));
   if (CGROUP_CONTROLLERS.every((c) => v1(c) && own.has(c))) {
-    const parents = Object.fromEntries(
-      CGROUP_CONTROLLERS.map((c) => [c, parent ? under(v1(c)!, parent) : join(under(v1(c)!, own.get(c)!), "open-swe")]),
-    ) as Record<CgroupController, string>;
+    const parents = Object.fromEntries(CGROUP_CONTROLLERS.map((c) => [c, parent ? under(v1(c)!, parent) : join(under(v1(c)!, own.get(c)!), "open-swe")])) as Record<CgroupController, string>;
     for (const dir of Object.values(parents)) {
       const denied = await tryMkdir(dir);
       if (denied) return { ok: false, reason: `cgroup v1: cannot create ${dir} (${denied})` };
@@ -287,7 +285,9 @@ export function sweepIdleCgroups(setup: CgroupSetup, now = Date.now()): void {
   for (const parent of new Set(Object.values(setup.parents))) {
     let names: string[];
     try {
-      names = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      names = readdirSync(parent, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       continue;
     }

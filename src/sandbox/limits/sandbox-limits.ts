@@ -5,15 +5,7 @@ import { join } from "node:path";
 import { runProcess, type RunProcessOptions, type RunProcessResult } from "../run-process.js";
 import { errorMessage } from "../../errors.js";
 import { SandboxError } from "../types.js";
-import {
-  detectCgroups,
-  ensureSandboxCgroup,
-  readCgroupCounters,
-  removeSandboxCgroup,
-  sandboxCgroupDirs,
-  sweepIdleCgroups,
-  type CgroupSetup,
-} from "./cgroup.js";
+import { detectCgroups, ensureSandboxCgroup, readCgroupCounters, removeSandboxCgroup, sandboxCgroupDirs, sweepIdleCgroups, type CgroupSetup } from "./cgroup.js";
 import { seccompFilterBytes } from "./seccomp-policy.js";
 import { freeBytes, usedBytes } from "./workspace-disk.js";
 
@@ -113,13 +105,7 @@ export interface LimitedResult extends RunProcessResult {
  * sandbox's cgroups joined before the command starts (so no child escapes them), or rlimits set by prlimit. A limit that
  * fired is reported as `limit` plus one `open-swe:` line on stderr; a fork bomb is ended at once.
  */
-export async function runLimited(
-  limits: SandboxLimits,
-  ctx: LimitedRunContext,
-  file: string,
-  args: readonly string[],
-  opts: RunProcessOptions,
-): Promise<LimitedResult> {
+export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, file: string, args: readonly string[], opts: RunProcessOptions): Promise<LimitedResult> {
   const rt = await limitRuntime(limits);
   const extraFds = [...(opts.extraFds ?? [])];
   const filterFd = openSeccompFilter();

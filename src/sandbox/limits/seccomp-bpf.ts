@@ -34,11 +34,7 @@ export interface BpfInsn {
 export type Target = string | { next: true };
 export const NEXT: Target = { next: true };
 
-export type AsmOp =
-  | { op: "label"; name: string }
-  | { op: "ld"; offset: number }
-  | { op: "jeq" | "jgt" | "jge" | "jset"; k: number; jt: Target; jf: Target }
-  | { op: "ret"; k: number };
+export type AsmOp = { op: "label"; name: string } | { op: "ld"; offset: number } | { op: "jeq" | "jgt" | "jge" | "jset"; k: number; jt: Target; jf: Target } | { op: "ret"; k: number };
 
 const JUMP = { jeq: BPF.jeqK, jgt: BPF.jgtK, jge: BPF.jgeK, jset: BPF.jsetK } as const;
 /** BPF_MAXINSNS. */

@@ -139,7 +139,12 @@ export class DaytonaSandboxProvider extends VendorSandboxProvider<DaytonaHandle,
 
   protected createHandle(options: CreateSandboxOptions): Promise<DaytonaHandle> {
     const { image, snapshot } = this.config.daytona;
-    return this.api.create({ ...(image ? { image } : {}), ...(snapshot ? { snapshot } : {}), envVars: options.env ?? {}, labels: options.labels ?? {}, networkBlockAll: !(options.network ?? true),
+    return this.api.create({
+      ...(image ? { image } : {}),
+      ...(snapshot ? { snapshot } : {}),
+      envVars: options.env ?? {},
+      labels: options.labels ?? {},
+      networkBlockAll: !(options.network ?? true),
       autoStopInterval: DAYTONA_AUTO_STOP_MINUTES,
     });
   }

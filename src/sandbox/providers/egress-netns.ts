@@ -90,7 +90,6 @@ export async function ensureForwarder(gw: EgressGateway, id: string): Promise<Fo
   return fwd;
 }
 
-
 async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder> {
   // bwrap makes the namespace and brings its loopback up. The forwarder sees only the system image,
   // node and the proxy socket's directory: never the sandboxes' workspaces (a copy of their overlay
@@ -100,11 +99,24 @@ async function startForwarder(gw: EgressGateway, id: string): Promise<Forwarder>
   const args = [
     ...hostView(),
     ...(nodePrefix === "/usr" || nodePrefix.startsWith("/usr/") ? [] : ["--ro-bind", nodePrefix, nodePrefix]),
-    "--ro-bind", socketDir, socketDir,
+    "--ro-bind",
+    socketDir,
+    socketDir,
     // No --dev: for devpts an unprivileged bwrap nests a second user namespace, and the network
     // namespace would then belong to one we hold no descriptor for (nsenter could not join it).
-    "--dev-bind", "/dev/null", "/dev/null", "--proc", "/proc", "--unshare-net", "--die-with-parent",
-    process.execPath, "-e", FORWARDER, String(EGRESS_PORT), gw.socketPath, id,
+    "--dev-bind",
+    "/dev/null",
+    "/dev/null",
+    "--proc",
+    "/proc",
+    "--unshare-net",
+    "--die-with-parent",
+    process.execPath,
+    "-e",
+    FORWARDER,
+    String(EGRESS_PORT),
+    gw.socketPath,
+    id,
   ];
   // The pid the forwarder sees for itself may be in a pid namespace of its own (an unprivileged bwrap
   // makes one): the namespace holder's host pid comes from bwrap's --info-fd (fd 3) instead.

@@ -258,7 +258,13 @@ export async function startEgressProxy(socketPath: string, rules: EgressRules, l
   });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
     const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
-    guarded(() => (socket.writable ? socket.end(`HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\nConnection: close\r\n\r\n`) : socket.destroy()), () => socket.destroy());
+    guarded(
+      () =>
+        socket.writable
+          ? socket.end(`HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\nConnection: close\r\n\r\n`)
+          : socket.destroy(),
+      () => socket.destroy(),
+    );
     socket.destroySoon?.();
   });
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
@@ -271,7 +277,10 @@ export async function startEgressProxy(socketPath: string, rules: EgressRules, l
   });
   server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
     client.on("error", () => client.destroy());
-    guarded(() => tunnel(rules, lookup, req, client, head, quietMs), (err) => rawReply(client, refusalOf(err).status, refusalOf(err).message));
+    guarded(
+      () => tunnel(rules, lookup, req, client, head, quietMs),
+      (err) => rawReply(client, refusalOf(err).status, refusalOf(err).message),
+    );
   });
   // A WebSocket upgrade through a plain-HTTP proxy is not supported: say so instead of hanging.
   server.on("upgrade", (_req: IncomingMessage, socket: Socket) => {
@@ -326,7 +335,10 @@ function admit(socket: Socket, open: Map<string, number>, perSandbox: number, pa
       });
     }
     if (rest.length > 0) socket.unshift(rest);
-    guarded(() => pass(socket), () => socket.destroy());
+    guarded(
+      () => pass(socket),
+      () => socket.destroy(),
+    );
     socket.resume();
   };
   const onData = (chunk: Buffer) => {

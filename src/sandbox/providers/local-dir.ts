@@ -83,4 +83,3 @@ export async function writeMeta(dir: string, meta: LocalMeta): Promise<void> {
   await writeFile(tmp, JSON.stringify(meta, null, 2), { mode: 0o600 });
   await rename(tmp, join(dir, "meta.json"));
 }
-

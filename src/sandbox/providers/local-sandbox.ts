@@ -8,16 +8,7 @@ import { claimBaseCheckout, claimTree, sandboxOwnedDir, type HostIdentity } from
 import { mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { findExecutable } from "../find-executable.js";
 import { writeBranchHead, type BranchHead } from "./branch-head.js";
-import {
-  SandboxError,
-  type DownloadResult,
-  type ExecOptions,
-  type ExecResult,
-  type Sandbox,
-  type SandboxProcess,
-  type UploadFile,
-  type UploadResult,
-} from "../types.js";
+import { SandboxError, type DownloadResult, type ExecOptions, type ExecResult, type Sandbox, type SandboxProcess, type UploadFile, type UploadResult } from "../types.js";
 import { baseEnv, bwrapBaseArgs, type BwrapLayout } from "./bwrap-args.js";
 import { EGRESS_PORT, egressGateway, ensureForwarder } from "./egress-netns.js";
 import { LocalWorkspaceFiles } from "./local-files.js";
@@ -91,7 +82,15 @@ export class LocalSandbox implements Sandbox {
         onChild: (child) => {
           started = true;
           child.stdin?.on("error", () => {});
-          resolve({ stdin: child.stdin!, stdout: child.stdout!, exited: exited.then((r) => ({ exitCode: r.exitCode, stderr: r.stderr.toString("utf8") }), (err: unknown) => ({ exitCode: 127, stderr: errorMessage(err) })), kill: () => ac.abort() });
+          resolve({
+            stdin: child.stdin!,
+            stdout: child.stdout!,
+            exited: exited.then(
+              (r) => ({ exitCode: r.exitCode, stderr: r.stderr.toString("utf8") }),
+              (err: unknown) => ({ exitCode: 127, stderr: errorMessage(err) }),
+            ),
+            kill: () => ac.abort(),
+          });
         },
       });
       exited.catch((err: unknown) => {
@@ -101,7 +100,10 @@ export class LocalSandbox implements Sandbox {
   }
 
   /** exec with raw bytes in and out; file uploads and downloads run through here, inside the sandbox. */
-  private async run(command: string, options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void } = {}): Promise<LimitedResult> {
+  private async run(
+    command: string,
+    options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void } = {},
+  ): Promise<LimitedResult> {
     this.assertOpen();
     // Absolute paths: the sandbox user may not be able to search the worker's PATH.
     const hostPath = this.opts.hostPath ?? HOST_PATH;

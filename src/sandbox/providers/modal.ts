@@ -20,7 +20,10 @@ export interface ModalApi {
 export interface ModalHandle {
   readonly sandboxId: string;
   /** Runs argv; resolves with the exit code (-1/null on timeout, per the SDK) and raw output. */
-  exec(argv: string[], opts: { workdir: string; env: Record<string, string>; timeoutMs: number; stdin?: Uint8Array }): Promise<{ exitCode: number | null; stdout: Uint8Array; stderr: Uint8Array; timedOut: boolean }>;
+  exec(
+    argv: string[],
+    opts: { workdir: string; env: Record<string, string>; timeoutMs: number; stdin?: Uint8Array },
+  ): Promise<{ exitCode: number | null; stdout: Uint8Array; stderr: Uint8Array; timedOut: boolean }>;
   poll(): Promise<number | null>;
   terminate(): Promise<void>;
 }
@@ -32,9 +35,7 @@ export const MODAL_LIFETIME_MS = 24 * 60 * 60_000;
 export function modalSdkClient(config: SandboxConfig["modal"]): ModalApi {
   let client: Promise<import("modal").ModalClient> | undefined;
   const get = () =>
-    (client ??= import("modal").then(
-      (m) => new m.ModalClient({ ...(config.tokenId ? { tokenId: config.tokenId } : {}), ...(config.tokenSecret ? { tokenSecret: config.tokenSecret } : {}) }),
-    ));
+    (client ??= import("modal").then((m) => new m.ModalClient({ ...(config.tokenId ? { tokenId: config.tokenId } : {}), ...(config.tokenSecret ? { tokenSecret: config.tokenSecret } : {}) })));
   const wrap = (sb: import("modal").Sandbox): ModalHandle => ({
     sandboxId: sb.sandboxId,
     async exec(argv, o) {
@@ -51,7 +52,14 @@ export function modalSdkClient(config: SandboxConfig["modal"]): ModalApi {
     async create(o) {
       const c = await get();
       const app = await c.apps.fromName(config.appName, { createIfMissing: true });
-      const sb = await c.sandboxes.create(app, c.images.fromRegistry(o.image), { timeoutMs: o.timeoutMs, ...(o.idleTimeoutMs ? { idleTimeoutMs: o.idleTimeoutMs } : {}), workdir: o.workdir, env: o.env, blockNetwork: o.blockNetwork, tags: o.tags });
+      const sb = await c.sandboxes.create(app, c.images.fromRegistry(o.image), {
+        timeoutMs: o.timeoutMs,
+        ...(o.idleTimeoutMs ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
+        workdir: o.workdir,
+        env: o.env,
+        blockNetwork: o.blockNetwork,
+        tags: o.tags,
+      });
       return wrap(sb);
     },
     async fromId(id) {
@@ -142,7 +150,15 @@ export class ModalSandboxProvider extends VendorSandboxProvider<ModalHandle, Mod
     // so short that a run's keep-alives could miss it.
     const ttl = this.config.idleTtlMs;
     const idle = ttl > 0 ? Math.min(Math.max(ttl, 3 * KEEP_ALIVE_EVERY_MS), MODAL_LIFETIME_MS) : 0;
-    return this.api.create({ image: this.config.modal.image, timeoutMs: MODAL_LIFETIME_MS, ...(idle ? { idleTimeoutMs: idle } : {}), workdir: WORKDIR, env: options.env ?? {}, blockNetwork: !(options.network ?? true), tags: options.labels ?? {} });
+    return this.api.create({
+      image: this.config.modal.image,
+      timeoutMs: MODAL_LIFETIME_MS,
+      ...(idle ? { idleTimeoutMs: idle } : {}),
+      workdir: WORKDIR,
+      env: options.env ?? {},
+      blockNetwork: !(options.network ?? true),
+      tags: options.labels ?? {},
+    });
   }
 
   protected async connectHandle(id: string): Promise<ModalHandle> {

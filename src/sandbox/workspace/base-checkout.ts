@@ -12,15 +12,20 @@ import { BOT_IDENTITY } from "./identity.js";
  */
 export function ensureBaseCheckout(opts: { mirrorRoot: string; mirror: string; sha: string; publicUrl: string }): Promise<string> {
   const dir = join(opts.mirrorRoot, "bases", basename(opts.mirror, ".git"), opts.sha);
-  return buildAtomically(dir, join(dir, ".git"), async (tmp) => {
-    await mkdir(join(dir, ".."), { recursive: true });
-    await hostGit(["clone", "--local", "--no-checkout", "--quiet", opts.mirror, tmp]);
-    await hostGit(["-C", tmp, "checkout", "--quiet", "--detach", opts.sha]);
-    await hostGit(["-C", tmp, "remote", "set-url", "origin", opts.publicUrl]);
-    await hostGit(["-C", tmp, "config", "user.name", BOT_IDENTITY.name]);
-    await hostGit(["-C", tmp, "config", "user.email", BOT_IDENTITY.email]);
-    await settleIndex(tmp);
-  }, () => markUsed(dir));
+  return buildAtomically(
+    dir,
+    join(dir, ".git"),
+    async (tmp) => {
+      await mkdir(join(dir, ".."), { recursive: true });
+      await hostGit(["clone", "--local", "--no-checkout", "--quiet", opts.mirror, tmp]);
+      await hostGit(["-C", tmp, "checkout", "--quiet", "--detach", opts.sha]);
+      await hostGit(["-C", tmp, "remote", "set-url", "origin", opts.publicUrl]);
+      await hostGit(["-C", tmp, "config", "user.name", BOT_IDENTITY.name]);
+      await hostGit(["-C", tmp, "config", "user.email", BOT_IDENTITY.email]);
+      await settleIndex(tmp);
+    },
+    () => markUsed(dir),
+  );
 }
 
 /** The sandbox sweep removes a shared checkout only when no sandbox mounts it and its mtime is old. */
@@ -43,7 +48,17 @@ async function settleIndex(dir: string): Promise<void> {
   // touch files whose directory resolves to itself.
   const isPlain = (d: string) => {
     let known = plainDir.get(d);
-    if (!known) plainDir.set(d, (known = d === "." ? Promise.resolve(true) : realpath(join(dir, d)).then((r) => r === join(root, d), () => false)));
+    if (!known)
+      plainDir.set(
+        d,
+        (known =
+          d === "."
+            ? Promise.resolve(true)
+            : realpath(join(dir, d)).then(
+                (r) => r === join(root, d),
+                () => false,
+              )),
+      );
     return known;
   };
   for (const f of files) {

@@ -70,7 +70,14 @@ export async function changedPaths(mirror: string, from: string, to: string): Pr
 
 /** Which of these build directories the base already tracks (a repo that commits its `dist/`). */
 export async function trackedBuildDirs(mirror: string, base: string, changes: readonly ChangedPath[]): Promise<Set<string>> {
-  const dirs = [...new Set(changes.filter((c) => c.status === "A").map((c) => buildDirOf(c.path)).filter((d): d is string => d !== null))].slice(0, 100);
+  const dirs = [
+    ...new Set(
+      changes
+        .filter((c) => c.status === "A")
+        .map((c) => buildDirOf(c.path))
+        .filter((d): d is string => d !== null),
+    ),
+  ].slice(0, 100);
   if (dirs.length === 0) return new Set();
   const out = await hostGit(["-C", mirror, "ls-tree", "-d", "-z", "--name-only", base, "--", ...dirs]);
   return new Set(out.split("\0").filter(Boolean));
@@ -92,7 +99,12 @@ export async function fileChanges(mirror: string, from: string, to: string, pick
   if (acceptFrom && files.length > 0) {
     // A merge brings the base's own changes: a file left exactly as the base has it is not the run's doing.
     const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-z", acceptFrom, "--", ...files.map((f) => `:(literal)${f.path}`)]).catch(() => "");
-    const atBase = new Map(out.split("\0").filter(Boolean).map((l) => [l.slice(l.indexOf("\t") + 1), l.split(" ")[2]?.split("\t")[0] ?? ""]));
+    const atBase = new Map(
+      out
+        .split("\0")
+        .filter(Boolean)
+        .map((l) => [l.slice(l.indexOf("\t") + 1), l.split(" ")[2]?.split("\t")[0] ?? ""]),
+    );
     const gone = (sha: string) => /^0*$/.test(sha);
     for (let i = files.length - 1; i >= 0; i--) {
       const f = files[i]!;

@@ -92,9 +92,7 @@ function assertBranchName(branch: string): void {
 
 async function checkoutBranchFiles(sandbox: Sandbox, branch: string, sha: string): Promise<void> {
   const ref = `.git/refs/heads/${branch}`;
-  const r = await sandbox.exec(
-    `mkdir -p ${shellQuote(posix.dirname(ref))} && printf '%s\\n' ${sha} > ${shellQuote(ref)} && printf 'ref: refs/heads/%s\\n' ${shellQuote(branch)} > .git/HEAD`,
-  );
+  const r = await sandbox.exec(`mkdir -p ${shellQuote(posix.dirname(ref))} && printf '%s\\n' ${sha} > ${shellQuote(ref)} && printf 'ref: refs/heads/%s\\n' ${shellQuote(branch)} > .git/HEAD`);
   if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot put the workspace on ${branch}: ${r.stderr.trim()}`);
 }
 
@@ -148,10 +146,9 @@ async function prepareByBundle(sandbox: Sandbox, opts: PrepareWorkspaceOptions, 
   const path = `${sandbox.workdir}/.open-swe-import.bundle`;
   const [up] = await sandbox.upload([{ path, content: bundle }]);
   if (up?.error) throw new SandboxError("exec_failed", `cannot upload the repository bundle: ${up.error}`);
-  const r = await sandbox.exec(
-    `git init -q . && git fetch -q ${shellQuote(path)} ${tmpRef}:refs/remotes/origin/base && rm -f ${shellQuote(path)} && git checkout -q --detach ${sha}`,
-    { timeoutMs: 10 * 60_000 },
-  );
+  const r = await sandbox.exec(`git init -q . && git fetch -q ${shellQuote(path)} ${tmpRef}:refs/remotes/origin/base && rm -f ${shellQuote(path)} && git checkout -q --detach ${sha}`, {
+    timeoutMs: 10 * 60_000,
+  });
   if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot unpack the repository in the sandbox: ${r.stderr.trim()}`);
   return "bundle";
 }

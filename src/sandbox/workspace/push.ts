@@ -11,7 +11,18 @@ import { mayBeTestConfig, testConfigRefusal } from "./test-config-guard.js";
 import type { InventoryVerdict } from "./test-inventory-check.js";
 import { testWeakening } from "./test-weakening.js";
 
-export type PushRejection = "too_large" | "bad_bundle" | "extra_refs" | "not_fast_forward" | "workflow_change" | "workflow_permission" | "not_the_task" | "weakens_tests" | "test_config" | "deletes_pr_files" | "remote_rejected";
+export type PushRejection =
+  | "too_large"
+  | "bad_bundle"
+  | "extra_refs"
+  | "not_fast_forward"
+  | "workflow_change"
+  | "workflow_permission"
+  | "not_the_task"
+  | "weakens_tests"
+  | "test_config"
+  | "deletes_pr_files"
+  | "remote_rejected";
 
 /** `SANDBOX_MAX_BUNDLE_MB`'s default. */
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
@@ -117,7 +128,11 @@ export async function verifyAndPushBundle(opts: VerifyAndPushOptions): Promise<P
     } catch (err) {
       throw new PushRejectedError("bad_bundle", "the sandbox's bundle is not a valid bundle on top of the mirror", { cause: err });
     }
-    const refs = heads.trim().split("\n").filter(Boolean).map((l) => l.split(" ")[1]);
+    const refs = heads
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(" ")[1]);
     if (refs.length !== 1 || refs[0] !== want) {
       throw new PushRejectedError("extra_refs", `the bundle must carry exactly ${want}; it carries: ${refs.join(", ") || "nothing"}`);
     }
@@ -180,7 +195,13 @@ async function guardTests(opts: VerifyAndPushOptions, newSha: string, changes: A
   if (opts.guardTestsAcceptFrom) {
     const dropped = await deletedPrFiles(opts.mirror, from, opts.guardTestsAcceptFrom, changes);
     if (dropped.length > 0) {
-      throw new PushRejectedError("deletes_pr_files", `it deletes files this pull request added: ${dropped.slice(0, 10).map((f) => JSON.stringify(f)).join(", ")}${dropped.length > 10 ? ", …" : ""}. Resolving a merge conflict keeps the pull request's own files`);
+      throw new PushRejectedError(
+        "deletes_pr_files",
+        `it deletes files this pull request added: ${dropped
+          .slice(0, 10)
+          .map((f) => JSON.stringify(f))
+          .join(", ")}${dropped.length > 10 ? ", …" : ""}. Resolving a merge conflict keeps the pull request's own files`,
+      );
     }
   }
   if (!opts.allowTestConfig) {
@@ -189,7 +210,8 @@ async function guardTests(opts: VerifyAndPushOptions, newSha: string, changes: A
     if (refusal) throw new PushRejectedError("test_config", refusal);
   }
   const tests = await testFileChanges(opts.mirror, from, newSha, opts.guardTestsAcceptFrom);
-  if (tests === null) throw new PushRejectedError("weakens_tests", `it changes more than ${MAX_GUARDED_TEST_FILES} test files, too many to check on a CI fix; change only the tests the failure is about`);
+  if (tests === null)
+    throw new PushRejectedError("weakens_tests", `it changes more than ${MAX_GUARDED_TEST_FILES} test files, too many to check on a CI fix; change only the tests the failure is about`);
   const weakened = testWeakening(tests);
   if (weakened) throw new PushRejectedError("weakens_tests", weakened);
   if (!opts.testInventory) return undefined;

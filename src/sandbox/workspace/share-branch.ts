@@ -31,7 +31,9 @@ export async function shareBranchWithSandbox(sandbox: Sandbox, mirror: string, b
   const path = `${sandbox.workdir}/.open-swe-base.bundle`;
   const [up] = await sandbox.upload([{ path, content: bundle }]);
   if (up?.error) throw new SandboxError("exec_failed", `cannot upload the base branch: ${up.error}`);
-  const r = await sandbox.exec(`git fetch -q ${shellQuote(path)} ${shellQuote(`refs/heads/${branch}:refs/remotes/origin/${branch}`)}; s=$?; rm -f ${shellQuote(path)}; exit $s`, { timeoutMs: 10 * 60_000 });
+  const r = await sandbox.exec(`git fetch -q ${shellQuote(path)} ${shellQuote(`refs/heads/${branch}:refs/remotes/origin/${branch}`)}; s=$?; rm -f ${shellQuote(path)}; exit $s`, {
+    timeoutMs: 10 * 60_000,
+  });
   if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot fetch the base branch in the sandbox: ${r.stderr.trim()}`);
   return sha;
 }

@@ -135,7 +135,10 @@ export function inventoryRefusal(runner: TestRunner, before: readonly string[], 
   const lost = lostTests(before, after).filter((id) => !excused.has(id));
   const missing = before.length - after.length - (lostTests(before, after).length - lost.length);
   if (missing <= 0) return null;
-  const shown = lost.slice(0, 5).map((id) => JSON.stringify(short(id))).join(", ");
+  const shown = lost
+    .slice(0, 5)
+    .map((id) => JSON.stringify(short(id)))
+    .join(", ");
   return `it weakens the tests: ${runner} collects ${after.length} test(s) after the change and ${before.length} before (${missing} fewer${shown ? `; gone: ${shown}${lost.length > 5 ? ", …" : ""}` : ""}). A CI fix makes the tests pass by fixing the code, never by skipping, deleting, excluding or renaming tests away; if a test cannot be fixed, leave it and say why in your reply`;
 }
 

@@ -138,7 +138,13 @@ export function testWeakening(changes: readonly TestFileChange[]): string | null
     const added = [...after.skips].filter(([name, n]) => n > (before.skips.get(name) ?? 0)).map(([name]) => name);
     if (added.length > 0) problems.push(`adds a skip marker (${added.join(", ")}) in ${c.path}`);
     const hollow = hollowedTests(c.path, stripComments(c.path, c.before), stripComments(c.path, c.after));
-    if (hollow.length > 0) problems.push(`leaves ${hollow.slice(0, 3).map((n) => JSON.stringify(n)).join(", ")} in ${c.path} with no assertion that can fail (a constant expectation, an early return or an if (false))`);
+    if (hollow.length > 0)
+      problems.push(
+        `leaves ${hollow
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n))
+          .join(", ")} in ${c.path} with no assertion that can fail (a constant expectation, an early return or an if (false))`,
+      );
   }
   if (testsAfter < testsBefore) problems.push(`removes ${testsBefore - testsAfter} test case(s): ${lostTests.slice(0, 5).join(", ")}`);
   if (assertsAfter < assertsBefore) problems.push(`removes ${assertsBefore - assertsAfter} assertion(s) from the tests`);

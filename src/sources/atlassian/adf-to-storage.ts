@@ -16,7 +16,10 @@ function block(b: AdfBlock): string {
     case "codeBlock": {
       const lang = b.attrs?.language ? `<ac:parameter ac:name="language">${esc(b.attrs.language)}</ac:parameter>` : "";
       // CDATA cannot hold "]]>": split it across two sections.
-      const body = b.content.map((t) => t.text).join("").replace(/]]>/g, "]]]]><![CDATA[>");
+      const body = b.content
+        .map((t) => t.text)
+        .join("")
+        .replace(/]]>/g, "]]]]><![CDATA[>");
       return `<ac:structured-macro ac:name="code">${lang}<ac:plain-text-body><![CDATA[${body}]]></ac:plain-text-body></ac:structured-macro>`;
     }
     case "bulletList":

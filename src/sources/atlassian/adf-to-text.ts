@@ -40,5 +40,10 @@ export function adfToText(doc: unknown, opts: { omitMention?: string } = {}): { 
         return children();
     }
   };
-  return { text: walk(doc, 0).replace(/\n{3,}/g, "\n\n").trim(), mentionIds };
+  return {
+    text: walk(doc, 0)
+      .replace(/\n{3,}/g, "\n\n")
+      .trim(),
+    mentionIds,
+  };
 }

@@ -1,7 +1,5 @@
 /** Atlassian Document Format (ADF), the subset we write and read: https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/ */
-export type AdfMark =
-  | { type: "strong" | "em" | "strike" | "code" }
-  | { type: "link"; attrs: { href: string } };
+export type AdfMark = { type: "strong" | "em" | "strike" | "code" } | { type: "link"; attrs: { href: string } };
 
 export interface AdfText {
   type: "text";

@@ -126,9 +126,7 @@ function parseList(lines: string[], start: number): { block: AdfBlock; next: num
   }
   const content: AdfListItem[] = items.map((itemLines) => ({ type: "listItem", content: listItemContent(parseBlocks(itemLines)) }));
   const startNumber = Number.parseInt(first[2]!, 10);
-  const block: AdfBlock = ordered
-    ? { type: "orderedList", ...(startNumber !== 1 ? { attrs: { order: startNumber } } : {}), content }
-    : { type: "bulletList", content };
+  const block: AdfBlock = ordered ? { type: "orderedList", ...(startNumber !== 1 ? { attrs: { order: startNumber } } : {}), content } : { type: "bulletList", content };
   return { block, next: i };
 }
 

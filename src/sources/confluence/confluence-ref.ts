@@ -1,6 +1,9 @@
 import { z } from "zod";
 
-export const ContentId = z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d{1,20}$/, "a Confluence content id"));
+export const ContentId = z
+  .union([z.string(), z.number()])
+  .transform(String)
+  .pipe(z.string().regex(/^\d{1,20}$/, "a Confluence content id"));
 
 /** Where the worker answers: the install (whose credentials), the page, and the comment thread (absent: a page mention). */
 export const ConfluenceRef = z.discriminatedUnion("kind", [

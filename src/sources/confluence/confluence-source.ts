@@ -5,13 +5,7 @@ import { OpenSweError } from "../../errors.js";
 import { SecretBox } from "../../store/secret-box.js";
 import type { InboundRequest, Source, Verification } from "../source.js";
 import { ConfluenceSourceClient } from "./confluence-client.js";
-import {
-  CONFLUENCE_WEBHOOK_PATH,
-  CONNECT_DESCRIPTOR_PATH,
-  CONNECT_INSTALLED_PATH,
-  CONNECT_UNINSTALLED_PATH,
-  connectDescriptor,
-} from "./connect-descriptor.js";
+import { CONFLUENCE_WEBHOOK_PATH, CONNECT_DESCRIPTOR_PATH, CONNECT_INSTALLED_PATH, CONNECT_UNINSTALLED_PATH, connectDescriptor } from "./connect-descriptor.js";
 import { connectToken, unverifiedIssuer, verifySymmetric, type InstallKeyFetcher } from "./connect-jwt.js";
 import { cachedKeyFetcher, fetchAtlassianInstallKey } from "./install-keys.js";
 import { ConnectInstalls } from "./install-store.js";
@@ -19,10 +13,7 @@ import { applyLifecycle, verifyLifecycle, type LifecycleOptions } from "./lifecy
 import { parseConfluenceEvent } from "./parse-confluence-event.js";
 import { ConnectTokenReplay } from "./token-replay.js";
 
-type ConfluenceEnv = Pick<
-  Env,
-  "APP_URL" | "OPEN_SWE_SECRET_KEY" | "OPEN_SWE_SECRET_KEY_PREVIOUS" | "CONFLUENCE_SITES" | "CONFLUENCE_APP_KEY" | "QUEUE_PREFIX" | "MENTION_HANDLES"
->;
+type ConfluenceEnv = Pick<Env, "APP_URL" | "OPEN_SWE_SECRET_KEY" | "OPEN_SWE_SECRET_KEY_PREVIOUS" | "CONFLUENCE_SITES" | "CONFLUENCE_APP_KEY" | "QUEUE_PREFIX" | "MENTION_HANDLES">;
 
 export interface ConfluenceDeps {
   redis: Redis;

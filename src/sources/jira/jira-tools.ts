@@ -118,11 +118,17 @@ export function jiraTools(api: Version3Client, scope: { project: string; issueKe
         name: "jira_create_issue",
         description: "Create a Jira issue (description in Markdown) in the project this request came from.",
         schema: z.object({
-          projectKey: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/).optional(),
+          projectKey: z
+            .string()
+            .regex(/^[A-Z][A-Z0-9_]{0,63}$/)
+            .optional(),
           summary: z.string().min(1).max(255),
           description: z.string().max(30_000).optional(),
           issueType: z.string().min(1).max(60).default("Task"),
-          labels: z.array(z.string().regex(/^\S{1,255}$/)).max(20).optional(),
+          labels: z
+            .array(z.string().regex(/^\S{1,255}$/))
+            .max(20)
+            .optional(),
         }),
       },
     ),
@@ -149,7 +155,10 @@ export function jiraTools(api: Version3Client, scope: { project: string; issueKe
           issueKey: JiraIssueKey,
           summary: z.string().min(1).max(255).optional(),
           description: z.string().max(30_000).optional(),
-          labels: z.array(z.string().regex(/^\S{1,255}$/)).max(20).optional(),
+          labels: z
+            .array(z.string().regex(/^\S{1,255}$/))
+            .max(20)
+            .optional(),
         }),
       },
     ),

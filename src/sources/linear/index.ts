@@ -19,8 +19,7 @@ export function linearSource(env: Env, opts: { apiUrl?: string } = {}): Source {
         method: "POST",
         path: "/webhooks/linear",
         signatureHeaders: ["linear-signature"],
-        verify: async (req) =>
-          settings.credential ? verifyLinearRequest(settings.webhookSecret, req) : { ok: false, reason: "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set" },
+        verify: async (req) => (settings.credential ? verifyLinearRequest(settings.webhookSecret, req) : { ok: false, reason: "LINEAR_API_KEY or LINEAR_ACCESS_TOKEN is not set" }),
         parse: (req) => {
           let body: unknown;
           try {

@@ -16,11 +16,7 @@ export interface LinearSettings {
 export function linearSettings(env: Env): LinearSettings {
   return {
     webhookSecret: env.LINEAR_WEBHOOK_SECRET ?? null,
-    credential: env.LINEAR_ACCESS_TOKEN
-      ? { accessToken: env.LINEAR_ACCESS_TOKEN }
-      : env.LINEAR_API_KEY
-        ? { apiKey: env.LINEAR_API_KEY }
-        : null,
+    credential: env.LINEAR_ACCESS_TOKEN ? { accessToken: env.LINEAR_ACCESS_TOKEN } : env.LINEAR_API_KEY ? { apiKey: env.LINEAR_API_KEY } : null,
     appUserId: env.LINEAR_APP_USER_ID ?? null,
     triggerLabel: (env.LINEAR_TRIGGER_LABEL ?? env.TRIGGER_LABEL).toLowerCase(),
     mentionHandles: env.LINEAR_MENTION_HANDLES?.length ? env.LINEAR_MENTION_HANDLES : env.MENTION_HANDLES,

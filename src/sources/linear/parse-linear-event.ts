@@ -33,7 +33,10 @@ const Envelope = z.object({
   type: z.string(),
   action: z.string(),
   /** Signed with the body: the dedupe key is built from it, never from the unsigned `Linear-Delivery` header. */
-  webhookId: z.string().regex(/^[\w-]{1,128}$/).optional(),
+  webhookId: z
+    .string()
+    .regex(/^[\w-]{1,128}$/)
+    .optional(),
   actor: Actor.nullish(),
   data: z.unknown(),
   updatedFrom: z.record(z.string(), z.unknown()).nullish(),
@@ -100,9 +103,7 @@ function parseIssue(e: z.infer<typeof Envelope>, delivery: string, s: LinearSett
   const changed = (key: string) => created || Object.hasOwn(before, key);
   const app = s.appUserId;
   const assigned =
-    app !== null &&
-    ((issue.assigneeId === app && changed("assigneeId") && before["assigneeId"] !== app) ||
-      (issue.delegateId === app && changed("delegateId") && before["delegateId"] !== app));
+    app !== null && ((issue.assigneeId === app && changed("assigneeId") && before["assigneeId"] !== app) || (issue.delegateId === app && changed("delegateId") && before["delegateId"] !== app));
   const label = (issue.labels ?? []).find((l) => l.name.toLowerCase() === s.triggerLabel);
   const previousLabels = Array.isArray(before["labelIds"]) ? (before["labelIds"] as unknown[]) : null;
   const labelled = label !== undefined && (created || (previousLabels !== null && !previousLabels.includes(label.id)));

@@ -13,8 +13,7 @@ const SLACK_SIGNATURE_HEADERS = ["x-slack-signature"] as const;
 export function slackSource(config: AppConfig): Source {
   const secret = config.env.SLACK_SIGNING_SECRET;
   const token = config.env.SLACK_BOT_TOKEN;
-  const verify = async (req: InboundRequest) =>
-    secret ? verifySlackSignature(secret, req.headers, req.rawBody, req.receivedAt) : { ok: false as const, reason: "SLACK_SIGNING_SECRET is not set" };
+  const verify = async (req: InboundRequest) => (secret ? verifySlackSignature(secret, req.headers, req.rawBody, req.receivedAt) : { ok: false as const, reason: "SLACK_SIGNING_SECRET is not set" });
   return {
     name: "slack",
     configured: Boolean(secret),

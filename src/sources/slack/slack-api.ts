@@ -13,7 +13,12 @@ export function slackWebClient(token: string, log: Logger, apiUrl?: string): Web
     getLevel: () => LogLevel.WARN,
     setName: () => undefined,
   };
-  return new WebClient(token, { logger, retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4_000 }, timeout: 15_000, ...(apiUrl ? { slackApiUrl: apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/` } : {}) });
+  return new WebClient(token, {
+    logger,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4_000 },
+    timeout: 15_000,
+    ...(apiUrl ? { slackApiUrl: apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/` } : {}),
+  });
 }
 
 /** Slack answered with a platform error named `code` (`already_reacted`, `thread_not_found`, …). */

@@ -60,10 +60,29 @@ describe("RedisSaver specifics", () => {
   it("does not let a retried task overwrite a regular write, but special writes do overwrite", async () => {
     const saver = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
     const stored = await saver.put({ configurable: { thread_id: "t", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step: 0, parents: {} }, {});
-    await saver.putWrites(stored, [["value", "first"], ["__error__", "e1"]], "task");
-    await saver.putWrites(stored, [["value", "second"], ["__error__", "e2"]], "task");
+    await saver.putWrites(
+      stored,
+      [
+        ["value", "first"],
+        ["__error__", "e1"],
+      ],
+      "task",
+    );
+    await saver.putWrites(
+      stored,
+      [
+        ["value", "second"],
+        ["__error__", "e2"],
+      ],
+      "task",
+    );
     const tuple = await saver.getTuple(stored);
-    expect(tuple?.pendingWrites).toEqual(expect.arrayContaining([["task", "value", "first"], ["task", "__error__", "e2"]]));
+    expect(tuple?.pendingWrites).toEqual(
+      expect.arrayContaining([
+        ["task", "value", "first"],
+        ["task", "__error__", "e2"],
+      ]),
+    );
     expect(tuple?.pendingWrites).toHaveLength(2);
   });
 
@@ -71,7 +90,12 @@ describe("RedisSaver specifics", () => {
     const redis = testRedis();
     const prefix = uniquePrefix();
     const saver = new RedisSaver({ redis, prefix, ttlSeconds: 600 });
-    const stored = await saver.put({ configurable: { thread_id: "gh:o/r#4", checkpoint_ns: "" } }, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [new HumanMessage("m")] }, channel_versions: { messages: 1 } }, { source: "loop", step: 0, parents: {} }, { messages: 1 });
+    const stored = await saver.put(
+      { configurable: { thread_id: "gh:o/r#4", checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: [new HumanMessage("m")] }, channel_versions: { messages: 1 } },
+      { source: "loop", step: 0, parents: {} },
+      { messages: 1 },
+    );
     await saver.putWrites(stored, [["messages", ["n"]]], "task");
     const keys = (await redis.keys(`${prefix}:*`)).filter((k) => k !== `${prefix}:threads:by-time`);
     expect(keys.some((k) => k.includes(":item:"))).toBe(true);
@@ -116,7 +140,14 @@ async function growThread(saver: RedisSaver, thread: string, steps: number) {
     checkpoint = { ...checkpoint, id: uuid6(1), channel_values: { messages: [...messages] }, channel_versions: { messages: step } };
     config = (await saver.put(config, checkpoint, { source: "loop", step, parents: {} }, { messages: step })) as typeof config;
     // What langchain's agent writes at a tool step: the whole state in a Send packet, and the new messages.
-    await saver.putWrites(config, [["__pregel_tasks", new Send("tools", { messages: [...messages], lg_tool_call: { id: `c${step}` } })], ["messages", [result]]], `task${step}`);
+    await saver.putWrites(
+      config,
+      [
+        ["__pregel_tasks", new Send("tools", { messages: [...messages], lg_tool_call: { id: `c${step}` } })],
+        ["messages", [result]],
+      ],
+      `task${step}`,
+    );
   }
   return { config, messages };
 }
@@ -177,7 +208,12 @@ describe("RedisSaver storage grows with what a run does", () => {
     let cfg = config;
     const summary = [new HumanMessage({ content: "summary", id: "s" }), ...messages.slice(-2)];
     for (let i = 0; i < 8; i++) {
-      cfg = (await saver.put(cfg, { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: summary }, channel_versions: { messages: 100 + i } }, { source: "loop", step: 100 + i, parents: {} }, { messages: 100 + i })) as typeof cfg;
+      cfg = (await saver.put(
+        cfg,
+        { ...emptyCheckpoint(), id: uuid6(1), channel_values: { messages: summary }, channel_versions: { messages: 100 + i } },
+        { source: "loop", step: 100 + i, parents: {} },
+        { messages: 100 + i },
+      )) as typeof cfg;
     }
     expect(await redis.hlen(`${prefix}:{t}:item:`)).toBe(summary.length);
     const tuple = await saver.getTuple(cfg);

@@ -8,9 +8,15 @@ describe("parseShell (tree-sitter-bash → simple commands)", () => {
   it.each<[string, string[][]]>([
     ["g\\h 'p'\"r\" re''view", [["gh", "pr", "review"]]],
     ["$'\\x67\\u0068' $\"pr\"", [["gh", "pr"]]],
-    ['X=1; echo "a $X $(echo b) c"', [["echo", "b"], ["echo", "a 1 b c"]]],
+    [
+      'X=1; echo "a $X $(echo b) c"',
+      [
+        ["echo", "b"],
+        ["echo", "a 1 b c"],
+      ],
+    ],
     ["A='x y'; echo $A \"$A\"", [["echo", "x", "y", "x y"]]],
-    ["echo $UNSET \"$UNSET\"", [["echo", `${DYN}${SPLIT}`, DYN]]],
+    ['echo $UNSET "$UNSET"', [["echo", `${DYN}${SPLIT}`, DYN]]],
     ["g\\\nh pr", [["gh", "pr"]]],
     ["time (gh pr list)", [["gh", "pr", "list"], ["time"]]],
     ["echo *.ts {a,b}", [["echo", `*.ts${DYN}${SPLIT}`, `${DYN}${SPLIT}`]]],
@@ -45,6 +51,9 @@ describe("parseShell (tree-sitter-bash → simple commands)", () => {
   it("records redirect targets and assignments", () => {
     const parsed = parseShell("GIT_PAGER=less git log > out.txt; export E=1");
     expect(parsed.commands[0]?.writes).toEqual(["out.txt"]);
-    expect(parsed.assignments).toEqual([["GIT_PAGER", "less"], ["E", "1"]]);
+    expect(parsed.assignments).toEqual([
+      ["GIT_PAGER", "less"],
+      ["E", "1"],
+    ]);
   });
 });

@@ -47,9 +47,12 @@ describe("buildAgentMiddleware", () => {
   it("works as a whole: a follow-up reaches the model, a failing push is reported, the step limit ends the run with a notice", async () => {
     const notices: string[] = [];
     const queue = ["please also add a test"];
-    const push = tool(async () => {
-      throw new Error("remote rejected");
-    }, { name: "commit_and_push", description: "push", schema: z.object({}) });
+    const push = tool(
+      async () => {
+        throw new Error("remote rejected");
+      },
+      { name: "commit_and_push", description: "push", schema: z.object({}) },
+    );
     const model = fakeModel()
       .respondWithTools([{ name: "commit_and_push", args: {} }])
       .respond(new AIMessage("I stopped early."))

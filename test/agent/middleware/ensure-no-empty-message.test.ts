@@ -6,10 +6,13 @@ import { z } from "zod";
 import { ensureNoEmptyMessageMiddleware } from "../../../src/agent/middleware/ensure-no-empty-message.js";
 
 const pushed: string[] = [];
-const commitAndPush = tool(async () => {
-  pushed.push("x");
-  return "pushed open-swe/abc-branch";
-}, { name: "commit_and_push", description: "push", schema: z.object({}) });
+const commitAndPush = tool(
+  async () => {
+    pushed.push("x");
+    return "pushed open-swe/abc-branch";
+  },
+  { name: "commit_and_push", description: "push", schema: z.object({}) },
+);
 const reply = tool(async ({ text }) => `replied: ${text}`, { name: "github_comment", description: "reply", schema: z.object({ text: z.string() }) });
 const deps = { replyTools: ["github_comment"] };
 

@@ -15,10 +15,13 @@ describe("followUpQueueMiddleware", () => {
       const [[, items]] = (await redis.multi().lrange(`${key}:${threadId}`, 0, -1).del(`${key}:${threadId}`).exec()) as [[null, string[]]];
       return items.reverse();
     };
-    const slow = tool(async () => {
-      await redis.lpush(`${key}:thread-1`, "also update the README");
-      return "built";
-    }, { name: "execute", description: "run", schema: z.object({ command: z.string() }) });
+    const slow = tool(
+      async () => {
+        await redis.lpush(`${key}:thread-1`, "also update the README");
+        return "built";
+      },
+      { name: "execute", description: "run", schema: z.object({ command: z.string() }) },
+    );
     const model = fakeModel()
       .respondWithTools([{ name: "execute", args: { command: "npm run build" } }])
       .respond((messages: BaseMessage[]) => {

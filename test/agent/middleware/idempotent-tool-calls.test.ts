@@ -27,10 +27,13 @@ function scenario(withMiddleware: boolean) {
   const redis = testRedis();
   const prefix = uniquePrefix();
   const posted: string[] = [];
-  const comment = tool(async ({ body }) => {
-    posted.push(body);
-    return "comment 1 posted";
-  }, { name: "github_comment", description: "comment", schema: z.object({ body: z.string() }) });
+  const comment = tool(
+    async ({ body }) => {
+      posted.push(body);
+      return "comment 1 posted";
+    },
+    { name: "github_comment", description: "comment", schema: z.object({ body: z.string() }) },
+  );
   const middleware = withMiddleware ? [idempotentToolCallsMiddleware({ redis, prefix: `${prefix}:idem`, tools: ["github_comment"] })] : [];
   const config = { configurable: { thread_id: "t-crash" }, durability: "sync" as const };
   // Worker 1 runs the model and the tool, then dies before the step is saved.

@@ -21,7 +21,9 @@ describe("modelCallLimit", () => {
   });
 
   it("does not interfere under the cap", async () => {
-    const model = fakeModel().respondWithTools([{ name: "ping", args: {} }]).respond(new AIMessage("done"));
+    const model = fakeModel()
+      .respondWithTools([{ name: "ping", args: {} }])
+      .respond(new AIMessage("done"));
     const agent = createAgent({ model, tools: [ping], middleware: [modelCallLimit(5)] });
     const result = await agent.invoke({ messages: [new HumanMessage("go")] });
     expect(result.messages.at(-1)?.text).toBe("done");

@@ -53,8 +53,7 @@ describe("modelFallbackMiddleware against the Anthropic SDK's real errors", () =
     ["HTTP 500", (scope: nock.Interceptor) => scope.reply(500, { type: "error", error: { type: "api_error", message: "Internal" } })],
     [
       "an overloaded error event mid-stream",
-      (scope: nock.Interceptor) =>
-        scope.reply(200, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', { "content-type": "text/event-stream" }),
+      (scope: nock.Interceptor) => scope.reply(200, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', { "content-type": "text/event-stream" }),
     ],
   ])("falls back on %s", async (_name, reply) => {
     reply(nock("https://api.anthropic.com").post("/v1/messages"));
@@ -65,7 +64,9 @@ describe("modelFallbackMiddleware against the Anthropic SDK's real errors", () =
   });
 
   it("does not fall back on a 400 from Anthropic", async () => {
-    nock("https://api.anthropic.com").post("/v1/messages").reply(400, { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } });
+    nock("https://api.anthropic.com")
+      .post("/v1/messages")
+      .reply(400, { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } });
     const primary = await createChatModel(resolveModelSettings({ thread: { modelId: "claude-opus-4-7", effort: "none" } }), { anthropicApiKey: "k" }, { maxRetries: 0 });
     const fallback = fakeModel().respond(new AIMessage("never"));
     const agent = createAgent({ model: primary, tools: [], middleware: [modelFallbackMiddleware(fallback)] });

@@ -8,11 +8,14 @@ import { toolErrorsMiddleware } from "../../../src/agent/middleware/tool-errors.
 
 function sandbox(outcomes: Array<"ok" | "fail">) {
   let i = 0;
-  return tool(async () => {
-    const outcome = outcomes[i++] ?? "ok";
-    if (outcome === "fail") throw new Error(`sandbox connection reset (${i})`);
-    return "exit 0";
-  }, { name: "execute", description: "run", schema: z.object({ command: z.string() }) });
+  return tool(
+    async () => {
+      const outcome = outcomes[i++] ?? "ok";
+      if (outcome === "fail") throw new Error(`sandbox connection reset (${i})`);
+      return "exit 0";
+    },
+    { name: "execute", description: "run", schema: z.object({ command: z.string() }) },
+  );
 }
 const run = { name: "execute", args: { command: "make" } };
 

@@ -6,10 +6,41 @@ import { sanitizeThinkingBlocks, sanitizeThinkingBlocksMiddleware } from "../../
 
 describe("sanitizeThinkingBlocks", () => {
   it.each<[string, AIMessage["content"], AIMessage["content"]]>([
-    ["drops an empty thinking block", [{ type: "thinking", thinking: "", signature: "s" }, { type: "text", text: "hi" }], [{ type: "text", text: "hi" }]],
-    ["drops a whitespace thinking block", [{ type: "thinking", thinking: "  \n" }, { type: "text", text: "hi" }], [{ type: "text", text: "hi" }]],
-    ["drops redacted thinking without data", [{ type: "redacted_thinking", data: "" }, { type: "text", text: "x" }], [{ type: "text", text: "x" }]],
-    ["keeps real thinking", [{ type: "thinking", thinking: "plan", signature: "s" }, { type: "text", text: "hi" }], [{ type: "thinking", thinking: "plan", signature: "s" }, { type: "text", text: "hi" }]],
+    [
+      "drops an empty thinking block",
+      [
+        { type: "thinking", thinking: "", signature: "s" },
+        { type: "text", text: "hi" },
+      ],
+      [{ type: "text", text: "hi" }],
+    ],
+    [
+      "drops a whitespace thinking block",
+      [
+        { type: "thinking", thinking: "  \n" },
+        { type: "text", text: "hi" },
+      ],
+      [{ type: "text", text: "hi" }],
+    ],
+    [
+      "drops redacted thinking without data",
+      [
+        { type: "redacted_thinking", data: "" },
+        { type: "text", text: "x" },
+      ],
+      [{ type: "text", text: "x" }],
+    ],
+    [
+      "keeps real thinking",
+      [
+        { type: "thinking", thinking: "plan", signature: "s" },
+        { type: "text", text: "hi" },
+      ],
+      [
+        { type: "thinking", thinking: "plan", signature: "s" },
+        { type: "text", text: "hi" },
+      ],
+    ],
     ["leaves an empty string when nothing else remains", [{ type: "thinking", thinking: "" }], ""],
     ["leaves string content alone", "plain", "plain"],
   ])("%s", (_name, content, expected) => {
@@ -28,7 +59,12 @@ describe("sanitizeThinkingBlocksMiddleware", () => {
     });
     const history = [
       new HumanMessage("a"),
-      new AIMessage({ content: [{ type: "thinking", thinking: "" }, { type: "text", text: "earlier" }] }),
+      new AIMessage({
+        content: [
+          { type: "thinking", thinking: "" },
+          { type: "text", text: "earlier" },
+        ],
+      }),
       new HumanMessage("b"),
     ];
     const agent = createAgent({ model, tools: [], middleware: [sanitizeThinkingBlocksMiddleware()] });

@@ -24,11 +24,16 @@ describe("sanitizeToolArgs", () => {
 describe("sanitizeToolInputsMiddleware", () => {
   it("hands the tool cleaned arguments the schema accepts", async () => {
     const seen: unknown[] = [];
-    const read = tool(async (args) => {
-      seen.push(args);
-      return "ok";
-    }, { name: "read_file", description: "read", schema: z.object({ file_path: z.string(), limit: z.number().optional() }) });
-    const model = fakeModel().respondWithTools([{ name: "read_file", args: { file_path: " '/repo/a.ts' ", limit: null } }]).respond(new AIMessage("done"));
+    const read = tool(
+      async (args) => {
+        seen.push(args);
+        return "ok";
+      },
+      { name: "read_file", description: "read", schema: z.object({ file_path: z.string(), limit: z.number().optional() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "read_file", args: { file_path: " '/repo/a.ts' ", limit: null } }])
+      .respond(new AIMessage("done"));
     const agent = createAgent({ model, tools: [read], middleware: [sanitizeToolInputsMiddleware()] });
     await agent.invoke({ messages: [new HumanMessage("read")] });
     expect(seen).toEqual([{ file_path: "/repo/a.ts" }]);

@@ -48,16 +48,16 @@ describe("scopedAgentsMdMiddleware", () => {
     const agent = createAgent({ model, tools: [readFile], middleware: [middleware] });
     const result = await agent.invoke({ messages: [new HumanMessage("look")] });
     const [first, second] = result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.text);
-    expect(first).toBe(
-      'export const users = 1;\n\n<agents_md path="/ws/packages/api/AGENTS.md">\nInstructions that apply to files under /ws/packages/api:\napi: use zod at the edges\n</agents_md>',
-    );
+    expect(first).toBe('export const users = 1;\n\n<agents_md path="/ws/packages/api/AGENTS.md">\nInstructions that apply to files under /ws/packages/api:\napi: use zod at the edges\n</agents_md>');
     expect(second).toBe("export const teams = 2;");
     expect(reads).not.toContain("/ws/AGENTS.md");
   });
 
   it("leaves failed reads and other tools alone", async () => {
     const failing = tool(async () => "nope", { name: "ls", description: "ls", schema: z.object({ path: z.string() }) });
-    const model = fakeModel().respondWithTools([{ name: "ls", args: { path: "/ws/packages/api/src" } }]).respond(new AIMessage("done"));
+    const model = fakeModel()
+      .respondWithTools([{ name: "ls", args: { path: "/ws/packages/api/src" } }])
+      .respond(new AIMessage("done"));
     const agent = createAgent({ model, tools: [failing], middleware: [scopedAgentsMdMiddleware({ workspaceRoot: "/ws", readFile: async (p) => FILES[p] })] });
     const result = await agent.invoke({ messages: [new HumanMessage("ls")] });
     expect(result.messages.find((m) => ToolMessage.isInstance(m))?.text).toBe("nope");

@@ -9,7 +9,9 @@ describe("sourceStatusMiddleware", () => {
   it("reports thinking before each model call, each tool, and done", async () => {
     const statuses: AgentStatus[] = [];
     const ls = tool(async () => "a.ts", { name: "ls", description: "ls", schema: z.object({}) });
-    const model = fakeModel().respondWithTools([{ name: "ls", args: {} }]).respond(new AIMessage("done"));
+    const model = fakeModel()
+      .respondWithTools([{ name: "ls", args: {} }])
+      .respond(new AIMessage("done"));
     const agent = createAgent({ model, tools: [ls], middleware: [sourceStatusMiddleware({ onStatus: (s) => void statuses.push(s) })] });
     await agent.invoke({ messages: [new HumanMessage("list")] });
     expect(statuses).toEqual([{ kind: "thinking" }, { kind: "tool", name: "ls" }, { kind: "thinking" }, { kind: "done" }]);

@@ -11,7 +11,9 @@ const ping = tool(async () => "pong", { name: "ping", description: "ping", schem
 describe("stepLimitNoticeMiddleware", () => {
   it("tells the user when the run ended on the model-call limit", async () => {
     const notices: string[] = [];
-    const model = fakeModel().respondWithTools([{ name: "ping", args: {} }]).respondWithTools([{ name: "ping", args: {} }]);
+    const model = fakeModel()
+      .respondWithTools([{ name: "ping", args: {} }])
+      .respondWithTools([{ name: "ping", args: {} }]);
     const agent = createAgent({ model, tools: [ping], middleware: [modelCallLimit(1), stepLimitNoticeMiddleware({ notify: async (t) => void notices.push(t) })] });
     await agent.invoke({ messages: [new HumanMessage("loop")] });
     expect(notices).toEqual([STEP_LIMIT_TEXT]);
@@ -19,7 +21,9 @@ describe("stepLimitNoticeMiddleware", () => {
 
   it("stays quiet when the run finished normally", async () => {
     const notices: string[] = [];
-    const model = fakeModel().respondWithTools([{ name: "ping", args: {} }]).respond(new AIMessage("done"));
+    const model = fakeModel()
+      .respondWithTools([{ name: "ping", args: {} }])
+      .respond(new AIMessage("done"));
     const agent = createAgent({ model, tools: [ping], middleware: [modelCallLimit(5), stepLimitNoticeMiddleware({ notify: async (t) => void notices.push(t) })] });
     await agent.invoke({ messages: [new HumanMessage("go")] });
     expect(notices).toEqual([]);

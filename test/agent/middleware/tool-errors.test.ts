@@ -9,10 +9,15 @@ import { OpenSweError } from "../../../src/errors.js";
 
 describe("toolErrorsMiddleware", () => {
   it("turns a thrown tool error into an error tool message and lets the model go on", async () => {
-    const flaky = tool(async () => {
-      throw new OpenSweError("push_rejected", "remote rejected the push: non-fast-forward");
-    }, { name: "commit_and_push", description: "push", schema: z.object({}) });
-    const model = fakeModel().respondWithTools([{ name: "commit_and_push", args: {}, id: "c1" }]).respond(new AIMessage("I will rebase."));
+    const flaky = tool(
+      async () => {
+        throw new OpenSweError("push_rejected", "remote rejected the push: non-fast-forward");
+      },
+      { name: "commit_and_push", description: "push", schema: z.object({}) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "commit_and_push", args: {}, id: "c1" }])
+      .respond(new AIMessage("I will rebase."));
     const agent = createAgent({ model, tools: [flaky], middleware: [toolErrorsMiddleware()] });
     const result = await agent.invoke({ messages: [new HumanMessage("push")] });
     const msg = result.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
@@ -23,10 +28,16 @@ describe("toolErrorsMiddleware", () => {
   });
 
   it("is what keeps a tool error from failing the run once another wrapToolCall middleware is in the stack", async () => {
-    const failing = tool(async () => {
-      throw new Error("sandbox unreachable");
-    }, { name: "execute", description: "run", schema: z.object({ command: z.string() }) });
-    const script = () => fakeModel().respondWithTools([{ name: "execute", args: { command: "ls" } }]).respond(new AIMessage("retrying later"));
+    const failing = tool(
+      async () => {
+        throw new Error("sandbox unreachable");
+      },
+      { name: "execute", description: "run", schema: z.object({ command: z.string() }) },
+    );
+    const script = () =>
+      fakeModel()
+        .respondWithTools([{ name: "execute", args: { command: "ls" } }])
+        .respond(new AIMessage("retrying later"));
     const without = createAgent({ model: script(), tools: [failing], middleware: [sandboxCircuitBreakerMiddleware()] });
     await expect(without.invoke({ messages: [new HumanMessage("go")] })).rejects.toThrow("sandbox unreachable");
     const withIt = createAgent({ model: script(), tools: [failing], middleware: [toolErrorsMiddleware(), sandboxCircuitBreakerMiddleware()] });

@@ -21,10 +21,13 @@ function scriptFile(content: string): string {
 describe("replay model", () => {
   it("drives an agent through recorded tool calls and marks every turn as replayed", async () => {
     const calls: string[] = [];
-    const echo = tool(async ({ text }) => {
-      calls.push(text);
-      return `echoed ${text}`;
-    }, { name: "echo", description: "echo text", schema: z.object({ text: z.string() }) });
+    const echo = tool(
+      async ({ text }) => {
+        calls.push(text);
+        return `echoed ${text}`;
+      },
+      { name: "echo", description: "echo text", schema: z.object({ text: z.string() }) },
+    );
     const file = scriptFile(
       JSON.stringify([
         { text: "", tool_calls: [{ name: "echo", args: { text: "one" } }], usage: { input_tokens: 10, output_tokens: 2 } },

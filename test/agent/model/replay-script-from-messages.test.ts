@@ -9,10 +9,13 @@ import { ReplayChatModel, parseReplayScript } from "../../../src/agent/model/rep
 import { replayScriptFromMessages } from "../../../src/agent/model/replay-script-from-messages.js";
 
 function agentWith(model: BaseChatModel, log: string[]) {
-  const comment = tool(async ({ body }) => {
-    log.push(body);
-    return "posted";
-  }, { name: "github_comment", description: "reply", schema: z.object({ body: z.string() }) });
+  const comment = tool(
+    async ({ body }) => {
+      log.push(body);
+      return "posted";
+    },
+    { name: "github_comment", description: "reply", schema: z.object({ body: z.string() }) },
+  );
   return createAgent({ model, tools: [comment], middleware: [ensureNoEmptyMessageMiddleware({ replyTools: [] })] });
 }
 

@@ -27,7 +27,11 @@ describe("an agent file's frontmatter (seed 003 schema)", () => {
     ["condenser: false", file("condenser: false"), { condenser: { kind: "none" } }],
     ["condenser: a mapping", file("condenser:\n  max_size: 80"), { condenser: { kind: "custom", config: { max_size: 80 } } }],
     ["unknown keys are metadata", file("audience: maintainers\nlevel: 2"), { metadata: { audience: "maintainers", level: 2 } }],
-    ["examples, case-insensitive", file("description: |\n  Reviews.\n  <example>review this PR</example>\n  <EXAMPLE> security review? </Example>"), { whenToUseExamples: ["review this PR", "security review?"] }],
+    [
+      "examples, case-insensitive",
+      file("description: |\n  Reviews.\n  <example>review this PR</example>\n  <EXAMPLE> security review? </Example>"),
+      { whenToUseExamples: ["review this PR", "security review?"] },
+    ],
     ["the body is the prompt", file("name: x", "\nYou are meticulous.\n\nBe brief."), { prompt: "You are meticulous.\n\nBe brief." }],
     ["empty frontmatter", "---\n---\nBody.\n", { name: "stem", prompt: "Body." }],
     ["no frontmatter: all body, stem name", "Just a prompt.\n", { name: "stem", prompt: "Just a prompt." }],

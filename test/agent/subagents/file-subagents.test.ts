@@ -50,7 +50,12 @@ class RecordingModel extends ReplayChatModel {
     super(script, "test", cursor);
   }
   override bindTools(tools: BindToolsInput[]): RecordingModel {
-    return new RecordingModel(this.script, this.calls, this.cursor, tools.map((t) => String((t as { name?: string }).name)));
+    return new RecordingModel(
+      this.script,
+      this.calls,
+      this.cursor,
+      tools.map((t) => String((t as { name?: string }).name)),
+    );
   }
   override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], run?: CallbackManagerForLLMRun) {
     const system = messages.find((m) => m.getType() === "system");
@@ -86,7 +91,14 @@ function harness(script: unknown[], loaded: Awaited<ReturnType<typeof repoAgents
   const calls: Call[] = [];
   const model = new RecordingModel(parseReplayScript(script, "test"), calls);
   const meter = new RunMeter();
-  const deps: AgentMiddlewareDeps & { meter: RunMeter } = { modelCallLimit: 50, workspaceRoot: "/", readWorkspaceFile: async () => undefined, drainFollowUps: async () => [], notifyStepLimit: async () => {}, meter };
+  const deps: AgentMiddlewareDeps & { meter: RunMeter } = {
+    modelCallLimit: 50,
+    workspaceRoot: "/",
+    readWorkspaceFile: async () => undefined,
+    drainFollowUps: async () => [],
+    notifyStepLimit: async () => {},
+    meter,
+  };
   const ran: string[] = [];
   const tools = [hostTool("http_request", ran), hostTool("commit_and_push", ran)];
   const backend = new RecordingSandbox();
@@ -99,7 +111,15 @@ function harness(script: unknown[], loaded: Awaited<ReturnType<typeof repoAgents
     ...(skills ? { skills: [SKILLS_MOUNT] } : {}),
     middleware: buildAgentMiddleware(deps),
     subagentMiddleware: buildSubagentMiddleware(deps),
-    fileSubagents: buildFileSubagents({ agents: loaded.agents.filter((a) => a.source !== "builtin"), parentSystemPrompt: "PARENT PROMPT", tools, middlewareFor: (n) => buildSubagentMiddleware(deps, n), meter, runModelId: "replay:test", skillPath: (n) => `${SKILLS_MOUNT}${n}/` }),
+    fileSubagents: buildFileSubagents({
+      agents: loaded.agents.filter((a) => a.source !== "builtin"),
+      parentSystemPrompt: "PARENT PROMPT",
+      tools,
+      middlewareFor: (n) => buildSubagentMiddleware(deps, n),
+      meter,
+      runModelId: "replay:test",
+      skillPath: (n) => `${SKILLS_MOUNT}${n}/`,
+    }),
   });
   return { calls, backend, ran, meter, uploads: backend.uploads, invoke: async () => (await agent.invoke({ messages: [new HumanMessage("go")] })).messages as BaseMessage[] };
 }
@@ -109,10 +129,7 @@ const toolResults = (messages: BaseMessage[], name: string) => messages.filter((
 describe("file agents are the run's subagents, as their files say", () => {
   it("the parent's `task` reaches the file agent: the parent prompt with the body appended, exactly the listed tools", async () => {
     const loaded = await repoAgents({ ".agents/agents/researcher.md": "---\ndescription: researches\ntools: [read_file, http_request]\n---\nYou research, nothing else.\n" });
-    const h = harness(
-      [task("researcher"), call("http_request"), call("execute", { command: "rm -rf /" }), { text: "researched" }, call("confirming_completion", { summary: "done" })],
-      loaded,
-    );
+    const h = harness([task("researcher"), call("http_request"), call("execute", { command: "rm -rf /" }), { text: "researched" }, call("confirming_completion", { summary: "done" })], loaded);
     const messages = await h.invoke();
     const sub = h.calls.slice(1, 4);
     for (const c of sub) {
@@ -167,11 +184,23 @@ describe("file agents are the run's subagents, as their files say", () => {
 
   it("skills, project and user level, are offered to the agent; a file agent gets the ones it names; nothing is uploaded to the sandbox", async () => {
     const loaded = await repoAgents(
-      { ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: how we cut a release\n---\nTag it.\n", ".agents/agents/releaser.md": "---\ndescription: releases\nskills: release\ntools: [read_file]\n---\nRelease.\n" },
-      { ".agents/skills/triage/SKILL.md": "---\nname: triage\ndescription: how alice triages\n---\nLabel it.\n", ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: alice's release\n---\nNo.\n" },
+      {
+        ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: how we cut a release\n---\nTag it.\n",
+        ".agents/agents/releaser.md": "---\ndescription: releases\nskills: release\ntools: [read_file]\n---\nRelease.\n",
+      },
+      {
+        ".agents/skills/triage/SKILL.md": "---\nname: triage\ndescription: how alice triages\n---\nLabel it.\n",
+        ".agents/skills/release/SKILL.md": "---\nname: release\ndescription: alice's release\n---\nNo.\n",
+      },
     );
-    expect(loaded.skills.map((s) => [s.name, s.level])).toEqual([["release", "project"], ["triage", "user"]]);
-    const h = harness([task("releaser"), call("read_file", { file_path: "/skills/release/SKILL.md" }), { text: "tagged" }, task("general-purpose"), { text: "gp" }, call("confirming_completion", { summary: "done" })], loaded);
+    expect(loaded.skills.map((s) => [s.name, s.level])).toEqual([
+      ["release", "project"],
+      ["triage", "user"],
+    ]);
+    const h = harness(
+      [task("releaser"), call("read_file", { file_path: "/skills/release/SKILL.md" }), { text: "tagged" }, task("general-purpose"), { text: "gp" }, call("confirming_completion", { summary: "done" })],
+      loaded,
+    );
     const messages = await h.invoke();
     expect(h.calls[0]!.system).toContain("how we cut a release");
     expect(h.calls[0]!.system).toContain("how alice triages");

@@ -42,14 +42,27 @@ const cases: Case[] = [
   {
     title: "project .agents/agents wins over .open-swe/agents for the same name (first directory within a level)",
     project: { ".agents/agents/reviewer.md": agent("reviewer"), ".open-swe/agents/reviewer.md": agent("reviewer"), ".open-swe/agents/tester.md": agent("tester") },
-    agents: [["reviewer", "project", ".agents/agents/reviewer.md"], ["tester", "project", ".open-swe/agents/tester.md"], ["general-purpose", "builtin"]],
+    agents: [
+      ["reviewer", "project", ".agents/agents/reviewer.md"],
+      ["tester", "project", ".open-swe/agents/tester.md"],
+      ["general-purpose", "builtin"],
+    ],
     passedOver: [{ file: ".open-swe/agents/reviewer.md", reason: "shadowed", by: ".agents/agents/reviewer.md" }],
   },
   {
     title: "project wins over user; user over built-in; user .agents before .open-swe",
     project: { ".agents/agents/reviewer.md": agent("reviewer") },
-    user: { ".agents/agents/reviewer.md": agent("reviewer"), ".agents/agents/general-purpose.md": agent("general-purpose"), ".open-swe/agents/mine.md": agent("mine"), ".agents/agents/mine.md": agent("mine") },
-    agents: [["reviewer", "project", ".agents/agents/reviewer.md"], ["general-purpose", "user", `${U}/.agents/agents/general-purpose.md`], ["mine", "user", `${U}/.agents/agents/mine.md`]],
+    user: {
+      ".agents/agents/reviewer.md": agent("reviewer"),
+      ".agents/agents/general-purpose.md": agent("general-purpose"),
+      ".open-swe/agents/mine.md": agent("mine"),
+      ".agents/agents/mine.md": agent("mine"),
+    },
+    agents: [
+      ["reviewer", "project", ".agents/agents/reviewer.md"],
+      ["general-purpose", "user", `${U}/.agents/agents/general-purpose.md`],
+      ["mine", "user", `${U}/.agents/agents/mine.md`],
+    ],
     passedOver: [
       { file: `${U}/.agents/agents/reviewer.md`, reason: "shadowed", by: ".agents/agents/reviewer.md" },
       { file: `${U}/.open-swe/agents/mine.md`, reason: "shadowed", by: `${U}/.agents/agents/mine.md` },
@@ -58,13 +71,26 @@ const cases: Case[] = [
   {
     title: "the name comes from frontmatter, else the stem: two files naming one agent, the sorted-first wins",
     project: { ".agents/agents/b.md": agent("same"), ".agents/agents/a.md": agent("same"), ".agents/agents/stemmed.md": agent(null) },
-    agents: [["same", "project", ".agents/agents/a.md"], ["stemmed", "project", ".agents/agents/stemmed.md"], ["general-purpose", "builtin"]],
+    agents: [
+      ["same", "project", ".agents/agents/a.md"],
+      ["stemmed", "project", ".agents/agents/stemmed.md"],
+      ["general-purpose", "builtin"],
+    ],
     passedOver: [{ file: ".agents/agents/b.md", reason: "shadowed", by: ".agents/agents/a.md" }],
   },
   {
     title: "README skipped, top level only, non-.md ignored",
-    project: { ".agents/agents/README.md": "# docs", ".agents/agents/readme.md": "# docs", ".agents/agents/nested/deep.md": agent("deep"), ".agents/agents/notes.txt": "x", ".agents/agents/ok.md": agent("ok") },
-    agents: [["ok", "project", ".agents/agents/ok.md"], ["general-purpose", "builtin"]],
+    project: {
+      ".agents/agents/README.md": "# docs",
+      ".agents/agents/readme.md": "# docs",
+      ".agents/agents/nested/deep.md": agent("deep"),
+      ".agents/agents/notes.txt": "x",
+      ".agents/agents/ok.md": agent("ok"),
+    },
+    agents: [
+      ["ok", "project", ".agents/agents/ok.md"],
+      ["general-purpose", "builtin"],
+    ],
     passedOver: [
       { file: ".agents/agents/README.md", reason: "readme" },
       { file: ".agents/agents/nested/deep.md", reason: "not_top_level" },
@@ -75,7 +101,11 @@ const cases: Case[] = [
     title: "a file that fails to parse is passed over with its reason; the rest load, and it shadows nothing",
     project: { ".agents/agents/bad.md": "---\ntools: [a\n---\nx", ".agents/agents/good.md": agent("good"), ".agents/agents/limit.md": agent("limit", "max_iteration_per_run: 0\n") },
     user: { ".agents/agents/limit.md": agent("limit") },
-    agents: [["good", "project", ".agents/agents/good.md"], ["limit", "user", `${U}/.agents/agents/limit.md`], ["general-purpose", "builtin"]],
+    agents: [
+      ["good", "project", ".agents/agents/good.md"],
+      ["limit", "user", `${U}/.agents/agents/limit.md`],
+      ["general-purpose", "builtin"],
+    ],
     passedOver: [
       { file: ".agents/agents/bad.md", reason: "parse_error", detail: /invalid YAML frontmatter/ },
       { file: ".agents/agents/limit.md", reason: "parse_error", detail: /max_iteration_per_run/ },
@@ -83,8 +113,16 @@ const cases: Case[] = [
   },
   {
     title: "an unknown tool or skill is an error naming the file and the name",
-    project: { ".agents/agents/t.md": agent("t", "tools: [read_file, rm_rf]\n"), ".agents/agents/s.md": agent("s", "skills: nope\n"), ".agents/agents/ok.md": agent("ok", "tools: [read_file, commit_and_push]\nskills: deploy\n"), ".agents/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: d\n---\nsteps\n" },
-    agents: [["ok", "project", ".agents/agents/ok.md"], ["general-purpose", "builtin"]],
+    project: {
+      ".agents/agents/t.md": agent("t", "tools: [read_file, rm_rf]\n"),
+      ".agents/agents/s.md": agent("s", "skills: nope\n"),
+      ".agents/agents/ok.md": agent("ok", "tools: [read_file, commit_and_push]\nskills: deploy\n"),
+      ".agents/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: d\n---\nsteps\n",
+    },
+    agents: [
+      ["ok", "project", ".agents/agents/ok.md"],
+      ["general-purpose", "builtin"],
+    ],
     passedOver: [
       { file: ".agents/agents/s.md", reason: "parse_error", detail: /unknown skill "nope"/ },
       { file: ".agents/agents/t.md", reason: "parse_error", detail: /unknown tool "rm_rf"/ },

@@ -10,7 +10,11 @@ describe("effectivePolicy (pure): permission_mode over the run's policies", () =
   it.each([
     [undefined, { denied: [], ask: [] }, { ask: [], denied: [] }],
     ["never_confirm", { denied: ["http_request"], ask: ["execute"] }, { ask: ["execute"], denied: ["http_request"] }],
-    ["always_confirm", { denied: ["http_request"], ask: [] }, { ask: ["execute", "get_pr_checks", "github_comment", "grep", "mcp__docs__search", "read_file", "write_file"], denied: ["http_request"] }],
+    [
+      "always_confirm",
+      { denied: ["http_request"], ask: [] },
+      { ask: ["execute", "get_pr_checks", "github_comment", "grep", "mcp__docs__search", "read_file", "write_file"], denied: ["http_request"] },
+    ],
     ["confirm_risky", { denied: [], ask: ["get_pr_checks"] }, { ask: ["execute", "get_pr_checks", "github_comment", "http_request", "mcp__docs__search", "write_file"], denied: [] }],
   ] as const)("%s over %j", (mode, run, expected) => {
     const p = effectivePolicy(mode, TOOLS, run);
@@ -35,7 +39,15 @@ describe("keysNotActedOn (pure)", () => {
 
 describe("buildFileSubagents: permission_mode becomes the agent's approval list", () => {
   const build = (frontmatter: string) =>
-    buildFileSubagents({ agents: [agent(frontmatter)], parentSystemPrompt: "p", tools: [], middlewareFor: () => [], meter: new RunMeter(), runModelId: "replay", runPolicies: { denied: [], ask: ["grep"] } })[0]!;
+    buildFileSubagents({
+      agents: [agent(frontmatter)],
+      parentSystemPrompt: "p",
+      tools: [],
+      middlewareFor: () => [],
+      meter: new RunMeter(),
+      runModelId: "replay",
+      runPolicies: { denied: [], ask: ["grep"] },
+    })[0]!;
   it.each([
     ["name: a\npermission_mode: always_confirm\ntools: [read_file, execute]", ["execute", "read_file"]],
     ["name: a\npermission_mode: confirm_risky\ntools: [read_file, execute]", ["execute"]],

@@ -50,14 +50,22 @@ describe("open_or_update_pull_request", () => {
   it("opens a draft once, then updates the same PR instead of duplicating it", async () => {
     const ctx = context();
     ctx.state.pushedSha = "abc";
-    nock(API).get("/repos/octo/hello/pulls").query({ head: `octo:${ctx.branch}`, state: "open", per_page: "1" }).reply(200, []);
+    nock(API)
+      .get("/repos/octo/hello/pulls")
+      .query({ head: `octo:${ctx.branch}`, state: "open", per_page: "1" })
+      .reply(200, []);
     nock(API)
       .post("/repos/octo/hello/pulls", (b) => b.draft === true && b.head === ctx.branch && b.base === "main" && b.title === "Add CONTRIBUTING.md" && b.body.includes(`open-swe:thread=${THREAD}`))
       .reply(201, { number: 12, html_url: "https://github.com/octo/hello/pull/12" });
     const tool = byName(ctx, "open_or_update_pull_request");
     expect(await tool.invoke({ title: "Add CONTRIBUTING.md", body: "Adds a guide." })).toBe("Opened pull request #12: https://github.com/octo/hello/pull/12");
-    nock(API).get("/repos/octo/hello/pulls").query(true).reply(200, [{ number: 12 }]);
-    nock(API).patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add CONTRIBUTING.md (v2)").reply(200, { number: 12, html_url: "https://github.com/octo/hello/pull/12" });
+    nock(API)
+      .get("/repos/octo/hello/pulls")
+      .query(true)
+      .reply(200, [{ number: 12 }]);
+    nock(API)
+      .patch("/repos/octo/hello/pulls/12", (b) => b.title === "Add CONTRIBUTING.md (v2)")
+      .reply(200, { number: 12, html_url: "https://github.com/octo/hello/pull/12" });
     expect(await tool.invoke({ title: "Add CONTRIBUTING.md (v2)", body: "x" })).toMatch(/^Updated pull request #12/);
     expect(ctx.state).toMatchObject({ prNumber: 12, prUrl: "https://github.com/octo/hello/pull/12" });
     // Comments on it now belong to this run's thread.
@@ -116,16 +124,25 @@ describe("schedule_thread_wakeup", () => {
 describe("CI tools", () => {
   it("summarizes checks and statuses on the PR head", async () => {
     const ctx = context();
-    nock(API).get("/repos/octo/hello/pulls/12").reply(200, { head: { sha: "abcdef1234567890" } });
-    nock(API).get("/repos/octo/hello/commits/abcdef1234567890/check-runs").query(true).reply(200, { check_runs: [{ id: 7, name: "test", status: "completed", conclusion: "failure" }] });
-    nock(API).get("/repos/octo/hello/commits/abcdef1234567890/status").reply(200, { state: "failure", statuses: [{ context: "ci/lint", state: "success", description: "ok" }] });
+    nock(API)
+      .get("/repos/octo/hello/pulls/12")
+      .reply(200, { head: { sha: "abcdef1234567890" } });
+    nock(API)
+      .get("/repos/octo/hello/commits/abcdef1234567890/check-runs")
+      .query(true)
+      .reply(200, { check_runs: [{ id: 7, name: "test", status: "completed", conclusion: "failure" }] });
+    nock(API)
+      .get("/repos/octo/hello/commits/abcdef1234567890/status")
+      .reply(200, { state: "failure", statuses: [{ context: "ci/lint", state: "success", description: "ok" }] });
     const out = await byName(ctx, "get_pr_checks").invoke({ pr_number: 12 });
     expect(out).toBe('PR #12 head abcdef123456 (failure):\ncheck_run 7 "test": completed/failure\nstatus "ci/lint": success — ok');
   });
 
   it("reads the tail of an Actions job log", async () => {
     const ctx = context();
-    nock(API).get("/repos/octo/hello/check-runs/7").reply(200, { id: 7, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
+    nock(API)
+      .get("/repos/octo/hello/check-runs/7")
+      .reply(200, { id: 7, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
     nockJobLogs(API, 7, `${"x".repeat(30_000)}\nError: expected 1 to be 2`);
     const out = await byName(ctx, "get_check_logs").invoke({ check_run_id: 7 });
     expect(out).toMatch(/^check_run 7 "test" failure:\n…\(10\d{3} earlier characters cut\)/);

@@ -56,10 +56,16 @@ describe("style analyzer", () => {
     const prefix = `${uniquePrefix()}:`;
     const store = new FindingsStore(redis, prefix);
     const base: Finding = { id: "a", fingerprint: "a", path: "a.ts", line: 1, side: "RIGHT", headSha: "h", severity: "low", title: "nit", body: "b", rule: "style-nit", status: "open" };
-    await store.replaceAll({ ...repo, pull_number: 1 }, [{ ...base, status: "dismissed" }, { ...base, id: "b", rule: "null-deref", status: "resolved", closedBy: "fix" }]);
+    await store.replaceAll({ ...repo, pull_number: 1 }, [
+      { ...base, status: "dismissed" },
+      { ...base, id: "b", rule: "null-deref", status: "resolved", closedBy: "fix" },
+    ]);
     await store.replaceAll({ ...repo, pull_number: 2 }, [{ ...base, id: "c", githubCommentId: 77 }]);
     await store.replaceAll({ owner: "o", repo: "other", pull_number: 1 }, [{ ...base, id: "z" }]);
-    nock(API).get("/repos/o/r/pulls/comments/77/reactions").query({ content: "-1", per_page: "1" }).reply(200, [{ id: 1, content: "-1" }]);
+    nock(API)
+      .get("/repos/o/r/pulls/comments/77/reactions")
+      .query({ content: "-1", per_page: "1" })
+      .reply(200, [{ id: 1, content: "-1" }]);
 
     const outcomes = await collectFindingOutcomes({ octokit: octokit(), store, ...repo });
     expect(outcomes.map((o) => [o.pull, o.id, o.outcome])).toEqual([
@@ -71,7 +77,10 @@ describe("style analyzer", () => {
     const styleStore = new StyleStore(redis, prefix);
     await styleStore.save(repo, "- Flag style nits.", "bootstrap");
     const model = fakeModel()
-      .respondWithTools([{ name: "read_current_style", args: {}, id: "c0" }, { name: "read_finding_outcomes", args: {}, id: "c1" }])
+      .respondWithTools([
+        { name: "read_current_style", args: {}, id: "c0" },
+        { name: "read_finding_outcomes", args: {}, id: "c1" },
+      ])
       .respondWithTools([{ name: "save_review_style_prompt", args: { prompt: "- Do not flag style nits; the team rejects them.\n- Keep null-deref checks." }, id: "c2" }])
       .respond(new AIMessage("done"));
     const saved = await runStyleAnalyzer({ mode: "continual", model, repo, instructions: "Continual skill.", styleStore, outcomes });

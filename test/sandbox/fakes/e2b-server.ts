@@ -60,7 +60,8 @@ export async function startE2bServer(local: LocalSandboxProvider): Promise<E2bSe
   const started = new Map<string, Date>();
   const reply = <S extends number, B>(status: S, body: B) => ({ status, body });
   const error = <S extends number>(status: S, message: string) => reply(status, { code: status, message });
-  const sandboxBody = (id: string) => ({ sandboxID: id, templateID: "base", clientID: "local", envdVersion: ENVD_VERSION, envdAccessToken: tokens.get(id)!, domain: null }) satisfies components["schemas"]["Sandbox"];
+  const sandboxBody = (id: string) =>
+    ({ sandboxID: id, templateID: "base", clientID: "local", envdVersion: ENVD_VERSION, envdAccessToken: tokens.get(id)!, domain: null }) satisfies components["schemas"]["Sandbox"];
   const known = async (id: string): Promise<Sandbox | undefined> => {
     if (!tokens.has(id)) return undefined;
     return local.connect(id).catch((err: unknown) => {
@@ -88,10 +89,22 @@ export async function startE2bServer(local: LocalSandboxProvider): Promise<E2bSe
     route("get", "/v2/sandboxes", async (_p, _b, query) => {
       const wanted = new URLSearchParams(query.get("metadata") ?? "");
       const all = (await local.list()).filter((s) => tokens.has(s.id) && [...wanted].every(([k, v]) => s.labels[k] === v));
-      const items = all.map((s) => ({
-        sandboxID: s.id, templateID: "base", clientID: "local", cpuCount: 2, memoryMB: 512, diskSizeMB: 1024, envdVersion: ENVD_VERSION, state: "running",
-        startedAt: (started.get(s.id) ?? new Date()).toISOString(), endAt: new Date(Date.now() + 3_600_000).toISOString(), metadata: s.labels,
-      }) satisfies components["schemas"]["ListedSandbox"]);
+      const items = all.map(
+        (s) =>
+          ({
+            sandboxID: s.id,
+            templateID: "base",
+            clientID: "local",
+            cpuCount: 2,
+            memoryMB: 512,
+            diskSizeMB: 1024,
+            envdVersion: ENVD_VERSION,
+            state: "running",
+            startedAt: (started.get(s.id) ?? new Date()).toISOString(),
+            endAt: new Date(Date.now() + 3_600_000).toISOString(),
+            metadata: s.labels,
+          }) satisfies components["schemas"]["ListedSandbox"],
+      );
       return reply(200, items);
     }),
   ];
@@ -145,7 +158,9 @@ export async function startE2bServer(local: LocalSandboxProvider): Promise<E2bSe
       res.on("close", () => ac.abort());
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-      const response = await handler(new Request(`http://envd.local${req.url}`, { method: req.method ?? "POST", headers, body: Readable.toWeb(req) as ReadableStream, duplex: "half", signal: ac.signal } as RequestInit));
+      const response = await handler(
+        new Request(`http://envd.local${req.url}`, { method: req.method ?? "POST", headers, body: Readable.toWeb(req) as ReadableStream, duplex: "half", signal: ac.signal } as RequestInit),
+      );
       exchanges.push(`envd ${url.pathname} ${response.status}`);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body) for await (const chunk of response.body) res.write(chunk);

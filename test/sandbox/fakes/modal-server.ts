@@ -127,7 +127,15 @@ export async function startModalServer(local: LocalSandboxProvider): Promise<Mod
       return { imageId: `im-${randomBytes(8).toString("hex")}`, result: { status: SUCCESS } };
     },
     // modal 0.11 creates V2 sandboxes unless a GPU is asked for (`MODAL_SANDBOX_V2`, default on).
-    async sandboxCreateV2(req: { appId: string; tags: Array<{ tagName: string; tagValue: string }>; secretSources: SecretSource[]; definition?: { imageId: string; networkAccess?: { networkAccessType: number }; workdir?: string } }, ctx: CallContext) {
+    async sandboxCreateV2(
+      req: {
+        appId: string;
+        tags: Array<{ tagName: string; tagValue: string }>;
+        secretSources: SecretSource[];
+        definition?: { imageId: string; networkAccess?: { networkAccessType: number }; workdir?: string };
+      },
+      ctx: CallContext,
+    ) {
       authed("SandboxCreateV2", ctx);
       const d = req.definition;
       if (!d?.imageId || ![...apps.values()].includes(req.appId)) throw new ServerError(Status.INVALID_ARGUMENT, "unknown app or image");
@@ -191,10 +199,21 @@ export async function startModalServer(local: LocalSandboxProvider): Promise<Mod
   };
 
   const router = {
-    async taskExecStart(req: { taskId: string; execId: string; commandArgs: string[]; workdir?: string; env: Record<string, string>; secretSources: SecretSource[]; timeoutSecs?: number }, ctx: CallContext) {
+    async taskExecStart(
+      req: { taskId: string; execId: string; commandArgs: string[]; workdir?: string; env: Record<string, string>; secretSources: SecretSource[]; timeoutSecs?: number },
+      ctx: CallContext,
+    ) {
       authed("TaskExecStart", ctx, true);
       const sb = await live(req.taskId.replace(/^ta-/, ""));
-      execs.set(req.execId, { sb, argv: req.commandArgs, ...(req.workdir ? { workdir: req.workdir } : {}), env: { ...req.env, ...inlineEnv(req.secretSources) }, ...(req.timeoutSecs ? { timeoutMs: req.timeoutSecs * 1000 } : {}), stdin: [], abort: new AbortController() });
+      execs.set(req.execId, {
+        sb,
+        argv: req.commandArgs,
+        ...(req.workdir ? { workdir: req.workdir } : {}),
+        env: { ...req.env, ...inlineEnv(req.secretSources) },
+        ...(req.timeoutSecs ? { timeoutMs: req.timeoutSecs * 1000 } : {}),
+        stdin: [],
+        abort: new AbortController(),
+      });
       return {};
     },
     async taskExecStdinWrite(req: { execId: string; offset: number; data: Uint8Array; eof: boolean }, ctx: CallContext) {

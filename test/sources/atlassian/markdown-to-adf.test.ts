@@ -16,34 +16,32 @@ const cases: [string, string, AdfBlock[]][] = [
   ["a single newline is a hard break", "a\nb", [p(t("a"), { type: "hardBreak" }, t("b"))] as AdfBlock[]],
   ["CRLF line ends", "a\r\n\r\nb", [p(t("a")), p(t("b"))] as AdfBlock[]],
   ["heading", "## Plan", [{ type: "heading", attrs: { level: 2 }, content: [t("Plan")] }] as AdfBlock[]],
-  ["fenced code with a language keeps its text verbatim", "```ts\nconst a = **1**;\n  x\n```", [
-    { type: "codeBlock", attrs: { language: "ts" }, content: [t("const a = **1**;\n  x")] },
-  ] as AdfBlock[]],
+  ["fenced code with a language keeps its text verbatim", "```ts\nconst a = **1**;\n  x\n```", [{ type: "codeBlock", attrs: { language: "ts" }, content: [t("const a = **1**;\n  x")] }] as AdfBlock[]],
   ["unclosed fence runs to the end", "```\nraw", [{ type: "codeBlock", content: [t("raw")] }] as AdfBlock[]],
   ["empty code block", "```\n```", [{ type: "codeBlock", content: [] }] as AdfBlock[]],
   ["bullet list", "- one\n- two", [{ type: "bulletList", content: [li(p(t("one"))), li(p(t("two")))] }] as AdfBlock[]],
   ["ordered list from 3", "3. c\n4. d", [{ type: "orderedList", attrs: { order: 3 }, content: [li(p(t("c"))), li(p(t("d")))] }] as AdfBlock[]],
   ["ordered list from 1 has no order attr", "1. a", [{ type: "orderedList", content: [li(p(t("a")))] }] as AdfBlock[]],
-  ["nested list", "- a\n  - b\n- c", [
-    { type: "bulletList", content: [li(p(t("a")), { type: "bulletList", content: [li(p(t("b")))] }), li(p(t("c")))] },
-  ] as AdfBlock[]],
-  ["code block inside a list item", "- run:\n  ```sh\n  npm test\n  ```", [
-    { type: "bulletList", content: [li(p(t("run:")), { type: "codeBlock", attrs: { language: "sh" }, content: [t("npm test")] })] },
-  ] as AdfBlock[]],
+  ["nested list", "- a\n  - b\n- c", [{ type: "bulletList", content: [li(p(t("a")), { type: "bulletList", content: [li(p(t("b")))] }), li(p(t("c")))] }] as AdfBlock[]],
+  [
+    "code block inside a list item",
+    "- run:\n  ```sh\n  npm test\n  ```",
+    [{ type: "bulletList", content: [li(p(t("run:")), { type: "codeBlock", attrs: { language: "sh" }, content: [t("npm test")] })] }] as AdfBlock[],
+  ],
   ["list then paragraph", "- a\n\nafter", [{ type: "bulletList", content: [li(p(t("a")))] }, p(t("after"))] as AdfBlock[]],
-  ["link", "see [the PR](https://github.com/o/r/pull/1).", [
-    p(t("see "), t("the PR", { type: "link", attrs: { href: "https://github.com/o/r/pull/1" } }), t(".")),
-  ] as AdfBlock[]],
-  ["bare URL without trailing punctuation", "PR: https://github.com/o/r/pull/2.", [
-    p(t("PR: "), t("https://github.com/o/r/pull/2", { type: "link", attrs: { href: "https://github.com/o/r/pull/2" } }), t(".")),
-  ] as AdfBlock[]],
+  ["link", "see [the PR](https://github.com/o/r/pull/1).", [p(t("see "), t("the PR", { type: "link", attrs: { href: "https://github.com/o/r/pull/1" } }), t("."))] as AdfBlock[]],
+  [
+    "bare URL without trailing punctuation",
+    "PR: https://github.com/o/r/pull/2.",
+    [p(t("PR: "), t("https://github.com/o/r/pull/2", { type: "link", attrs: { href: "https://github.com/o/r/pull/2" } }), t("."))] as AdfBlock[],
+  ],
   ["a javascript: link stays text", "[x](javascript:alert(1))", [p(t("[x](javascript:alert(1)"), t(")"))] as AdfBlock[]],
-  ["bold, italic, strike, code", "**b** *i* _j_ ~~s~~ `c`", [
-    p(t("b", { type: "strong" }), t(" "), t("i", { type: "em" }), t(" "), t("j", { type: "em" }), t(" "), t("s", { type: "strike" }), t(" "), t("c", { type: "code" })),
-  ] as AdfBlock[]],
-  ["code inside bold drops the bold (ADF: code combines only with link)", "**a `b`**", [
-    p(t("a ", { type: "strong" }), t("b", { type: "code" })),
-  ] as AdfBlock[]],
+  [
+    "bold, italic, strike, code",
+    "**b** *i* _j_ ~~s~~ `c`",
+    [p(t("b", { type: "strong" }), t(" "), t("i", { type: "em" }), t(" "), t("j", { type: "em" }), t(" "), t("s", { type: "strike" }), t(" "), t("c", { type: "code" }))] as AdfBlock[],
+  ],
+  ["code inside bold drops the bold (ADF: code combines only with link)", "**a `b`**", [p(t("a ", { type: "strong" }), t("b", { type: "code" }))] as AdfBlock[]],
   ["snake_case is not emphasis", "my_var_name", [p(t("my_var_name"))] as AdfBlock[]],
   ["blockquote", "> quoted\n> more", [{ type: "blockquote", content: [p(t("quoted"), { type: "hardBreak" }, t("more"))] }] as AdfBlock[]],
   ["heading inside a quote becomes a bold paragraph", "> # H", [{ type: "blockquote", content: [p(t("H", { type: "strong" }))] }] as AdfBlock[]],
@@ -66,7 +64,13 @@ describe("adfToText", () => {
     const { text, mentionIds } = adfToText({
       type: "doc",
       content: [
-        { type: "paragraph", content: [{ type: "mention", attrs: { id: "acc-1", text: "@Open SWE" } }, { type: "text", text: " fix it" }] },
+        {
+          type: "paragraph",
+          content: [
+            { type: "mention", attrs: { id: "acc-1", text: "@Open SWE" } },
+            { type: "text", text: " fix it" },
+          ],
+        },
         { type: "bulletList", content: [li(p(t("one"))), li(p(t("two")))] },
         { type: "codeBlock", content: [t("x = 1")] },
         { type: "unknownFuture", content: [t("kept")] },

@@ -35,7 +35,11 @@ const signed = (method: string, relative: string) => (value: string) => {
   return c.iss === APP_KEY && c.qsh === connectQsh(method, relative) && c.exp > Date.now() / 1000;
 };
 const wiki = () => nock("https://acme.atlassian.net");
-const current = () => wiki().get("/wiki/rest/api/user/current").matchHeader("authorization", signed("GET", "/rest/api/user/current")).reply(200, confluenceBody("user", { accountId: ME }));
+const current = () =>
+  wiki()
+    .get("/wiki/rest/api/user/current")
+    .matchHeader("authorization", signed("GET", "/rest/api/user/current"))
+    .reply(200, confluenceBody("user", { accountId: ME }));
 const EXPAND = "?expand=body.storage%2Chistory%2Ccontainer%2Cspace%2Cancestors";
 const content = (id: string, body: string, author = ALICE, container: Page["container"] = { id: "98305", title: "Runbook" }, where: Pick<Page, "space" | "ancestors"> = { space: { key: "ENG" } }) =>
   wiki()
@@ -115,8 +119,19 @@ describe("Confluence client: fetchMessage re-reads with the install's credential
 
 describe("Confluence tools", () => {
   const tools = async () => Object.fromEntries((await setup()).client.tools(commentRef).map((t) => [t.name, t]));
-  const page = (id: string, space = "ENG", version = 4) => ({ id, title: "Runbook", space: { key: space }, version: { number: version }, body: { storage: { value: "<p>old</p>" } }, _links: { webui: `/spaces/${space}/pages/${id}` } });
-  const getPage = (id: string, space = "ENG") => wiki().get(`/wiki/rest/api/content/${id}`).query({ expand: "body.storage,version,space" }).reply(200, confluenceBody("content", page(id, space)));
+  const page = (id: string, space = "ENG", version = 4) => ({
+    id,
+    title: "Runbook",
+    space: { key: space },
+    version: { number: version },
+    body: { storage: { value: "<p>old</p>" } },
+    _links: { webui: `/spaces/${space}/pages/${id}` },
+  });
+  const getPage = (id: string, space = "ENG") =>
+    wiki()
+      .get(`/wiki/rest/api/content/${id}`)
+      .query({ expand: "body.storage,version,space" })
+      .reply(200, confluenceBody("content", page(id, space)));
 
   it("offers exactly the five tools", async () => {
     expect(Object.keys(await tools()).sort()).toEqual(["confluence_comment", "confluence_create_page", "confluence_get_page", "confluence_search", "confluence_update_page"]);
@@ -139,7 +154,13 @@ describe("Confluence tools", () => {
   it("confluence_create_page converts Markdown; another space is refused without a call", async () => {
     const t = await tools();
     wiki()
-      .post("/wiki/rest/api/content", { type: "page", title: "Notes", space: { key: "ENG" }, ancestors: [{ id: "98305" }], body: { storage: { value: "<h2>Hi</h2><ul><li><p>a</p></li></ul>", representation: "storage" } } })
+      .post("/wiki/rest/api/content", {
+        type: "page",
+        title: "Notes",
+        space: { key: "ENG" },
+        ancestors: [{ id: "98305" }],
+        body: { storage: { value: "<h2>Hi</h2><ul><li><p>a</p></li></ul>", representation: "storage" } },
+      })
       .reply(200, confluenceBody("content", page("98400")));
     expect(await t.confluence_create_page!.invoke({ spaceKey: "ENG", title: "Notes", body: "## Hi\n\n- a", parentId: "98305" })).toBe(`Created page 98400: ${CONFLUENCE_BASE}/spaces/ENG/pages/98400`);
     expect(await t.confluence_create_page!.invoke({ spaceKey: "HR", title: "x", body: "x" })).toMatch(/Refused: that is outside space ENG/);

@@ -86,19 +86,24 @@ export const confluenceFixture: SourceFixture = {
   nockFetch(m, truth) {
     const id = commentIdOf(m);
     return [
-      wiki().get("/wiki/rest/api/user/current").reply(200, confluenceBody("user", { accountId: APP_ACCOUNT })),
+      wiki()
+        .get("/wiki/rest/api/user/current")
+        .reply(200, confluenceBody("user", { accountId: APP_ACCOUNT })),
       wiki()
         .get(`/wiki/rest/api/content/${id}`)
         .query({ expand: "body.storage,history,container,space,ancestors" })
-        .reply(200, confluenceBody("content", {
-          id,
-          type: "comment",
-          body: { storage: { value: storageMention(truth.text) } },
-          history: { createdBy: { accountId: truth.user, displayName: truth.user } },
-          container: { id: PAGE_ID, title: "Runbook" },
-          space: { key: m.where },
-          ancestors: m.thread ? [{ id: threadRootOf(m), type: "comment" }] : [],
-        })),
+        .reply(
+          200,
+          confluenceBody("content", {
+            id,
+            type: "comment",
+            body: { storage: { value: storageMention(truth.text) } },
+            history: { createdBy: { accountId: truth.user, displayName: truth.user } },
+            container: { id: PAGE_ID, title: "Runbook" },
+            space: { key: m.where },
+            ancestors: m.thread ? [{ id: threadRootOf(m), type: "comment" }] : [],
+          }),
+        ),
     ];
   },
   nockAck: (m) =>
@@ -112,6 +117,9 @@ export const confluenceFixture: SourceFixture = {
       .reply(200, confluenceBody("content", { id: "2" })),
   replyFormatting: [
     ["**Done**: see [the PR](https://github.com/octo/hello/pull/7)", '<p><strong>Done</strong>: see <a href="https://github.com/octo/hello/pull/7">the PR</a></p>'],
-    ["# Summary\n- fixed `a < b`\n\n```sh\nnpm test\n```", '<h1>Summary</h1><ul><li><p>fixed <code>a &lt; b</code></p></li></ul><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">sh</ac:parameter><ac:plain-text-body><![CDATA[npm test]]></ac:plain-text-body></ac:structured-macro>'],
+    [
+      "# Summary\n- fixed `a < b`\n\n```sh\nnpm test\n```",
+      '<h1>Summary</h1><ul><li><p>fixed <code>a &lt; b</code></p></li></ul><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">sh</ac:parameter><ac:plain-text-body><![CDATA[npm test]]></ac:plain-text-body></ac:structured-macro>',
+    ],
   ],
 };

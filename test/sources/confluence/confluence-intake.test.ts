@@ -42,11 +42,16 @@ describe("Confluence through the source pipeline", () => {
   });
 
   const reread = (id: string, author: string, storage: string) => {
-    nock(WIKI).get("/wiki/rest/api/user/current").reply(200, confluenceBody("user", { accountId: ME }));
+    nock(WIKI)
+      .get("/wiki/rest/api/user/current")
+      .reply(200, confluenceBody("user", { accountId: ME }));
     nock(WIKI)
       .get(`/wiki/rest/api/content/${id}`)
       .query(true)
-      .reply(200, confluenceBody("content", { id, body: { storage: { value: storage } }, history: { createdBy: { accountId: author, displayName: author } }, container: { id: "98305", title: "Runbook" } }));
+      .reply(
+        200,
+        confluenceBody("content", { id, body: { storage: { value: storage } }, history: { createdBy: { accountId: author, displayName: author } }, container: { id: "98305", title: "Runbook" } }),
+      );
   };
 
   it("a comment mentioning the app: re-read, mapped, authorized, acknowledged in the thread, one agent job", async () => {
@@ -54,8 +59,12 @@ describe("Confluence through the source pipeline", () => {
     await settings.setIdentity("confluence:557058:alice", "dana");
     await settings.recordInstalled("octo/hello", { installationId: 7171 });
     reread("360449", "557058:alice", `<p><ac:link><ri:user ri:account-id="${ME}" /></ac:link> fix the deploy script repo:octo/hello</p>`);
-    const ack = nock(WIKI).post("/wiki/rest/api/content", (b: { ancestors: { id: string }[]; body: { storage: { value: string } } }) => b.ancestors[0]?.id === "360449" && b.body.storage.value.includes("On it")).reply(200, confluenceBody("content", { id: "1" }));
-    nock(API).post("/app/installations/7171/access_tokens").reply(201, { token: "ghs_x", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    const ack = nock(WIKI)
+      .post("/wiki/rest/api/content", (b: { ancestors: { id: string }[]; body: { storage: { value: string } } }) => b.ancestors[0]?.id === "360449" && b.body.storage.value.includes("On it"))
+      .reply(200, confluenceBody("content", { id: "1" }));
+    nock(API)
+      .post("/app/installations/7171/access_tokens")
+      .reply(201, { token: "ghs_x", expires_at: new Date(Date.now() + 3600_000).toISOString() });
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     nock(API).get("/users/dana").reply(200, { login: "dana", id: 31 });
 

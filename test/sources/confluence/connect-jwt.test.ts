@@ -44,7 +44,11 @@ describe("verifySymmetric (webhooks, HS256 with the install's secret)", () => {
     ["context-qsh", webhookToken({ url, qsh: "context-qsh" }), "qsh does not match the request"],
     ["signed with another secret", webhookToken({ url, secret: "another-secret-0123456789" }), "signature or algorithm refused"],
     ["no exp", encodeSymmetric({ iss: CLIENT_KEY, iat: t, qsh: connectQsh("POST", url) }, SHARED_SECRET), "claims missing or malformed (exp)"],
-    ["alg none", `${Buffer.from('{"alg":"none","typ":"JWT"}').toString("base64url")}.${Buffer.from(JSON.stringify({ iss: CLIENT_KEY, iat: t, exp: t + 60, qsh: connectQsh("POST", url) })).toString("base64url")}.`, "signature or algorithm refused"],
+    [
+      "alg none",
+      `${Buffer.from('{"alg":"none","typ":"JWT"}').toString("base64url")}.${Buffer.from(JSON.stringify({ iss: CLIENT_KEY, iat: t, exp: t + 60, qsh: connectQsh("POST", url) })).toString("base64url")}.`,
+      "signature or algorithm refused",
+    ],
   ])("refuses %s", (_n, token, reason) => {
     expect(verifySymmetric(token, SHARED_SECRET, req(url, token), APP_URL)).toEqual({ ok: false, reason });
   });
@@ -68,7 +72,11 @@ describe("verifyAsymmetric (signed install, RS256 by kid)", () => {
   });
   it("refuses a token signed by another key, for another app, expired, or with a tampered qsh", async () => {
     const t = Math.floor(Date.now() / 1000);
-    const other = (await import("node:crypto")).generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+    const other = (await import("node:crypto")).generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
     const cases: [string, string][] = [
       [installToken({ url, privateKey: other.privateKey }), "signature or algorithm refused"],
       [installToken({ url, aud: "https://evil.test" }), "aud is not this app"],

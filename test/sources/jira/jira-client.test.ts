@@ -21,14 +21,19 @@ const commentRef = { kind: "comment", site: SITE, issueKey: "ENG-42", commentId:
 const issueRef = { kind: "issue", site: SITE, issueKey: "ENG-42" };
 
 const issue = (fields: Record<string, unknown> = {}) => ({ key: "ENG-42", fields: { summary: "Login redirect loops", description: adfBody("someone", "see logs"), ...fields } });
-const myself = () => jira().get("/rest/api/3/myself").reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT }));
+const myself = () =>
+  jira()
+    .get("/rest/api/3/myself")
+    .reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT }));
 const getIssue = (body = issue()) => jira().get("/rest/api/3/issue/ENG-42").query(true).reply(200, jiraBody("issue", body));
 
 describe("Jira client: fetchMessage re-reads before trusting", () => {
   it("returns the comment's text and author from the API, with the issue as context", async () => {
     myself();
     getIssue();
-    jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(200, { id: "10100", author: ALICE, body: adfBody(BOT_ACCOUNT, "please fix the redirect") });
+    jira()
+      .get("/rest/api/3/issue/ENG-42/comment/10100")
+      .reply(200, { id: "10100", author: ALICE, body: adfBody(BOT_ACCOUNT, "please fix the redirect") });
     expect(await client().fetchMessage(commentRef)).toEqual({
       text: "please fix the redirect",
       user: { id: ALICE.accountId, name: ALICE.displayName, email: ALICE.emailAddress },
@@ -39,21 +44,27 @@ describe("Jira client: fetchMessage re-reads before trusting", () => {
   it("nothing runs when the comment mentions another account (the payload's claim is not enough)", async () => {
     myself();
     getIssue();
-    jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(200, { id: "10100", author: ALICE, body: adfBody("someone-else", "look") });
+    jira()
+      .get("/rest/api/3/issue/ENG-42/comment/10100")
+      .reply(200, { id: "10100", author: ALICE, body: adfBody("someone-else", "look") });
     expect(await client().fetchMessage(commentRef)).toBeNull();
   });
 
   it("nothing runs on the bot's own comment", async () => {
     myself();
     getIssue();
-    jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(200, { id: "10100", author: { accountId: BOT_ACCOUNT }, body: adfBody(BOT_ACCOUNT, "loop") });
+    jira()
+      .get("/rest/api/3/issue/ENG-42/comment/10100")
+      .reply(200, { id: "10100", author: { accountId: BOT_ACCOUNT }, body: adfBody(BOT_ACCOUNT, "loop") });
     expect(await client().fetchMessage(commentRef)).toBeNull();
   });
 
   it("a deleted comment is null", async () => {
     myself();
     getIssue();
-    jira().get("/rest/api/3/issue/ENG-42/comment/10100").reply(404, jiraBody("error", { errorMessages: ["gone"] }));
+    jira()
+      .get("/rest/api/3/issue/ENG-42/comment/10100")
+      .reply(404, jiraBody("error", { errorMessages: ["gone"] }));
     expect(await client().fetchMessage(commentRef)).toBeNull();
   });
 
@@ -77,25 +88,36 @@ describe("Jira client: fetchMessage re-reads before trusting", () => {
 describe("Jira client: acknowledge and reply post ADF comments", () => {
   it("reply converts Markdown to ADF", async () => {
     const md = "Opened **the PR**: https://github.com/acme/web/pull/7\n\n- fixed redirect";
-    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: unknown }) => JSON.stringify(b.body) === JSON.stringify(markdownToAdf(md))).reply(201, jiraBody("comment", { id: "10200" }));
+    jira()
+      .post("/rest/api/3/issue/ENG-42/comment", (b: { body: unknown }) => JSON.stringify(b.body) === JSON.stringify(markdownToAdf(md)))
+      .reply(201, jiraBody("comment", { id: "10200" }));
     await client().reply(commentRef, md);
   });
 
   it("acknowledge posts one short comment", async () => {
-    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: { content: unknown[] } }) => JSON.stringify(b.body).includes("On it")).reply(201, jiraBody("comment", { id: "10201" }));
+    jira()
+      .post("/rest/api/3/issue/ENG-42/comment", (b: { body: { content: unknown[] } }) => JSON.stringify(b.body).includes("On it"))
+      .reply(201, jiraBody("comment", { id: "10201" }));
     await client().acknowledge(commentRef);
   });
 });
 
 describe("Jira tools", () => {
-  const tools = () => Object.fromEntries(client().tools(commentRef).map((t) => [t.name, t]));
+  const tools = () =>
+    Object.fromEntries(
+      client()
+        .tools(commentRef)
+        .map((t) => [t.name, t]),
+    );
 
   it("offers exactly the six tools", () => {
     expect(Object.keys(tools()).sort()).toEqual(["jira_comment", "jira_create_issue", "jira_get_issue", "jira_get_issue_comments", "jira_list_projects", "jira_update_issue"]);
   });
 
   it("jira_comment posts ADF on the request's issue; another project is refused without a call", async () => {
-    jira().post("/rest/api/3/issue/ENG-42/comment", (b: { body: { type: string } }) => b.body.type === "doc").reply(201, jiraBody("comment", { id: "10300" }));
+    jira()
+      .post("/rest/api/3/issue/ENG-42/comment", (b: { body: { type: string } }) => b.body.type === "doc")
+      .reply(201, jiraBody("comment", { id: "10300" }));
     expect(await tools().jira_comment!.invoke({ body: "done: `npm test` passes" })).toBe("Comment 10300 posted on ENG-42.");
     expect(await tools().jira_comment!.invoke({ issueKey: "OPS-1", body: "x" })).toMatch(/Refused: OPS-1 is outside project ENG/);
   });
@@ -130,8 +152,10 @@ describe("Jira tools", () => {
 
   it("jira_create_issue creates in the request's project with an ADF description", async () => {
     jira()
-      .post("/rest/api/3/issue", (b: { fields: Record<string, unknown> }) =>
-        JSON.stringify(b.fields) === JSON.stringify({ project: { key: "ENG" }, summary: "Follow-up", issuetype: { name: "Task" }, description: markdownToAdf("# Why\n\n1. a"), labels: ["agent"] }),
+      .post(
+        "/rest/api/3/issue",
+        (b: { fields: Record<string, unknown> }) =>
+          JSON.stringify(b.fields) === JSON.stringify({ project: { key: "ENG" }, summary: "Follow-up", issuetype: { name: "Task" }, description: markdownToAdf("# Why\n\n1. a"), labels: ["agent"] }),
       )
       .reply(201, jiraBody("created", { id: "1", key: "ENG-99" }));
     expect(await tools().jira_create_issue!.invoke({ summary: "Follow-up", description: "# Why\n\n1. a", labels: ["agent"] })).toBe(`Created ENG-99: ${BASE_URL}/browse/ENG-99`);
@@ -139,9 +163,13 @@ describe("Jira tools", () => {
   });
 
   it("jira_update_issue edits the given fields; Jira's refusal is told to the model", async () => {
-    jira().put("/rest/api/3/issue/ENG-42", { fields: { summary: "New title" } }).reply(204);
+    jira()
+      .put("/rest/api/3/issue/ENG-42", { fields: { summary: "New title" } })
+      .reply(204);
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", summary: "New title" })).toBe("Updated ENG-42 (summary).");
-    jira().put("/rest/api/3/issue/ENG-42").reply(400, jiraBody("error", { errorMessages: [], errors: { labels: "Field 'labels' cannot be set." } }));
+    jira()
+      .put("/rest/api/3/issue/ENG-42")
+      .reply(400, jiraBody("error", { errorMessages: [], errors: { labels: "Field 'labels' cannot be set." } }));
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", labels: ["x"] })).toMatch(/^Jira refused the request \(HTTP 400\)/);
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42" })).toMatch(/Nothing to update/);
     // Writes stay in the request's project: planted text naming another project's issue edits nothing.
@@ -149,7 +177,10 @@ describe("Jira tools", () => {
   });
 
   it("jira_list_projects", async () => {
-    jira().get("/rest/api/3/project/search").query({ maxResults: "50", query: "eng" }).reply(200, jiraBody("projects", { total: 1, values: [{ key: "ENG", name: "Engineering", id: "1" }] }));
+    jira()
+      .get("/rest/api/3/project/search")
+      .query({ maxResults: "50", query: "eng" })
+      .reply(200, jiraBody("projects", { total: 1, values: [{ key: "ENG", name: "Engineering", id: "1" }] }));
     expect(JSON.parse(await tools().jira_list_projects!.invoke({ query: "eng" }))).toEqual({ total: 1, projects: [{ key: "ENG", name: "Engineering" }] });
   });
 });

@@ -17,7 +17,15 @@ export const commentIdOf = (m: Mention) => digits(m.id);
 const adfMention = (text: string) => ({
   type: "doc",
   version: 1,
-  content: [{ type: "paragraph", content: [{ type: "mention", attrs: { id: BOT_ACCOUNT, text: "@Open SWE" } }, { type: "text", text: ` ${text}` }] }],
+  content: [
+    {
+      type: "paragraph",
+      content: [
+        { type: "mention", attrs: { id: BOT_ACCOUNT, text: "@Open SWE" } },
+        { type: "text", text: ` ${text}` },
+      ],
+    },
+  ],
 });
 
 export function jiraCommentBody(m: Mention, at: Date): string {
@@ -56,21 +64,29 @@ export const jiraFixture: SourceFixture = {
   nockFetch(m, truth) {
     const issueKey = issueKeyOf(m);
     return [
-      jira().get("/rest/api/3/myself").reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT })),
-      jira().get(`/rest/api/3/issue/${issueKey}`).query(true).reply(200, jiraBody("issue", { key: issueKey, fields: { summary: "An issue", description: null } })),
+      jira()
+        .get("/rest/api/3/myself")
+        .reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT })),
+      jira()
+        .get(`/rest/api/3/issue/${issueKey}`)
+        .query(true)
+        .reply(200, jiraBody("issue", { key: issueKey, fields: { summary: "An issue", description: null } })),
       jira()
         .get(`/rest/api/3/issue/${issueKey}/comment/${commentIdOf(m)}`)
         .reply(200, jiraBody("comment", { id: commentIdOf(m), author: { accountId: truth.user, displayName: truth.user }, body: adfMention(truth.text) })),
     ];
   },
-  nockAck: (m) => jira().post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => JSON.stringify(b.body).includes("On it")).reply(201, jiraBody("comment", { id: "1" })),
+  nockAck: (m) =>
+    jira()
+      .post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => JSON.stringify(b.body).includes("On it"))
+      .reply(201, jiraBody("comment", { id: "1" })),
   // `match` sees the ADF document Jira received, as JSON.
-  nockReply: (m, match) => jira().post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => match(JSON.stringify(b.body))).reply(201, jiraBody("comment", { id: "2" })),
+  nockReply: (m, match) =>
+    jira()
+      .post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => match(JSON.stringify(b.body)))
+      .reply(201, jiraBody("comment", { id: "2" })),
   replyFormatting: [
-    [
-      "**Done**: see [the PR](https://github.com/octo/hello/pull/7)",
-      JSON.stringify(markdownToAdf("**Done**: see [the PR](https://github.com/octo/hello/pull/7)")),
-    ],
+    ["**Done**: see [the PR](https://github.com/octo/hello/pull/7)", JSON.stringify(markdownToAdf("**Done**: see [the PR](https://github.com/octo/hello/pull/7)"))],
     [
       "# Summary\n- fixed `a < b`\n\n```sh\nnpm test\n```",
       JSON.stringify({
@@ -78,7 +94,23 @@ export const jiraFixture: SourceFixture = {
         type: "doc",
         content: [
           { type: "heading", attrs: { level: 1 }, content: [{ type: "text", text: "Summary" }] },
-          { type: "bulletList", content: [{ type: "listItem", content: [{ type: "paragraph", content: [{ type: "text", text: "fixed " }, { type: "text", text: "a < b", marks: [{ type: "code" }] }] }] }] },
+          {
+            type: "bulletList",
+            content: [
+              {
+                type: "listItem",
+                content: [
+                  {
+                    type: "paragraph",
+                    content: [
+                      { type: "text", text: "fixed " },
+                      { type: "text", text: "a < b", marks: [{ type: "code" }] },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
           { type: "codeBlock", attrs: { language: "sh" }, content: [{ type: "text", text: "npm test" }] },
         ],
       }),

@@ -26,7 +26,11 @@ const issueContext = {
 describe("Linear client: fetchMessage", () => {
   it("re-reads the comment: its text, its author with email, and the issue with the comments before it", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "c-2", body: "@open-swe fix it (edited)", createdAt: "2026-12-01T10:00:00.000Z", user: ALICE, botActor: null, issue: issueContext } } }, { calls });
+    mockLinear(
+      "OpenSweLinearComment",
+      { data: { viewer: { id: APP_USER }, comment: { id: "c-2", body: "@open-swe fix it (edited)", createdAt: "2026-12-01T10:00:00.000Z", user: ALICE, botActor: null, issue: issueContext } } },
+      { calls },
+    );
     const message = await client().fetchMessage(commentRef);
     expect(calls[0]!.variables).toEqual({ id: "c-2" });
     expect(message).toMatchObject({ text: "@open-swe fix it (edited)", user: ALICE });
@@ -42,19 +46,28 @@ describe("Linear client: fetchMessage", () => {
   });
 
   it("a comment that turns out to be a bot's → null", async () => {
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: APP_USER }, comment: { id: "c-2", body: "@open-swe", createdAt: "2026-12-01T10:00:00.000Z", user: null, botActor: { id: "b", name: "Zapier" }, issue: null } } });
+    mockLinear("OpenSweLinearComment", {
+      data: { viewer: { id: APP_USER }, comment: { id: "c-2", body: "@open-swe", createdAt: "2026-12-01T10:00:00.000Z", user: null, botActor: { id: "b", name: "Zapier" }, issue: null } },
+    });
     expect(await client().fetchMessage(commentRef)).toBeNull();
   });
 
   it("our own comment (the API key's user) → null, even without LINEAR_APP_USER_ID", async () => {
     const source = linearSource(linearEnv({ LINEAR_APP_USER_ID: "" }));
-    mockLinear("OpenSweLinearComment", { data: { viewer: { id: "user-bot" }, comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE", email: "open-swe@example.com" }, botActor: null, issue: null } } });
+    mockLinear("OpenSweLinearComment", {
+      data: {
+        viewer: { id: "user-bot" },
+        comment: { id: "c-2", body: "@open-swe done", createdAt: "2026-12-01T10:00:00.000Z", user: { id: "user-bot", name: "Open SWE", email: "open-swe@example.com" }, botActor: null, issue: null },
+      },
+    });
     expect(await source.client(log).fetchMessage(commentRef)).toBeNull();
   });
 
   it("Linear failing is an upstream error the job can retry, not a missing message", async () => {
     mockLinear("OpenSweLinearComment", INTERNAL_ERROR, { status: 500 });
-    const err = await client().fetchMessage(commentRef).catch((e: unknown) => e);
+    const err = await client()
+      .fetchMessage(commentRef)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LinearApiError);
     expect(err).toMatchObject({ code: "linear_upstream" });
     expect((err as Error).message).toMatch(/upstream/);
@@ -82,11 +95,21 @@ describe("Linear client: fetchMessage", () => {
   });
 
   it("an assignment: the person the issue's history names for it, not the payload's claim", async () => {
-    mockLinear("OpenSweLinearIssueTrigger", history([
-      { createdAt: "2026-12-01T08:00:00.000Z", actor: { id: "user-mallory", name: "M", email: "m@example.com" }, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null },
-      { createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null },
-      { createdAt: "2026-12-01T11:00:00.000Z", actor: { id: "user-bob", name: "Bob", email: "b@example.com" }, botActor: null, toAssignee: null, toDelegate: null, addedLabelIds: null },
-    ]));
+    mockLinear(
+      "OpenSweLinearIssueTrigger",
+      history([
+        {
+          createdAt: "2026-12-01T08:00:00.000Z",
+          actor: { id: "user-mallory", name: "M", email: "m@example.com" },
+          botActor: null,
+          toAssignee: { id: APP_USER },
+          toDelegate: null,
+          addedLabelIds: null,
+        },
+        { createdAt: "2026-12-01T10:00:00.000Z", actor: ALICE, botActor: null, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null },
+        { createdAt: "2026-12-01T11:00:00.000Z", actor: { id: "user-bob", name: "Bob", email: "b@example.com" }, botActor: null, toAssignee: null, toDelegate: null, addedLabelIds: null },
+      ]),
+    );
     const message = await client().fetchMessage({ issueId: ISSUE, teamId: TEAM, trigger: "assigned" });
     expect(message).toMatchObject({ text: "Flaky login test\n\nIt fails one run in ten.", user: ALICE });
   });
@@ -110,7 +133,10 @@ describe("Linear client: fetchMessage", () => {
     expect(await client().fetchMessage({ issueId: ISSUE, trigger: "assigned" })).toBeNull();
     mockLinear("OpenSweLinearIssueTrigger", history([]));
     expect(await client().fetchMessage({ issueId: ISSUE, trigger: "labelled", labelId: "label-other" })).toBeNull();
-    mockLinear("OpenSweLinearIssueTrigger", history([{ createdAt: "2026-12-01T10:00:00.000Z", actor: null, botActor: { id: "b" }, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }]));
+    mockLinear(
+      "OpenSweLinearIssueTrigger",
+      history([{ createdAt: "2026-12-01T10:00:00.000Z", actor: null, botActor: { id: "b" }, toAssignee: { id: APP_USER }, toDelegate: null, addedLabelIds: null }]),
+    );
     expect(await client().fetchMessage({ issueId: ISSUE, trigger: "assigned" })).toBeNull();
     mockLinear("OpenSweLinearIssueTrigger", notFound("Issue"));
     expect(await client().fetchMessage({ issueId: ISSUE, trigger: "assigned" })).toBeNull();

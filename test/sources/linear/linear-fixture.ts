@@ -30,7 +30,16 @@ export const linearFixture: SourceFixture = {
         { actor: { id: m.user, name: m.user, type: "user" }, webhookTimestamp: at.getTime() },
       ),
     );
-    return { path: "/webhooks/linear", body, headers: { "content-type": "application/json; charset=utf-8", "linear-signature": signLinear(body), "linear-delivery": `${deliveryOf(m)}${redelivery ? `-again-${redelivery}` : ""}`, "linear-event": "Comment" } };
+    return {
+      path: "/webhooks/linear",
+      body,
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "linear-signature": signLinear(body),
+        "linear-delivery": `${deliveryOf(m)}${redelivery ? `-again-${redelivery}` : ""}`,
+        "linear-event": "Comment",
+      },
+    };
   },
   expected: (m) => ({ dedupeKey: `linear:webhook-0001:Comment:${commentOf(m.id)}:create`, threadKey: `linear:${issueOf(m)}`, repoDefaultKey: `linear:${m.where}` }),
   ref: (m) => ({ issueId: issueOf(m), teamId: m.where, trigger: "comment", commentId: commentOf(m.id), parentId: parentOf(m) }),
@@ -55,12 +64,16 @@ export const linearFixture: SourceFixture = {
   ],
   nockAck: (m) => mockLinear("OpenSweAcknowledge", { data: { reactionCreate: { success: true } } }, { when: (v) => (v as Input).input?.commentId === commentOf(m.id) }),
   nockReply: (m, match) =>
-    mockLinear("OpenSweCommentCreate", { data: { commentCreate: { success: true, comment: { id: "comment-reply", url: "https://linear.app/acme/issue/ENG-1#comment-reply" } } } }, {
-      when: (v) => {
-        const input = (v as Input).input;
-        return input?.parentId === parentOf(m) && match(input.body ?? "");
+    mockLinear(
+      "OpenSweCommentCreate",
+      { data: { commentCreate: { success: true, comment: { id: "comment-reply", url: "https://linear.app/acme/issue/ENG-1#comment-reply" } } } },
+      {
+        when: (v) => {
+          const input = (v as Input).input;
+          return input?.parentId === parentOf(m) && match(input.body ?? "");
+        },
       },
-    }),
+    ),
   nockEmail: (userId, email) =>
     mockLinear("OpenSweLinearUserEmail", { data: { user: { id: userId, email: email ?? "former@example.com", active: email !== null, app: false } } }, { when: (v) => v["id"] === userId }),
   // Linear comments are Markdown: what the agent writes arrives unchanged.

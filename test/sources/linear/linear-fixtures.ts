@@ -22,10 +22,7 @@ export function signLinear(raw: string | Buffer, secret = SECRET): string {
 }
 
 /** A Linear delivery as our route sees it; signed with `secret` unless `signature` is given. */
-export function linearRequest(
-  body: unknown,
-  opts: { secret?: string; signature?: string | null; delivery?: string | null; receivedAt?: Date; raw?: string } = {},
-): InboundRequest {
+export function linearRequest(body: unknown, opts: { secret?: string; signature?: string | null; delivery?: string | null; receivedAt?: Date; raw?: string } = {}): InboundRequest {
   const raw = opts.raw ?? JSON.stringify(body);
   const headers: InboundRequest["headers"] = { "content-type": "application/json; charset=utf-8", "linear-event": "Comment" };
   const signature = opts.signature === undefined ? signLinear(raw, opts.secret) : opts.signature;

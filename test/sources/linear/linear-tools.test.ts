@@ -11,7 +11,13 @@ import { capturedLogger, INTERNAL_ERROR, mockLinear, notFound, type GraphqlCall 
 
 const ref = { issueId: ISSUE, teamId: TEAM, trigger: "comment", commentId: "c-2", parentId: "c-1" };
 const { log } = capturedLogger();
-const tools = (r: Record<string, unknown> = ref) => new Map(linearSource(linearEnv()).client(log).tools(r).map((t) => [t.name, t]));
+const tools = (r: Record<string, unknown> = ref) =>
+  new Map(
+    linearSource(linearEnv())
+      .client(log)
+      .tools(r)
+      .map((t) => [t.name, t]),
+  );
 const tool = (name: string, r?: Record<string, unknown>): StructuredToolInterface => {
   const t = tools(r).get(name);
   if (!t) throw new Error(`no tool ${name}`);
@@ -46,7 +52,27 @@ describe("Linear tools", () => {
 
   it("linear_get_issue: this conversation's issue by default, another by identifier", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweGetIssue", { data: { issue: { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priority: 0, priorityLabel: "No priority", createdAt: "2026-12-01T09:00:00.000Z", updatedAt: "2026-12-01T09:00:00.000Z", state: { id: "s", name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG", name: "Engineering" }, labels: { nodes: [] } } } }, { calls });
+    mockLinear(
+      "OpenSweGetIssue",
+      {
+        data: {
+          issue: {
+            id: ISSUE,
+            identifier: "ENG-1",
+            title: "Flaky login test",
+            url: "https://linear.app/acme/issue/ENG-1",
+            priority: 0,
+            priorityLabel: "No priority",
+            createdAt: "2026-12-01T09:00:00.000Z",
+            updatedAt: "2026-12-01T09:00:00.000Z",
+            state: { id: "s", name: "Todo", type: "unstarted" },
+            team: { id: "t", key: "ENG", name: "Engineering" },
+            labels: { nodes: [] },
+          },
+        },
+      },
+      { calls },
+    );
     expect(JSON.parse(await run("linear_get_issue", {}))).toMatchObject({ identifier: "ENG-1" });
     mockLinear("OpenSweGetIssue", notFound("Issue"), { calls });
     // Linear answers an unknown id with an error, never `issue: null` (its schema: `issue: Issue!`).
@@ -56,10 +82,23 @@ describe("Linear tools", () => {
 
   it("linear_get_issue_comments: oldest first, bounded", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweGetIssueComments", { data: { issue: { identifier: "ENG-1", comments: { nodes: [
-      { id: "b", body: "second", createdAt: "2026-12-01T10:00:00.000Z" },
-      { id: "a", body: "first", createdAt: "2026-12-01T09:00:00.000Z" },
-    ] } } } }, { calls });
+    mockLinear(
+      "OpenSweGetIssueComments",
+      {
+        data: {
+          issue: {
+            identifier: "ENG-1",
+            comments: {
+              nodes: [
+                { id: "b", body: "second", createdAt: "2026-12-01T10:00:00.000Z" },
+                { id: "a", body: "first", createdAt: "2026-12-01T09:00:00.000Z" },
+              ],
+            },
+          },
+        },
+      },
+      { calls },
+    );
     const out = JSON.parse(await run("linear_get_issue_comments", { limit: 5 })) as { comments: Array<{ id: string }> };
     expect(out.comments.map((c) => c.id)).toEqual(["a", "b"]);
     expect(calls[0]!.variables).toEqual({ id: ISSUE, first: 5 });
@@ -77,13 +116,19 @@ describe("Linear tools", () => {
 
   it("linear_update_issue: only the fields given; nothing to change is refused by the schema", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweIssueUpdate", { data: { issueUpdate: { success: true, issue: { id: ISSUE, identifier: "ENG-1", title: "New title", url: "https://linear.app/acme/issue/ENG-1" } } } }, { calls });
+    mockLinear(
+      "OpenSweIssueUpdate",
+      { data: { issueUpdate: { success: true, issue: { id: ISSUE, identifier: "ENG-1", title: "New title", url: "https://linear.app/acme/issue/ENG-1" } } } },
+      { calls },
+    );
     await run("linear_update_issue", { stateId: "state-done", assigneeId: null });
     expect(calls[0]!.variables).toEqual({ id: ISSUE, input: { stateId: "state-done", assigneeId: null } });
     await expect(run("linear_update_issue", { issueId: "ENG-1" })).rejects.toThrow(/at least one field/);
   });
 
-  const creator = (creatorId: string | null) => ({ data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null, team: { id: "team-eng" } } } });
+  const creator = (creatorId: string | null) => ({
+    data: { viewer: { id: "user-app" }, issue: { id: "i-9", identifier: "ENG-9", creator: creatorId ? { id: creatorId } : null, team: { id: "team-eng" } } },
+  });
 
   it("linear_delete_issue: an issue the app created goes to the trash, never a permanent delete", async () => {
     const calls: GraphqlCall[] = [];
@@ -97,8 +142,24 @@ describe("Linear tools", () => {
 
   it("linear_search_issues: term, team and limit go to searchIssues", async () => {
     const calls: GraphqlCall[] = [];
-    mockLinear("OpenSweSearchIssues", { data: { searchIssues: { totalCount: 1, nodes: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priorityLabel: "No priority", state: { name: "Todo" }, team: { key: "ENG" } }] } } }, { calls });
-    expect(JSON.parse(await run("linear_search_issues", { query: "login", teamId: TEAM, limit: 3 }))).toMatchObject({ total: 1, issues: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test" }] });
+    mockLinear(
+      "OpenSweSearchIssues",
+      {
+        data: {
+          searchIssues: {
+            totalCount: 1,
+            nodes: [
+              { id: ISSUE, identifier: "ENG-1", title: "Flaky login test", url: "https://linear.app/acme/issue/ENG-1", priorityLabel: "No priority", state: { name: "Todo" }, team: { key: "ENG" } },
+            ],
+          },
+        },
+      },
+      { calls },
+    );
+    expect(JSON.parse(await run("linear_search_issues", { query: "login", teamId: TEAM, limit: 3 }))).toMatchObject({
+      total: 1,
+      issues: [{ id: ISSUE, identifier: "ENG-1", title: "Flaky login test" }],
+    });
     expect(calls[0]!.variables).toEqual({ term: "login", first: 3, includeComments: false, includeArchived: false, teamId: TEAM });
   });
 
@@ -120,7 +181,9 @@ describe("Linear tools", () => {
   ];
   it.each(calls)("%s: a Linear outage is reported as an upstream error", async (name, op, args) => {
     mockLinear(op, INTERNAL_ERROR, { status: 500 });
-    const err = await tool(name).invoke(args).catch((e: unknown) => e);
+    const err = await tool(name)
+      .invoke(args)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "linear_upstream" });
     const text = toolErrorText(name, err);
     expect(text).toMatch(/upstream error, not a problem with the request/);
@@ -138,7 +201,9 @@ describe("Linear tools", () => {
 
   it("an id Linear does not know is the input's problem, said as such", async () => {
     mockLinear("OpenSweIssueCreator", notFound("Issue"));
-    const err = await tool("linear_delete_issue").invoke({ issueId: "ENG-404" }).catch((e: unknown) => e);
+    const err = await tool("linear_delete_issue")
+      .invoke({ issueId: "ENG-404" })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "linear_not_found" });
     expect(toolErrorText("linear_delete_issue", err)).toMatch(/Linear rejected the request: Could not find referenced Issue\./);
   });

@@ -11,10 +11,14 @@ describe("Linear webhook verification", () => {
   });
 
   const refused: Array<[string, () => ReturnType<typeof linearRequest>, RegExp]> = [
-    ["a tampered body", () => {
-      const req = linearRequest(commentEvent());
-      return { ...req, rawBody: Buffer.from(req.rawBody.toString().replace("flaky", "FLAKY")) };
-    }, /signature/i],
+    [
+      "a tampered body",
+      () => {
+        const req = linearRequest(commentEvent());
+        return { ...req, rawBody: Buffer.from(req.rawBody.toString().replace("flaky", "FLAKY")) };
+      },
+      /signature/i,
+    ],
     ["another secret", () => linearRequest(commentEvent(), { secret: "someone-else" }), /signature/i],
     ["no signature", () => linearRequest(commentEvent(), { signature: null }), /no linear-signature/],
     ["a truncated signature", () => linearRequest(commentEvent(), { signature: signLinear(JSON.stringify(commentEvent())).slice(0, 10) }), /signature/i],

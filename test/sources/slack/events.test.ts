@@ -54,7 +54,11 @@ describe("parseSlackEvent", () => {
     expect(odd.kind === "mention" && odd.ref).not.toHaveProperty("botUserId");
   });
 
-  it.each([["not JSON", "{"], ["an array", "[]"], ["an unknown envelope", JSON.stringify({ type: "app_rate_limited" })]])("ignores %s without throwing", (_n, body) => {
+  it.each([
+    ["not JSON", "{"],
+    ["an array", "[]"],
+    ["an unknown envelope", JSON.stringify({ type: "app_rate_limited" })],
+  ])("ignores %s without throwing", (_n, body) => {
     expect(parseSlackEvent(Buffer.from(body)).kind).toBe("ignore");
   });
 
@@ -69,7 +73,17 @@ describe("parseSlackEvent", () => {
     return Buffer.from(new URLSearchParams({ payload: JSON.stringify(p) }).toString());
   };
   it.each([
-    ["Approve", withAction({}), { kind: "mention", action: { kind: "approval", approvalId: "5eed5eed", decision: "approve" }, user: { id: "U0ERIN" }, ref: { team: TEAM, channel: CHANNEL, ts: REQUEST_TS, threadTs: THREAD }, threadKey: `slack:${TEAM}:${CHANNEL}:${THREAD}` }],
+    [
+      "Approve",
+      withAction({}),
+      {
+        kind: "mention",
+        action: { kind: "approval", approvalId: "5eed5eed", decision: "approve" },
+        user: { id: "U0ERIN" },
+        ref: { team: TEAM, channel: CHANNEL, ts: REQUEST_TS, threadTs: THREAD },
+        threadKey: `slack:${TEAM}:${CHANNEL}:${THREAD}`,
+      },
+    ],
     ["Deny", withAction({ action_id: "open_swe_approval_deny" }), { kind: "mention", action: { decision: "deny" } }],
     ["another app's button", withAction({ action_id: "vote_yes" }), { kind: "ignore" }],
     ["a value that is not an approval id", withAction({ value: "../../etc" }), { kind: "ignore" }],

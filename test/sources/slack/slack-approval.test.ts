@@ -45,7 +45,11 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
 
   beforeAll(async () => {
     // Only source-event jobs are worked: the resumed agent job stays waiting, to be inspected.
-    proc = await startTestProcess("all", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1", SLACK_SIGNING_SECRET: SLACK_SECRET, SLACK_BOT_TOKEN: "xoxb-test" }, { queues: ["source-event"] });
+    proc = await startTestProcess(
+      "all",
+      { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, JOB_ATTEMPTS: "1", SLACK_SIGNING_SECRET: SLACK_SECRET, SLACK_BOT_TOKEN: "xoxb-test" },
+      { queues: ["source-event"] },
+    );
   });
   afterAll(async () => proc?.stop());
 
@@ -79,7 +83,9 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
 
     mockInstallationToken(8301, 1);
     nock(API).get("/repos/octo/hello/collaborators/mallory/permission").reply(200, { permission: "read", role_name: "read" });
-    const refusal = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.channel === CHANNEL && b.thread_ts === THREAD && b.text!.includes("Only @dana") && b.text!.includes("5eed5eed")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
+    const refusal = nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.channel === CHANNEL && b.thread_ts === THREAD && b.text!.includes("Only @dana") && b.text!.includes("5eed5eed"))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.1" }));
     expect((await click(clickBody({ user: "U0MAL", id: "5eed5eed", at: "1764591200.000001" }))).status).toBe(200);
     expect((await clickJob("U0MAL", "1764591200.000001")).returnvalue).toMatchObject({ outcome: "approval_refused" });
     expect(refusal.isDone()).toBe(true);
@@ -87,7 +93,9 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
     expect(await findJob(proc.queues.queues.agent, jobId("approval", "5eed5eed"))).toBeUndefined();
 
     nock(API).get("/repos/octo/hello/collaborators/erin/permission").reply(200, { permission: "write", role_name: "write" });
-    const updated = nock(SLACK).post("/api/chat.update", (b: Form) => b.channel === CHANNEL && b.ts === REQUEST_TS && b.text!.includes("Approved by @erin") && !b.blocks!.includes("open_swe_approval_approve")).reply(200, slackBody("chat.update", { ok: true }));
+    const updated = nock(SLACK)
+      .post("/api/chat.update", (b: Form) => b.channel === CHANNEL && b.ts === REQUEST_TS && b.text!.includes("Approved by @erin") && !b.blocks!.includes("open_swe_approval_approve"))
+      .reply(200, slackBody("chat.update", { ok: true }));
     expect((await click(clickBody({ user: "U0ERIN", id: "5eed5eed", at: "1764591200.000002" }))).status).toBe(200);
     expect((await clickJob("U0ERIN", "1764591200.000002")).returnvalue).toMatchObject({ outcome: "approval_approved", resumed: jobId("approval", "5eed5eed") });
     expect(updated.isDone()).toBe(true);
@@ -96,7 +104,9 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
     expect(resumed?.data).toMatchObject({ trigger: "approval", approval: { id: "5eed5eed", decision: "approve" }, source: { kind: "slack", threadKey } });
 
     // The requester's own click after that: no permission check, told who decided.
-    const told = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === THREAD && b.text!.includes("already approved by @erin")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
+    const told = nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.thread_ts === THREAD && b.text!.includes("already approved by @erin"))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.2" }));
     expect((await click(clickBody({ user: "U0DANA", id: "5eed5eed", action: "deny", at: "1764591200.000003" }))).status).toBe(200);
     expect((await clickJob("U0DANA", "1764591200.000003")).returnvalue).toMatchObject({ outcome: "approval_already_decided" });
     expect(told.isDone()).toBe(true);
@@ -105,8 +115,15 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
   it("a click from a Slack user with no GitHub identity changes nothing and says how to link them", async () => {
     const store = new ApprovalStore(testRedis(), prefix, 3_600_000);
     await store.create({ id: "abcdef12", threadId: slackJob(8303).threadId, job: slackJob(8303), calls: [{ name: "execute", preview: "x" }], requestedAt: Date.now() });
-    nock(SLACK).post("/api/users.info", (b: Form) => b.user === "U0ANON").reply(200, slackBody("users.info", { ok: true, user: { id: "U0ANON", is_bot: false, is_email_confirmed: false, profile: { email: "x@example.com" } } }));
-    const told = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.thread_ts === THREAD && (b.text ?? "").includes("your click on `abcdef12` changed nothing") && (b.text ?? "").includes("settings identity set slack:U0ANON")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.4" }));
+    nock(SLACK)
+      .post("/api/users.info", (b: Form) => b.user === "U0ANON")
+      .reply(200, slackBody("users.info", { ok: true, user: { id: "U0ANON", is_bot: false, is_email_confirmed: false, profile: { email: "x@example.com" } } }));
+    const told = nock(SLACK)
+      .post(
+        "/api/chat.postMessage",
+        (b: Form) => b.thread_ts === THREAD && (b.text ?? "").includes("your click on `abcdef12` changed nothing") && (b.text ?? "").includes("settings identity set slack:U0ANON"),
+      )
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.4" }));
     expect((await click(clickBody({ user: "U0ANON", id: "abcdef12", at: "1764591200.000005" }))).status).toBe(200);
     expect((await clickJob("U0ANON", "1764591200.000005")).returnvalue).toMatchObject({ outcome: "unmapped" });
     expect(told.isDone()).toBe(true);
@@ -116,9 +133,13 @@ describe("Slack approvals: Approve / Deny buttons decided in the worker", () => 
   it("a click naming an approval another conversation asked for changes nothing", async () => {
     const store = new ApprovalStore(testRedis(), prefix, 3_600_000);
     await store.create({ id: "0ddba11a", threadId: slackJob(8302).threadId, job: slackJob(8302), calls: [{ name: "execute", preview: "x" }], requestedAt: Date.now() });
-    const unknown = nock(SLACK).post("/api/chat.postMessage", (b: Form) => b.channel === "C0OTHER" && b.text!.includes("no approval request `0ddba11a`")).reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
+    const unknown = nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.channel === "C0OTHER" && b.text!.includes("no approval request `0ddba11a`"))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "1.3" }));
     expect((await click(clickBody({ user: "U0ERIN", id: "0ddba11a", channel: "C0OTHER", at: "1764591200.000004" }))).status).toBe(200);
-    expect((await waitForJob(proc.queues.queues["source-event"], jobId("src", "slack", `action:${TEAM}:C0OTHER:${REQUEST_TS}:U0ERIN:1764591200.000004`))).returnvalue).toMatchObject({ outcome: "approval_unknown" });
+    expect((await waitForJob(proc.queues.queues["source-event"], jobId("src", "slack", `action:${TEAM}:C0OTHER:${REQUEST_TS}:U0ERIN:1764591200.000004`))).returnvalue).toMatchObject({
+      outcome: "approval_unknown",
+    });
     expect(unknown.isDone()).toBe(true);
     expect(await store.resolution("0ddba11a")).toBeNull();
   });

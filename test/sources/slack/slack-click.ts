@@ -18,4 +18,3 @@ export function clickBody(o: { user: string; id: string; action?: "approve" | "d
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
-

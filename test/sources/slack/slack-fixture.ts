@@ -58,7 +58,10 @@ export const slackFixture: SourceFixture = {
     }
     return scopes;
   },
-  nockAck: (m) => nock(SLACK).post("/api/reactions.add", (b: Form) => b.channel === m.where && b.timestamp === m.id && b.name === "eyes").reply(200, slackBody("reactions.add", { ok: true })),
+  nockAck: (m) =>
+    nock(SLACK)
+      .post("/api/reactions.add", (b: Form) => b.channel === m.where && b.timestamp === m.id && b.name === "eyes")
+      .reply(200, slackBody("reactions.add", { ok: true })),
   nockReply: (m, match) =>
     nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.channel === m.where && b.thread_ts === threadOf(m) && match(b.text ?? ""))

@@ -24,7 +24,8 @@ const Answer = z.object({ issueCreate: z.object({ success: z.boolean(), issue: z
 export function linearCreateIssueTool(deps: LinearToolDeps) {
   return tool(
     async ({ teamId, ...fields }) => {
-      if (deps.team !== undefined && teamId !== undefined && teamId !== deps.team) return `Refused: team ${teamId} is not ${deps.team}, the team linked to this repository; omit teamId to create the issue there.`;
+      if (deps.team !== undefined && teamId !== undefined && teamId !== deps.team)
+        return `Refused: team ${teamId} is not ${deps.team}, the team linked to this repository; omit teamId to create the issue there.`;
       const team = teamId ?? deps.team ?? deps.ref?.teamId;
       if (!team) return "No team: this conversation's issue has no team on record. Pass teamId (linear_list_teams lists them).";
       const input = Object.fromEntries(Object.entries({ ...fields, teamId: team }).filter(([, v]) => v !== undefined));
