@@ -10,6 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest's default on 2 cores is one fork; most files wait on real processes (Redis, git, bwrap, Chromium), so two
+    // forks keep both cores busy and the suite about halves.
+    maxWorkers: 2,
     reporters: ["default", "./test/helpers/count-reporter.ts"],
   },
 });

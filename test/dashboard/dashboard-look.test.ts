@@ -66,7 +66,9 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
     for (const e of [failed, pr, queued]) await index.put(e);
     await records.save(pr.runId, record(pr, { outcome: "pr_opened", prUrl: PR_URL }));
     await records.save(failed.runId, record(failed, { outcome: "failed", costUsd: 2.5, error: "the sandbox ran out of disk" }));
-    const approvals = new ApprovalStore(app.proc.redis, app.prefix, 60_000);
+    // The record outlives the whole file (the app keeps one a day past its timeout): the keyboard case runs after the view
+    // cases, over a minute later on a loaded machine, and must still find it pending.
+    const approvals = new ApprovalStore(app.proc.redis, app.prefix, 60 * 60_000);
     approvalId = ApprovalStore.idFor(queued.runId);
     await approvals.create({
       id: approvalId,
