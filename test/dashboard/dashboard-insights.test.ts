@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import nock from "nock";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunInsights } from "../../src/store/run-insights.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -8,7 +8,7 @@ import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
-import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, screenshot, signedInPage } from "./browser.js";
 import { checkPage, VIEWS } from "./page-checks.js";
 
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -53,16 +53,7 @@ describe("Insights in a real browser: a finished run is counted, charts with num
     await app?.stop();
   });
 
-  async function signedIn(view: (typeof VIEWS)[number] = VIEWS[2]): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
-    const { context, authorize } = await newContext(browser);
-    const page = await context.newPage();
-    await page.setViewportSize({ width: view.width, height: view.height });
-    await page.emulateMedia({ colorScheme: view.scheme });
-    const cspErrors: string[] = [];
-    page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && cspErrors.push(m.text())));
-    await signIn(page, base, authorize, dana);
-    return { context, page, cspErrors };
-  }
+  const signedIn = (view: (typeof VIEWS)[number] = VIEWS[2]) => signedInPage(browser, base, dana, view);
 
   it("a task started from the dashboard is counted on today's row once it ends: outcome, tokens by model, duration", { timeout: 90_000 }, async () => {
     writeFileSync(
