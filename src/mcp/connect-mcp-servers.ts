@@ -9,15 +9,15 @@ import { HttpGuardError, resolvePublicUrl, type LookupAll } from "../net/http-gu
 import { pinnedFetch } from "../net/pinned-fetch.js";
 import { errorMessage } from "../errors.js";
 import { shellJoin } from "../shared/shell-quote.js";
-import type { Sandbox } from "../sandbox/types.js";
 import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
-import { SandboxStdioTransport } from "./sandbox-stdio-transport.js";
+import { SandboxStdioTransport, type StdioHost } from "./sandbox-stdio-transport.js";
 import type { FetchLike } from "../net/pinned-fetch.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface McpConnectOptions {
-  sandbox: Sandbox;
+  /** The run's sandbox: stdio servers run inside it. */
+  sandbox: StdioHost;
   /** Named secrets for team servers' headers (`MCP_SECRET_<NAME>`). */
   secrets: Readonly<Record<string, string>>;
   /** How long a stdio server may live: the run's own limit. */

@@ -1,7 +1,24 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Sandbox, SandboxProcess } from "../sandbox/types.js";
+
+/** A process with piped stdio inside the sandbox (what `Sandbox.openProcess` gives). */
+export interface StdioProcess {
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  /** Settles when the process has exited (killed included); never rejects. */
+  readonly exited: Promise<{ exitCode: number; stderr: string }>;
+  kill(): void;
+}
+
+/**
+ * What MCP needs of a run's sandbox: its provider's name (for the refusal) and, where the provider has
+ * it, a process with streaming stdio. The run passes its `Sandbox`, which has this shape.
+ */
+export interface StdioHost {
+  readonly provider: string;
+  openProcess?(command: string, options?: { env?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal }): Promise<StdioProcess>;
+}
 
 /**
  * MCP's stdio transport over a process inside the sandbox (`Sandbox.openProcess`), framed by the SDK's
@@ -11,12 +28,12 @@ export class SandboxStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private proc: SandboxProcess | undefined;
+  private proc: StdioProcess | undefined;
   private readonly buffer = new ReadBuffer();
   stderr = "";
 
   constructor(
-    private readonly sandbox: Sandbox,
+    private readonly sandbox: StdioHost,
     private readonly command: string,
     private readonly options: { env?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {},
   ) {}

@@ -7,6 +7,8 @@ import { classifyRepoArg } from "../runs/repo-arg.js";
 import { localRepoRefusal } from "../runs/local-repo-refusal.js";
 import { hostGit } from "../sandbox/workspace/host-git.js";
 import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
+import { mirrorCommitTree } from "../sandbox/workspace/mirror-commit-tree.js";
+import type { CommitTree } from "../shared/commit-tree.js";
 import { loadAgents } from "../agent/subagents/load-agents.js";
 import { isLogin } from "../agent/subagents/read-agent-dirs.js";
 import { AGENTS_COMMANDS } from "./agents-commands.js";
@@ -22,7 +24,7 @@ export class AgentsUsageError extends OpenSweError<"agents_usage"> {
 }
 
 /** The repository's committed state in the host mirror, as `open-swe run` sees it: a path at HEAD, owner/name at its default branch. */
-async function mirrorAt(config: AppConfig, repo: string): Promise<{ mirror: string; commit: string }> {
+async function mirrorAt(config: AppConfig, repo: string): Promise<CommitTree> {
   const arg = classifyRepoArg(repo, existsSync);
   if (arg.kind === "error") throw new AgentsUsageError(arg.message);
   if (arg.kind === "path") {
@@ -32,11 +34,11 @@ async function mirrorAt(config: AppConfig, repo: string): Promise<{ mirror: stri
     });
     const name = `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}`;
     const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
-    return { mirror, commit: head.trim() };
+    return mirrorCommitTree(mirror, head.trim());
   }
   const [owner, name] = arg.repo.split("/") as [string, string];
   const mirror = await ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: arg.repo, remoteUrl: remoteUrl(config.gitRemoteTemplate, owner, name) });
-  return { mirror, commit: await resolveRef(mirror, "HEAD") };
+  return mirrorCommitTree(mirror, await resolveRef(mirror, "HEAD"));
 }
 
 /**

@@ -5,6 +5,7 @@ import { loadAgents, skippedAgentsNote, type LoadedAgents } from "../agent/subag
 import { keysNotActedOnNote } from "../agent/subagents/permission-policy.js";
 import type { AgentFileLimits } from "../agent/subagents/read-agent-dirs.js";
 import type { AppConfig } from "../config/env.js";
+import { mirrorCommitTree } from "../sandbox/workspace/mirror-commit-tree.js";
 
 /** `AGENT_FILES_MAX_MB` / `_AGENTS` / `_SKILLS`: the run's budget for agent and skill files. */
 export const agentFileLimits = (config: AppConfig): AgentFileLimits => ({
@@ -34,7 +35,7 @@ export async function loadRunAgents(o: {
   log: Pick<Logger, "warn">;
   limits?: AgentFileLimits;
 }): Promise<RunAgents> {
-  const loaded = await loadAgents({ repo: { mirror: o.mirror, commit: o.commit }, ...(o.user ? { user: o.user } : {}), runTools: o.runTools, ...(o.limits ? { limits: o.limits } : {}) });
+  const loaded = await loadAgents({ repo: mirrorCommitTree(o.mirror, o.commit), ...(o.user ? { user: o.user } : {}), runTools: o.runTools, ...(o.limits ? { limits: o.limits } : {}) });
   const models = new Map<string, BaseChatModel>();
   if (o.makeModel) {
     for (const id of new Set(loaded.agents.map((a) => a.definition.model).filter((m) => m !== "inherit"))) {

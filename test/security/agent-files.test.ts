@@ -9,6 +9,7 @@ import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { loadAgents } from "../../src/agent/subagents/load-agents.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { ensureMirror } from "../../src/sandbox/workspace/mirror.js";
+import { mirrorCommitTree } from "../../src/sandbox/workspace/mirror-commit-tree.js";
 import { keyer } from "../../src/store/keys.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
@@ -81,7 +82,7 @@ describe("attack: agent definitions from places the agent or a sandbox can write
     mkdirSync(join(users, "alice/.agents/agents"), { recursive: true });
     symlinkSync("/etc/passwd", join(users, "alice/.agents/agents/u.md"));
     symlinkSync("/etc", join(users, "alice/.open-swe"));
-    const loaded = await loadAgents({ repo: { mirror, commit: git(work, "rev-parse", "HEAD").trim() }, user: { root: users, login: "alice" }, runTools: [] });
+    const loaded = await loadAgents({ repo: mirrorCommitTree(mirror, git(work, "rev-parse", "HEAD").trim()), user: { root: users, login: "alice" }, runTools: [] });
     expect(JSON.stringify(loaded)).not.toContain("root:");
     expect(loaded.skills).toEqual([]);
     expect(loaded.passedOver.map((p) => [p.reason, p.detail])).toEqual([

@@ -1,4 +1,5 @@
 import { GENERAL_PURPOSE_SUBAGENT } from "deepagents";
+import type { CommitTree } from "../../shared/commit-tree.js";
 import type { AgentDefinition } from "./agent-definition.js";
 import { AgentFileBudget, readRepoAgentFiles, readUserAgentFiles, type AgentFileLimits, type SkillFiles } from "./read-agent-dirs.js";
 import { resolveAgents, type AgentDir, type AgentResolution } from "./resolve-agents.js";
@@ -28,8 +29,8 @@ export interface LoadedAgents extends AgentResolution {
 }
 
 export interface LoadAgentsInput {
-  /** The repository at one commit in the host mirror (project level). */
-  repo?: { mirror: string; commit: string };
+  /** The repository at one commit, read from the host mirror (project level). */
+  repo?: CommitTree;
   /** USER_AGENTS_ROOT and the requesting user's login (user level). */
   user?: { root: string; login: string };
   programmatic?: readonly AgentDefinition[];
@@ -43,7 +44,7 @@ export interface LoadAgentsInput {
 export async function loadAgents(input: LoadAgentsInput): Promise<LoadedAgents> {
   // One budget for the run, the project's files first: what is past it is named, not read.
   const budget = new AgentFileBudget(input.limits);
-  const repo = input.repo ? await readRepoAgentFiles(input.repo.mirror, input.repo.commit, budget) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] };
+  const repo = input.repo ? await readRepoAgentFiles(input.repo, budget) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] };
   const user = input.user ? await readUserAgentFiles(input.user.root, input.user.login, budget) : { dirs: [] as AgentDir[], skills: [] as SkillFiles[] };
   const skills = [...repo.skills, ...user.skills.filter((s) => !repo.skills.some((p) => p.name === s.name))];
   const resolution = resolveAgents({

@@ -1,6 +1,6 @@
 import { lstat, readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { hostGit, hostGitBytes } from "../../sandbox/workspace/host-git.js";
+import type { CommitTree, TreeEntry } from "../../shared/commit-tree.js";
 import type { AgentDir, ListedEntry } from "./resolve-agents.js";
 
 /** A file bigger than this is not read (an agent definition or a skill file is a page of text). */
@@ -51,28 +51,6 @@ export class AgentFileBudget {
 
 const fmtMb = (n: number) => `${Number((n / (1024 * 1024)).toFixed(2))} MB`;
 
-/** Many blobs in one `git cat-file --batch` (not a process per file): oid → text. */
-async function readBlobs(mirror: string, oids: readonly string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const unique = [...new Set(oids)];
-  if (unique.length === 0) return out;
-  const raw = await hostGitBytes(["-C", mirror, "cat-file", "--batch"], { stdin: Buffer.from(unique.join("\n") + "\n") });
-  let at = 0;
-  while (at < raw.length) {
-    const nl = raw.indexOf(10, at);
-    if (nl < 0) break;
-    const [oid = "", type = "", size = ""] = raw.subarray(at, nl).toString("latin1").split(" ");
-    if (type === "missing" || size === "") {
-      at = nl + 1;
-      continue;
-    }
-    const n = Number(size);
-    out.set(oid, raw.subarray(nl + 1, nl + 1 + n).toString("utf8"));
-    at = nl + 1 + n + 1;
-  }
-  return out;
-}
-
 export const PROJECT_AGENT_DIRS = [".agents/agents", ".open-swe/agents"] as const;
 export const USER_AGENT_DIRS = [".agents/agents", ".open-swe/agents"] as const;
 export const SKILLS_DIR = ".agents/skills";
@@ -80,26 +58,6 @@ export const SKILLS_DIR = ".agents/skills";
 /** A GitHub login: the user-level directory name, never a path. */
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
 export const isLogin = (s: string) => LOGIN.test(s);
-
-interface TreeEntry {
-  mode: string;
-  oid: string;
-  size: number;
-  path: string;
-}
-
-/** `git ls-tree -r -l -z` of the given directories at a commit in the host mirror (never a sandbox). */
-async function lsTree(mirror: string, commit: string, dirs: readonly string[]): Promise<TreeEntry[]> {
-  const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", ...dirs.map((d) => `${d}/`)]);
-  const entries: TreeEntry[] = [];
-  for (const rec of out.split("\0")) {
-    const tab = rec.indexOf("\t");
-    if (tab < 0) continue;
-    const [mode = "", , oid = "", size = "0"] = rec.slice(0, tab).split(/\s+/);
-    entries.push({ mode, oid, size: Number(size) || 0, path: rec.slice(tab + 1) });
-  }
-  return entries;
-}
 
 const kindOf = (mode: string): ListedEntry["kind"] => (mode === "100644" || mode === "100755" ? "file" : mode === "120000" ? "link" : "other");
 
@@ -143,11 +101,11 @@ function addSkillFile(skills: Map<string, SkillFiles>, level: SkillFiles["level"
 const onlyWithSkillMd = (skills: Map<string, SkillFiles>) => [...skills.values()].filter((s) => s.files.has("SKILL.md")).sort((a, b) => (a.name < b.name ? -1 : 1));
 
 /**
- * The repository's agent directories and skills at one commit, read from the host mirror with
- * `git ls-tree`/`cat-file`: what is committed, never the sandbox's writable checkout.
+ * The repository's agent directories and skills at one commit (the host mirror's, through `CommitTree`):
+ * what is committed, never the sandbox's writable checkout.
  */
-export async function readRepoAgentFiles(mirror: string, commit: string, budget: AgentFileBudget = new AgentFileBudget()): Promise<RepoAgentFiles> {
-  const tree = (await lsTree(mirror, commit, [...PROJECT_AGENT_DIRS, SKILLS_DIR])).slice(0, MAX_ENTRIES * 3);
+export async function readRepoAgentFiles(repo: CommitTree, budget: AgentFileBudget = new AgentFileBudget()): Promise<RepoAgentFiles> {
+  const tree = (await repo.list([...PROJECT_AGENT_DIRS, SKILLS_DIR])).slice(0, MAX_ENTRIES * 3);
   const reads: Array<{ entry: ListedEntry; oid: string }> = [];
   const dirs: AgentDir[] = [];
   for (const dir of PROJECT_AGENT_DIRS) {
@@ -175,7 +133,7 @@ export async function readRepoAgentFiles(mirror: string, commit: string, budget:
     )
       chosen.push(...files);
   }
-  const texts = await readBlobs(mirror, [...reads.map((r) => r.oid), ...chosen.map((f) => f.oid)]);
+  const texts = await repo.read([...reads.map((r) => r.oid), ...chosen.map((f) => f.oid)]);
   for (const r of reads) r.entry.text = texts.get(r.oid) ?? "";
   const skills = new Map<string, SkillFiles>();
   for (const f of chosen) addSkillFile(skills, "project", f.path.slice(SKILLS_DIR.length + 1), texts.get(f.oid) ?? "");

@@ -16,6 +16,7 @@ import { RunMeter } from "../../../src/agent/run-meter.js";
 import { buildFileSubagents } from "../../../src/agent/subagents/build-file-subagents.js";
 import { loadAgents } from "../../../src/agent/subagents/load-agents.js";
 import { ensureMirror } from "../../../src/sandbox/workspace/mirror.js";
+import { mirrorCommitTree } from "../../../src/sandbox/workspace/mirror-commit-tree.js";
 import { SKILLS_MOUNT, SkillsBackend } from "../../../src/agent/subagents/skills-backend.js";
 
 class RecordingSandbox extends BaseSandbox {
@@ -80,7 +81,7 @@ async function repoAgents(files: Record<string, string>, user: Record<string, st
     mkdirSync(dirname(join(root, "alice", p)), { recursive: true });
     writeFileSync(join(root, "alice", p), c);
   }
-  return loadAgents({ repo: { mirror, commit: git(work, "rev-parse", "HEAD").trim() }, user: { root, login: "alice" }, runTools: ["http_request", "commit_and_push"] });
+  return loadAgents({ repo: mirrorCommitTree(mirror, git(work, "rev-parse", "HEAD").trim()), user: { root, login: "alice" }, runTools: ["http_request", "commit_and_push"] });
 }
 
 const hostTool = (name: string, ran: string[]) => tool(async () => (ran.push(name), `${name} ok`), { name, description: name, schema: z.object({ q: z.string().optional() }) });

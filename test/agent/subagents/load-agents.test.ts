@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAgents, skippedAgentsNote } from "../../../src/agent/subagents/load-agents.js";
 import { ensureMirror } from "../../../src/sandbox/workspace/mirror.js";
+import { mirrorCommitTree } from "../../../src/sandbox/workspace/mirror-commit-tree.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
 
@@ -151,7 +152,7 @@ describe("agent discovery and precedence (seed 003), on real directories and a r
     const { mirror, commit } = await mirrored(c.project ?? {});
     const root = mkdtempSync(join(tmpdir(), "users-"));
     writeTree(join(root, "alice"), c.user ?? {});
-    const loaded = await loadAgents({ repo: { mirror, commit }, user: { root, login: "alice" }, runTools: ["commit_and_push"] });
+    const loaded = await loadAgents({ repo: mirrorCommitTree(mirror, commit), user: { root, login: "alice" }, runTools: ["commit_and_push"] });
     const u = (s: string) => s.replace(`${join(root, "alice")}`, U);
     expect(loaded.agents.map((a) => [a.definition.name, a.source, ...(a.file ? [u(a.file)] : [])])).toEqual(c.agents);
     expect(loaded.passedOver.map((p) => ({ ...p, file: u(p.file), ...(p.by ? { by: u(p.by) } : {}) }))).toEqual(
@@ -162,7 +163,7 @@ describe("agent discovery and precedence (seed 003), on real directories and a r
   it("reads the mirror at the given commit, never the working tree", async () => {
     const { work, mirror, commit } = await mirrored({ ".agents/agents/a.md": agent("a") });
     writeTree(work, { ".agents/agents/uncommitted.md": agent("uncommitted") });
-    const loaded = await loadAgents({ repo: { mirror, commit }, runTools: [] });
+    const loaded = await loadAgents({ repo: mirrorCommitTree(mirror, commit), runTools: [] });
     expect(loaded.agents.map((a) => a.definition.name)).toEqual(["a", "general-purpose"]);
   });
 
@@ -178,10 +179,10 @@ describe("agent discovery and precedence (seed 003), on real directories and a r
 
   it("the reply lists the files that could not be loaded, with the reason", async () => {
     const { mirror, commit } = await mirrored({ ".agents/agents/bad.md": "---\nmodel: claude-banana\n---\nx" });
-    const note = skippedAgentsNote(await loadAgents({ repo: { mirror, commit }, runTools: [] }));
+    const note = skippedAgentsNote(await loadAgents({ repo: mirrorCommitTree(mirror, commit), runTools: [] }));
     expect(note).toMatch(/^Skipped agent file\(s\) that could not be loaded:\n- `\.agents\/agents\/bad\.md`: model: unknown model "claude-banana"/);
     const { mirror: m2, commit: c2 } = await mirrored({ ".agents/agents/ok.md": agent("ok") });
-    expect(skippedAgentsNote(await loadAgents({ repo: { mirror: m2, commit: c2 }, runTools: [] }))).toBeUndefined();
+    expect(skippedAgentsNote(await loadAgents({ repo: mirrorCommitTree(m2, c2), runTools: [] }))).toBeUndefined();
   });
 });
 
@@ -197,7 +198,7 @@ describe("the whole run's budget for agent and skill files", () => {
     const user: Record<string, string> = {};
     for (let i = 0; i < 8; i++) user[`dana/.agents/agents/u${i}.md`] = agent(`u${i}`);
     writeTree(root, user);
-    const loaded = await loadAgents({ repo: { mirror, commit }, user: { root, login: "dana" }, runTools: [] });
+    const loaded = await loadAgents({ repo: mirrorCommitTree(mirror, commit), user: { root, login: "dana" }, runTools: [] });
     expect(loaded.agents.filter((a) => a.source === "project")).toHaveLength(45);
     expect(loaded.agents.filter((a) => a.source === "user").map((a) => a.definition.name)).toEqual(["u0", "u1", "u2", "u3", "u4"]);
     expect(loaded.skills).toHaveLength(100);
@@ -214,11 +215,11 @@ describe("the whole run's budget for agent and skill files", () => {
     const project: Record<string, string> = {};
     for (let i = 0; i < 12; i++) project[`.agents/agents/b${String(i).padStart(2, "0")}.md`] = big(`b${String(i).padStart(2, "0")}`);
     const { mirror, commit } = await mirrored(project);
-    const loaded = await loadAgents({ repo: { mirror, commit }, runTools: [] });
+    const loaded = await loadAgents({ repo: mirrorCommitTree(mirror, commit), runTools: [] });
     // 10 × ~200 KB fit in 2 MB; the 11th and 12th do not.
     expect(loaded.agents.filter((a) => a.source === "project")).toHaveLength(10);
     expect(loaded.leftOut).toEqual(["b10", "b11"].map((b) => `agent file \`.agents/agents/${b}.md\` (past 2 MB of agent and skill files)`));
-    const small = await loadAgents({ repo: { mirror, commit }, runTools: [], limits: { maxBytes: 300 * 1024, maxAgents: 50, maxSkills: 100 } });
+    const small = await loadAgents({ repo: mirrorCommitTree(mirror, commit), runTools: [], limits: { maxBytes: 300 * 1024, maxAgents: 50, maxSkills: 100 } });
     expect(small.agents.filter((a) => a.source === "project")).toHaveLength(1);
     const note = skippedAgentsNote(small)!;
     expect(note.split("\n")).toHaveLength(1 + 10 + 1);
