@@ -1,5 +1,5 @@
 import { approvalStore, decideAndAnswer, type ApprovalChannel } from "../approvals/handle-approval.js";
-import type { RunSourceChannel } from "../github/tools/run-context.js";
+import type { RunSourceChannel } from "./source.js";
 import type { SourceEventJob } from "../queue/schemas.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import type { SourceRegistry } from "./registry.js";

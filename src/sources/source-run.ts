@@ -1,7 +1,7 @@
 import { UnrecoverableError } from "bullmq";
 import type { Octokit } from "../github/app-auth.js";
 import { GitHubUnreachableError } from "../github/permission.js";
-import type { RunSourceChannel } from "../github/tools/run-context.js";
+import type { RunSourceChannel } from "./source.js";
 import type { AgentJob } from "../queue/schemas.js";
 import { jobHasWriteAccess } from "../github/authorize.js";
 import type { JobContext } from "../threads/job-context.js";

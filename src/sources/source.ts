@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
+import type { AgentSource } from "../queue/schemas.js";
 import type { SourceName } from "../shared/source-names.js";
 
 /**
@@ -114,6 +115,12 @@ export interface SourceClient {
    * that was asked elsewhere: reads, and writes kept inside `where` (a project, a team). Optional.
    */
   linkedTools?(where: string): StructuredToolInterface[];
+}
+
+/** A run asked from another source: where it answers and the client that does. */
+export interface RunSourceChannel {
+  origin: Exclude<AgentSource, { kind: "github" }>;
+  client: SourceClient;
 }
 
 export interface Source {

@@ -6,13 +6,15 @@ import type { PrThreads } from "../../store/pr-threads.js";
 import type { ReplyTarget } from "../reply.js";
 import type { PrAuthor } from "../user-pr-author.js";
 import type { AgentSource } from "../../queue/schemas.js";
-import type { SourceClient } from "../../sources/source.js";
 import type { FooterSetting, PrConventions } from "../../config/pr-conventions.js";
 
-/** A run asked from another source (Slack, Linear, …): where it answers and the client that does. */
-export interface RunSourceChannel {
+/**
+ * A run asked from another source (Slack, Linear, …): where it answers and what answers there. The host
+ * tools only reply; the run passes its source's whole channel (`RunSourceChannel`, src/sources/source.ts).
+ */
+export interface SourceReplyChannel {
   origin: Exclude<AgentSource, { kind: "github" }>;
-  client: SourceClient;
+  client: { reply(ref: Record<string, unknown>, markdown: string): Promise<void> };
 }
 
 /** What one agent run knows about where it works and what it has done; host-side tools share it. */
@@ -37,7 +39,7 @@ export interface GitHubRunContext {
   /** The issue/PR the request came from, and the comment to answer; null when `source` is where it answers. */
   target: ReplyTarget | null;
   /** Set when the request came from another source: replies go there instead of a GitHub comment. */
-  source?: RunSourceChannel;
+  source?: SourceReplyChannel;
   requester: { login: string; id: number };
   branch: string;
   baseBranch: string;
