@@ -9,7 +9,7 @@ import { GITHUB_UNREACHABLE_REPLY, jobHasWriteAccess } from "../github/authorize
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { approvalRequestComment, denialMessage, previewToolInput } from "./approval-comment.js";
 import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./approval-store.js";
-import type { PendingToolCalls } from "../runs/invoke-agent.js";
+import type { PendingToolCalls } from "../agent/pending-tool-calls.js";
 import { RunEvents } from "../observability/run-events.js";
 import { markApprovalResolved } from "./mark-approval-resolved.js";
 

@@ -7,7 +7,7 @@ import type { Logger } from "../logger.js";
 import { buildRunRecord } from "../agent/run-record.js";
 import { GateResult, type RunRecord } from "../shared/run-record.js";
 import type { AgentJob } from "../queue/schemas.js";
-import type { RunModel } from "../runs/resolve-run-model.js";
+import type { ModelSettings } from "../agent/model/resolve-model-settings.js";
 import { RunRecords } from "../store/run-records.js";
 import type { JobContext } from "../threads/job-context.js";
 import type { SideEffectLedger } from "../store/side-effects.js";
@@ -123,7 +123,13 @@ export async function confidenceGate(d: GateDeps): Promise<{ result: GateResult;
  * The gate as a run sees it: only an automatic CI fix run is gated (a writer's `fix ci` asked for a fix).
  * `record` set: the run ends here (re-run or no change), its record saved; else `gate` goes in the record.
  */
-export async function gateCiFix(data: AgentJob, ctx: JobContext, octokit: Octokit, effects: SideEffectLedger, runModel: RunModel): Promise<{ gate?: GateResult; record?: RunRecord }> {
+export async function gateCiFix(
+  data: AgentJob,
+  ctx: JobContext,
+  octokit: Octokit,
+  effects: SideEffectLedger,
+  runModel: { model: BaseChatModel; settings: ModelSettings },
+): Promise<{ gate?: GateResult; record?: RunRecord }> {
   if (data.trigger !== "ci_fix" || !data.autofixHead || data.comment || data.number === undefined) return {};
   const startedAt = new Date();
   const { result, messages } = await confidenceGate({

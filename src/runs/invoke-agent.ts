@@ -16,6 +16,7 @@ import { CompositeBackend } from "deepagents";
 import { renderPrompt } from "../agent/prompts.js";
 import { toolPolicyNotice, type RunToolPolicies } from "../config/tool-policy.js";
 import { composeSystemPrompt, type PromptParts } from "../agent/compose-prompt.js";
+import { pendingToolCalls, type PendingToolCalls } from "../agent/pending-tool-calls.js";
 import { SandboxBackend } from "../sandbox/deepagents-backend.js";
 import { isSandboxError, type Sandbox } from "../sandbox/types.js";
 
@@ -55,20 +56,6 @@ export interface InvokeAgentResult {
   resumed: boolean;
   /** Set when the run paused before `ask` tool calls: what they are; the checkpoint holds the rest. */
   interrupt?: PendingToolCalls;
-}
-
-export interface PendingToolCalls {
-  actionRequests: Array<{ name: string; args: Record<string, unknown> }>;
-}
-
-function pendingToolCalls(state: { tasks?: Array<{ interrupts?: Array<{ value?: unknown }> }> }): PendingToolCalls | undefined {
-  for (const task of state.tasks ?? []) {
-    for (const i of task.interrupts ?? []) {
-      const value = i.value as { actionRequests?: PendingToolCalls["actionRequests"] } | undefined;
-      if (Array.isArray(value?.actionRequests) && value.actionRequests.length > 0) return { actionRequests: value.actionRequests.map((a) => ({ name: a.name, args: a.args ?? {} })) };
-    }
-  }
-  return undefined;
 }
 
 /** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
