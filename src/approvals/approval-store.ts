@@ -1,31 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
-import { z } from "zod";
-import { AgentJob } from "../queue/schemas.js";
 import { keyer } from "../store/keys.js";
-
-/** A run paused before `ask` tool calls: what a decision needs to resume it. */
-export const PendingApproval = z.object({
-  id: z.string(),
-  threadId: z.string(),
-  /** The job that paused: the resumed run replies where it did, for the same requester. */
-  job: AgentJob,
-  /** Tool names and their (masked) input as shown in the request. */
-  calls: z.array(z.object({ name: z.string(), preview: z.string() })),
-  requestedAt: z.number().int(),
-  /** The paused run (its job id), for the dashboard's link; absent on records made before it was kept. */
-  runId: z.string().optional(),
-});
-export type PendingApproval = z.infer<typeof PendingApproval>;
-
-export const ApprovalResolution = z.object({
-  decision: z.enum(["approve", "reject"]),
-  by: z.string().nullable(),
-  how: z.enum(["person", "timeout"]),
-  resolvedAt: z.number().int(),
-  latencyMs: z.number().int().min(0),
-});
-export type ApprovalResolution = z.infer<typeof ApprovalResolution>;
+import { ApprovalResolution, PendingApproval } from "../threads/approvals.js";
 
 // Marks the approval decided (first writer wins) and forgets the thread's pending pointer if it is still this one.
 const RESOLVE = `

@@ -8,7 +8,8 @@ import type { AgentJob, CommandJob } from "../queue/schemas.js";
 import { GITHUB_UNREACHABLE_REPLY, jobHasWriteAccess } from "../github/authorize.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { approvalRequestComment, denialMessage, previewToolInput } from "./approval-comment.js";
-import { ApprovalStore, type ApprovalResolution, type PendingApproval } from "./approval-store.js";
+import { ApprovalStore } from "./approval-store.js";
+import type { AnsweredDecision, ApprovalPost, ApprovalResolution, DecisionRequest, DecisionResult, PendingApproval } from "../threads/approvals.js";
 import type { PendingToolCalls } from "../agent/pending-tool-calls.js";
 import { RunEvents } from "../observability/run-events.js";
 import { markApprovalResolved } from "./mark-approval-resolved.js";
@@ -32,7 +33,7 @@ export const timeoutJobId = (id: string) => jobId("approval-timeout", id);
  * is decided), its timeout scheduled, and the request posted where the run's request came from.
  */
 /** Where the request is posted: the GitHub issue/PR it came from, or the source conversation (Slack, Linear, …). */
-export type ApprovalChannel = { github: ReplyTarget } | { post: (markdown: string, approvalId: string) => Promise<void>; buttons?: boolean };
+export type ApprovalChannel = { github: ReplyTarget } | ApprovalPost;
 
 export async function requestApproval(ctx: JobContext, octokit: Octokit, data: AgentJob, channel: ApprovalChannel, pending: PendingToolCalls): Promise<PendingApproval> {
   const approval: PendingApproval = {
@@ -117,25 +118,6 @@ export function priorDecisionText(prior: ApprovalResolution | null): string {
   return `${prior.decision === "approve" ? "approved" : "denied"} by @${prior.by}`;
 }
 
-export type DecisionResult =
-  | { result: "unknown" }
-  | { result: "refused"; approval: PendingApproval }
-  | { result: "already_decided"; approval: PendingApproval; prior: string }
-  | { result: "resolved"; approval: PendingApproval; resolution: ApprovalResolution; resumed: string };
-
-export interface DecisionRequest {
-  approvalId: string;
-  login: string;
-  decision: "approve" | "deny";
-  reason?: string | undefined;
-  /** Is this approval one this channel may decide (GitHub: same repo and installation; dashboard: a repo the viewer can write)? Otherwise "unknown". */
-  inScope: (job: AgentJob) => boolean;
-  /** Asked only when the decider is not the run's requester. */
-  canWrite: (job: AgentJob) => Promise<boolean>;
-  /** How the decider was established (the resumed run is signed with it). */
-  via: Via;
-}
-
 /**
  * One decision, from a GitHub comment or the dashboard: scope, the authority rule, first decision wins,
  * the timeout is cancelled and the run resumes with the decision.
@@ -160,11 +142,7 @@ export async function decideApproval(ctx: DecisionDeps, req: DecisionRequest): P
  * `decideApproval` for a person who decided somewhere they can be answered (a comment, a Slack button):
  * write access is GitHub's answer (unreachable → said, job failed), and every outcome gets one reply.
  */
-export async function decideAndAnswer(
-  ctx: JobContext,
-  octokit: Octokit,
-  req: Omit<DecisionRequest, "canWrite" | "via"> & { where: string; say: (markdown: string) => Promise<void> },
-): Promise<JobOutcome> {
+export async function decideAndAnswer(ctx: JobContext, octokit: Octokit, req: AnsweredDecision): Promise<JobOutcome> {
   const { login, say } = req;
   let d: DecisionResult;
   try {

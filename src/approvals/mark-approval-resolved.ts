@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { RunIndex } from "../store/run-index.js";
-import type { ApprovalResolution, PendingApproval } from "./approval-store.js";
+import type { ApprovalResolution, PendingApproval } from "../threads/approvals.js";
 
 /**
  * Decided: the paused run's entry in the runs list is marked resolved with the decision and the run

@@ -1,6 +1,5 @@
 import { refuseUnlessWriter, repoRightNow } from "./repo-rights.js";
 import type { Hono } from "hono";
-import { approvalStore, decideApproval } from "../approvals/handle-approval.js";
 import type { AgentJob } from "../queue/schemas.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import type { Session } from "./session-store.js";
@@ -16,7 +15,7 @@ export function approvalInScope(session: Pick<Session, "repos" | "installations"
 const MAX_REASON_CHARS = 500;
 
 export function mountApprovals(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
-  const store = approvalStore(deps);
+  const store = deps.approvals;
   const back = { href: "/app/approvals", label: "Approvals" };
 
   app.get("/app/approvals", async (c) => {
@@ -38,7 +37,7 @@ export function mountApprovals(app: Hono<DashboardEnv>, deps: DashboardDeps): vo
       const refused = await refuseUnlessWriter(c, deps, session, `${pending.job.owner}/${pending.job.repo}`.toLowerCase(), `${approvalId} was not decided`);
       if (refused) return refused;
     }
-    const d = await decideApproval(deps, {
+    const d = await deps.approvals.decide({
       approvalId,
       login: session.login,
       decision,

@@ -1,4 +1,5 @@
 import type { GitHubAuth } from "../shared/github-auth.js";
+import type { Approvals } from "../threads/approvals.js";
 import { createHmac } from "node:crypto";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
@@ -32,7 +33,7 @@ import { messagePage } from "./views/layout.js";
 export const QUEUES_PATH = "/app/admin/queues";
 
 /** Builds what the dashboard needs from the web role's config and connections. */
-export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger; github?: GitHubAuth | null }): DashboardDeps {
+export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: QueueSet; settings: SettingsStore; log: Logger; github?: GitHubAuth | null; approvals: Approvals }): DashboardDeps {
   const env = o.config.env;
   const web = env.GHE_HOST ? `https://${env.GHE_HOST}` : "https://github.com";
   const api = o.config.github?.baseUrl ?? "https://api.github.com";
@@ -57,6 +58,7 @@ export function dashboardDeps(o: { config: AppConfig; redis: Redis; queues: Queu
     live: new LiveHub(o.redis, o.log.child({ component: "dashboard" })),
     log: o.log.child({ component: "dashboard" }),
     github: o.github ?? null,
+    approvals: o.approvals,
   };
 }
 

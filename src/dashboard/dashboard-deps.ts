@@ -7,6 +7,7 @@ import type { QueueSet } from "../queue/queues.js";
 import type { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { OAuthClient } from "../github/user-oauth.js";
+import type { Approvals } from "../threads/approvals.js";
 import type { LiveHub } from "./live-hub.js";
 import type { LiveStreamLimit } from "./live-stream-limit.js";
 import type { PrHealthCache } from "./pr-health.js";
@@ -37,6 +38,8 @@ export interface DashboardDeps {
   log: Logger;
   /** The app's installation clients: rights are asked of GitHub when an action happens (`repo-rights.ts`). */
   github: GitHubAuth | null;
+  /** Paused runs: listed, shown on their run, decided (`src/approvals/approvals-service.ts`, wired by the web role). */
+  approvals: Approvals;
 }
 
 export interface DashboardEnv {

@@ -3,7 +3,6 @@ import { refuseUnlessWriter } from "./repo-rights.js";
 import type { Hono } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
-import { approvalStore } from "../approvals/handle-approval.js";
 import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
 import { RunStops } from "../store/run-stop.js";
@@ -153,7 +152,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
     // A run refused before it started (bad config, no model key) says why through its failed job.
     const failure = entry.status === "failed" ? ((await deps.queues.findJob("agent", entry.runId))?.failedReason ?? record?.error) : undefined;
     const sandbox = await deps.redis.get(threadSandboxKey(deps.prefix, entry.threadId));
-    const approvalId = entry.status === "awaiting_approval" ? await approvalStore(deps).pendingFor(entry.threadId) : null;
+    const approvalId = entry.status === "awaiting_approval" ? await deps.approvals.pendingFor(entry.threadId) : null;
     const prHealth = record?.prUrl ? prHealthView(await deps.prHealth.get(deps, record.prUrl, session.installations[entry.repo])) : undefined;
     const subagents = subagentsView(entry.runId, thread.hidden ? [] : await readSubagents(deps.checkpoints, entry.threadId, thread.messages));
     const diff = pushedDiffView(await readPushedDiff(deps.config.sandbox.mirrorRoot, entry.repo, record?.pushedSha));

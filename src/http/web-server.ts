@@ -8,6 +8,7 @@ import type { Queue } from "bullmq";
 import { isProduction, metricsAccess } from "./metrics-access.js";
 import { metricsHandler } from "./metrics-handler.js";
 import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
+import { approvalsService } from "../approvals/approvals-service.js";
 import { dashboardHandler } from "../dashboard/handler.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { healthHandler } from "./health.js";
@@ -69,7 +70,15 @@ export async function startWebServer(opts: {
   const dashboard = opts.dashboard
     ? dashboardHandler(
         createDashboardApp(
-          dashboardDeps({ config: opts.config, redis: opts.redis, queues: opts.dashboard.queues, settings: opts.dashboard.settings, log: opts.log, github: opts.dashboard.github ?? null }),
+          dashboardDeps({
+            config: opts.config,
+            redis: opts.redis,
+            queues: opts.dashboard.queues,
+            settings: opts.dashboard.settings,
+            log: opts.log,
+            github: opts.dashboard.github ?? null,
+            approvals: approvalsService({ config: opts.config, redis: opts.redis, prefix: opts.config.env.QUEUE_PREFIX, queues: opts.dashboard.queues, log: opts.log }),
+          }),
         ),
       )
     : null;

@@ -8,6 +8,7 @@ import type { SourceRegistry } from "./registry.js";
 import { INTAKE_REPLIES } from "./intake-replies.js";
 import { chooseRepo } from "./resolve-repo.js";
 import { handleSourceApprovalClick } from "./source-approval.js";
+import type { JobApprovals } from "../threads/approvals.js";
 import { identityLogin, sourceIdentity } from "./source-identity.js";
 import type { SourceClient } from "./source.js";
 import { ThreadRepos } from "../threads/thread-repo.js";
@@ -29,10 +30,10 @@ async function installationFor(ctx: JobContext, repo: string): Promise<number | 
  * not trusted) → the author's GitHub login → the repository → write access → acknowledge → one agent
  * job (a busy thread's run gets it as a follow-up). Anything that stops it gets one reply.
  */
-export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext & { sources: SourceRegistry }): Promise<JobOutcome> {
+export async function handleSourceEvent(data: SourceEventJob, ctx: JobContext & { sources: SourceRegistry }, approvals: JobApprovals): Promise<JobOutcome> {
   const source = ctx.sources.get(data.source);
   if (!source) throw new UnrecoverableError(`source ${data.source} is not available in this worker`);
-  if (data.action) return handleSourceApprovalClick({ ...data, action: data.action }, ctx);
+  if (data.action) return handleSourceApprovalClick({ ...data, action: data.action }, ctx, approvals);
   const client: SourceClient = source.client(ctx.log);
   const message = await client.fetchMessage(data.ref);
   if (!message) return { outcome: "message_gone" };

@@ -1,4 +1,4 @@
-import { approvalStore, decideAndAnswer, type ApprovalChannel } from "../approvals/handle-approval.js";
+import type { ApprovalPost, JobApprovals } from "../threads/approvals.js";
 import type { RunSourceChannel } from "./source.js";
 import type { SourceEventJob } from "../queue/schemas.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
@@ -6,7 +6,7 @@ import type { SourceRegistry } from "./registry.js";
 import { identityLogin, sourceIdentity } from "./source-identity.js";
 
 /** A source run's approval request: with buttons where the source has them, the comment text as the fallback. */
-export function sourceApprovalChannel(channel: RunSourceChannel): ApprovalChannel {
+export function sourceApprovalChannel(channel: RunSourceChannel): ApprovalPost {
   const { client, origin } = channel;
   if (client.approvalRequest) return { buttons: true, post: (text, id) => client.approvalRequest!(origin.ref, text, id) };
   return { post: (text) => client.reply(origin.ref, text) };
@@ -19,12 +19,12 @@ type ClickJob = SourceEventJob & { action: NonNullable<SourceEventJob["action"]>
  * the clicker's GitHub login by the same identity mapping as intake, then the one decision rule (`decideAndAnswer`).
  * A click whose approval is not one this conversation asked for is unknown.
  */
-export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext & { sources: SourceRegistry }): Promise<JobOutcome> {
+export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext & { sources: SourceRegistry }, approvals: JobApprovals): Promise<JobOutcome> {
   const source = ctx.sources.get(data.source)!;
   const client = source.client(ctx.log);
   const say = (text: string) => client.reply(data.ref, text);
   const { approvalId, decision } = data.action;
-  const approval = await approvalStore(ctx).get(approvalId);
+  const approval = await approvals.get(approvalId);
   const origin = approval?.job.source;
   if (!approval || !origin || origin.kind !== data.source || origin.ref.channel !== data.ref.channel || origin.threadKey !== data.threadKey) {
     await say(`I have no approval request \`${approvalId}\` in this conversation, so there is nothing to ${decision}.`);
@@ -41,7 +41,7 @@ export async function handleSourceApprovalClick(data: ClickJob, ctx: JobContext 
     return { outcome: "unmapped", sourceUser: data.user.id, approvalId };
   }
   // The conversation was checked above: any approval it asked for is in scope.
-  const result = await decideAndAnswer(ctx, octokit, { approvalId, login, decision, inScope: () => true, where: "in this conversation", say });
+  const result = await approvals.decideAndAnswer(octokit, { approvalId, login, decision, inScope: () => true, where: "in this conversation", say });
   if (result.outcome === "approval_approved" || result.outcome === "approval_denied") {
     const done = `${result.outcome === "approval_approved" ? "Approved" : "Denied"} by @${login}: \`${approvalId}\` (${approval.calls.map((c) => `\`${c.name}\``).join(", ")}).`;
     await client.approvalDecided?.(data.ref, done).catch((err: unknown) => ctx.log.warn({ err: String(err), approvalId }, "could not update the approval message"));

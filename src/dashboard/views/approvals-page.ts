@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import type { PendingApproval } from "../../approvals/approval-store.js";
+import type { PendingApproval } from "../../threads/approvals.js";
 import type { Session } from "../session-store.js";
 import { timeTag } from "./badges.js";
 import { csrfField, layout, type Html } from "./layout.js";

@@ -1,6 +1,7 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApprovalStore, type PendingApproval } from "../../../src/approvals/approval-store.js";
+import { ApprovalStore } from "../../../src/approvals/approval-store.js";
+import type { PendingApproval } from "../../../src/threads/approvals.js";
 import type { RunningProcess } from "../../../src/main.js";
 import { jobId } from "../../../src/queue/job-ids.js";
 import { AgentJob } from "../../../src/queue/schemas.js";
