@@ -22,7 +22,8 @@ import { SettingsStore } from "./store/settings-store.js";
 import { FollowUpQueue } from "./threads/follow-ups.js";
 import { PrThreads } from "./store/pr-threads.js";
 import { RunLocks } from "./threads/run-lock.js";
-import { startWorkers, type WorkerPool } from "./worker/start-workers.js";
+import { startWorkers, type StartWorkersOptions, type WorkerPool } from "./worker/start-workers.js";
+import { PROCESSORS } from "../jobs/index.js";
 import { startHostPresence, type HostPresence } from "./worker/host-presence.js";
 import { readHostId, workerInstanceId } from "./sandbox/host-id.js";
 import { scheduleSandboxSweep } from "../jobs/cleanup.js";
@@ -185,6 +186,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       log,
       concurrency: config.env.WORKER_CONCURRENCY,
       ...(opts.queues ? { queues: opts.queues } : {}),
+      processors: PROCESSORS as StartWorkersOptions["processors"],
     });
     await scheduleSandboxSweep(queues, config.sandbox, hostId);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);

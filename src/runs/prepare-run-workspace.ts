@@ -10,7 +10,7 @@ import type { Sandbox } from "../sandbox/types.js";
 import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import { keyer } from "../store/keys.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
 
 export interface RunTarget {

@@ -8,7 +8,7 @@ import { sourceChannel } from "../sources/source-run.js";
 import { RunRegistry } from "../threads/run-registry.js";
 import { continueIfPending } from "../threads/thread-run.js";
 import { ownerJobId } from "../threads/run-owner.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import type { AgentRuntime } from "../threads/agent-runtime.js";
 
 export const RECONCILE_SCHEDULER = "reconcile-sweep";
 const RECONCILE_EVERY_MS = 3600_000;

@@ -7,7 +7,7 @@ import { ensureSandboxForThread, teardownThreadSandbox } from "../sandbox/lifecy
 import type { Sandbox } from "../sandbox/types.js";
 import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { remoteUrl } from "./branch-name.js";
 
 export interface ReviewWorkspaceTarget {

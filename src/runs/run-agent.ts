@@ -33,7 +33,7 @@ import { ThreadModelStore } from "../threads/thread-model-store.js";
 import type { JobContext } from "../threads/job-context.js";
 import type { SourceRegistry } from "../sources/registry.js";
 import { LockLostError } from "../shared/lock-lost.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { shareBranchWithSandbox } from "../sandbox/workspace/share-branch.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";

@@ -21,7 +21,7 @@ import { RunRecords } from "../store/run-records.js";
 import { Profile } from "../store/settings-store.js";
 import { prRef } from "../shared/thread-id.js";
 import type { JobContext } from "../threads/job-context.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { invokeReviewer } from "./review-agent.js";
 import { reviewMessage } from "./review-message.js";
 import { reviewStores, storeRepo } from "../review/review-stores.js";

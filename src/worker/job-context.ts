@@ -1,4 +1,4 @@
-import type { AgentRuntime } from "../runs/agent-runtime.js";
+import type { AgentRuntime } from "../threads/agent-runtime.js";
 import type { SourceRegistry } from "../sources/registry.js";
 import type { JobServices, JobContext as ThreadJobContext } from "../threads/job-context.js";
 

@@ -1,7 +1,6 @@
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
 import { rateLimitedLog } from "../logger.js";
-import { PROCESSORS } from "../../jobs/index.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { hostQueueName, isHostQueue } from "../queue/host-routes.js";
 import { jobDuration } from "../observability/metrics.js";
@@ -40,8 +39,11 @@ export interface StartWorkersOptions {
   log: Logger;
   concurrency: number;
   queues?: readonly QueueName[];
-  /** Replaces processors (the scale-out test uses slow ones to kill a worker mid-job). */
-  processors?: Partial<Record<QueueName, (data: unknown, ctx: JobContext) => Promise<JobOutcome>>>;
+  /**
+   * One processor per queue this pool runs: `jobs/`' table (`PROCESSORS`), handed in by the entry
+   * (`src/main.ts`) — the pool runs them, it does not know them (the scale-out test passes slow ones).
+   */
+  processors: Partial<Record<QueueName, (data: unknown, ctx: JobContext) => Promise<JobOutcome>>>;
 }
 
 /** `bullName`: the BullMQ queue the job sits in — `name` itself, or its host queue `name@host`. */
@@ -81,7 +83,7 @@ function processorFor(name: QueueName, bullName: string, opts: StartWorkersOptio
 async function runJob(name: QueueName, opts: StartWorkersOptions, job: Job, token: string | undefined, data: unknown, ctx: JobContext): Promise<JobOutcome> {
   const { signal, log } = ctx;
   const started = Date.now();
-  const processor = opts.processors?.[name] ?? (PROCESSORS[name] as (data: unknown, ctx: JobContext) => Promise<JobOutcome>);
+  const processor = opts.processors[name]!;
   let result: JobOutcome;
   try {
     result = await processor(data, ctx);
@@ -125,6 +127,8 @@ export function isSweep(queue: string, data: unknown): boolean {
 export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPool> {
   const { services } = opts;
   const names = opts.queues ?? QUEUE_NAMES;
+  const missing = names.filter((name) => !opts.processors[name]);
+  if (missing.length > 0) throw new Error(`no processor for queue ${missing.join(", ")}`);
   const workerError = rateLimitedLog(opts.log, "worker error", 30_000, "error");
   const env = services.config.env;
   const byName = new Map<string, Worker>();
