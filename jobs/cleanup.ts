@@ -1,6 +1,6 @@
 import type { CleanupJob } from "../src/queue/schemas.js";
 import type { QueueSet } from "../src/queue/queues.js";
-import type { SandboxConfig } from "../src/sandbox/config.js";
+import type { SandboxConfig } from "../src/config/sandbox-config.js";
 import { teardownThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { sweepSandboxes } from "../src/sandbox/sweep-sandboxes.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
-import { readSandboxConfig, type SandboxConfig } from "../sandbox/config.js";
+import { readSandboxConfig, type SandboxConfig } from "./sandbox-config.js";
 import { readWebSearchConfig, type WebSearchConfig } from "./web-search-config.js";
 
 const csv = (fallback: string) =>

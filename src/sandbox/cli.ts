@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
+import { SANDBOX_TYPES, type SandboxType } from "../config/sandbox-config.js";
 import { errorMessage } from "../errors.js";
 import { CommandLineError, parseCommand, type ParsedCommand } from "../shared/parse-command.js";
 import { SANDBOX_COMMANDS, type SandboxCommand } from "./sandbox-commands.js";
-import type { SandboxConfig } from "./config.js";
+import type { SandboxConfig } from "../config/sandbox-config.js";
 import { createSandboxProvider } from "./registry.js";
 import { shellJoin } from "../shared/shell-quote.js";
-import { SANDBOX_TYPES, type SandboxType } from "./types.js";
 
 export interface CliIo {
   stdout: { write(chunk: string): unknown };

@@ -3,12 +3,10 @@ import { existsSync } from "node:fs";
 import { chmod, chown, mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { DEFAULT_SANDBOX_HOST_UID } from "../config/sandbox-config.js";
 
 const run = promisify(execFile);
 const ENV = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
-
-/** The default host uid/gid of sandbox processes when the worker runs as root (owns nothing on a stock host). */
-export const DEFAULT_SANDBOX_HOST_UID = 65533;
 
 /**
  * Who a sandbox's processes (and the files they write) are on the host. A root worker drops to a

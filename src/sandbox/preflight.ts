@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { errorMessage } from "../errors.js";
-import type { SandboxConfig } from "./config.js";
+import type { SandboxConfig } from "../config/sandbox-config.js";
 import { findExecutable } from "./find-executable.js";
 import { mountOverlay, unmount } from "./overlay.js";
 import { LocalSandboxProvider, type LocalSandbox } from "./providers/local.js";

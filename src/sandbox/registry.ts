@@ -1,11 +1,12 @@
-import type { SandboxConfig } from "./config.js";
+import type { SandboxConfig } from "../config/sandbox-config.js";
+import type { SandboxType } from "../config/sandbox-config.js";
 import { DaytonaSandboxProvider } from "./providers/daytona.js";
 import { E2bSandboxProvider } from "./providers/e2b.js";
 import { githubApiRules } from "./providers/egress-policy.js";
 import type { LocalProviderOptions } from "./providers/local-dir.js";
 import { LocalSandboxProvider } from "./providers/local.js";
 import { ModalSandboxProvider } from "./providers/modal.js";
-import type { SandboxProvider, SandboxType } from "./types.js";
+import type { SandboxProvider } from "./types.js";
 
 export type SandboxProviderFactory = (config: SandboxConfig) => SandboxProvider;
 

@@ -1,7 +1,5 @@
+import type { SandboxType } from "../config/sandbox-config.js";
 import { OpenSweError } from "../errors.js";
-
-export const SANDBOX_TYPES = ["local", "e2b", "modal", "daytona"] as const;
-export type SandboxType = (typeof SANDBOX_TYPES)[number];
 
 export interface ExecOptions {
   /** Working directory inside the sandbox; defaults to the sandbox's `workdir`. */

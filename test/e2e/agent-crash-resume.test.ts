@@ -9,7 +9,7 @@ import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { testPrivateKey } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { SANDBOX_SWEEP_SCHEDULER } from "../../jobs/cleanup.js";
 import { ensureSandboxForThread, sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";

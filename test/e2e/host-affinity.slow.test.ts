@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { join } from "node:path";
 import { hostAliveKey, hostQueueName, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import type { AgentJob } from "../../src/queue/schemas.js";
 import { threadId } from "../../src/shared/thread-id.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningProcess } from "../../src/main.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { redisUrl, uniquePrefix } from "./redis.js";
 import { startTestProcess } from "./test-process.js";

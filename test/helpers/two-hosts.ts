@@ -8,7 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { JobSigner } from "../../src/queue/job-provenance.js";
 import { QueueSet } from "../../src/queue/queues.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { testPrivateKey } from "./github-app.js";
 import { makeBareRemote } from "./git-remote.js";

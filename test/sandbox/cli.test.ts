@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSandboxCli } from "../../src/sandbox/cli.js";
-import { readSandboxConfig, type SandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig, type SandboxConfig } from "../../src/config/sandbox-config.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 
 function capture() {

@@ -1,8 +1,8 @@
 import { join } from "node:path";
+import { SANDBOX_TYPES } from "../../src/config/sandbox-config.js";
 import { describe, expect, it } from "vitest";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { createSandboxProvider, sandboxProviders } from "../../src/sandbox/registry.js";
-import { SANDBOX_TYPES } from "../../src/sandbox/types.js";
 
 describe("readSandboxConfig", () => {
   it("defaults to the local provider under <cwd>/.data", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, expect } from "vitest";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { DaytonaSandboxProvider } from "../../src/sandbox/providers/daytona.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { describeSandboxConformance } from "./conformance.js";

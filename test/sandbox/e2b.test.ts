@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { E2bSandboxProvider } from "../../src/sandbox/providers/e2b.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { isSandboxError } from "../../src/sandbox/types.js";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect } from "vitest";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
 import { ModalSandboxProvider } from "../../src/sandbox/providers/modal.js";
 import { describeSandboxConformance } from "./conformance.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { KEEP_ALIVE_EVERY_MS, holdSandbox } from "../../src/sandbox/keep-alive.js";
 import { DaytonaSandboxProvider } from "../../src/sandbox/providers/daytona.js";
 import { E2B_LEASE_MS, E2bSandboxProvider } from "../../src/sandbox/providers/e2b.js";

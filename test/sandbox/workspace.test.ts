@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isMountPoint, unmount } from "../../src/sandbox/overlay.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 import { ModalSandboxProvider } from "../../src/sandbox/providers/modal.js";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { BOT_IDENTITY, coAuthoredByTrailer } from "../../src/sandbox/workspace/identity.js";
 import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";

@@ -1,11 +1,12 @@
 import { existsSync, statSync } from "node:fs";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../src/config/sandbox-config.js";
 import { chown, mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { detectCgroups } from "../../src/sandbox/limits/cgroup.js";
-import { DEFAULT_SANDBOX_LIMITS, limitRuntime, type SandboxLimits } from "../../src/sandbox/limits/sandbox-limits.js";
+import { limitRuntime } from "../../src/sandbox/limits/sandbox-limits.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 
 const root0 = process.getuid?.() === 0;

@@ -4,7 +4,7 @@ import { chmod } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readSandboxConfig } from "../../src/sandbox/config.js";
+import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { checkSandboxIsolation } from "../../src/sandbox/preflight.js";
 import { testPrivateKey, WEBHOOK_SECRET } from "../helpers/github-app.js";
 import { checkoutView } from "../helpers/checkout-view.js";

@@ -8,24 +8,7 @@ import { SandboxError } from "../types.js";
 import { detectCgroups, ensureSandboxCgroup, readCgroupCounters, removeSandboxCgroup, sandboxCgroupDirs, sweepIdleCgroups, type CgroupSetup } from "./cgroup.js";
 import { seccompFilterBytes } from "./seccomp-policy.js";
 import { freeBytes, usedBytes } from "./workspace-disk.js";
-
-/** Per-sandbox hard limits (env: SANDBOX_LIMITS, SANDBOX_MEMORY_MB, … in src/sandbox/config.ts). */
-export interface SandboxLimits {
-  /** auto: cgroups when the worker can create them, else rlimits; cgroup: cgroups or refuse; rlimit: rlimits only. */
-  mode: "auto" | "cgroup" | "rlimit";
-  memoryMb: number;
-  pids: number;
-  cpus: number;
-  /** Size of the private /tmp and /dev/shm tmpfs (counted in memory under cgroups). */
-  tmpMb: number;
-  /** Workspace disk cap; 0 = none. */
-  diskMb: number;
-  /** Absolute cgroup path to create sandbox cgroups under (default: `<worker's cgroup>/open-swe`). */
-  cgroupParent?: string;
-}
-
-/** Sized so a 2-core / 8 GiB worker survives four sandboxes at their caps at once (4 × 1.5 GiB + worker). */
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { mode: "auto", memoryMb: 1536, pids: 512, cpus: 1, tmpMb: 512, diskMb: 8192 };
+import type { SandboxLimits } from "../../config/sandbox-config.js";
 
 export type LimitKind = "memory" | "processes" | "disk";
 

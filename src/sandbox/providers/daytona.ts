@@ -1,4 +1,4 @@
-import type { SandboxConfig } from "../config.js";
+import type { SandboxConfig } from "../../config/sandbox-config.js";
 import { shellJoin } from "../../shared/shell-quote.js";
 import type { CreateSandboxOptions, FileErrorCode, SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";

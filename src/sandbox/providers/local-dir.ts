@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../config/sandbox-config.js";
 import { rename, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../limits/sandbox-limits.js";
+
 import type { HostIdentity } from "../host-identity.js";
 import type { EgressRules } from "./egress-policy.js";
 

@@ -1,9 +1,10 @@
 import type { ChildProcess } from "node:child_process";
+import type { SandboxLimits } from "../../config/sandbox-config.js";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
-import { runLimited, type LimitedResult, type SandboxLimits } from "../limits/sandbox-limits.js";
+import { runLimited, type LimitedResult } from "../limits/sandbox-limits.js";
 import { claimBaseCheckout, claimTree, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
 import { mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { findExecutable } from "../find-executable.js";

@@ -1,4 +1,4 @@
-import type { SandboxConfig } from "../config.js";
+import type { SandboxConfig } from "../../config/sandbox-config.js";
 import { shellQuote } from "../../shared/shell-quote.js";
 import { KEEP_ALIVE_EVERY_MS } from "../keep-alive.js";
 import { SandboxError, type CreateSandboxOptions, type FileErrorCode, type SandboxInfo } from "../types.js";

@@ -1,5 +1,6 @@
-import type { SandboxConfig } from "../config.js";
-import { SandboxError, type CreateSandboxOptions, type Sandbox, type SandboxInfo, type SandboxProvider, type SandboxType } from "../types.js";
+import type { SandboxConfig } from "../../config/sandbox-config.js";
+import type { SandboxType } from "../../config/sandbox-config.js";
+import { SandboxError, type CreateSandboxOptions, type Sandbox, type SandboxInfo, type SandboxProvider } from "../types.js";
 import { vendorError } from "./vendor-common.js";
 import type { VendorSandbox, VendorSandboxOptions } from "./vendor-sandbox.js";
 

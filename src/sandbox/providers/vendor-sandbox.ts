@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import type { SandboxType } from "../../config/sandbox-config.js";
 import { posix } from "node:path";
 import { withPathLock } from "../path-lock.js";
 import { shellQuote } from "../../shared/shell-quote.js";
-import { SandboxError, type DownloadResult, type ExecOptions, type ExecResult, type FileErrorCode, type Sandbox, type SandboxType, type UploadFile, type UploadResult } from "../types.js";
+import { SandboxError, type DownloadResult, type ExecOptions, type ExecResult, type FileErrorCode, type Sandbox, type UploadFile, type UploadResult } from "../types.js";
 import { ABORTED, ABORTED_RESULT, execResult, resolveIn, untilAborted, vendorError, type RawExec } from "./vendor-common.js";
 
 export interface VendorSandboxOptions {

@@ -19,7 +19,7 @@ async function readBlobs(mirror: string, oids: readonly string[]): Promise<Map<s
   const out = new Map<string, string>();
   const unique = [...new Set(oids)];
   if (unique.length === 0) return out;
-  const raw = await hostGitBytes(["-C", mirror, "cat-file", "--batch"], { stdin: Buffer.from(unique.join("\n") + "\n") });
+  const raw = await hostGitBytes(["-C", mirror, "cat-file", "--batch"], { stdin: Buffer.from(`${unique.join("\n")}\n`) });
   let at = 0;
   while (at < raw.length) {
     const nl = raw.indexOf(10, at);

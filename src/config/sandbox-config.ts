@@ -1,9 +1,31 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits/sandbox-limits.js";
-import { DEFAULT_SANDBOX_HOST_UID } from "./host-identity.js";
-import { SANDBOX_TYPES } from "./types.js";
+
+/** The sandbox providers a deployment may choose (`SANDBOX_TYPE`); each has a factory in src/sandbox/registry.ts. */
+export const SANDBOX_TYPES = ["local", "e2b", "modal", "daytona"] as const;
+export type SandboxType = (typeof SANDBOX_TYPES)[number];
+
+/** Per-sandbox hard limits (env: SANDBOX_LIMITS, SANDBOX_MEMORY_MB, … below). */
+export interface SandboxLimits {
+  /** auto: cgroups when the worker can create them, else rlimits; cgroup: cgroups or refuse; rlimit: rlimits only. */
+  mode: "auto" | "cgroup" | "rlimit";
+  memoryMb: number;
+  pids: number;
+  cpus: number;
+  /** Size of the private /tmp and /dev/shm tmpfs (counted in memory under cgroups). */
+  tmpMb: number;
+  /** Workspace disk cap; 0 = none. */
+  diskMb: number;
+  /** Absolute cgroup path to create sandbox cgroups under (default: `<worker's cgroup>/open-swe`). */
+  cgroupParent?: string;
+}
+
+/** Sized so a 2-core / 8 GiB worker survives four sandboxes at their caps at once (4 × 1.5 GiB + worker). */
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { mode: "auto", memoryMb: 1536, pids: 512, cpus: 1, tmpMb: 512, diskMb: 8192 };
+
+/** The default host uid/gid of sandbox processes when the worker runs as root (owns nothing on a stock host). */
+export const DEFAULT_SANDBOX_HOST_UID = 65533;
 
 const optionalString = z
   .string()
