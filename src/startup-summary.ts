@@ -1,5 +1,5 @@
 import type { AppConfig } from "./config/env.js";
-import { BUILTIN_DEFAULT_MODEL } from "./agent/model/model-table.js";
+import { BUILTIN_DEFAULT_MODEL } from "./config/model-table.js";
 import type { Source } from "./sources/source.js";
 
 export type ProcessRole = "web" | "worker" | "all";

@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { costOfTurns, pricedModelOf } from "./run-record.js";
-import { modelRule } from "./model/model-table.js";
+import { modelRule } from "../config/model-table.js";
 
 /** Marks a turn that was never a model call: it stopped the run (or a subagent) in its place. */
 export const BUDGET_EXCEEDED = "budget_exceeded";

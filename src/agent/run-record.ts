@@ -4,7 +4,7 @@ import { DEFAULT_REPLY_TOOLS } from "./side-effect-tools.js";
 import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
-import { canonicalModelId, modelRule } from "./model/model-table.js";
+import { canonicalModelId, modelRule } from "../config/model-table.js";
 
 export interface RunUsage {
   modelCalls: number;

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
-import { readModelConfig, type ModelConfig } from "../agent/model/read-model-config.js";
+import { readModelConfig, type ModelConfig } from "./model-config.js";
 import { readSandboxConfig, type SandboxConfig } from "./sandbox-config.js";
 import { readWebSearchConfig, type WebSearchConfig } from "./web-search-config.js";
 

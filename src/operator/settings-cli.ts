@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkModelId } from "../agent/model/check-model-id.js";
+import { checkModelId } from "../config/check-model-id.js";
 import { ToolPolicy } from "../config/tool-policy.js";
 import type { SecretBox } from "../store/secret-box.js";
 import { ProfilePatch, type SettingsStore } from "../store/settings-store.js";

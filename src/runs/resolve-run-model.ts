@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { createChatModel } from "../agent/model/create-chat-model.js";
 import { fallbackModelSettings } from "../agent/model/fallback-model-settings.js";
-import type { ModelConfig } from "../agent/model/read-model-config.js";
+import type { ModelConfig } from "../config/model-config.js";
 import { resolveModelSettings, type ModelSettings } from "../agent/model/resolve-model-settings.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import { OpenSweError } from "../errors.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createChatModel } from "../../src/agent/model/create-chat-model.js";
-import { readModelConfig } from "../../src/agent/model/read-model-config.js";
+import { readModelConfig } from "../../src/config/model-config.js";
 
 /** `npm run test:live` only: one short call through the same model factory runs use (a few tokens). */
 describe("live: Anthropic through createChatModel", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkModelId } from "../../src/agent/model/check-model-id.js";
+import { checkModelId } from "../../src/config/check-model-id.js";
 import { isRepoName } from "../../src/shared/repo-name.js";
 import { classifyRepoArg } from "../../src/runs/repo-arg.js";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { ROOT } from "../helpers/paths.js";
 import { ReplayChatModel } from "../../src/agent/model/replay-chat-model.js";
-import type { ModelConfig } from "../../src/agent/model/read-model-config.js";
+import type { ModelConfig } from "../../src/config/model-config.js";
 import { parseRepoConfig } from "../../src/config/repo-config.js";
 import { resolveRunModel } from "../../src/runs/resolve-run-model.js";
 import { Profile, type TeamModels } from "../../src/store/settings-store.js";

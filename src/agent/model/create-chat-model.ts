@@ -2,8 +2,8 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
 import { OpenSweError } from "../../errors.js";
-import { THINKING_BUDGET, modelRule, vendorModelName } from "./model-table.js";
-import type { ModelConfig } from "./read-model-config.js";
+import { THINKING_BUDGET, modelRule, vendorModelName } from "../../config/model-table.js";
+import type { ModelConfig } from "../../config/model-config.js";
 import { ReplayChatModel, loadReplayScript } from "./replay-chat-model.js";
 import type { ModelSettings } from "./resolve-model-settings.js";
 

@@ -1,5 +1,5 @@
-import { canonicalModelId, modelRule } from "./model-table.js";
-import type { ModelConfig } from "./read-model-config.js";
+import { canonicalModelId, modelRule } from "../../config/model-table.js";
+import type { ModelConfig } from "../../config/model-config.js";
 import { resolveModelSettings, type ModelSettings } from "./resolve-model-settings.js";
 
 /**

@@ -5,9 +5,9 @@ import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_mod
 import { AIMessage, HumanMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { OpenSweError } from "../../errors.js";
-import { loadReplayScript, type ReplayTurn } from "./replay-script.js";
+import { loadReplayScript, type ReplayTurn } from "../../config/replay-script.js";
 
-export { loadReplayScript, parseReplayScript, ReplayTurn } from "./replay-script.js";
+export { loadReplayScript, parseReplayScript, ReplayTurn } from "../../config/replay-script.js";
 
 interface Cursor {
   next: number;

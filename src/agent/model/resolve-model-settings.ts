@@ -1,5 +1,5 @@
 import { OpenSweError } from "../../errors.js";
-import { BUILTIN_DEFAULT_MODEL, EFFORTS, canonicalModelId, modelRule, type Effort, type Provider } from "./model-table.js";
+import { BUILTIN_DEFAULT_MODEL, EFFORTS, canonicalModelId, modelRule, type Effort, type Provider } from "../../config/model-table.js";
 
 export interface ModelChoice {
   modelId?: string | undefined;

@@ -1,4 +1,4 @@
-import { MODEL_RULES, canonicalModelId } from "./model-table.js";
+import { MODEL_RULES, canonicalModelId } from "../../config/model-table.js";
 
 /** The models a thread may ask for: the operator's `THREAD_MODELS`, or every model in the table. */
 export function allowedThreadModels(configured: readonly string[]): string[] {

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { checkModelId } from "../model/check-model-id.js";
+import { checkModelId } from "../../config/check-model-id.js";
 
 export const PermissionMode = z.enum(["always_confirm", "never_confirm", "confirm_risky"]);
 export type PermissionMode = z.infer<typeof PermissionMode>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readModelConfig } from "../../../src/agent/model/read-model-config.js";
+import { readModelConfig } from "../../src/config/model-config.js";
 
 describe("readModelConfig", () => {
   it.each<[string, Record<string, string | undefined>, object]>([

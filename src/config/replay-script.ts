@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { OpenSweError, errorMessage } from "../../errors.js";
+import { OpenSweError, errorMessage } from "../errors.js";
 
 export const ReplayTurn = z
   .object({

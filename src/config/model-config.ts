@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import { OpenSweError } from "../../errors.js";
+import { OpenSweError } from "../errors.js";
 import { checkModelId } from "./check-model-id.js";
 import { checkReplayScript } from "./replay-script.js";
 
