@@ -14,7 +14,6 @@ const SHARED = [
   "test/autofix/**",
   "test/config/**",
   "test/contracts/**",
-  "test/dashboard/**",
   "test/github/**",
   "test/http/**",
   "test/mcp/**",
