@@ -1,10 +1,41 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files that share one module graph per fork (`isolate: false`): each fork loads the node_modules graph
+ * (LangChain, Probot, BullMQ, ajv, …) once instead of once per file, which was most of their time. Each
+ * file still gets its own working directory, nock state and contract tally (test/helpers/setup-each.ts
+ * runs again per file). A folder moves here only after it passed with `--no-isolate`; files that start
+ * app processes, change process-wide state or pin the suite's isolation stay in `isolated`.
+ */
+const SHARED = [
+  "test/agent/**",
+  "test/approvals/**",
+  "test/architecture/**",
+  "test/autofix/**",
+  "test/config/**",
+  "test/contracts/**",
+  "test/github/**",
+  "test/http/**",
+  "test/mcp/**",
+  "test/net/**",
+  "test/operator/**",
+  "test/queue/**",
+  "test/review/**",
+  "test/runs/**",
+  "test/setup/**",
+  "test/shared/**",
+  "test/sources/**",
+  "test/store/**",
+  "test/threads/**",
+  "test/worker/**",
+  "test/*.test.ts",
+].map((dir) => (dir.endsWith("**") ? `${dir}/*.test.ts` : dir));
+
+// The real-vendor suites run only through `npm run test:live` (scripts/test-live.mjs).
+const exclude = process.env.OPEN_SWE_TEST_LIVE === "1" ? ["node_modules/**"] : ["node_modules/**", "test/live/**"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The real-vendor suites run only through `npm run test:live` (scripts/test-live.mjs).
-    exclude: process.env.OPEN_SWE_TEST_LIVE === "1" ? ["node_modules/**"] : ["node_modules/**", "test/live/**"],
     globalSetup: ["test/helpers/global-setup.ts"],
     setupFiles: ["test/helpers/setup-each.ts"],
     testTimeout: 30_000,
@@ -14,5 +45,9 @@ export default defineConfig({
     // forks keep both cores busy and the suite about halves.
     maxWorkers: 2,
     reporters: ["default", "./test/helpers/count-reporter.ts"],
+    projects: [
+      { extends: true, test: { name: "shared", include: SHARED, exclude, isolate: false } },
+      { extends: true, test: { name: "isolated", include: ["test/**/*.test.ts"], exclude: [...exclude, ...SHARED] } },
+    ],
   },
 });

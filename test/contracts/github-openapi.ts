@@ -1,7 +1,6 @@
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 
 /**
  * GitHub's own OpenAPI description (`@octokit/openapi`: api.github.com, and the GHES one for a GitHub
@@ -14,7 +13,11 @@ import addFormatsModule from "ajv-formats";
  */
 
 const require = createRequire(import.meta.url);
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// ajv is loaded with the first GitHub exchange checked, not by every test file's setup.
+const loadAjv = () => ({
+  Ajv: (require("ajv") as typeof import("ajv")).Ajv,
+  addFormats: require("ajv-formats") as (ajv: Ajv) => Ajv,
+});
 
 type Json = Record<string, unknown>;
 interface Param {
@@ -128,6 +131,7 @@ export function standalone(parts: string[], from: Json = spec()): Json {
 function ajvFor(mode: "strict" | "relaxed"): Ajv {
   if (mode === "strict") {
     if (!strictAjv) {
+      const { Ajv, addFormats } = loadAjv();
       strictAjv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
       addFormats(strictAjv);
       // GitHub's own formats (request bodies): `repo.nwo` is "owner/name"; the others are not checked.
@@ -136,7 +140,7 @@ function ajvFor(mode: "strict" | "relaxed"): Ajv {
     }
     return strictAjv;
   }
-  relaxedAjv ??= new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
+  relaxedAjv ??= new (loadAjv().Ajv)({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
   return relaxedAjv;
 }
 

@@ -1,5 +1,5 @@
-import { type DocumentNode, execute, getOperationAST, getVariableValues, type GraphQLError, parse, validate } from "graphql";
-import { linearSchema } from "./linear-schema.js";
+import type { DocumentNode, GraphQLError } from "graphql";
+import { graphql, linearSchema } from "./linear-schema.js";
 
 /**
  * One mocked exchange with api.linear.app/graphql held to Linear's schema (`linear-schema.ts`): the query
@@ -23,6 +23,7 @@ function parsed(query: string): DocumentNode | readonly GraphQLError[] {
   let doc = documents.get(query);
   if (!doc) {
     try {
+      const { parse, validate } = graphql();
       const ast = parse(query);
       const errors = validate(linearSchema(), ast);
       doc = errors.length > 0 ? errors : ast;
@@ -69,6 +70,7 @@ export function checkLinearExchange(requestBody: string, status: number, respons
   if (typeof request.query !== "string") return { operation: "graphql", violations: ["graphql: the request has no query"] };
   const doc = parsed(request.query);
   if (!("kind" in doc)) return { operation: "graphql", violations: doc.map((e) => `graphql: the query is not valid against Linear's schema: ${e.message}`) };
+  const { execute, getOperationAST, getVariableValues } = graphql();
   const op = getOperationAST(doc, typeof request.operationName === "string" ? request.operationName : undefined);
   const operation = op?.name?.value ?? "graphql";
   if (!op) return { operation, violations: [`${operation}: no single operation to run`] };

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildSchema, type GraphQLSchema, GraphQLScalarType } from "graphql";
+import { createRequire } from "node:module";
+import type { GraphQLSchema } from "graphql";
 
 /**
  * Linear's GraphQL schema as the pinned `@linear/sdk` ships it. The package carries no SDL file, but its
@@ -9,6 +10,13 @@ import { buildSchema, type GraphQLSchema, GraphQLScalarType } from "graphql";
  * interfaces joined with `&`, inputs, enums, unions, `<Type><Field>Args` for arguments, `Scalars`), so the
  * SDL is read back from them: the schema the SDK itself was generated from, at the SDK's version.
  */
+
+/**
+ * graphql, loaded on the first Linear exchange rather than by every test file's setup (most mock no Linear
+ * call). One module instance for the schema and the checks (linear-graphql.ts takes it from here).
+ */
+let graphqlModule: typeof import("graphql") | undefined;
+export const graphql = (): typeof import("graphql") => (graphqlModule ??= createRequire(import.meta.url)("graphql") as typeof import("graphql"));
 
 const DOCUMENTS_REGION = "//#region src/_generated_documents.d.ts";
 const BUILT_IN = new Set(["ID", "String", "Boolean", "Int", "Float"]);
@@ -149,7 +157,7 @@ export function linearSdl(text: string): string {
 function checkedScalars(schema: GraphQLSchema): void {
   for (const name of ["DateTime", "TimelessDate"]) {
     const scalar = schema.getType(name);
-    if (!(scalar instanceof GraphQLScalarType)) continue;
+    if (!(scalar instanceof graphql().GraphQLScalarType)) continue;
     scalar.serialize = (value: unknown) => {
       if (typeof value !== "string" || Number.isNaN(Date.parse(value))) throw new TypeError(`${name} cannot represent ${JSON.stringify(value)}: Linear sends an ISO 8601 string`);
       return value;
@@ -163,7 +171,7 @@ let schema: GraphQLSchema | undefined;
 export function linearSchema(): GraphQLSchema {
   if (!schema) {
     // The SDL is not re-validated (≈40 % of the build); `validate` still asserts the schema itself is sound.
-    schema = buildSchema(linearSdl(sdkDeclarations()), { assumeValidSDL: true });
+    schema = graphql().buildSchema(linearSdl(sdkDeclarations()), { assumeValidSDL: true });
     checkedScalars(schema);
   }
   return schema;

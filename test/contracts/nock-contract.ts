@@ -38,8 +38,11 @@ interface InterceptorInternals {
 /** The body a static reply was given, before nock turned it into JSON text (typed helpers mark the object). */
 const givenBody = new WeakMap<object, unknown>();
 
+/** Starts a test file's counts (a fork that shares its modules across files keeps this module). */
 export function setContractFile(file: string): void {
   currentFile = file;
+  tallies.clear();
+  violations = [];
 }
 
 function tallyOf(vendor: string): Tally {
