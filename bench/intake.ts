@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,16 +54,36 @@ function post(agent: Agent, port: number, d: Delivery): Promise<number> {
   });
 }
 
+/** A process's user + system CPU time in ms (Linux `/proc/<pid>/stat`, clock ticks of 10 ms); null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 interface Result {
   rps: number;
+  /** The server's and Redis's CPU ms per 1,000 requests: what a loaded, shared machine skews least. */
+  cpuPerK: number | null;
   p50: number;
   p99: number;
   errors: number;
   latencies: number[];
 }
 
-async function load(port: number, deliveries: Delivery[], concurrency: number): Promise<Result> {
+/** The server's and Redis's CPU ms (each server is loaded alone, so Redis's share is that server's). */
+const serverCpuMs = (pids: (number | undefined)[]): number | null => {
+  const each = pids.map(cpuMs);
+  return each.includes(null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
+};
+
+async function load(server: { port: number; child: ChildProcess }, deliveries: Delivery[], concurrency: number, redisPid?: number): Promise<Result> {
+  const { port } = server;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const cpuBefore = serverCpuMs([server.child.pid, redisPid]);
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -80,10 +100,12 @@ async function load(port: number, deliveries: Delivery[], concurrency: number): 
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = serverCpuMs([server.child.pid, redisPid]);
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2));
-  return { rps: Math.round(deliveries.length / seconds), p50: pct(0.5), p99: pct(0.99), errors, latencies };
+  const cpuPerK = cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / deliveries.length);
+  return { rps: Math.round(deliveries.length / seconds), cpuPerK, p50: pct(0.5), p99: pct(0.99), errors, latencies };
 }
 
 function startServer(mode: "full" | "bare" | "bare-add", redisUrl: string, key: string): Promise<{ child: ChildProcess; port: number }> {
@@ -102,7 +124,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /**
  * `npm run bench:intake [-- --requests N --rounds R]`: the whole app against a bare Probot app (and a bare
  * one doing a single queue.add), same run, same load. Each round measures every server in a rotated
- * order; throughput is the median over rounds, latencies are pooled.
+ * order; throughput is the median over rounds, latencies are pooled. Each server's CPU time per 1,000
+ * requests, Redis's included (`/proc`) is printed too: on a machine shared with other work, bare's CPU per request over the
+ * app's (`cpu ratio`) is the steadier figure; req/s and p99 swing with whatever else runs.
  */
 export async function main(argv: string[]): Promise<void> {
   const arg = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
@@ -120,13 +144,14 @@ export async function main(argv: string[]): Promise<void> {
   const figures: Record<string, unknown> = { requestsPerRound: perRound, rounds };
   try {
     for (const concurrency of [10, 50]) {
-      for (const name of names) await load(servers[name].port, await makeDeliveries(300), concurrency);
-      const runs: Record<string, { rps: number[]; lat: number[]; errors: number }> = Object.fromEntries(names.map((n) => [n, { rps: [], lat: [], errors: 0 }]));
+      for (const name of names) await load(servers[name], await makeDeliveries(300), concurrency);
+      const runs: Record<string, { rps: number[]; cpu: number[]; lat: number[]; errors: number }> = Object.fromEntries(names.map((n) => [n, { rps: [], cpu: [], lat: [], errors: 0 }]));
       for (let round = 0; round < rounds; round++) {
         for (let k = 0; k < names.length; k++) {
           const name = names[(k + round) % names.length]!;
-          const r = await load(servers[name].port, await makeDeliveries(perRound), concurrency);
+          const r = await load(servers[name], await makeDeliveries(perRound), concurrency, redis.pid());
           runs[name]!.rps.push(r.rps);
+          if (r.cpuPerK !== null) runs[name]!.cpu.push(r.cpuPerK);
           runs[name]!.lat.push(...r.latencies);
           runs[name]!.errors += r.errors;
         }
@@ -135,14 +160,19 @@ export async function main(argv: string[]): Promise<void> {
         names.map((n) => {
           const lat = runs[n]!.lat.sort((a, b) => a - b);
           const pct = (p: number) => Number(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!.toFixed(2));
-          return [n, { rps: median(runs[n]!.rps), p50: pct(0.5), p99: pct(0.99), errors: runs[n]!.errors }];
+          return [n, { rps: median(runs[n]!.rps), cpuPerK: runs[n]!.cpu.length ? median(runs[n]!.cpu) : null, p50: pct(0.5), p99: pct(0.99), errors: runs[n]!.errors }];
         }),
       ) as Record<keyof typeof servers, Omit<Result, "latencies">>;
       const ratio = Number((summary.full.rps / summary.bare.rps).toFixed(3));
       const addRatio = Number((summary.bareAdd.rps / summary.bare.rps).toFixed(3));
-      const fmt = (r: Omit<Result, "latencies">) => `${r.rps} req/s p50 ${r.p50} ms p99 ${r.p99} ms`;
-      console.log(`concurrency ${concurrency}: bare probot ${fmt(summary.bare)} | bare + one queue.add ${fmt(summary.bareAdd)} (ratio ${addRatio}) | open-swe ${fmt(summary.full)} (ratio ${ratio})`);
-      figures[`c${concurrency}`] = { ...summary, ratio, bareAddRatio: addRatio };
+      const p99Ratio = Number((summary.full.p99 / summary.bare.p99).toFixed(3));
+      // CPU per request, bare's over the app's: the throughput ratio a CPU-bound server would reach.
+      const cpuRatio = (r: Omit<Result, "latencies">) => (r.cpuPerK && summary.bare.cpuPerK ? Number((summary.bare.cpuPerK / r.cpuPerK).toFixed(3)) : null);
+      const fmt = (r: Omit<Result, "latencies">) => `${r.rps} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuPerK ?? "?"} ms/1k`;
+      console.log(
+        `concurrency ${concurrency}: bare probot ${fmt(summary.bare)} | bare + one queue.add ${fmt(summary.bareAdd)} (ratio ${addRatio}, cpu ratio ${cpuRatio(summary.bareAdd)}) | open-swe ${fmt(summary.full)} (ratio ${ratio}, p99 ratio ${p99Ratio}, cpu ratio ${cpuRatio(summary.full)})`,
+      );
+      figures[`c${concurrency}`] = { ...summary, ratio, p99Ratio, cpuRatio: cpuRatio(summary.full), bareAddRatio: addRatio, bareAddCpuRatio: cpuRatio(summary.bareAdd) };
     }
   } finally {
     for (const name of names) servers[name].child.kill("SIGKILL");

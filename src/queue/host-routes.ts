@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { QueueName } from "./names.js";
 
@@ -44,18 +45,34 @@ export function hostsKey(keyPrefix: string): string {
 /** Where a thread's job goes: its live host, or the shared queue (`lostHost`: its sandbox's host is gone). */
 export type ThreadRoute = { host: string } | { host: null; lostHost?: string };
 
-// KEYS: the thread's sandbox key. ARGV: the key prefix. Returns {host, alive} or {} for no host record.
-const ROUTE = `local id = redis.call('GET', KEYS[1])
-if not id then return {} end
+// KEYS: keys that may name the job's thread (the first that holds one wins: a PR's originating thread).
+// ARGV: the key prefix, the thread id otherwise. Returns {thread} or {thread, host, alive}.
+const ROUTE = `local thread = ARGV[2]
+for i = 1, #KEYS do
+  local t = redis.call('GET', KEYS[i])
+  if t then thread = t break end
+end
+local id = redis.call('GET', ARGV[1] .. ':thread:' .. thread .. ':sandbox')
+if not id then return {thread} end
 local host = redis.call('GET', ARGV[1] .. ':sandbox:' .. id .. ':host')
-if not host then return {} end
-return {host, redis.call('EXISTS', ARGV[1] .. ':host:' .. host .. ':alive')}`;
+if not host then return {thread} end
+return {thread, host, redis.call('EXISTS', ARGV[1] .. ':host:' .. host .. ':alive')}`;
+const ROUTE_SHA = createHash("sha1").update(ROUTE).digest("hex");
 
-/** One round trip: the thread's sandbox → its host → alive? */
-export async function routeThread(redis: Redis, keyPrefix: string, threadId: string): Promise<ThreadRoute> {
-  const [host, alive] = (await redis.eval(ROUTE, 1, threadSandboxKey(keyPrefix, threadId), keyPrefix)) as [string?, number?];
-  if (!host) return { host: null };
-  return alive === 1 ? { host } : { host: null, lostHost: host };
+/**
+ * One round trip on the webhook path: the job's thread (the first of `threadFrom` that holds one, else
+ * `threadId`) → its sandbox → its host → alive? EVALSHA: the script's text is sent only when Redis
+ * does not know it yet.
+ */
+export async function routeThread(redis: Redis, keyPrefix: string, threadId: string, threadFrom: readonly string[] = []): Promise<ThreadRoute & { threadId: string }> {
+  const args = [...threadFrom, keyPrefix, threadId];
+  const reply = (await redis.evalsha(ROUTE_SHA, threadFrom.length, ...args).catch((err: unknown) => {
+    if (err instanceof Error && err.message.startsWith("NOSCRIPT")) return redis.eval(ROUTE, threadFrom.length, ...args);
+    throw err;
+  })) as [string, string?, number?];
+  const [thread, host, alive] = reply;
+  if (!host) return { threadId: thread, host: null };
+  return alive === 1 ? { threadId: thread, host } : { threadId: thread, host: null, lostHost: host };
 }
 
 /** The threads a job is for: an agent job's one, a teardown's list; none for a sweep. */

@@ -7,8 +7,13 @@ import type { JobSigner, Principal, Via } from "./job-provenance.js";
 import { principalOf } from "./principal-of.js";
 import { hostQueueName, hostsKey, isHostQueue, routeThread, threadsOf, type HostQueue } from "./host-routes.js";
 
-/** Every job says how its principal was established; `principal` only when it is not the payload's requester. */
-export type AddOptions = JobsOptions & { via: Via; principal?: Principal };
+/**
+ * Every job says how its principal was established; `principal` only when it is not the payload's requester.
+ * `threadFrom` (agent jobs): Redis keys that may name the job's thread — the first that holds one replaces
+ * the payload's `threadId` (a comment on our PR continues the thread that opened it) — read in the same
+ * round trip as the route, before the job is signed.
+ */
+export type AddOptions = JobsOptions & { via: Via; principal?: Principal; threadFrom?: readonly string[] };
 
 export interface QueueSetOptions {
   connection: Redis;
@@ -68,10 +73,10 @@ export class QueueSet {
    * by this host's (BullMQ would use `Date.now()`).
    */
   async add<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: AddOptions): Promise<string> {
-    const { via, principal, ...jobOptions } = options;
+    const { via, principal, threadFrom, ...jobOptions } = options;
     const stamped = jobOptions.delay && jobOptions.timestamp === undefined ? { timestamp: await redisNowMs(this.connection) } : {};
     let first: string | undefined;
-    for (const part of await this.placements(name, data, jobId)) {
+    for (const part of await this.placements(name, data, jobId, threadFrom ?? [])) {
       const job = await part.queue.add(name, this.signed(name, part.data, via, principal), { ...jobOptions, ...stamped, jobId: part.jobId });
       first ??= job.id ?? part.jobId;
     }
@@ -82,17 +87,21 @@ export class QueueSet {
    * Where a job goes: a thread's job to its sandbox's live host, else the shared queue. A teardown of
    * threads on several hosts is split, one job per host (the first keeps `jobId`, the others `<jobId>@<host>`), so each host destroys its own.
    */
-  private async placements<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string): Promise<{ queue: Queue; data: JobInput<Q>; jobId: string }[]> {
+  private async placements<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, threadFrom: readonly string[]): Promise<{ queue: Queue; data: JobInput<Q>; jobId: string }[]> {
     const shared = [{ queue: this.queues[name], data, jobId }];
     if (!isHostQueue(name)) return shared;
     const threads = threadsOf(name, data as object);
+    if (name === "agent" && threads.length === 1) {
+      const route = await routeThread(this.connection, this.opts.prefix, threads[0]!, threadFrom);
+      const routed = { ...data, threadId: route.threadId };
+      return [{ queue: route.host === null ? this.queues[name] : this.hostQueue(name, route.host), data: routed, jobId }];
+    }
     const byHost = new Map<string | null, string[]>();
     for (const threadId of threads) {
       const { host } = await routeThread(this.connection, this.opts.prefix, threadId);
       byHost.set(host, [...(byHost.get(host) ?? []), threadId]);
     }
     if (byHost.size === 0 || (byHost.size === 1 && byHost.has(null))) return shared;
-    if (name === "agent") return [{ queue: this.hostQueue(name, [...byHost.keys()][0]!), data, jobId }];
     // The first part keeps the delivery's id (a redelivery dedupes on it); the others are named after their host.
     return [...byHost].map(([host, ids], i) => ({
       queue: host === null ? this.queues[name] : this.hostQueue(name, host),

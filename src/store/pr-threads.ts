@@ -86,14 +86,25 @@ export class PrThreads {
     return parsed.success ? parsed.data : null;
   }
 
-  async origin(pr: PullRequestFacts, appLogin: string): Promise<string | null> {
-    const byPr = await this.redis.get(this.key("pr", prRef(pr.owner, pr.repo, pr.number)));
-    if (byPr) return byPr;
-    if (pr.headRef) {
-      const byBranch = await this.redis.get(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.headRef));
-      if (byBranch) return byBranch;
-    }
-    if (pr.authorLogin?.toLowerCase() === appLogin.toLowerCase()) return threadMarker(pr.body);
-    return null;
+  /**
+   * The keys that may name a PR's originating thread, in precedence order (by PR number, then head
+   * branch). The webhook path hands them to `QueueSet.add` (`threadFrom`), read in the route's round trip.
+   */
+  originKeys(pr: Pick<PullRequestFacts, "owner" | "repo" | "number" | "headRef">): string[] {
+    const byPr = this.key("pr", prRef(pr.owner, pr.repo, pr.number));
+    return pr.headRef ? [byPr, this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.headRef)] : [byPr];
   }
+
+  async origin(pr: PullRequestFacts, appLogin: string): Promise<string | null> {
+    for (const key of this.originKeys(pr)) {
+      const thread = await this.redis.get(key);
+      if (thread) return thread;
+    }
+    return markedOrigin(pr, appLogin);
+  }
+}
+
+/** Pure: the thread named by the marker of a PR our app opened (the last resort after the recorded keys), or null. */
+export function markedOrigin(pr: Pick<PullRequestFacts, "body" | "authorLogin">, appLogin: string): string | null {
+  return pr.authorLogin?.toLowerCase() === appLogin.toLowerCase() ? threadMarker(pr.body) : null;
 }

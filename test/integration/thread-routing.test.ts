@@ -7,6 +7,7 @@ import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { findJob, jobsEverywhere } from "../helpers/jobs.js";
+import { hostAliveKey, hostQueueName, hostsKey, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
 
 const ORIGIN = threadId({ kind: "issue", issueId: 8008 });
 const repo = { name: "hello", full_name: "octo/hello", owner: { login: "octo" } };
@@ -30,6 +31,23 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
       payload: issueCommentPayload({ installationId: 1, number: 12, issueId: 1012, commentId: 5, body: "@open-swe also fix the typo", pullRequest: true }),
     });
     expect(await agentJob(res.deliveryId)).toMatchObject({ threadId: ORIGIN, number: 12, isPullRequest: true, text: "also fix the typo" });
+  });
+
+  it("…and goes to the host where that thread's local sandbox lives (origin and route read in one round trip)", async () => {
+    const origin = threadId({ kind: "issue", issueId: 8009 });
+    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 14, branch: "open-swe/beef0000-z" }, origin);
+    await testRedis().set(threadSandboxKey(prefix, origin), "sb-origin14");
+    await testRedis().set(sandboxHostKey(prefix, "sb-origin14"), "h-origin014");
+    await testRedis().sadd(hostsKey(prefix), "h-origin014");
+    await testRedis().set(hostAliveKey(prefix, "h-origin014"), "1", "PX", 60_000);
+    const res = await sendWebhook(proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 1, number: 14, issueId: 1014, commentId: 7, body: "@open-swe one more thing", pullRequest: true }),
+    });
+    const job = await findJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId));
+    expect(job?.queueName).toBe(hostQueueName("agent", "h-origin014"));
+    expect(job?.data).toMatchObject({ threadId: origin, number: 14, provenance: { via: "github-webhook", principal: { login: "dana" } } });
+    expect(proc.queues.signer.verify("agent", job!.data)).toMatchObject({ ok: true });
   });
 
   it("a review comment on our branch joins the thread by branch name; by the body's marker only if our app wrote the PR", async () => {

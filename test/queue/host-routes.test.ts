@@ -44,7 +44,34 @@ describe("routeThread", () => {
     const prefix = uniquePrefix();
     const thread = randomUUID();
     if (sandbox) await placed(prefix, thread, host, alive);
-    expect(await routeThread(testRedis(), prefix, thread)).toEqual(route);
+    expect(await routeThread(testRedis(), prefix, thread)).toEqual({ threadId: thread, ...route });
+  });
+
+  it.each([
+    ["the first key that holds a thread wins", ["pr", "branch"], ["pr", "branch"], "pr"],
+    ["an empty first key falls through to the next", ["branch"], ["pr", "branch"], "branch"],
+    ["no key holds one: the payload's thread", [], ["pr", "branch"], "fallback"],
+    ["no keys at all: the payload's thread", [], [], "fallback"],
+  ] as const)("threadFrom: %s", async (_name, recorded, asked, expected) => {
+    const prefix = uniquePrefix();
+    const threads = { pr: randomUUID(), branch: randomUUID(), fallback: randomUUID() };
+    for (const k of recorded) await testRedis().set(`${prefix}:origin:${k}`, threads[k]);
+    await placed(prefix, threads[expected], "h-orig0001", true);
+    const route = await routeThread(
+      testRedis(),
+      prefix,
+      threads.fallback,
+      asked.map((k) => `${prefix}:origin:${k}`),
+    );
+    expect(route).toEqual({ threadId: threads[expected], host: "h-orig0001" });
+  });
+
+  it("a Redis that lost the script (restart, SCRIPT FLUSH) is sent its text again", async () => {
+    const prefix = uniquePrefix();
+    const thread = randomUUID();
+    await placed(prefix, thread, "h-flush001", true);
+    await testRedis().script("FLUSH");
+    expect(await routeThread(testRedis(), prefix, thread)).toEqual({ threadId: thread, host: "h-flush001" });
   });
 });
 
@@ -73,6 +100,20 @@ describe("QueueSet.add routes a thread's job to its sandbox's host", () => {
     expect((await queues.findJob("agent", "j__a1"))?.queueName).toBe("agent@h-live0002");
     expect(await queues.jobState("agent", "j__a1")).toBe("waiting");
     expect(await queues.jobState("agent", "j__nothing")).toBe("unknown");
+  });
+
+  it("a comment on our PR: the thread recorded under `threadFrom` replaces the payload's, is routed to its host and signed", async () => {
+    const prefix = uniquePrefix();
+    const queues = new QueueSet({ connection: testRedis(), prefix, attempts: 1, signer: testSigner() });
+    opened.push(queues);
+    const [origin, prThread] = [randomUUID(), randomUUID()];
+    await testRedis().set(`${prefix}:origin:pr`, origin);
+    await placed(prefix, origin, "h-live0003", true);
+    await queues.add("agent", agentJob(prThread), "j__a3", { via: "github-webhook", threadFrom: [`${prefix}:origin:pr`] });
+    const job = await queues.hostQueue("agent", "h-live0003").getJob("j__a3");
+    expect(job?.data).toMatchObject({ threadId: origin });
+    expect(queues.signer.verify("agent", job!.data)).toMatchObject({ ok: true });
+    expect(await queues.queues.agent.getJob("j__a3")).toBeUndefined();
   });
 
   it("a dead host's thread → the shared queue", async () => {

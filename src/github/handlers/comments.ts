@@ -3,7 +3,7 @@ import { parseCommand } from "../command.js";
 import { isBotSender } from "../is-bot.js";
 import { planCommentJob, type CommentInput } from "../plan-comment.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
-import type { PullRequestFacts } from "../../store/pr-threads.js";
+import { markedOrigin, type PullRequestFacts } from "../../store/pr-threads.js";
 
 type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" | "repo" | "originThreadId"> & {
   body: string | null | undefined;
@@ -19,11 +19,12 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
   if (isBotSender(sender, deps.config.botLogins)) return;
   const command = parseCommand(src.body ?? "", deps.config.env.MENTION_HANDLES);
   if (!command) return;
-  // Only a task continues a conversation; a Redis read, never a GitHub call, on the webhook path.
-  const originThreadId = command.kind === "task" && src.pr ? await deps.prThreads.origin({ ...src.pr, ...coords, number: src.number }, `${deps.config.env.APP_SLUG}[bot]`) : null;
+  // Only a task continues a conversation. The PR's marker is read here; the recorded origin (Redis, never
+  // GitHub) is read by `QueueSet.add` in the same round trip as the thread's host route.
+  const pr = command.kind === "task" && src.pr ? { ...src.pr, ...coords, number: src.number } : null;
   const { pr: _pr, ...input } = src;
-  const plan = planCommentJob({ ...input, ...coords, command, originThreadId });
-  const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook" });
+  const plan = planCommentJob({ ...input, ...coords, command, originThreadId: pr ? markedOrigin(pr, `${deps.config.env.APP_SLUG}[bot]`) : null });
+  const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook", ...(pr ? { threadFrom: deps.prThreads.originKeys(pr) } : {}) });
   log().info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
 }
 
