@@ -1,0 +1,164 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
+import type { AgentJob } from "../../src/queue/schemas.js";
+import { runLockKey } from "../../src/store/keys.js";
+import { threadId } from "../../src/shared/thread-id.js";
+import { redisSocket, redisUrl } from "../helpers/redis.js";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { twoHosts, waitForRoutedJob, type Host, type TwoHosts } from "../helpers/two-hosts.js";
+
+// Slow (two worker processes, ~30 s): each worker reaches the one real Redis through a TCP proxy the test owns;
+// the proxy of the host running a thread's request is frozen (or its connections reset) mid-run, while Redis
+// and the other host stay up. GitHub is nock'd in each worker and every call it answers is counted in Redis.
+const PR_URL = "https://github.com/octo/hello/pull/12";
+const LOCK_MS = 1_500;
+const dir = mkdtempSync(join(tmpdir(), "open-swe-partition-"));
+// The run waits for this file before its reply turn: the test holds it between two model steps.
+const GATE = join(dir, "gate");
+const SCRIPT = [
+  { tool_calls: [{ name: "execute", args: { command: "echo run >> NOTES.md" } }] },
+  { tool_calls: [{ name: "commit_and_push", args: { message: "Add a note" } }] },
+  { tool_calls: [{ name: "open_or_update_pull_request", args: { title: "Notes", body: "A note." } }] },
+  { wait_for_file: GATE, tool_calls: [{ name: "github_comment", args: { body: `Noted: ${PR_URL}` } }] },
+  { tool_calls: [{ name: "confirming_completion", args: { summary: "noted" } }] },
+];
+
+const opened: TwoHosts[] = [];
+const proxies: TcpProxy[] = [];
+afterAll(async () => {
+  for (const p of proxies) p.resume();
+  for (const h of opened) await h.close();
+  for (const p of proxies) await p.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function request(thread: string, number: number, n: number): AgentJob {
+  return {
+    installationId: 7,
+    owner: "octo",
+    repo: "hello",
+    source: { kind: "github" },
+    number,
+    isPullRequest: false,
+    threadId: thread,
+    trigger: "comment",
+    requester: { login: "dana", id: 31 },
+    text: `note ${n}`,
+    verdictAuthorized: false,
+    comment: { kind: "issue_comment", id: 100 + n },
+    deliveryId: `partition-${number}-${n}`,
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const got = await probe();
+    if (got) return got;
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+type Counts = Record<"replies" | "prOpened" | "prUpdated" | "reactions" | "replyEdits", number>;
+function count(calls: string[], issue: number): Counts {
+  const n = (p: string) => calls.filter((c) => c.startsWith(p)).length;
+  return {
+    replies: n(`POST /repos/octo/hello/issues/${issue}/comments `),
+    prOpened: n("POST /repos/octo/hello/pulls "),
+    prUpdated: n("PATCH /repos/octo/hello/pulls/12 "),
+    reactions: calls.filter((c) => c.includes("/reactions")).length,
+    replyEdits: n("PATCH /repos/octo/hello/issues/comments/"),
+  };
+}
+
+describe("e2e: a worker partitioned from Redis (Redis up, the other worker connected) never doubles a side effect", () => {
+  const hostsUp = async () => {
+    const proxyA = await startTcpProxy({ path: redisSocket() });
+    const proxyB = await startTcpProxy({ path: redisSocket() });
+    proxies.push(proxyA, proxyB);
+    const hosts = twoHosts(
+      SCRIPT,
+      { HOST_ALIVE_MS: String(LOCK_MS), QUEUE_LOCK_DURATION_MS: String(LOCK_MS), QUEUE_STALLED_INTERVAL_MS: "750", GH_CALLS_REDIS_URL: redisUrl(), FIXTURE_LOG_LEVEL: "warn" },
+      { a: { QUEUE_REDIS_URL: proxyA.url }, b: { QUEUE_REDIS_URL: proxyB.url } },
+    );
+    opened.push(hosts);
+    const [procA, procB] = await Promise.all([hosts.a.start(), hosts.b.start()]);
+    const byId = new Map<string, { host: Host; proc: ChildProcess; proxy: TcpProxy }>([
+      [hosts.a.id(), { host: hosts.a, proc: procA, proxy: proxyA }],
+      [hosts.b.id(), { host: hosts.b, proc: procB, proxy: proxyB }],
+    ]);
+    return { hosts, byId };
+  };
+
+  for (const fault of ["freeze", "cut"] as const) {
+    it(`${fault}: the partitioned host's run stops at once (one line, no crash); the other host finishes it; one reply, one PR update, one push`, async () => {
+      const { hosts, byId } = await hostsUp();
+      const { redis, prefix, queues, remote } = hosts;
+      const issue = fault === "freeze" ? 8 : 9;
+      const thread = threadId({ kind: "issue", issueId: 8000 + issue });
+      const calls = async (from: number) => (await redis.lrange(`${prefix}:gh-calls`, from, -1)).map((c) => c.slice(0, c.lastIndexOf(" @")));
+
+      // Request 1, undisturbed: the thread's sandbox (and so its home host) is made; its calls are the baseline.
+      writeFileSync(GATE, "");
+      const first = deliveryJobId(`partition-${issue}-1`);
+      await queues.add("agent", request(thread, issue, 1), first, { via: "github-webhook" });
+      expect(await waitForRoutedJob(queues, "agent", first)).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
+      const baseline = count(await calls(0), issue);
+      expect(baseline).toMatchObject({ replies: 1, prOpened: 1, reactions: 1 });
+      const sandbox = (await redis.get(threadSandboxKey(prefix, thread)))!;
+      const homeId = (await redis.get(sandboxHostKey(prefix, sandbox)))!;
+      const home = byId.get(homeId)!;
+      const other = [...byId.values()].find((h) => h !== home)!;
+
+      // Request 2 goes to the home host's queue; the test holds it before its reply turn and partitions the host there.
+      rmSync(GATE);
+      const mark = await redis.llen(`${prefix}:gh-calls`);
+      const second = deliveryJobId(`partition-${issue}-2`);
+      await queues.add("agent", request(thread, issue, 2), second, { via: "github-webhook" });
+      expect((await queues.hostQueue("agent", homeId).getJob(second))?.id).toBe(second);
+      await until("request 2 updated its PR", async () => (await calls(mark)).some((c) => c.startsWith("PATCH /repos/octo/hello/pulls/12 ")));
+      const messages = async () => (await hosts.messages(thread)).map((m) => `${m.getType()}:${(m as { name?: string }).name ?? ""}`);
+      await until("the PR step was checkpointed", async () => (await messages()).at(-1) === "tool:open_or_update_pull_request");
+      home.proxy[fault]();
+
+      // Past the lock and the host's liveness: the other host forwards the job from the home queue to the shared
+      // one and resumes it from the checkpoint (a new sandbox there); the partition is healed while it runs.
+      await until("the other host took the job over", async () => (await (await queues.queues.agent.getJob(second))?.getState()) === "active");
+      home.proxy.resume();
+      writeFileSync(GATE, "");
+      const done = await waitForRoutedJob(queues, "agent", second);
+      expect(done).toMatchObject({ queue: "agent", state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
+      expect((await redis.get(sandboxHostKey(prefix, (await redis.get(threadSandboxKey(prefix, thread)))!)))).toBe(other.host.id());
+
+      // The partitioned execution says once that it lost the lock, stops, and its process lives on.
+      const stopped = await until("the partitioned execution ended", async () => home.host.lines.find((l) => l.includes(second) && l.includes("job lock lost: this execution stopped")));
+      expect(JSON.parse(stopped)).toMatchObject({ level: 40, jobId: second });
+      console.log(`${fault}: the partitioned host's lines`, home.host.lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l).msg));
+      expect(home.proc.exitCode).toBeNull();
+      expect(home.host.lines.filter((l) => l.includes(second) && l.includes("this execution stops acting"))).toHaveLength(1);
+      expect(home.host.lines.filter((l) => l.startsWith("{") && (JSON.parse(l) as { level: number }).level >= 60)).toEqual([]);
+
+      // Exactly what an undisturbed request does at GitHub: one reply, one PR update, one 👀, one push.
+      const second2 = await calls(mark);
+      console.log(`${fault}: request 2's GitHub calls`, second2);
+      expect(count(second2, issue)).toEqual({ ...baseline, prOpened: 0, prUpdated: 1 });
+      const branch = remote.git("for-each-ref", "--format=%(refname:short)", "refs/heads/open-swe/").trim();
+      expect(remote.git("rev-list", "--count", `main..${branch}`).trim()).toBe("2");
+      // The thread is free: no run holds it.
+      expect(await redis.get(runLockKey(prefix, thread))).toBeNull();
+
+      // Nothing more arrives from the stale execution once the partition is healed and its host is alive again.
+      const third = deliveryJobId(`partition-${issue}-3`);
+      await queues.add("agent", request(thread, issue, 3), third, { via: "github-webhook" });
+      expect(await waitForRoutedJob(queues, "agent", third)).toMatchObject({ queue: `agent@${other.host.id()}`, state: "completed" });
+      expect(count(await calls(mark), issue)).toEqual({ replies: 2 * baseline.replies, prOpened: 0, prUpdated: 2, reactions: 2 * baseline.reactions, replyEdits: 2 * baseline.replyEdits });
+      expect(existsSync(GATE)).toBe(true);
+    }, 120_000);
+  }
+});
