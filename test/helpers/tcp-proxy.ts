@@ -66,7 +66,7 @@ export async function startTcpProxy(target: { path: string }): Promise<TcpProxy>
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const p of [...pairs]) (p.client.destroy(), p.upstream.destroy());
+        for (const p of [...pairs]) p.client.destroy(), p.upstream.destroy();
         server.close(() => resolve());
       }),
   };
