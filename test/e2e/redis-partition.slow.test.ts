@@ -144,7 +144,9 @@ describe("e2e: a worker partitioned from Redis (Redis up, the other worker conne
 
       // The partitioned execution ends (it stops, or — were it not stopped — finishes the run itself).
       const logged = () => home.host.lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; msg: string; jobId?: string });
-      await until("the partitioned execution ended", async () => logged().some((l) => l.jobId === second && ["the execution that lost its job lock has stopped", "job done", "job failed"].includes(l.msg)));
+      await until("the partitioned execution ended", async () =>
+        logged().some((l) => l.jobId === second && ["the execution that lost its job lock has stopped", "job done", "job failed"].includes(l.msg)),
+      );
 
       // At GitHub, exactly what an undisturbed request does: one reply (and its one edit), one PR update, one 👀.
       const during = await calls(mark);
