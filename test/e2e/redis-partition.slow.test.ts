@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -20,6 +20,9 @@ const LOCK_MS = 1_500;
 const dir = mkdtempSync(join(tmpdir(), "open-swe-partition-"));
 // The run waits for this file before its reply turn: the test holds it between two model steps.
 const GATE = join(dir, "gate");
+// "GitHub" holds a new comment while `hold` exists (test/fixtures/agent-worker.ts GH_HOLD_DIR).
+const HOLD_DIR = join(dir, "hold");
+mkdirSync(HOLD_DIR);
 const SCRIPT = [
   { tool_calls: [{ name: "execute", args: { command: "echo run >> NOTES.md" } }] },
   { tool_calls: [{ name: "commit_and_push", args: { message: "Add a note" } }] },
@@ -77,13 +80,13 @@ function count(calls: string[], issue: number): Record<"replies" | "prOpened" | 
 }
 
 describe("e2e: a worker partitioned from Redis (Redis up, the other worker connected) never doubles a side effect", () => {
-  it("frozen, then cut: the partitioned host's run stops at once (one line, no crash); the other host finishes it; one reply, one PR update, one push a request", async () => {
+  it("frozen, cut, and frozen while GitHub has the reply but not yet answered: the partitioned host's run stops at once (one line, no crash); the other host finishes it; one reply, one PR update, one push a request", async () => {
     const proxyA = await startTcpProxy({ path: redisSocket() });
     const proxyB = await startTcpProxy({ path: redisSocket() });
     proxies.push(proxyA, proxyB);
     const hosts = twoHosts(
       SCRIPT,
-      { HOST_ALIVE_MS: String(LOCK_MS), QUEUE_LOCK_DURATION_MS: String(LOCK_MS), QUEUE_STALLED_INTERVAL_MS: "750", GH_CALLS_REDIS_URL: redisUrl(), FIXTURE_LOG_LEVEL: "info" },
+      { HOST_ALIVE_MS: String(LOCK_MS), QUEUE_LOCK_DURATION_MS: String(LOCK_MS), QUEUE_STALLED_INTERVAL_MS: "750", GH_CALLS_REDIS_URL: redisUrl(), GH_HOLD_DIR: HOLD_DIR, FIXTURE_LOG_LEVEL: "info" },
       { a: { QUEUE_REDIS_URL: proxyA.url }, b: { QUEUE_REDIS_URL: proxyB.url } },
     );
     opened.push(hosts);
@@ -100,6 +103,8 @@ describe("e2e: a worker partitioned from Redis (Redis up, the other worker conne
     for (const [issue, fault] of [
       [8, "freeze"],
       [9, "cut"],
+      // The reply reaches GitHub, then the host is cut off before GitHub's answer: its record never reaches Redis.
+      [10, "reply"],
     ] as const) {
       const thread = threadId({ kind: "issue", issueId: 8000 + issue });
       const calls = async (from: number) =>
@@ -115,30 +120,42 @@ describe("e2e: a worker partitioned from Redis (Redis up, the other worker conne
       expect(await waitForRoutedJob(queues, "agent", first)).toMatchObject({ state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
       const baseline = count(await calls(start), issue);
       expect(baseline).toMatchObject({ replies: 1, reactions: 1 });
+      // An undisturbed run never looks for its reply at GitHub.
+      expect((await calls(start)).filter((c) => c.startsWith("GET ") && c.includes("/comments"))).toEqual([]);
       const homeId = (await redis.get(sandboxHostKey(prefix, (await redis.get(threadSandboxKey(prefix, thread)))!)))!;
       const home = byId.get(homeId)!;
       const other = [...byId.values()].find((h) => h !== home)!;
       lap(`${fault}: request 1 done on its home host`);
 
       // Request 2 goes to the home host's queue; the test holds it before its reply turn and partitions the host there.
-      rmSync(GATE);
+      if (fault === "reply") writeFileSync(join(HOLD_DIR, "hold"), "");
+      else rmSync(GATE);
       const mark = await redis.llen(`${prefix}:gh-calls`);
       const second = deliveryJobId(`partition-${issue}-2`);
       await queues.add("agent", request(thread, issue, 2), second, { via: "github-webhook" });
       expect((await queues.hostQueue("agent", homeId).getJob(second))?.id).toBe(second);
-      await until("request 2 updated its PR", async () => (await calls(mark)).some((c) => c.startsWith("PATCH /repos/octo/hello/pulls/12 ")));
-      const messages = async () => (await hosts.messages(thread)).map((m) => `${m.getType()}:${(m as { name?: string }).name ?? ""}`);
-      await until("the PR step was checkpointed", async () => (await messages()).at(-1) === "tool:open_or_update_pull_request");
-      home.proxy[fault]();
+      if (fault === "reply") {
+        await until("request 2's reply reached GitHub", async () => existsSync(join(HOLD_DIR, "held")));
+        rmSync(join(HOLD_DIR, "hold"));
+        home.proxy.freeze();
+        writeFileSync(join(HOLD_DIR, "release"), "");
+      } else {
+        await until("request 2 updated its PR", async () => (await calls(mark)).some((c) => c.startsWith("PATCH /repos/octo/hello/pulls/12 ")));
+        const messages = async () => (await hosts.messages(thread)).map((m) => `${m.getType()}:${(m as { name?: string }).name ?? ""}`);
+        await until("the PR step was checkpointed", async () => (await messages()).at(-1) === "tool:open_or_update_pull_request");
+        home.proxy[fault]();
+      }
       lap(`${fault}: home host partitioned`);
 
       // Past the lock and the host's liveness: the other host forwards the job from the home queue to the shared
       // one and resumes it from the checkpoint (a new sandbox there); the partition is healed while it runs.
       await until("the other host took the job over", async () => (await (await queues.queues.agent.getJob(second))?.getState()) === "active");
       lap(`${fault}: taken over`);
-      home.proxy.resume();
+      // The reply fault stays partitioned until the job is done: its record reaches Redis only afterwards.
+      if (fault !== "reply") home.proxy.resume();
       writeFileSync(GATE, "");
       expect(await waitForRoutedJob(queues, "agent", second)).toMatchObject({ queue: "agent", state: "completed", returnvalue: { outcome: "pr_opened", prUrl: PR_URL } });
+      if (fault === "reply") home.proxy.resume();
       expect(await redis.get(sandboxHostKey(prefix, (await redis.get(threadSandboxKey(prefix, thread)))!))).toBe(other.host.id());
       lap(`${fault}: request 2 done on the other host`);
 
@@ -151,6 +168,8 @@ describe("e2e: a worker partitioned from Redis (Redis up, the other worker conne
       // At GitHub, exactly what an undisturbed request does: one reply (and its one edit), one PR update, one 👀.
       const during = await calls(mark);
       expect(count(during, issue), during.join("\n")).toEqual({ ...baseline, prOpened: 0, prUpdated: 1 });
+      // The resumed run found the reply at GitHub (one look at the thread) instead of posting it again.
+      if (fault === "reply") expect(during.filter((c) => c.startsWith(`GET /repos/octo/hello/issues/${issue}/comments`))).toHaveLength(1);
       // The partitioned execution says once that it lost the lock, stops, and its process lives on.
       expect(
         logged()
