@@ -15,6 +15,8 @@ export const ReplayTurn = z
     model: z.string().min(1).optional(),
     /** How long this model call takes: lets a test send a message while the model is "thinking". */
     delay_ms: z.number().int().min(0).max(30_000).optional(),
+    /** A file the model call waits for (a test holds a run between two steps until it opens the gate). */
+    wait_for_file: z.string().min(1).optional(),
   })
   .strict()
   .refine((t) => t.text !== "" || t.tool_calls.length > 0, "a turn needs text or at least one tool call");

@@ -321,7 +321,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
     signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
-    resumeIfPending: async () => (await effects.once(startedKey, async () => startedAt.toISOString())).replayed,
+    resumeIfPending: async () => {
+      const started = await effects.once(startedKey, async () => startedAt.toISOString());
+      if (started.replayed) gh.resumedSince = started.value;
+      return started.replayed;
+    },
     // Resumed in a new sandbox (the old one stayed with the dead worker): the model is told what was lost.
     ...(ws.workspaceLost ? { resumeNote: lostWorkspaceResumeNote({ branch: ws.branch, baseBranch: ws.baseBranch, pushedSha: pushedAtStart }) } : {}),
   }).finally(() => mcp.close());

@@ -25,6 +25,9 @@ export interface WorkerPool {
 /** The abort reason a job sees when the worker shuts down under it. */
 export const SHUTDOWN_REASON = "worker shutting down";
 
+/** The start of BullMQ's error when a job lock it holds could not be renewed (bullmq/src/classes/lock-manager.ts). */
+const RENEWAL_FAILED = "could not renew lock for job";
+
 /** After the grace: time for aborted jobs to unwind and go back to the queue; then for the connections. */
 const ABORT_SETTLE_MS = 2_500;
 const FORCE_CLOSE_MS = 1_000;
@@ -102,7 +105,8 @@ async function runJob(name: QueueName, opts: StartWorkersOptions, job: Job, toke
       () => true,
       () => false,
     );
-    log.warn({ ms: Date.now() - started, returned: back }, "job lock lost: this execution stopped");
+    // The warning was the watch's, the moment the lock went; this is only where the execution ended.
+    log.info({ ms: Date.now() - started, returned: back }, "the execution that lost its job lock has stopped");
     if (back) throw new WaitingError();
     throw new LockLostError(ctx.jobId);
   }
@@ -153,7 +157,11 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
       maxStalledCount: env.QUEUE_MAX_STALLED_COUNT,
     });
     byName.set(bullName, worker);
-    worker.on("error", (err) => workerError({ err: err.message, queue: name }));
+    worker.on("error", (err) => {
+      // BullMQ's own renewal failing is also a `lockRenewalFailed` event: the watch re-checks and says it once.
+      if (err.message.startsWith(RENEWAL_FAILED)) opts.log.debug({ err: err.message, queue: name }, "BullMQ could not renew a job lock");
+      else workerError({ err: err.message, queue: name });
+    });
     // A renewal BullMQ could not make, or a job it found stalled: the execution here stops at once.
     worker.on("lockRenewalFailed", (ids) => void watch.recheck(ids));
     worker.on("stalled", (id) => void watch.recheck([id]));

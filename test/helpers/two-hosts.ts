@@ -22,6 +22,8 @@ export interface Host {
   /** The host id the worker made in its sandbox root. */
   id(): string;
   start(): Promise<ChildProcess>;
+  /** The stdout lines of its processes since the test began (the app's log with `FIXTURE_LOG_LEVEL`). */
+  lines: string[];
 }
 
 export interface TwoHosts {
@@ -37,8 +39,11 @@ export interface TwoHosts {
   close(): Promise<void>;
 }
 
-/** One replay script (its JSON turns) for every run of every host; `env` overrides the workers' environment. */
-export function twoHosts(script: object[], env: Record<string, string> = {}): TwoHosts {
+/**
+ * One replay script (its JSON turns) for every run of every host; `env` overrides the workers' environment,
+ * `perHost` one host's (e.g. its Redis URL through a proxy the test partitions).
+ */
+export function twoHosts(script: object[], env: Record<string, string> = {}, perHost: { a?: Record<string, string>; b?: Record<string, string> } = {}): TwoHosts {
   const prefix = uniquePrefix();
   const remote = makeBareRemote("octo", "hello");
   const shared = mkdtempSync(join(tmpdir(), "open-swe-hosts-"));
@@ -56,19 +61,28 @@ export function twoHosts(script: object[], env: Record<string, string> = {}): Tw
     ...env,
   };
   const children: ChildProcess[] = [];
-  const host = (name: string): Host => {
+  const host = (name: "a" | "b"): Host => {
     const dataDir = mkdtempSync(join(tmpdir(), `open-swe-host-${name}-`));
+    const own = { ...base, ...perHost[name], DATA_DIR: dataDir };
+    const lines: string[] = [];
     return {
       dataDir,
-      env: { ...base, DATA_DIR: dataDir },
+      env: own,
+      lines,
       id: () => readFileSync(join(dataDir, "sandboxes", ".host-id"), "utf8").trim(),
       start() {
-        const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify({ ...base, DATA_DIR: dataDir })], {
+        const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify(own)], {
           stdio: ["ignore", "pipe", "inherit"],
         });
         children.push(child);
+        let rest = "";
         return new Promise((resolve, reject) => {
-          child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
+          child.stdout!.on("data", (d: Buffer) => {
+            const parts = (rest + d.toString()).split("\n");
+            rest = parts.pop()!;
+            lines.push(...parts);
+            if (parts.includes("ready")) resolve(child);
+          });
           child.once("exit", (code) => reject(new Error(`worker ${name} exited early (${code})`)));
         });
       },

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_models/chat_models";
@@ -64,7 +65,9 @@ export class ReplayChatModel extends BaseChatModel {
       throw new OpenSweError("replay_exhausted", `replay script ${this.#source} ran out: the run asked for model turn ${index + 1} but the script has ${this.#turns.length}`);
     }
     this.#cursor.next = index + 1;
-    if (turn.delay_ms) await delay(turn.delay_ms, undefined, options.signal ? { signal: options.signal } : {});
+    const wait = options.signal ? { signal: options.signal } : {};
+    if (turn.delay_ms) await delay(turn.delay_ms, undefined, wait);
+    if (turn.wait_for_file) while (!existsSync(turn.wait_for_file)) await delay(50, undefined, wait);
     const usage: UsageMetadata | undefined = turn.usage
       ? { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens, total_tokens: turn.usage.input_tokens + turn.usage.output_tokens }
       : undefined;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { OpenSweError } from "../../errors.js";
+import { findPostedReply } from "../posted-reply.js";
 import { replyTo } from "../reply.js";
 import { saveRunState, type GitHubRunContext } from "./run-context.js";
 
@@ -21,7 +22,13 @@ export async function postRunComment(ctx: GitHubRunContext, body: string): Promi
     return { id: 0, replayed };
   }
   if (!target) throw new OpenSweError("no_reply_target", "this run has nowhere to reply");
-  const { value, replayed } = await ctx.effects.once(key, async () => ({ id: await replyTo(ctx.octokit, target, body) }));
+  // Resumed from another execution: it may have posted this reply and been cut off from Redis before its
+  // record got there, so GitHub is asked first (one call, only on a resume).
+  const resumedSince = ctx.resumedSince;
+  const { value, replayed } = await ctx.effects.once(
+    key,
+    async () => (resumedSince ? await findPostedReply(ctx.octokit, target, body, resumedSince) : null) ?? { id: await replyTo(ctx.octokit, target, body) },
+  );
   ctx.state.replied = true;
   ctx.state.lastReply = { id: value.id, body };
   await saveRunState(ctx);

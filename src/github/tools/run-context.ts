@@ -52,6 +52,8 @@ export interface GitHubRunContext {
   /** The job's grant (a writer's explicit `--verdict`), never read from text; wake-ups inherit it. */
   verdictAuthorized: boolean;
   state: RunState;
+  /** Set when this execution resumes a run an earlier one started (its start time): effects look at GitHub first. */
+  resumedSince?: string;
   /** "Open PRs as me": the requester's client for their PR (host-side), or the note the app's PR carries. */
   prAuthor?: PrAuthor;
   /** The repository's `pr` conventions and `footer` setting (`.github/open-swe.yml`); absent: none, footer on replies. */

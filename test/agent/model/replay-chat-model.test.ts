@@ -65,6 +65,31 @@ describe("replay model", () => {
     expect((await model.invoke([new HumanMessage("y")])).text).toBe("b");
   });
 
+  it("a turn with wait_for_file answers only once the file exists, and gives up when the call is aborted", async () => {
+    const gate = join(mkdtempSync(join(tmpdir(), "replay-gate-")), "open");
+    const model = new ReplayChatModel(
+      parseReplayScript(
+        [
+          { text: "a", wait_for_file: gate },
+          { text: "b", wait_for_file: gate },
+        ],
+        "inline",
+      ),
+    );
+    let answered = false;
+    const first = model.invoke([new HumanMessage("x")]).then((m) => ((answered = true), m.text));
+    // The model polls for the file: several polls pass before the test opens the gate.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(answered).toBe(false);
+    writeFileSync(gate, "");
+    expect(await first).toBe("a");
+    const held = new ReplayChatModel(parseReplayScript([{ text: "never", wait_for_file: join(gate, "..", "shut") }], "inline"));
+    const abort = new AbortController();
+    const waiting = held.invoke([new HumanMessage("y")], { signal: abort.signal });
+    abort.abort("job lock lost");
+    await expect(waiting).rejects.toThrow();
+  });
+
   it.each([
     ["not a list", { turns: [] }, /\(root\)/],
     ["an empty list", [], /\(root\)/],

@@ -85,6 +85,44 @@ describe("github_comment", () => {
     expect(resumed.state.replied).toBe(true);
   });
 
+  // A reply posted by an execution cut off from Redis before its record got there: GitHub has it, Redis does not.
+  const BOT = { login: "open-swe[bot]", type: "Bot" };
+  it.each([
+    ["an issue comment", undefined, "/repos/octo/hello/issues/3/comments"],
+    ["a review-comment reply", { kind: "review_comment" as const, id: 77 }, "/repos/octo/hello/pulls/3/comments"],
+  ])("a resumed run finds its earlier reply (%s) at GitHub and does not post it again", async (_what, comment, listPath) => {
+    const ctx = context();
+    ctx.target = { owner: "octo", repo: "hello", number: 3, comment };
+    ctx.resumedSince = "2026-01-02T03:04:05.000Z";
+    const list = nock(API)
+      .get(listPath)
+      .query({ since: "2026-01-02T03:04:05.000Z", per_page: "100" })
+      .reply(200, [
+        { id: 4, body: "Done.", user: BOT, created_at: "2026-01-02T03:04:04.000Z" },
+        { id: 5, body: "Done.", user: { login: "dana", type: "User" }, created_at: "2026-01-02T03:04:06.000Z" },
+        { id: 42, body: "Done.", user: BOT, created_at: "2026-01-02T03:04:06.000Z" },
+      ]);
+    expect(await postRunComment(ctx, "Done.")).toEqual({ id: 42, replayed: false });
+    expect(list.isDone()).toBe(true);
+    expect(ctx.state.lastReply).toEqual({ id: 42, body: "Done." });
+  });
+
+  it("a resumed run whose reply never reached GitHub posts it (after one look; an earlier run's same text is not it)", async () => {
+    const ctx = context();
+    ctx.resumedSince = "2026-01-02T03:04:05.000Z";
+    const list = nock(API)
+      .get("/repos/octo/hello/issues/3/comments")
+      .query(true)
+      .reply(200, [
+        { id: 4, body: "Done.", user: BOT, created_at: "2026-01-02T03:04:04.000Z" },
+        { id: 5, body: "Something else.", user: BOT, created_at: "2026-01-02T03:04:06.000Z" },
+        { id: 6, body: "Done.", user: { login: "dana", type: "User" }, created_at: "2026-01-02T03:04:06.000Z" },
+      ]);
+    const post = nock(API).post("/repos/octo/hello/issues/3/comments", { body: "Done." }).reply(201, { id: 43 });
+    expect(await postRunComment(ctx, "Done.")).toEqual({ id: 43, replayed: false });
+    expect(list.isDone() && post.isDone()).toBe(true);
+  });
+
   it("refuses to claim a PR it has not opened", async () => {
     expect(await byName(context(), "github_comment").invoke({ body: "I opened a pull request for this." })).toMatch(/Refused/);
   });
