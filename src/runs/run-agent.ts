@@ -8,6 +8,7 @@ import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../config/tool-polic
 import { requestApproval } from "../approvals/handle-approval.js";
 import { sourceApprovalChannel } from "../sources/source-approval.js";
 import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
+import { SetupClock } from "../observability/setup-clock.js";
 import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
 import { runMcpServers } from "../config/mcp-config.js";
 import { secretBoxFromEnv } from "../store/secret-box.js";
@@ -126,6 +127,7 @@ async function refuse(ctx: JobContext, octokit: Octokit, data: AgentJob, channel
  */
 export async function runAgent(data: AgentJob, ctx: JobContext & { sources: SourceRegistry }, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
+  const clock = new SetupClock();
   // Every outward effect of this execution goes through its fence: lost the job's lock, it does nothing more.
   const effects = runtime.effects.withFence(ctx.fence);
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.
@@ -148,6 +150,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     throw err;
   }
   const { repoConfig } = loaded;
+  clock.lap("config");
   let runModel;
   try {
     runModel = await resolveRunModel({ role: "agent", profile, team, repoConfig, config: ctx.config.model, ...(threadModel ? { thread: { modelId: threadModel } } : {}) });
@@ -158,6 +161,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
 
   const gated = await gateCiFix(data, ctx, octokit, effects, runModel);
   if (gated.record) return gated.record;
+  clock.lap("model");
 
   // Before the agent loop (workspace, sandbox): a failure here is said once, with its cause, on the last attempt.
   const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log })
@@ -175,6 +179,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
       }
       throw err;
     });
+  clock.lap("workspace");
   let expectedOld = ws.expectedOld;
   const gh: GitHubRunContext = {
     octokit,
@@ -251,6 +256,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     ...optional(createWebSearchTool(createWebSearchProvider(ctx.config.webSearch))),
     ...mcp.tools,
   ] as StructuredToolInterface[];
+  clock.lap("tools");
   const toolPolicies = resolveRunToolPolicies([...BUILTIN_TOOL_NAMES, ...tools.map((t) => t.name)], policySources);
   const promptParts = runPromptParts({
     mode: runMode(data),
@@ -270,6 +276,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
   const startedKey = `${ctx.jobId}:started`;
+  clock.lap("inputs");
   const { messages, meter, error, resumed, interrupt } = await invokeAgent({
     model: runModel.model,
     sandbox: ws.sandbox,
@@ -295,6 +302,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
       // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
       onStatus: (status) => {
+        if (status.kind === "thinking") clock.lap("agent");
         // The source's own indicator (Slack's assistant status); the intake already acknowledged.
         if (channel) return channel.client.status?.(channel.origin.ref, status);
         if (status.kind !== "thinking" || !gh.target) return;
