@@ -208,6 +208,7 @@ export async function main(argv: string[]): Promise<void> {
       console.log(`  set-up before the first model call, mean ms per phase: ${phaseLine(phases)}`);
     }
     const idle = firstModelCall["idle"];
+    for (const [variant, f] of Object.entries(firstModelCall)) console.log(`[goals, ${variant}] webhook → first model call p50 ${f.p50Ms} ms (goal ≤ 300 ms with one core busy)`);
     console.log(JSON.stringify({ bench: "agent", steps, step, firstModelCall, queueRoundTrip: { p50Ms: q50 }, ...(idle ? { firstCallVsQueueRatio: round(idle.p50Ms / q50) } : {}) }));
   } finally {
     await redis.stop();

@@ -272,6 +272,12 @@ export async function main(argv: string[]): Promise<void> {
         console.log(`  set-up of that round's runs (${w.runsBusy} + ${w.probes}), mean ms per phase: ${phaseLine(w.setupPhasesMs)}`);
       }
     }
+    // The issue's goals (#29) side by side: 20 at once ≤ 1.3× one, p99 with 20 busy ≤ 1 s, in each condition.
+    for (const variant of variants) {
+      const most = figures.rounds.find((r) => r.variant === variant && r.n === maxN);
+      const busy = figures.firstModelCallWhileBusy[variant];
+      console.log(`[goals, ${variant}] ${maxN} runs at once: ${most?.vsN1 ?? "?"}× one (goal ≤ 1.3) | first model call with ${maxN} busy: p99 ${busy?.p99Ms ?? "?"} ms (goal ≤ 1000)`);
+    }
     console.log(JSON.stringify(figures));
   } finally {
     await proc.stop();
