@@ -21,6 +21,7 @@ import { connectRedis } from "../src/store/redis.js";
 import { threadId } from "../src/shared/thread-id.js";
 import { benchVariants, inVariant } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
+import { phaseLine, setupPhaseMeans, setupTotals } from "./setup-phases.js";
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const round = (n: number) => Number(n.toFixed(3));
@@ -91,7 +92,7 @@ async function queueRoundTrip(redisUrl: string, n: number): Promise<number[]> {
 }
 
 /** Signed webhook → the first model call of the run, on a thread whose sandbox is already warm. */
-async function webhookToFirstCall(redisUrl: string, runs: number): Promise<number[]> {
+async function webhookToFirstCall(redisUrl: string, runs: number): Promise<{ latencies: number[]; phases: Record<string, number> }> {
   const data = mkdtempSync(join(tmpdir(), "open-swe-bench-agent-"));
   const remoteRoot = mkdtempSync(join(tmpdir(), "open-swe-bench-remote-"));
   makeRemote(remoteRoot);
@@ -122,6 +123,7 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
     (((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values as { messages?: BaseMessage[] } | undefined)?.messages ?? []).filter((m) => AIMessage.isInstance(m))
       .length;
   const latencies: number[] = [];
+  let warm = await setupTotals();
   try {
     for (let i = 0; i <= runs; i++) {
       const before = await aiCount();
@@ -150,6 +152,7 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
       }
       // The first run creates the sandbox and the mirror: it is the cold one, not measured.
       if (i > 0) latencies.push(performance.now() - t);
+      else warm = await setupTotals();
       const deadline = Date.now() + 10_000;
       while ((await proc.redis.exists(`${prefix}:runlock:${thread}`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     }
@@ -164,7 +167,7 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<numbe
     rmSync(data, { recursive: true, force: true });
     rmSync(remoteRoot, { recursive: true, force: true });
   }
-  return latencies;
+  return { latencies, phases: setupPhaseMeans(warm, await setupTotals()) };
 }
 
 /**
@@ -185,9 +188,9 @@ export async function main(argv: string[]): Promise<void> {
     console.log(`harness per step: ${step.harnessMs} ms vs bare model+tool loop ${step.bareMs} ms (ratio ${step.ratio}, ${steps} steps, scripted model, no-op tool, Redis checkpoints)`);
     const queue = await queueRoundTrip(redis.url, 50);
     const q50 = round(pct(queue, 0.5));
-    const firstModelCall: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; runs: number; loadavg: string }> = {};
+    const firstModelCall: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; runs: number; loadavg: string; setupPhasesMs: Record<string, number> }> = {};
     for (const variant of variants) {
-      const first = await inVariant(variant, () => webhookToFirstCall(redis.url, runs));
+      const { latencies: first, phases } = await inVariant(variant, () => webhookToFirstCall(redis.url, runs));
       const f = {
         p50Ms: round(pct(first, 0.5)),
         p99Ms: round(pct(first, 0.99)),
@@ -196,13 +199,16 @@ export async function main(argv: string[]): Promise<void> {
         loadavg: loadavg()
           .map((l) => l.toFixed(2))
           .join(" "),
+        setupPhasesMs: phases,
       };
       firstModelCall[variant] = f;
       console.log(
         `webhook → first model call (warm sandbox, ${variant === "loaded" ? "one core busy: yes > /dev/null" : "idle"}): p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, max ${f.maxMs} ms | no-op BullMQ job round trip p50 ${q50} ms | ratio ${round(f.p50Ms / q50)} | load ${f.loadavg}`,
       );
+      console.log(`  set-up before the first model call, mean ms per phase: ${phaseLine(phases)}`);
     }
     const idle = firstModelCall["idle"];
+    for (const [variant, f] of Object.entries(firstModelCall)) console.log(`[goals, ${variant}] webhook → first model call p50 ${f.p50Ms} ms (goal ≤ 300 ms with one core busy)`);
     console.log(JSON.stringify({ bench: "agent", steps, step, firstModelCall, queueRoundTrip: { p50Ms: q50 }, ...(idle ? { firstCallVsQueueRatio: round(idle.p50Ms / q50) } : {}) }));
   } finally {
     await redis.stop();

@@ -12,6 +12,7 @@ import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { benchVariants, busyCore } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
+import { phaseLine, setupPhaseMeans, setupTotals } from "./setup-phases.js";
 import { connectRedis } from "../src/store/redis.js";
 
 const round = (n: number) => Number(n.toFixed(3));
@@ -176,6 +177,7 @@ export async function main(argv: string[]): Promise<void> {
       hostCpuBusy: number;
     }> = [];
     const firstCall: Partial<Record<"idle" | "loaded", number[]>> = {};
+    const probePhases: Partial<Record<"idle" | "loaded", Record<string, number>>> = {};
     // The last round is the largest N again with probe runs asked for while it is busy: its wall time
     // is not a round's figure (it has more runs), only the probes' first model calls are. Every round
     // runs once per variant: idle, and with one core kept busy by `yes > /dev/null`.
@@ -192,6 +194,7 @@ export async function main(argv: string[]): Promise<void> {
       const host0 = hostCpu();
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
+      const phases0 = await setupTotals();
       const t0 = performance.now();
       await Promise.all(Array.from({ length: n }, (_, i) => ask(i + 1)));
       expected += n;
@@ -239,11 +242,16 @@ export async function main(argv: string[]): Promise<void> {
           eventLoopUtilization,
           hostCpuBusy,
         });
-      if (probeCalls.length > 0) firstCall[variant] = await Promise.all(probeCalls);
+      if (probeCalls.length > 0) {
+        firstCall[variant] = await Promise.all(probeCalls);
+        probePhases[variant] = setupPhaseMeans(phases0, await setupTotals());
+      }
     }
     const baseOf = (variant: string) => rounds.find((r) => r.variant === variant && r.n === 1) ?? rounds.find((r) => r.variant === variant)!;
-    const whileBusy = (calls: number[] | undefined) =>
-      calls && calls.length > 0 ? { runsBusy: maxN, probes: calls.length, p50Ms: round(pct(calls, 0.5)), p99Ms: round(pct(calls, 0.99)), maxMs: round(Math.max(...calls)) } : null;
+    const whileBusy = (calls: number[] | undefined, phases: Record<string, number> | undefined) =>
+      calls && calls.length > 0
+        ? { runsBusy: maxN, probes: calls.length, p50Ms: round(pct(calls, 0.5)), p99Ms: round(pct(calls, 0.99)), maxMs: round(Math.max(...calls)), setupPhasesMs: phases ?? {} }
+        : null;
     const figures = {
       bench: "scale",
       steps,
@@ -251,7 +259,7 @@ export async function main(argv: string[]): Promise<void> {
       warmUp: { runs: threads, wallMs: round(warmMs) },
       rounds: rounds.map((r) => ({ ...r, vsN1: round(r.wallMs / baseOf(r.variant).wallMs) })),
       idealWallMs: steps * delayMs,
-      firstModelCallWhileBusy: Object.fromEntries(variants.map((v) => [v, whileBusy(firstCall[v])])),
+      firstModelCallWhileBusy: Object.fromEntries(variants.map((v) => [v, whileBusy(firstCall[v], probePhases[v])])),
     };
     for (const r of figures.rounds) {
       console.log(
@@ -259,7 +267,16 @@ export async function main(argv: string[]): Promise<void> {
       );
     }
     for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {
-      if (w) console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
+      if (w) {
+        console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
+        console.log(`  set-up of that round's runs (${w.runsBusy} + ${w.probes}), mean ms per phase: ${phaseLine(w.setupPhasesMs)}`);
+      }
+    }
+    // The issue's goals (#29) side by side: 20 at once ≤ 1.3× one, p99 with 20 busy ≤ 1 s, in each condition.
+    for (const variant of variants) {
+      const most = figures.rounds.find((r) => r.variant === variant && r.n === maxN);
+      const busy = figures.firstModelCallWhileBusy[variant];
+      console.log(`[goals, ${variant}] ${maxN} runs at once: ${most?.vsN1 ?? "?"}× one (goal ≤ 1.3) | first model call with ${maxN} busy: p99 ${busy?.p99Ms ?? "?"} ms (goal ≤ 1000)`);
     }
     console.log(JSON.stringify(figures));
   } finally {

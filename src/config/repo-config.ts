@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { composeConfigGet } from "@probot/octokit-plugin-config";
 import type { ProbotOctokit as Octokit } from "probot";
 import { OpenSweError } from "../errors.js";
 import { ToolPolicies } from "./tool-policy.js";
@@ -76,11 +77,32 @@ export function parseRepoConfig(raw: unknown): RepoConfig {
   return result.data;
 }
 
-/** Reads the repo's config from its default branch through Probot's config loader (supports `_extends`). */
+type Request = Octokit["request"];
+
+/**
+ * `octokit` whose read of `<owner>/.github`'s copy of `path` was sent before it is asked for: Probot's
+ * loader reads it only after the repository's own file turned out missing, one round trip later.
+ * Unused (the repository has its own file) it costs one request, never an error.
+ */
+function prefetchingOrgFile(octokit: Octokit, owner: string, path: string): Pick<Octokit, "request"> {
+  const orgFile = { method: "GET", url: "/repos/{owner}/{repo}/contents/{path}", owner, repo: ".github", path, mediaType: { format: "raw" } } as const;
+  const orgUrl = octokit.request.endpoint(orgFile).url;
+  const early = octokit.request(orgFile);
+  early.catch(() => undefined);
+  const isOrgFile = (options: unknown) => typeof options === "object" && options !== null && "url" in options && octokit.request.endpoint(options as never).url === orgUrl;
+  const request = ((options: unknown) => (isOrgFile(options) ? early : octokit.request(options as never))) as Request;
+  return { request: Object.assign(request, { endpoint: octokit.request.endpoint, defaults: octokit.request.defaults }) };
+}
+
+/**
+ * Reads the repo's config from its default branch with Probot's config loader (the repository's file, else
+ * its owner's `.github` repository's; `_extends`), both reads sent at once.
+ */
 export async function loadRepoConfig(octokit: Octokit, owner: string, repo: string): Promise<RepoConfig> {
   let raw: Record<string, unknown>;
   try {
-    ({ config: raw } = await octokit.config.get({ owner, repo, path: REPO_CONFIG_PATH }));
+    const reader = repo === ".github" ? octokit : prefetchingOrgFile(octokit, owner, REPO_CONFIG_PATH);
+    ({ config: raw } = await composeConfigGet(reader as never, { owner, repo, path: REPO_CONFIG_PATH }));
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === undefined) throw new RepoConfigError(`${REPO_CONFIG_PATH} could not be parsed as YAML`, `- ${(err as Error).message}`);

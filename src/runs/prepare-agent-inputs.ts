@@ -45,7 +45,7 @@ export async function prepareAgentInputs(o: {
   // `.github/open-swe.yml`), never from the run's branch or the sandbox: the agent cannot define its own.
   const agents = await loadRunAgents({
     mirror: ws.mirror,
-    commit: await resolveRef(ws.mirror, `refs/heads/${ws.defaultBranch}`),
+    commit: ws.defaultSha ?? (await resolveRef(ws.mirror, `refs/heads/${ws.defaultBranch}`)),
     user: { root: ctx.config.userAgentsRoot, login: data.requester.login },
     runTools: o.tools.map((t) => t.name),
     limits: agentFileLimits(ctx.config),

@@ -7,7 +7,7 @@ import type { GitHubAuth } from "../shared/github-auth.js";
 import { resolveBotIdentity } from "../github/bot-identity.js";
 import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { ensureMirror, resolveRef } from "../sandbox/workspace/mirror.js";
+import { ensureMirror, resolveRefs } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import { keyer } from "../store/keys.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
@@ -36,6 +36,8 @@ export interface RunWorkspace {
   /** The PR's base: the default branch, or the human's PR branch we stack on. */
   baseBranch: string;
   defaultBranch: string;
+  /** The default branch's commit in the mirror as the run starts (where its agent files are read). */
+  defaultSha: string | undefined;
   /** What the remote branch is at now (or the commit the branch started from). */
   expectedOld: string;
 }
@@ -100,10 +102,14 @@ export async function prepareRunWorkspace(opts: {
     opts.redis.set(branchKey, branch, "EX", 90 * 86400),
   ]);
   // A branch an earlier run already pushed is where this run picks up, whatever sandbox it gets.
-  const remoteHead = await resolveRef(mirror, `refs/heads/${branch}`).catch(() => "");
+  // The refs the run needs come from one git process: that branch, the PR's head, the default branch.
+  const heads = await resolveRefs(mirror, [`refs/heads/${branch}`, ref, `refs/heads/${defaultBranch}`]);
+  const remoteHead = heads.get(`refs/heads/${branch}`) ?? "";
   if (remoteHead) ref = `refs/heads/${branch}`;
+  const sha = heads.get(ref);
   const workspace = await prepareWorkspace({
     sandbox: ensured.sandbox,
+    ...(sha ? { sha } : {}),
     mirrorRoot: config.sandbox.mirrorRoot,
     mirror,
     ref,
@@ -126,6 +132,7 @@ export async function prepareRunWorkspace(opts: {
     branch,
     baseBranch,
     defaultBranch,
+    defaultSha: heads.get(`refs/heads/${defaultBranch}`),
     expectedOld: remoteHead || base,
   };
 }

@@ -9,7 +9,7 @@ import { ModalSandboxProvider } from "../../src/sandbox/providers/modal.js";
 import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { BOT_IDENTITY, coAuthoredByTrailer } from "../../src/sandbox/workspace/identity.js";
-import { ensureMirror, resolveRef } from "../../src/sandbox/workspace/mirror.js";
+import { ensureMirror, resolveRef, resolveRefs } from "../../src/sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
 import { DEFAULT_MAX_BUNDLE_BYTES as MAX, PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
 import { shellQuote } from "../../src/shared/shell-quote.js";
@@ -54,6 +54,18 @@ describe("workspace from a host mirror, and the host-side push", () => {
     git.server.close();
     for (const s of await provider.list()) await provider.destroy(s.id);
     await rm(tmp, { recursive: true, force: true });
+  });
+
+  it("resolveRefs: the refs asked for, in one git process, exactly (no prefix matches), missing ones absent, tags peeled", async () => {
+    await hostGit(["-C", mirror, "update-ref", "refs/pull/1/head", mainSha]);
+    await hostGit(["-C", mirror, "tag", "-a", "-m", "v", "v1", mainSha], { env: author });
+    const refs = await resolveRefs(mirror, ["refs/heads/main", "refs/heads/main", "refs/heads/gone", "refs/tags/v1", "refs/pull/1"]);
+    expect([...refs]).toEqual([
+      ["refs/heads/main", mainSha],
+      ["refs/tags/v1", mainSha],
+    ]);
+    await hostGit(["-C", mirror, "update-ref", "-d", "refs/pull/1/head"]);
+    await hostGit(["-C", mirror, "tag", "-d", "v1"]);
   });
 
   it("the mirror needs the token to fetch and never stores it", async () => {

@@ -1,8 +1,28 @@
 import type { CommitTree, TreeEntry } from "../../shared/commit-tree.js";
 import { hostGit, hostGitBytes } from "./host-git.js";
 
-/** `git ls-tree -r -l -z` of the given directories at a commit in the host mirror (never a sandbox). */
+/**
+ * Listings by mirror and full commit id: a commit's tree never changes, so a warm thread's next run
+ * lists nothing again. Keyed by the mirror's path (one per repository), never shared across repositories.
+ */
+const listings = new Map<string, TreeEntry[]>();
+const LISTINGS_KEPT = 256;
+const FULL_OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 async function lsTree(mirror: string, commit: string, dirs: readonly string[]): Promise<TreeEntry[]> {
+  const key = `${mirror}\0${commit}\0${dirs.join("\0")}`;
+  const known = listings.get(key);
+  if (known) return known;
+  const entries = await listTree(mirror, commit, dirs);
+  if (FULL_OID.test(commit)) {
+    if (listings.size >= LISTINGS_KEPT) listings.delete(listings.keys().next().value!);
+    listings.set(key, entries);
+  }
+  return entries;
+}
+
+/** `git ls-tree -r -l -z` of the given directories at a commit in the host mirror (never a sandbox). */
+async function listTree(mirror: string, commit: string, dirs: readonly string[]): Promise<TreeEntry[]> {
   const out = await hostGit(["-C", mirror, "ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", ...dirs.map((d) => `${d}/`)]);
   const entries: TreeEntry[] = [];
   for (const rec of out.split("\0")) {

@@ -49,3 +49,18 @@ export function ensureMirror(opts: MirrorOptions): Promise<string> {
 export async function resolveRef(mirror: string, ref: string): Promise<string> {
   return (await hostGit(["-C", mirror, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).trim();
 }
+
+/**
+ * Where each of `refs` (full names: `refs/heads/x`, `refs/pull/N/head`) points in the mirror, in one git
+ * process; a ref that does not exist is absent from the map.
+ */
+export async function resolveRefs(mirror: string, refs: readonly string[]): Promise<Map<string, string>> {
+  const wanted = new Set(refs);
+  const out = await hostGit(["-C", mirror, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(*objectname)", "--", ...wanted]);
+  const found = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const [name = "", oid = "", peeled = ""] = line.split("\0");
+    if (wanted.has(name)) found.set(name, peeled || oid);
+  }
+  return found;
+}

@@ -18,6 +18,8 @@ export interface PrepareWorkspaceOptions {
   mirror: string;
   /** What to check out: the default branch, a PR head (`refs/pull/N/head`), or a sha. */
   ref: string;
+  /** `ref`'s commit when the caller already resolved it in the mirror (saves a git process). */
+  sha?: string;
   /** Local branch the run commits on. */
   branch: string;
   /** Credential-free URL recorded as `origin` inside the sandbox. */
@@ -46,7 +48,7 @@ export interface PreparedWorkspace {
 export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<PreparedWorkspace> {
   const started = performance.now();
   const { sandbox } = opts;
-  const sha = await resolveRef(opts.mirror, opts.ref);
+  const sha = opts.sha ?? (await resolveRef(opts.mirror, opts.ref));
   let mode: PreparedWorkspace["mode"];
   let headWritten = false;
 

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -224,5 +224,26 @@ describe("the whole run's budget for agent and skill files", () => {
     const note = skippedAgentsNote(small)!;
     expect(note.split("\n")).toHaveLength(1 + 10 + 1);
     expect(note).toMatch(/- … and 1 more$/);
+  });
+
+  it("a commit's listing is read once per mirror: reused for that commit, read anew for a new commit or another mirror", async () => {
+    const { mirror, commit } = await mirrored({});
+    expect((await loadAgents({ repo: mirrorCommitTree(mirror, commit), runTools: [] })).agents.map((a) => a.source)).toEqual(["builtin"]);
+    // The mirror gone, the same commit still lists (from memory); another repository's mirror never gets it.
+    const moved = `${mirror}-moved`;
+    execFileSync("mv", [mirror, moved]);
+    expect((await loadAgents({ repo: mirrorCommitTree(mirror, commit), runTools: [] })).agents.map((a) => a.source)).toEqual(["builtin"]);
+    await expect(loadAgents({ repo: mirrorCommitTree(`${mirror}-other`, commit), runTools: [] })).rejects.toThrow();
+    execFileSync("mv", [moved, mirror]);
+
+    const repo = await mirrored({ ".agents/agents/reviewer.md": agent("reviewer") });
+    expect((await loadAgents({ repo: mirrorCommitTree(repo.mirror, repo.commit), runTools: [] })).agents.map((a) => a.definition.name)).toEqual(["reviewer", "general-purpose"]);
+    writeTree(repo.work, { ".agents/agents/tester.md": agent("tester") });
+    git(repo.work, "add", "-A");
+    git(repo.work, "commit", "-qm", "tester");
+    git(repo.mirror, "fetch", "-q", repo.work, "+refs/heads/*:refs/heads/*");
+    const next = git(repo.work, "rev-parse", "HEAD").trim();
+    expect((await loadAgents({ repo: mirrorCommitTree(repo.mirror, next), runTools: [] })).agents.map((a) => a.definition.name).sort()).toEqual(["general-purpose", "reviewer", "tester"]);
+    rmSync(repo.work, { recursive: true, force: true });
   });
 });
