@@ -134,7 +134,8 @@ export async function main(argv: string[]): Promise<void> {
     return id;
   };
   const finished = async () => {
-    const c = await agentQueue.getJobCounts("completed", "failed");
+    // A thread's runs after its first go to its sandbox's host queue (agent@<host>): count them all.
+    const c = await proc.queues.jobCounts("agent", ["completed", "failed"]);
     return { completed: c["completed"] ?? 0, failed: c["failed"] ?? 0 };
   };
   const waitFinished = async (target: number, timeoutMs: number, sample?: () => void) => {

@@ -139,7 +139,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       role,
       log,
       sources: { registry: sources, queues },
-      queues: queues.queues,
+      queues,
       ...(opts.port !== undefined ? { port: opts.port } : {}),
       ...(opts.host !== undefined ? { host: opts.host } : {}),
     });
@@ -205,7 +205,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       metricsToken: config.env.METRICS_TOKEN,
       production: isProduction(config.env),
       queueCacheMs: config.env.METRICS_QUEUE_CACHE_SECONDS * 1000,
-      queues: queues.queues,
+      queues,
     });
   }
   const summary = startupSummary({

@@ -1,8 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Redis } from "ioredis";
-import type { Queue } from "bullmq";
 import { metricsAccess } from "./metrics-access.js";
-import { metricsHandler } from "./metrics-handler.js";
+import { metricsHandler, type QueueDepths } from "./metrics-handler.js";
 import { healthHandler } from "./health.js";
 import { sendJson } from "../net/raw-body.js";
 import { listen } from "../net/listen.js";
@@ -18,7 +17,7 @@ export async function startHealthServer(o: {
   /** NODE_ENV=production or APP_URL set: without a token, /metrics answers only when `host` is loopback. */
   production: boolean;
   queueCacheMs: number;
-  queues?: Record<string, Queue>;
+  queues?: QueueDepths;
 }): Promise<{ port: number; close(): Promise<void> }> {
   const health = healthHandler(o.redis, o.role, o.check);
   const metrics = metricsHandler({

@@ -1,11 +1,16 @@
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Queue } from "bullmq";
 import { queueJobs, registry } from "../observability/metrics.js";
 import type { MetricsAccess } from "./metrics-access.js";
 import { sendJson } from "../net/raw-body.js";
 
 const STATES = ["waiting", "active", "delayed", "failed"] as const;
+
+/** The queues whose depths `/metrics` reports: each counted with its host queues (`QueueSet` implements it). */
+export interface QueueDepths {
+  readonly names: readonly string[];
+  jobCounts(name: string, states: readonly (typeof STATES)[number][]): Promise<Record<string, number>>;
+}
 
 function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? "";
@@ -21,13 +26,13 @@ function authorized(req: IncomingMessage, token: string): boolean {
  * a count costs BullMQ dozens of Redis commands per queue, and scrapes (or a flood of them) share the
  * last answer and any read in flight.
  */
-function queueDepths(queues: Record<string, Queue>, ttlMs: number, now = () => Date.now()) {
+function queueDepths(queues: QueueDepths, ttlMs: number, now = () => Date.now()) {
   let readAt = -Infinity;
   let inFlight: Promise<void> | null = null;
   const read = async () => {
     await Promise.all(
-      Object.entries(queues).map(async ([name, q]) => {
-        const counts = await q.getJobCounts(...STATES);
+      queues.names.map(async (name) => {
+        const counts = await queues.jobCounts(name, STATES);
         for (const state of STATES) queueJobs.set({ queue: name, state }, counts[state] ?? 0);
       }),
     );
@@ -44,7 +49,7 @@ function queueDepths(queues: Record<string, Queue>, ttlMs: number, now = () => D
  * GET /metrics (Prometheus text format). `access` (see `metricsAccess`): `token` needs
  * `Authorization: Bearer <METRICS_TOKEN>`, `refused` answers 403 saying what to set.
  */
-export function metricsHandler(o: { access: MetricsAccess; token: string | undefined; queues?: Record<string, Queue>; queueCacheMs: number }) {
+export function metricsHandler(o: { access: MetricsAccess; token: string | undefined; queues?: QueueDepths; queueCacheMs: number }) {
   const refresh = o.queues ? queueDepths(o.queues, o.queueCacheMs) : null;
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") return false;

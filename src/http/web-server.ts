@@ -4,9 +4,8 @@ import { createNodeMiddleware, Probot, type ApplicationFunction } from "probot";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
-import type { Queue } from "bullmq";
 import { isProduction, metricsAccess } from "./metrics-access.js";
-import { metricsHandler } from "./metrics-handler.js";
+import { metricsHandler, type QueueDepths } from "./metrics-handler.js";
 import { createDashboardApp, dashboardDeps } from "../dashboard/dashboard-app.js";
 import { approvalsService } from "../approvals/approvals-service.js";
 import { dashboardHandler } from "../dashboard/handler.js";
@@ -43,7 +42,7 @@ export async function startWebServer(opts: {
   port?: number;
   host?: string;
   /** For the queue depths on GET /metrics. */
-  queues?: Record<string, Queue>;
+  queues?: QueueDepths;
 }): Promise<WebServer> {
   // Handlers only decide and enqueue; every GitHub call happens in a worker. So the web role's Probot
   // gets a placeholder token instead of app credentials: events then share one Octokit instead of

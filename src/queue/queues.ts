@@ -31,6 +31,7 @@ export class QueueSet {
   /** BullMQ's connection (its workers use it too). */
   readonly connection: Redis;
   readonly signer: JobSigner;
+  readonly names = QUEUE_NAMES;
 
   constructor(private readonly opts: QueueSetOptions) {
     this.connection = opts.connection;
@@ -127,6 +128,17 @@ export class QueueSet {
       if (job) return job;
     }
     return undefined;
+  }
+
+  /** A queue's job counts by state, its host queues' included (a job routed to `agent@<host>` is still an agent job). */
+  async jobCounts(name: QueueName, states: readonly JobState[]): Promise<Record<string, number>> {
+    const queues = [this.queues[name]];
+    if (isHostQueue(name)) for (const host of await this.connection.smembers(hostsKey(this.opts.prefix))) queues.push(this.hostQueue(name, host));
+    const total: Record<string, number> = Object.fromEntries(states.map((s) => [s, 0]));
+    for (const counts of await Promise.all(queues.map((q) => q.getJobCounts(...states)))) {
+      for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
+    }
+    return total;
   }
 
   /** BullMQ's state of a job wherever it was routed ("unknown" when no queue has it). */

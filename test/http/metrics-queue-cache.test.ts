@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 import { uniquePrefix } from "../helpers/redis.js";
+import { hostsKey } from "../../src/queue/host-routes.js";
 import { startTestProcess } from "../helpers/test-process.js";
 
 /** Commands the server has executed (Lua scripts' own calls included), INFO itself left out. */
@@ -17,10 +18,11 @@ describe("GET /metrics: queue depths cached for METRICS_QUEUE_CACHE_SECONDS", ()
   let redis: PrivateRedis;
   let proc: RunningProcess;
   let stats: Redis;
+  const prefix = uniquePrefix();
   beforeAll(async () => {
     // A Redis of this test's own: the counts are this process's commands and nobody else's.
     redis = await startPrivateRedis();
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redis.url, QUEUE_PREFIX: uniquePrefix(), METRICS_QUEUE_CACHE_SECONDS: "2" });
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redis.url, QUEUE_PREFIX: prefix, METRICS_QUEUE_CACHE_SECONDS: "2" });
     stats = new Redis({ path: redis.socket });
   });
   afterAll(async () => {
@@ -50,5 +52,13 @@ describe("GET /metrics: queue depths cached for METRICS_QUEUE_CACHE_SECONDS", ()
     const shared = (await commandsSoFar(stats)) - before;
     expect(shared).toBeGreaterThanOrEqual(queues);
     expect(shared).toBeLessThanOrEqual(first);
+  });
+
+  it("an agent job routed to a host's own queue (agent@<host>) counts as an agent job", async () => {
+    await stats.sadd(hostsKey(prefix), "host-b");
+    await proc.queues.hostQueue("agent", "host-b").add("agent", { routed: true }, { jobId: "routed-1", delay: 60_000 });
+    await new Promise((r) => setTimeout(r, 2_100));
+    const text = await (await fetch(`http://127.0.0.1:${proc.port}/metrics`)).text();
+    expect(text).toMatch(/^open_swe_queue_jobs\{queue="agent",state="delayed"\} 1$/m);
   });
 });
