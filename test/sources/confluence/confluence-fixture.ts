@@ -68,9 +68,10 @@ export const confluenceFixture: SourceFixture = {
     const body = confluenceCommentBody(m, at);
     // A token is accepted once. Connect's tokens carry no unique claim (iss, iat, exp, qsh): two requests the
     // host signs in the same second for the same URL get the same token, and the second is refused. So each
-    // mention (and each redelivery, signed again) is signed in its own second here, as separate events are.
+    // mention (and each redelivery, signed again) is signed in its own second here, as separate events are:
+    // a later redelivery gets a smaller offset, so its iat is later even when it is sent a second after the first.
     const seq = Number(m.id.split(".")[1] ?? 0);
-    const iat = Math.floor(at.getTime() / 1000) - ((seq * 4 + (redelivery ?? 0)) % 90);
+    const iat = Math.floor(at.getTime() / 1000) - ((seq * 4 + 3 - (redelivery ?? 0)) % 90);
     return {
       path: WEBHOOK_PATH,
       body,
