@@ -91,7 +91,7 @@ describe("Redis Sentinel", () => {
     await until(async () => (await counters.hlen(`${prefix}:completed`)) >= 8, 20_000, "work under way");
     const killedAt = Date.now();
     master.kill("SIGKILL");
-    await until(async () => Number(((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")) as string[])[1]) === replicaPort, 20_000, "replica promoted");
+    await until(async () => Number(((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")) as string[])[1]) === replicaPort, 60_000, "replica promoted");
     const promotedMs = Date.now() - killedAt;
     await until(async () => (await counters.hlen(`${prefix}:completed`)) === ids.length, 30_000, "every job completed");
     const counts = Object.values(await counters.hgetall(`${prefix}:completed`)).map(Number);
@@ -102,5 +102,5 @@ describe("Redis Sentinel", () => {
     worker.kill("SIGKILL");
     await queues.close();
     for (const c of [replica, sentinel, queueRedis]) c.disconnect();
-  }, 90_000);
+  }, 150_000);
 });

@@ -12,7 +12,14 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/open-swe.mjs");
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+  for (const c of children.splice(0)) {
+    // npm runs node as its child: a detached npm leads a process group, killed whole (a failed case left node up).
+    if (c.spawnargs[0] === "npm" && c.pid !== undefined) {
+      try {
+        process.kill(-c.pid, "SIGKILL");
+      } catch {}
+    } else if (c.exitCode === null) c.kill("SIGKILL");
+  }
 });
 
 // A fresh working directory per process: the checkout's own .env and .data are the operator's, never the tests'.
@@ -161,6 +168,7 @@ describe("npm start", () => {
     for (const entry of ["package.json", "bin", "node_modules", "app.yml"]) symlinkSync(join(ROOT, entry), join(checkout, entry));
     const npm = spawn("npm", ["start", "--silent"], {
       cwd: checkout,
+      detached: true,
       env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), PORT: "0", HOST: "127.0.0.1", NO_SMEE_SETUP: "true" },
       stdio: ["ignore", "pipe", "pipe"],
     });
