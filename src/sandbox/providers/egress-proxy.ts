@@ -26,6 +26,8 @@ export const EGRESS_LIMITS = {
   perSandbox: 128,
   /** The forwarder's first line names the sandbox; it arrives at once or the connection is dropped. */
   preambleMs: 10_000,
+  /** After a refusal, how long the proxy keeps reading (and dropping) what the client still sends before it closes. */
+  lingerMs: 2_000,
 } as const;
 
 /** The line each forwarder connection starts with: `OSW-SANDBOX <id>\n`. */
@@ -85,8 +87,11 @@ function refusalOf(err: unknown): EgressRefusal {
 function rawReply(socket: Socket, status: number, text: string): void {
   if (socket.destroyed) return;
   const body = `${text.replace(/[\r\n]+/g, " ")}\n`;
+  // Closing with the client's bytes unread (a refused sandbox's CONNECT, say) resets the connection, and a reset can
+  // discard this reply before the client reads it: drain what it still sends, then close when it does (or after lingerMs).
+  socket.resume();
   socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  socket.destroySoon?.();
+  setTimeout(() => socket.destroy(), EGRESS_LIMITS.lingerMs).unref();
 }
 
 function refuse(res: ServerResponse, err: unknown): void {
