@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import { runLockKey } from "../store/keys.js";
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
-const TAKE_OVER = `if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) return 1 else return 0 end`;
+// Taken from `from`, or free: `from` may release it between the caller's read of the holder and this call.
+const TAKE_OVER = `local v = redis.call("get", KEYS[1]) if v == ARGV[1] or not v then redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) return 1 else return 0 end`;
 // The holder is `<jobId>#<token>` (run-owner.ts), or the bare id written before tokens were part of it.
 const RELEASE_JOB = `local v = redis.call("get", KEYS[1]) if v == ARGV[1] or (v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. "#") then return redis.call("del", KEYS[1]) else return 0 end`;
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
@@ -31,7 +32,10 @@ export class RunLocks {
     return (await this.redis.eval(EXTEND, 1, this.key(threadId), owner, String(this.ttlMs))) === 1;
   }
 
-  /** Moves the lock from a dead owner to a new one, only if `from` still holds it. */
+  /**
+   * Moves the lock from a dead owner to a new one if `from` still holds it or nobody does (`from` let go
+   * meanwhile: a stale execution whose partition healed releases as it stops); never from another holder.
+   */
   async takeOver(threadId: string, from: string, to: string): Promise<boolean> {
     return (await this.redis.eval(TAKE_OVER, 1, this.key(threadId), from, to, String(this.ttlMs))) === 1;
   }

@@ -33,6 +33,22 @@ describe("a thread's run lock names one execution of a job", () => {
     expect(await locks.release("t", "job-1#a")).toBe(false);
   });
 
+  // The race behind the partition test's `follow_up` outcome: the healed execution's release lands between this
+  // execution's read of the holder and its take-over.
+  it.each([
+    ["releases it: this execution takes the free lock (never a follow-up of itself)", null, { taken: true }, "job-1#b"],
+    ["releases it and another job takes the thread: that job keeps it", "job-2#c", { taken: false, holder: "job-1#a" }, "job-2#c"],
+  ] as const)("the earlier execution, while this one fences, %s", async (_what, thief, result, holder) => {
+    const locks = new RunLocks(testRedis(), uniquePrefix(), 60_000);
+    await takeThreadLock(ctxFor(locks, "job-1", "a"), "t");
+    const resumed = ctxFor(locks, "job-1", "b", async () => {
+      await locks.release("t", "job-1#a");
+      if (thief) await locks.acquire("t", thief);
+    });
+    expect(await takeThreadLock(resumed, "t")).toEqual(result);
+    expect(await locks.holder("t")).toBe(holder);
+  });
+
   it("an execution whose fence fails (it lost the job's lock) never takes the thread from the one that has it", async () => {
     const locks = new RunLocks(testRedis(), uniquePrefix(), 60_000);
     await takeThreadLock(ctxFor(locks, "job-1", "b"), "t");
