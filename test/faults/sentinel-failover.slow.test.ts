@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
@@ -35,40 +36,82 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
   }
 }
 
-function redisProcess(args: string[]): ChildProcess {
-  const child = spawn("redis-server", args, { stdio: "ignore" });
-  children.push(child);
-  return child;
+/** A connection that gives up at once (a probe), never an unhandled error event. */
+function probe(port: number): Redis {
+  const r = new Redis({ host: "127.0.0.1", port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  r.on("error", () => undefined);
+  return r;
 }
+
+/**
+ * A redis-server (`--sentinel` too) of this test on a port nobody else holds: a free port can be taken by
+ * another process before the server binds it (then the server exits, or the port answers with another
+ * process id), and the topology would silently include a stranger. Such a start is retried on a new port.
+ */
+async function startRedis(args: (port: number) => string[]): Promise<{ child: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawn("redis-server", args(port), { stdio: "ignore" });
+    children.push(child);
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    const answers = async () => {
+      const r = probe(port);
+      try {
+        await r.connect();
+        return Number(/process_id:(\d+)/.exec(await r.info("server"))?.[1]) === child.pid;
+      } finally {
+        r.disconnect();
+      }
+    };
+    await until(async () => exited() || (await answers()), 10_000, `redis-server on port ${port} answering`);
+    if (!exited()) return { child, port };
+    if (attempt === 3) throw new Error(`redis-server exited at start on 3 ports (${args(port).join(" ")})`);
+  }
+}
+
+/** A sentinel's table (`SENTINEL REPLICAS` / `SENTINELS` rows: flat name-value lists) as objects. */
+const rows = (reply: unknown) => (reply as string[][]).map((flat) => Object.fromEntries(flat.flatMap((v, i) => (i % 2 === 0 ? [[v, flat[i + 1]]] : []))) as Record<string, string>);
+const healthy = (row: Record<string, string>) => !/s_down|o_down|disconnected/.test(row.flags ?? "");
 
 describe("Redis Sentinel", () => {
   it("the master killed mid-work: the sentinels promote the replica, the worker follows, every job completes and none is lost", async () => {
     const dir = mkdtempSync(join(tmpdir(), "osw-sentinel-"));
-    const [masterPort, replicaPort, ...sentinelPorts] = (await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])) as [number, number, number, number, number];
     const common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir];
-    const master = redisProcess(["--port", String(masterPort), ...common, "--dbfilename", "m.rdb"]);
-    redisProcess(["--port", String(replicaPort), ...common, "--dbfilename", "r.rdb", "--replicaof", "127.0.0.1", String(masterPort)]);
-    for (const [i, port] of sentinelPorts.entries()) {
-      const conf = join(dir, `sentinel-${i}.conf`);
-      writeFileSync(
-        conf,
-        [
-          `port ${port}`,
-          "bind 127.0.0.1",
-          `dir ${dir}`,
-          `sentinel monitor mymaster 127.0.0.1 ${masterPort} 2`,
-          "sentinel down-after-milliseconds mymaster 1000",
-          "sentinel failover-timeout mymaster 5000",
-          "sentinel parallel-syncs mymaster 1",
-          "",
-        ].join("\n"),
-      );
-      redisProcess([conf, "--sentinel"]);
-    }
+    const { child: master, port: masterPort } = await startRedis((port) => ["--port", String(port), ...common, "--dbfilename", "m.rdb"]);
+    const { port: replicaPort } = await startRedis((port) => ["--port", String(port), ...common, "--dbfilename", "r.rdb", "--replicaof", "127.0.0.1", String(masterPort)]);
     const replica = connectRedis(`redis://127.0.0.1:${replicaPort}`);
     await until(async () => /master_link_status:up/.test(await replica.info("replication")), 15_000, "replica in sync");
-    const sentinel = connectRedis(`redis://127.0.0.1:${sentinelPorts[0]}`);
-    await until(async () => /num-other-sentinels\s*\n?2|"num-other-sentinels","2"/.test(JSON.stringify(await sentinel.call("SENTINEL", "MASTER", "mymaster"))), 15_000, "sentinels know each other");
+    // A sentinel learns of replicas only from the master's INFO: once at connect, then every 10 s. Started before
+    // the replica had attached, a sentinel could miss it, and a master killed within those 10 s was never
+    // failed over (-failover-abort-no-good-slave, retried forever). So the sentinels start after the replica is
+    // in sync, and the master dies only once every sentinel lists the replica as healthy and knows both others.
+    const sentinelPorts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const conf = join(dir, `sentinel-${i}.conf`);
+      const { port } = await startRedis((p) => {
+        writeFileSync(
+          conf,
+          [
+            `port ${p}`,
+            "bind 127.0.0.1",
+            `dir ${dir}`,
+            `sentinel monitor mymaster 127.0.0.1 ${masterPort} 2`,
+            "sentinel down-after-milliseconds mymaster 1000",
+            "sentinel failover-timeout mymaster 5000",
+            "sentinel parallel-syncs mymaster 1",
+            "",
+          ].join("\n"),
+        );
+        return [conf, "--sentinel"];
+      });
+      sentinelPorts.push(port);
+    }
+    const sentinels = sentinelPorts.map((port) => connectRedis(`redis://127.0.0.1:${port}`));
+    const sentinel = sentinels[0]!;
+    const ready = async (s: Redis) =>
+      rows(await s.call("SENTINEL", "REPLICAS", "mymaster")).some((r) => r.port === String(replicaPort) && healthy(r) && r["master-link-status"] === "ok") &&
+      rows(await s.call("SENTINEL", "SENTINELS", "mymaster")).filter(healthy).length === 2;
+    await until(async () => (await Promise.all(sentinels.map(ready))).every(Boolean), 30_000, "every sentinel knows the replica and the other two");
 
     const target: RedisTarget = { sentinels: sentinelPorts.map((port) => ({ host: "127.0.0.1", port })), name: "mymaster", tls: false };
     const prefix = uniquePrefix();
@@ -101,6 +144,6 @@ describe("Redis Sentinel", () => {
     await until(async () => (await queues.queues.cleanup.getCompletedCount()) === ids.length, 15_000, "completed on the new master");
     worker.kill("SIGKILL");
     await queues.close();
-    for (const c of [replica, sentinel, queueRedis]) c.disconnect();
+    for (const c of [replica, ...sentinels, queueRedis]) c.disconnect();
   }, 150_000);
 });
