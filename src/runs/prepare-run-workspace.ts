@@ -40,6 +40,8 @@ export interface RunWorkspace {
   defaultSha: string | undefined;
   /** What the remote branch is at now (or the commit the branch started from). */
   expectedOld: string;
+  /** This app's bot login (`<slug>[bot]`: GitHub's word when it could say, else APP_SLUG's): who the run's replies are by. */
+  botLogin: string;
 }
 
 /**
@@ -134,5 +136,6 @@ export async function prepareRunWorkspace(opts: {
     defaultBranch,
     defaultSha: heads.get(`refs/heads/${defaultBranch}`),
     expectedOld: remoteHead || base,
+    botLogin: identity.name,
   };
 }

@@ -158,6 +158,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     provenance: ctx.provenance,
     prThreads: ctx.prThreads,
     verdictAuthorized: data.verdictAuthorized,
+    botLogin: ws.botLogin,
     state: { replied: false },
     conventions: { pr: repoConfig.pr, footer: repoConfig.footer },
   };

@@ -45,6 +45,7 @@ function runContext(redis: Redis, prefix: string): GitHubRunContext {
     prThreads: new PrThreads(redis, prefix),
     verdictAuthorized: false,
     provenance: { via: "github-webhook", principal: { login: "alice", id: 1 } },
+    botLogin: "open-swe[bot]",
     state: { replied: false, pushedSha: "abc" },
   };
 }

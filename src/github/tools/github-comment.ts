@@ -27,7 +27,7 @@ export async function postRunComment(ctx: GitHubRunContext, body: string): Promi
   const resumedSince = ctx.resumedSince;
   const { value, replayed } = await ctx.effects.once(
     key,
-    async () => (resumedSince ? await findPostedReply(ctx.octokit, target, body, resumedSince) : null) ?? { id: await replyTo(ctx.octokit, target, body) },
+    async () => (resumedSince ? await findPostedReply(ctx.octokit, target, { body, since: resumedSince, author: ctx.botLogin }) : null) ?? { id: await replyTo(ctx.octokit, target, body) },
   );
   ctx.state.replied = true;
   ctx.state.lastReply = { id: value.id, body };

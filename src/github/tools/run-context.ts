@@ -54,6 +54,8 @@ export interface GitHubRunContext {
   state: RunState;
   /** Set when this execution resumes a run an earlier one started (its start time): effects look at GitHub first. */
   resumedSince?: string;
+  /** This app's bot login (`<slug>[bot]`): a reply found at GitHub is this run's only if this login wrote it. */
+  botLogin: string;
   /** "Open PRs as me": the requester's client for their PR (host-side), or the note the app's PR carries. */
   prAuthor?: PrAuthor;
   /** The repository's `pr` conventions and `footer` setting (`.github/open-swe.yml`); absent: none, footer on replies. */

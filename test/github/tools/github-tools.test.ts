@@ -34,6 +34,7 @@ function context(prefix = uniquePrefix()): GitHubRunContext {
     prThreads: new PrThreads(redis, prefix),
     verdictAuthorized: false,
     provenance: { via: "github-webhook", principal: { login: "alice", id: 1 } },
+    botLogin: "open-swe[bot]",
     state: { replied: false },
   };
 }
@@ -107,7 +108,7 @@ describe("github_comment", () => {
     expect(ctx.state.lastReply).toEqual({ id: 42, body: "Done." });
   });
 
-  it("a resumed run whose reply never reached GitHub posts it (after one look; an earlier run's same text is not it)", async () => {
+  it("a resumed run whose reply never reached GitHub posts it (after one look; an earlier run's same text, or another bot's, is not it)", async () => {
     const ctx = context();
     ctx.resumedSince = "2026-01-02T03:04:05.000Z";
     const list = nock(API)
@@ -117,6 +118,8 @@ describe("github_comment", () => {
         { id: 4, body: "Done.", user: BOT, created_at: "2026-01-02T03:04:04.000Z" },
         { id: 5, body: "Something else.", user: BOT, created_at: "2026-01-02T03:04:06.000Z" },
         { id: 6, body: "Done.", user: { login: "dana", type: "User" }, created_at: "2026-01-02T03:04:06.000Z" },
+        // Another app's bot with the same words is not this app's reply.
+        { id: 7, body: "Done.", user: { login: "other-app[bot]", type: "Bot" }, created_at: "2026-01-02T03:04:06.000Z" },
       ]);
     const post = nock(API).post("/repos/octo/hello/issues/3/comments", { body: "Done." }).reply(201, { id: 43 });
     expect(await postRunComment(ctx, "Done.")).toEqual({ id: 43, replayed: false });
