@@ -46,18 +46,26 @@ export function hostsKey(keyPrefix: string): string {
 export type ThreadRoute = { host: string } | { host: null; lostHost?: string };
 
 // KEYS: keys that may name the job's thread (the first that holds one wins: a PR's originating thread).
-// ARGV: the key prefix, the thread id otherwise. Returns {thread} or {thread, host, alive}.
-const ROUTE = `local thread = ARGV[2]
+// ARGV: the thread id otherwise, then the text around the id of each key read (a thread's sandbox, a sandbox's
+// host, a host's liveness): the key functions above make them, so the script has no key format of its own.
+// Returns {thread} or {thread, host, alive}.
+const ROUTE = `local thread = ARGV[1]
 for i = 1, #KEYS do
   local t = redis.call('GET', KEYS[i])
   if t then thread = t break end
 end
-local id = redis.call('GET', ARGV[1] .. ':thread:' .. thread .. ':sandbox')
+local id = redis.call('GET', ARGV[2] .. thread .. ARGV[3])
 if not id then return {thread} end
-local host = redis.call('GET', ARGV[1] .. ':sandbox:' .. id .. ':host')
+local host = redis.call('GET', ARGV[4] .. id .. ARGV[5])
 if not host then return {thread} end
-return {thread, host, redis.call('EXISTS', ARGV[1] .. ':host:' .. host .. ':alive')}`;
+return {thread, host, redis.call('EXISTS', ARGV[6] .. host .. ARGV[7])}`;
 const ROUTE_SHA = createHash("sha1").update(ROUTE).digest("hex");
+
+/** A key function's text before and after its id (ids never hold NUL). */
+function around(key: (id: string) => string): [string, string] {
+  const [head = "", tail = ""] = key("\0").split("\0");
+  return [head, tail];
+}
 
 /**
  * One round trip on the webhook path: the job's thread (the first of `threadFrom` that holds one, else
@@ -65,7 +73,13 @@ const ROUTE_SHA = createHash("sha1").update(ROUTE).digest("hex");
  * does not know it yet.
  */
 export async function routeThread(redis: Redis, keyPrefix: string, threadId: string, threadFrom: readonly string[] = []): Promise<ThreadRoute & { threadId: string }> {
-  const args = [...threadFrom, keyPrefix, threadId];
+  const args = [
+    ...threadFrom,
+    threadId,
+    ...around((thread) => threadSandboxKey(keyPrefix, thread)),
+    ...around((sandbox) => sandboxHostKey(keyPrefix, sandbox)),
+    ...around((host) => hostAliveKey(keyPrefix, host)),
+  ];
   const reply = (await redis.evalsha(ROUTE_SHA, threadFrom.length, ...args).catch((err: unknown) => {
     if (err instanceof Error && err.message.startsWith("NOSCRIPT")) return redis.eval(ROUTE, threadFrom.length, ...args);
     throw err;
