@@ -18,11 +18,15 @@ if (mode === "full") {
 } else {
   const probot = new Probot({ appId: 1, privateKey, secret, log });
   // "bare-add": the floor for any app that persists the event: a bare handler doing one queue.add.
-  const queue = mode === "bare-add" ? new Queue("bench-add", { connection: connectRedis(redisUrl), prefix: "bench" }) : null;
+  // "bare-add-piped": the same on a connection that sends the commands of one event-loop turn in one write.
+  const connection = mode === "bare-add-piped" ? connectRedis(redisUrl, { autoPipelining: true }) : connectRedis(redisUrl);
+  const queue = mode.startsWith("bare-add") ? new Queue("bench-add", { connection, prefix: "bench" }) : null;
   const middleware = await createNodeMiddleware(
     (app) =>
       app.on("issue_comment.created", async (ctx) => {
         if (queue) await queue.add("comment", { id: ctx.payload.comment.id }, { jobId: `d__${ctx.id}` });
+        // "bare-xadd": the floor of a stream append (one XADD of the event) instead of a BullMQ add.
+        else if (mode === "bare-xadd") await connection.xadd("bench:intake", "*", "d", JSON.stringify({ id: ctx.id, c: ctx.payload.comment.id }));
       }),
     { probot },
   );
