@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { sign } from "@octokit/webhooks-methods";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { createLogger } from "../src/logger.js";
+import { connectRedis } from "../src/store/redis.js";
 import { fmtSpread, loadAverage, median, quantile, spreadOf } from "./intake-stats.js";
 
 const SECRET = "bench-secret";
@@ -115,9 +116,10 @@ async function load(server: { port: number; child: ChildProcess }, deliveries: D
 }
 
 /** Each variant and the intake-server mode that serves it; the first three are always measured, the others on `--also a,b`. */
-const VARIANTS = { bare: "bare", bareAdd: "bare-add", full: "full", xadd: "bare-xadd", bareAddPiped: "bare-add-piped" } as const;
+const VARIANTS = { bare: "bare", bareAdd: "bare-add", full: "full", fullStream: "full-stream", xadd: "bare-xadd", bareAddPiped: "bare-add-piped" } as const;
 type Variant = keyof typeof VARIANTS;
-const ALWAYS: Variant[] = ["bare", "bareAdd", "full"];
+const ALWAYS: Variant[] = ["bare", "bareAdd", "full", "fullStream"];
+const LABELS: Partial<Record<Variant, string>> = { bareAdd: "bare + one queue.add", full: "open-swe", fullStream: "open-swe, stream intake" };
 
 function startServer(mode: string, redisUrl: string, key: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", serverEntry, mode, redisUrl, SECRET, key], { stdio: ["ignore", "pipe", "inherit"] });
@@ -152,10 +154,13 @@ export async function main(argv: string[]): Promise<void> {
   const also = argv.includes("--also") ? (argv[argv.indexOf("--also") + 1] ?? "").split(",") : [];
   const names = [...ALWAYS, ...(Object.keys(VARIANTS) as Variant[]).filter((v) => also.includes(v))];
   const servers = {} as Record<Variant, { child: ChildProcess; port: number }>;
+  let pump: { child: ChildProcess } | null = null;
   const figures: Record<string, unknown> = { requestsPerRound: perRound, rounds, loadBefore: loadavg() };
   console.log(`load average before: ${figures.loadBefore ?? "?"}`);
   try {
     for (const name of names) servers[name] = await startServer(VARIANTS[name], redis.url, key);
+    // The stream intake's other half, as a worker runs it: its CPU is printed apart (it is not the web tier's).
+    pump = await startServer("pump", redis.url, key);
     const bodies = await makeBodies(perRound);
     for (const concurrency of [10, 50]) {
       for (const name of names) await load(servers[name], withFreshIds(bodies.slice(0, 300)), concurrency);
@@ -206,11 +211,19 @@ export async function main(argv: string[]): Promise<void> {
       for (const n of names.filter((x) => x !== "bare")) {
         const x = ratios(n);
         entry[`${n}Ratios`] = x;
-        console.log(`  ${(n === "bareAdd" ? "bare + one queue.add" : n === "full" ? "open-swe" : n).padEnd(22)} ${fmt(summary[n])} | ${fmtRatios(x)}`);
+        console.log(`  ${(LABELS[n] ?? n).padEnd(22)} ${fmt(summary[n])} | ${fmtRatios(x)}`);
       }
       figures[`c${concurrency}`] = entry;
     }
   } finally {
+    if (pump) {
+      const conn = connectRedis(redis.url);
+      const pumped = await conn.xlen("bench:intake:agent");
+      conn.disconnect();
+      figures.pumpCpuMs = cpuMs(pump.child.pid);
+      console.log(`intake pump (a worker's share of the stream intake): ${figures.pumpCpuMs ?? "?"} ms CPU in all; ${pumped} entries left in the stream`);
+      pump.child.kill("SIGKILL");
+    }
     for (const name of names) servers[name]?.child.kill("SIGKILL");
     await redis.stop();
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
