@@ -75,6 +75,8 @@ interface Result {
   rps: number;
   /** The server's and Redis's CPU ms per 1,000 requests: what a loaded, shared machine skews least. */
   cpuPerK: number | null;
+  /** The server process's alone (the web tier's share). */
+  webCpuPerK: number | null;
   p50: number;
   p99: number;
   errors: number;
@@ -91,6 +93,7 @@ async function load(server: { port: number; child: ChildProcess }, deliveries: D
   const { port } = server;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const cpuBefore = serverCpuMs([server.child.pid, redisPid]);
+  const webBefore = cpuMs(server.child.pid);
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -108,11 +111,13 @@ async function load(server: { port: number; child: ChildProcess }, deliveries: D
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = serverCpuMs([server.child.pid, redisPid]);
+  const webAfter = cpuMs(server.child.pid);
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2));
   const cpuPerK = cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / deliveries.length);
-  return { rps: Math.round(deliveries.length / seconds), cpuPerK, p50: pct(0.5), p99: pct(0.99), errors, latencies };
+  const webCpuPerK = webBefore === null || webAfter === null ? null : Math.round(((webAfter - webBefore) * 1000) / deliveries.length);
+  return { rps: Math.round(deliveries.length / seconds), cpuPerK, webCpuPerK, p50: pct(0.5), p99: pct(0.99), errors, latencies };
 }
 
 /** Each variant and the intake-server mode that serves it; the first three are always measured, the others on `--also a,b`. */
@@ -155,6 +160,15 @@ export async function main(argv: string[]): Promise<void> {
   const names = [...ALWAYS, ...(Object.keys(VARIANTS) as Variant[]).filter((v) => also.includes(v))];
   const servers = {} as Record<Variant, { child: ChildProcess; port: number }>;
   let pump: { child: ChildProcess } | null = null;
+  const streams = connectRedis(redis.url);
+  /** Lets the pump run until the stream is empty; its and Redis's CPU ms per 1,000 entries meanwhile. */
+  const drain = async (child: ChildProcess, entries: number): Promise<number> => {
+    const before = serverCpuMs([child.pid, redis.pid()]);
+    child.kill("SIGCONT");
+    while ((await streams.xlen("bench:intake:agent")) > 0) await new Promise((r) => setTimeout(r, 20));
+    const after = serverCpuMs([child.pid, redis.pid()]);
+    return before === null || after === null ? 0 : Math.round(((after - before) * 1000) / entries);
+  };
   const figures: Record<string, unknown> = { requestsPerRound: perRound, rounds, loadBefore: loadavg() };
   console.log(`load average before: ${figures.loadBefore ?? "?"}`);
   try {
@@ -164,11 +178,16 @@ export async function main(argv: string[]): Promise<void> {
     const bodies = await makeBodies(perRound);
     for (const concurrency of [10, 50]) {
       for (const name of names) await load(servers[name], withFreshIds(bodies.slice(0, 300)), concurrency);
+      if (pump) await drain(pump.child, 300);
+      const pumpCpu: number[] = [];
       const runs = Object.fromEntries(names.map((n) => [n, { rounds: [] as Figures[], lat: [] as number[] }])) as Record<Variant, { rounds: Figures[]; lat: number[] }>;
       for (let round = 0; round < rounds; round++) {
         for (let k = 0; k < names.length; k++) {
           const name = names[(k + round) % names.length]!;
+          // The stream intake's pump is a worker's work: held while its web tier is measured, then drained (its CPU apart).
+          if (name === "fullStream") pump?.child.kill("SIGSTOP");
           const { latencies, ...r } = await load(servers[name], withFreshIds(bodies), concurrency, redis.pid());
+          if (name === "fullStream" && pump) pumpCpu.push(await drain(pump.child, bodies.length));
           runs[name].rounds.push(r);
           runs[name].lat.push(...latencies);
         }
@@ -178,9 +197,11 @@ export async function main(argv: string[]): Promise<void> {
           const lat = runs[n].lat.sort((a, b) => a - b);
           const rs = runs[n].rounds;
           const cpu = rs.flatMap((r) => (r.cpuPerK === null ? [] : [r.cpuPerK]));
+          const web = rs.flatMap((r) => (r.webCpuPerK === null ? [] : [r.webCpuPerK]));
           const fig: Figures = {
             rps: median(rs.map((r) => r.rps)),
             cpuPerK: cpu.length ? median(cpu) : null,
+            webCpuPerK: web.length ? median(web) : null,
             p50: Number(quantile(lat, 0.5).toFixed(2)),
             p99: Number(quantile(lat, 0.99).toFixed(2)),
             errors: rs.reduce((a, r) => a + r.errors, 0),
@@ -203,7 +224,7 @@ export async function main(argv: string[]): Promise<void> {
         // CPU per request, bare's over the variant's: the throughput ratio a CPU-bound server would reach.
         cpu: perRoundRatio(n, (r) => r.cpuPerK, true),
       });
-      const fmt = (r: Figures) => `${r.rps} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuPerK ?? "?"} ms/1k`;
+      const fmt = (r: Figures) => `${r.rps} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuPerK ?? "?"} ms/1k (server alone ${r.webCpuPerK ?? "?"})`;
       const fmtRatios = (x: ReturnType<typeof ratios>) => `rps ratio ${x.rps ? fmtSpread(x.rps) : "?"}, p99 ratio ${x.p99 ? fmtSpread(x.p99) : "?"}, cpu ratio ${x.cpu ? fmtSpread(x.cpu) : "?"}`;
       const entry: Record<string, unknown> = { ...summary };
       console.log(`concurrency ${concurrency} (${rounds} rounds × ${perRound} requests; ratios: median [min–max] over rounds, against bare in the same round)`);
@@ -213,17 +234,15 @@ export async function main(argv: string[]): Promise<void> {
         entry[`${n}Ratios`] = x;
         console.log(`  ${(LABELS[n] ?? n).padEnd(22)} ${fmt(summary[n])} | ${fmtRatios(x)}`);
       }
+      if (pumpCpu.length) {
+        entry.pumpCpuPerK = median(pumpCpu);
+        console.log(`  intake pump (a worker's share of the stream intake, not the web tier's): ${entry.pumpCpuPerK} ms/1k CPU, pump + its Redis work`);
+      }
       figures[`c${concurrency}`] = entry;
     }
   } finally {
-    if (pump) {
-      const conn = connectRedis(redis.url);
-      const pumped = await conn.xlen("bench:intake:agent");
-      conn.disconnect();
-      figures.pumpCpuMs = cpuMs(pump.child.pid);
-      console.log(`intake pump (a worker's share of the stream intake): ${figures.pumpCpuMs ?? "?"} ms CPU in all; ${pumped} entries left in the stream`);
-      pump.child.kill("SIGKILL");
-    }
+    pump?.child.kill("SIGKILL");
+    streams.disconnect();
     for (const name of names) servers[name]?.child.kill("SIGKILL");
     await redis.stop();
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
