@@ -1,18 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
 import { Worker } from "bullmq";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningProcess } from "../../src/main.js";
 import { intakeStreamKey } from "../../src/queue/intake-keys.js";
-import { IntakePump } from "../../src/queue/intake-pump.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { QueueSet } from "../../src/queue/queues.js";
 import { connectRedis } from "../../src/store/redis.js";
 import { issueCommentPayload, sendWebhook, WEBHOOK_SECRET } from "../helpers/github-app.js";
-import { testSigner } from "../helpers/job-signer.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
-import { startTestProcess } from "../helpers/test-process.js";
+import { startStreamIntake } from "../helpers/stream-intake.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -31,25 +26,20 @@ function lineStartingWith(child: ChildProcess, prefix: string): Promise<string> 
 
 describe("an intake pump killed between adding and acknowledging", () => {
   const prefix = uniquePrefix();
-  let proc: RunningProcess;
-  let queues: QueueSet;
+  let intake: Awaited<ReturnType<typeof startStreamIntake>>;
   let child: ChildProcess | undefined;
-  let pump: IntakePump | undefined;
   let worker: Worker | undefined;
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WEBHOOK_INTAKE: "stream" });
-    queues = new QueueSet({ connection: connectRedis(redisUrl()), prefix, attempts: 1, signer: testSigner() });
+    intake = await startStreamIntake(prefix);
   });
   afterAll(async () => {
     child?.kill("SIGKILL");
     await worker?.close();
-    await pump?.stop();
-    await queues?.close();
-    queues?.connection.disconnect();
-    await proc?.stop();
+    await intake?.stop();
   });
 
   it("leaves the entry pending; another pump claims it, adds it again under the same id, and the job runs exactly once", async () => {
+    const { proc, queues } = intake;
     const res = await sendWebhook(proc.port!, {
       event: "issue_comment",
       payload: issueCommentPayload({ installationId: 1, number: 31, issueId: 1031, commentId: 88, body: "@open-swe fix the build" }),
@@ -80,8 +70,7 @@ describe("an intake pump killed between adding and acknowledging", () => {
       },
       { connection: connectRedis(redisUrl()), prefix },
     );
-    pump = new IntakePump({ connection: connectRedis(redisUrl()), queues, prefix, log: pino({ level: "silent" }), claimIdleMs: 300 });
-    pump.start();
+    intake.pump(300);
     await expect.poll(() => testRedis().xlen(stream), { timeout: 15_000 }).toBe(0);
     expect(await testRedis().xpending(stream, "pumps")).toEqual([0, null, null, null]);
     await expect.poll(() => queues.jobState("agent", deliveryJobId(res.deliveryId)), { timeout: 15_000 }).toBe("completed");

@@ -1,19 +1,14 @@
 import { Worker, type Job } from "bullmq";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningProcess } from "../../src/main.js";
 import { hostAliveKey, hostQueueName, hostsKey, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
 import { intakeStreamKey } from "../../src/queue/intake-keys.js";
-import { IntakePump } from "../../src/queue/intake-pump.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
-import { QueueSet } from "../../src/queue/queues.js";
 import { PrThreads } from "../../src/store/pr-threads.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { connectRedis } from "../../src/store/redis.js";
 import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
-import { testSigner } from "../helpers/job-signer.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
-import { startTestProcess } from "../helpers/test-process.js";
+import { startStreamIntake } from "../helpers/stream-intake.js";
 
 /**
  * WEBHOOK_INTAKE=stream end to end: a real web process verifies a real signature and appends one sealed
@@ -22,23 +17,18 @@ import { startTestProcess } from "../helpers/test-process.js";
  */
 describe("webhook → intake stream → pump → job → worker", () => {
   const prefix = uniquePrefix();
-  let proc: RunningProcess;
-  let queues: QueueSet;
-  let pump: IntakePump | undefined;
+  let intake: Awaited<ReturnType<typeof startStreamIntake>>;
   let worker: Worker | undefined;
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, WEBHOOK_INTAKE: "stream" });
-    queues = new QueueSet({ connection: connectRedis(redisUrl()), prefix, attempts: 1, signer: testSigner() });
+    intake = await startStreamIntake(prefix);
   });
   afterAll(async () => {
     await worker?.close();
-    await pump?.stop();
-    await queues?.close();
-    queues?.connection.disconnect();
-    await proc?.stop();
+    await intake?.stop();
   });
 
   it("is durable in Redis at the 2xx, counted as waiting, and becomes one routed, signed job that a worker runs once", async () => {
+    const { proc, queues } = intake;
     const origin = threadId({ kind: "issue", issueId: 8021 });
     await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 21, branch: "open-swe/abcd0021-x" }, origin);
     await testRedis().set(threadSandboxKey(prefix, origin), "sb-21");
@@ -68,8 +58,7 @@ describe("webhook → intake stream → pump → job → worker", () => {
       },
       { connection: connectRedis(redisUrl()), prefix },
     );
-    pump = new IntakePump({ connection: connectRedis(redisUrl()), queues, prefix, log: pino({ level: "silent" }) });
-    pump.start();
+    intake.pump();
     await first;
     expect(ran[0]!.id).toBe(deliveryJobId(res.deliveryId));
     expect(ran[0]!.data).toMatchObject({ threadId: origin, number: 21, text: "fix the flaky test", provenance: { via: "github-webhook", principal: { login: "dana" } } });
