@@ -194,7 +194,9 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       processors: PROCESSORS as StartWorkersOptions["processors"],
     });
     // Every worker pumps the intake streams (whatever this process's WEBHOOK_INTAKE: the web tier's decides).
-    pump = new IntakePump({ connection: redis.duplicate(), queues, prefix, log });
+    const pumpConnection = redis.duplicate();
+    pumpConnection.on("error", (err) => redisError({ err: err.message }));
+    pump = new IntakePump({ connection: pumpConnection, queues, prefix, log });
     pump.start();
     await scheduleSandboxSweep(queues, config.sandbox, hostId);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
