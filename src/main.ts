@@ -16,6 +16,8 @@ import { JobSigner } from "./queue/job-provenance.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "./store/embedded-redis.js";
 import { makeDataDirsPrivate } from "./store/private-data-dirs.js";
 import { connectRedis } from "./store/redis.js";
+import { IntakeStream } from "./queue/intake-stream.js";
+import { IntakePump } from "./queue/intake-pump.js";
 import { checkClock } from "./store/redis-clock.js";
 import { evictionProblem, readEvictionPolicy } from "./store/eviction-policy.js";
 import { SettingsStore } from "./store/settings-store.js";
@@ -102,7 +104,9 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   // BullMQ defines its ~60 Lua scripts on the connection it is given, and ioredis copies every defined
   // script onto each MULTI it builds: the stores' transactions (a checkpoint per graph step) get a
   // connection of their own without them.
-  const queueConnection = redis.duplicate();
+  // A web process's queue connection only adds and counts: it sends the commands of one event-loop turn
+  // in one write, so concurrent webhooks share a round trip. Never a worker's (BullMQ blocks on a copy of it).
+  const queueConnection = role === "web" ? redis.duplicate({ enableAutoPipelining: true }) : redis.duplicate();
   queueConnection.on("error", (err) => redisError({ err: err.message }));
   const queues = new QueueSet({
     connection: queueConnection,
@@ -129,11 +133,12 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
   let presence: HostPresence | null = null;
+  let pump: IntakePump | null = null;
   if (role === "web" || role === "all") {
     web = await startWebServer({
       config,
       github: config.github,
-      app: createApp({ config, queues, settings, prThreads, log }),
+      app: createApp({ config, queues, intake: config.env.WEBHOOK_INTAKE === "stream" ? new IntakeStream(queueConnection, prefix, queues.signer) : queues, settings, prThreads, log }),
       redis,
       dashboard: { queues, settings, github: createGitHubAuth(config.github, { log, ...(opts.octokitDefaults ? { octokitDefaults: opts.octokitDefaults } : {}) }) },
       role,
@@ -188,6 +193,11 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       ...(opts.queues ? { queues: opts.queues } : {}),
       processors: PROCESSORS as StartWorkersOptions["processors"],
     });
+    // Every worker pumps the intake streams (whatever this process's WEBHOOK_INTAKE: the web tier's decides).
+    const pumpConnection = redis.duplicate();
+    pumpConnection.on("error", (err) => redisError({ err: err.message }));
+    pump = new IntakePump({ connection: pumpConnection, queues, prefix, log });
+    pump.start();
     await scheduleSandboxSweep(queues, config.sandbox, hostId);
     await scheduleCiMonitor(queues, config.env.CI_MONITOR_EVERY_SECONDS);
     await scheduleReconcile(queues);
@@ -234,6 +244,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(health?.close() ?? Promise.resolve(), 1_000);
+        await within(pump?.stop() ?? Promise.resolve(), 1_000);
         await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
         await within(presence?.stop() ?? Promise.resolve(), 1_000);
         await within(queues.close(), 1_000);

@@ -110,6 +110,11 @@ export const EnvSchema = z.object({
   CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
   /**
+   * How a GitHub webhook is made durable before its 2xx: `queue` adds its job to BullMQ there and then;
+   * `stream` appends it (one XADD, sealed) to the intake stream a worker's pump moves into BullMQ.
+   */
+  WEBHOOK_INTAKE: z.enum(["queue", "stream"]).default("queue"),
+  /**
    * BullMQ's job lock: a worker renews it every quarter of this; a job whose lock lapsed is stalled. Shorter:
    * a dead worker's jobs are taken over sooner, but a Redis pause or an event-loop stall this long makes the
    * worker give the job up (it stops and the job resumes elsewhere from its checkpoint).

@@ -1,12 +1,14 @@
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
-import type { QueueSet } from "../queue/queues.js";
+import type { Enqueue, QueueSet } from "../queue/queues.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { PrThreads } from "../store/pr-threads.js";
 
 export interface HandlerDeps {
   config: AppConfig;
   queues: QueueSet;
+  /** Where the webhook handlers put their jobs: `queues` itself, or with WEBHOOK_INTAKE=stream the intake stream. */
+  intake: Enqueue;
   settings: SettingsStore;
   prThreads: PrThreads;
   log: Logger;

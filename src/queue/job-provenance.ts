@@ -74,6 +74,22 @@ export class JobSigner {
     return { ...payload, [PROVENANCE_KEY]: { v: 1, via, principal, sig } } as T & { provenance: Provenance };
   }
 
+  /**
+   * A webhook's intake entry (src/queue/intake-stream.ts) is sealed by the web tier and checked by the
+   * pump before it becomes a job: its own domain, so neither MAC can pass for the other.
+   */
+  sealEntry(text: string): string {
+    const key = this.keys[0];
+    if (!key) throw new ProvenanceError("provenance_key_missing", "no key to sign jobs with: set OPEN_SWE_SECRET_KEY or WEBHOOK_SECRET");
+    return this.mac(key, `intake-entry v1\n${text}`).toString("hex");
+  }
+
+  entryHolds(text: string, seal: string): boolean {
+    if (!/^[0-9a-f]{64}$/.test(seal)) return false;
+    const sig = Buffer.from(seal, "hex");
+    return this.keys.some((k) => timingSafeEqual(this.mac(k, `intake-entry v1\n${text}`), sig));
+  }
+
   /** The payload without its provenance, when the signature holds; otherwise why not. */
   verify(queue: QueueName, data: unknown): { ok: true; payload: Record<string, unknown>; provenance: VerifiedProvenance } | { ok: false; reason: string } {
     if (typeof data !== "object" || data === null || Array.isArray(data)) return { ok: false, reason: "not an object" };

@@ -5,6 +5,7 @@ import { JOB_SCHEMAS, type JobInput } from "./schemas.js";
 import { redisNowMs } from "../shared/redis-time.js";
 import type { JobSigner, Principal, Via } from "./job-provenance.js";
 import { principalOf } from "./principal-of.js";
+import { intakeStreamKey } from "./intake-keys.js";
 import { hostQueueName, hostsKey, isHostQueue, routeThread, threadsOf, type HostQueue } from "./host-routes.js";
 
 /**
@@ -14,6 +15,16 @@ import { hostQueueName, hostsKey, isHostQueue, routeThread, threadsOf, type Host
  * round trip as the route, before the job is signed.
  */
 export type AddOptions = JobsOptions & { via: Via; principal?: Principal; threadFrom?: readonly string[] };
+
+/** What the webhook handlers need of a queue: `QueueSet` adds at once, `IntakeStream` through the intake pump. */
+export type Enqueue = Pick<QueueSet, "add">;
+
+export interface PreparedJob {
+  queue: Queue;
+  name: string;
+  data: object;
+  opts: JobsOptions & { jobId: string };
+}
 
 export interface QueueSetOptions {
   connection: Redis;
@@ -74,14 +85,24 @@ export class QueueSet {
    * by this host's (BullMQ would use `Date.now()`).
    */
   async add<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: AddOptions): Promise<string> {
-    const { via, principal, threadFrom, ...jobOptions } = options;
-    const stamped = jobOptions.delay && jobOptions.timestamp === undefined ? { timestamp: await redisNowMs(this.connection) } : {};
     let first: string | undefined;
-    for (const part of await this.placements(name, data, jobId, threadFrom ?? [])) {
-      const job = await part.queue.add(name, this.signed(name, part.data, via, principal), { ...jobOptions, ...stamped, jobId: part.jobId });
-      first ??= job.id ?? part.jobId;
+    for (const part of await this.prepare(name, data, jobId, options)) {
+      const job = await part.queue.add(part.name, part.data, part.opts);
+      first ??= job.id ?? part.opts.jobId;
     }
     return first ?? jobId;
+  }
+
+  /** The jobs `add` would add, routed and signed, for a caller that adds many at once (the intake pump's `addBulk`). */
+  async prepare<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: AddOptions): Promise<PreparedJob[]> {
+    const { via, principal, threadFrom, ...jobOptions } = options;
+    const stamped = jobOptions.delay && jobOptions.timestamp === undefined ? { timestamp: await redisNowMs(this.connection) } : {};
+    return (await this.placements(name, data, jobId, threadFrom ?? [])).map((part) => ({
+      queue: part.queue,
+      name,
+      data: this.signed(name, part.data, via, principal),
+      opts: { ...jobOptions, ...stamped, jobId: part.jobId },
+    }));
   }
 
   /**
@@ -135,9 +156,12 @@ export class QueueSet {
     const queues = [this.queues[name]];
     if (isHostQueue(name)) for (const host of await this.connection.smembers(hostsKey(this.opts.prefix))) queues.push(this.hostQueue(name, host));
     const total: Record<string, number> = Object.fromEntries(states.map((s) => [s, 0]));
-    for (const counts of await Promise.all(queues.map((q) => q.getJobCounts(...states)))) {
+    // Webhooks the intake pump has not moved yet are waiting too (an entry being moved may count twice, briefly).
+    const [intake, ...all] = await Promise.all([states.includes("waiting") ? this.connection.xlen(intakeStreamKey(this.opts.prefix, name)) : 0, ...queues.map((q) => q.getJobCounts(...states))]);
+    for (const counts of all as Record<string, number>[]) {
       for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
     }
+    if (intake) total.waiting = (total.waiting ?? 0) + (intake as number);
     return total;
   }
 

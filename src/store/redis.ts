@@ -6,6 +6,11 @@ export interface ConnectOptions {
   connectionName?: string;
   /** Fail fast instead of queueing commands while disconnected (health checks, CLI). */
   enableOfflineQueue?: boolean;
+  /**
+   * Send every command issued in one event-loop turn in one write (ioredis' auto-pipelining): concurrent
+   * webhooks share a round trip. Not for a connection that blocks (a BullMQ worker's).
+   */
+  autoPipelining?: boolean;
 }
 
 export type { RedisTarget };
@@ -19,6 +24,7 @@ export function connectRedis(target: string | RedisTarget, opts: ConnectOptions 
     maxRetriesPerRequest: null,
     ...(opts.connectionName ? { connectionName: opts.connectionName } : {}),
     ...(opts.enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
+    ...(opts.autoPipelining ? { enableAutoPipelining: true } : {}),
   };
   if (typeof target !== "string" && "sentinels" in target) {
     return new Redis({

@@ -13,7 +13,7 @@ export function registerCiHandlers(app: Probot, deps: HandlerDeps): void {
   const enqueue = async (deliveryId: string, payload: Parameters<typeof repoCoords>[0], event: CiEvent) => {
     const coords = repoCoords(payload);
     if (!coords) return deps.log.info({ deliveryId }, "CI event without an installation: nothing to do");
-    await deps.queues.add("ci-event", { ...coords, ...event, deliveryId }, deliveryJobId(deliveryId), { via: "github-webhook" });
+    await deps.intake.add("ci-event", { ...coords, ...event, deliveryId }, deliveryJobId(deliveryId), { via: "github-webhook" });
     deps.log.info({ deliveryId, kind: event.kind, name: event.name }, "CI failure enqueued");
   };
   const ownApp = (slug: string | undefined | null) => slug === deps.config.env.APP_SLUG;

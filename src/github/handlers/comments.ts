@@ -24,7 +24,7 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
   const pr = command.kind === "task" && src.pr ? { ...src.pr, ...coords, number: src.number } : null;
   const { pr: _pr, ...input } = src;
   const plan = planCommentJob({ ...input, ...coords, command, originThreadId: pr ? markedOrigin(pr, `${deps.config.env.APP_SLUG}[bot]`) : null });
-  const id = await deps.queues.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook", ...(pr ? { threadFrom: deps.prThreads.originKeys(pr) } : {}) });
+  const id = await deps.intake.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook", ...(pr ? { threadFrom: deps.prThreads.originKeys(pr) } : {}) });
   log().info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
 }
 

@@ -29,7 +29,7 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
         : (issue.labels ?? []).some((l) => l.name.toLowerCase() === label) || hasMention(issue.body ?? "", deps.config.env.MENTION_HANDLES);
     if (!trigger) return;
     const text = `${issue.title}\n\n${issue.body ?? ""}`.trim();
-    const id = await deps.queues.add(
+    const id = await deps.intake.add(
       "agent",
       {
         ...coords,
@@ -56,7 +56,7 @@ export function registerIssueHandlers(app: Probot, deps: HandlerDeps): void {
     const { issue } = ctx.payload;
     const coords = repoCoords(ctx.payload);
     if (!coords) return;
-    const id = await deps.queues.add(
+    const id = await deps.intake.add(
       "cleanup",
       { ...coords, number: issue.number, threadIds: [threadId({ kind: "issue", issueId: issue.id })], merged: false, deliveryId: ctx.id },
       deliveryJobId(ctx.id),

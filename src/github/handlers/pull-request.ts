@@ -25,7 +25,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
       trigger = "synchronize";
     }
     const reviewer = threadId({ kind: "reviewer", owner, repo, number: pr.number });
-    const id = await deps.queues.add(
+    const id = await deps.intake.add(
       "review",
       {
         ...coords,
@@ -51,7 +51,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
     const coords = repoCoords(ctx.payload);
     if (!coords) return;
     const { owner, repo } = coords;
-    await deps.queues.add(
+    await deps.intake.add(
       "review",
       {
         ...coords,
@@ -74,7 +74,7 @@ export function registerPullRequestHandlers(app: Probot, deps: HandlerDeps): voi
     const coords = repoCoords(ctx.payload);
     if (!coords) return;
     const { owner, repo } = coords;
-    await deps.queues.add(
+    await deps.intake.add(
       "cleanup",
       {
         ...coords,
