@@ -1,4 +1,5 @@
 import type { Octokit } from "./app-auth.js";
+import { isPostedReply } from "../shared/is-posted-reply.js";
 import type { ReplyTarget } from "./reply.js";
 
 /**
@@ -14,10 +15,9 @@ export async function findPostedReply(octokit: Octokit, target: ReplyTarget, rep
       ? await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { owner: target.owner, repo: target.repo, pull_number: target.number, since, per_page: 100 })
       : await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: target.owner, repo: target.repo, issue_number: target.number, since, per_page: 100 });
   // `since` is on the last update: a same-text reply of an earlier run, edited since, is not this one.
-  const from = Date.parse(since);
-  const author = reply.author.toLowerCase();
-  const found = (res.data as { id: number; body?: string | null; created_at?: string; user?: { login?: string } | null }[]).find(
-    (c) => c.body === body && c.user?.login?.toLowerCase() === author && c.created_at !== undefined && Date.parse(c.created_at) >= from,
+  const want = { author: reply.author.toLowerCase(), text: body, sinceMs: Date.parse(since) };
+  const found = (res.data as { id: number; body?: string | null; created_at?: string; user?: { login?: string } | null }[]).find((c) =>
+    isPostedReply({ author: c.user?.login?.toLowerCase(), text: c.body, createdAtMs: c.created_at === undefined ? Number.NaN : Date.parse(c.created_at) }, want),
   );
   return found ? { id: Number(found.id) } : null;
 }

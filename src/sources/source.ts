@@ -100,6 +100,11 @@ export interface SourceClient {
   /** A reply in the conversation (Markdown in; the source converts). */
   reply(ref: Record<string, unknown>, markdown: string): Promise<void>;
   /**
+   * Whether this app's own identity already posted `markdown` in the conversation at or after `since` (ISO):
+   * asked only by a resumed run, before it replies (one listing call). Optional: without it, the reply is posted.
+   */
+  postedReply?(ref: Record<string, unknown>, markdown: string, since: string): Promise<boolean>;
+  /**
    * The person's email as the source vouches for it (confirmed), for matching a GitHub account's public
    * email when no `settings identity` maps them; null when unknown or unconfirmed. Optional.
    */

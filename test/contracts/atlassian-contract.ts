@@ -1,4 +1,4 @@
-import type { Content, SearchPageResponseSearchResult, User as ConfluenceUser } from "confluence.js/v1";
+import type { Content, ContentArray, SearchPageResponseSearchResult, User as ConfluenceUser } from "confluence.js/v1";
 import type { Comment, CreatedIssue, Document, ErrorCollection, Issue, PageOfComments, PageProject, User as JiraUser } from "jira.js/version3/models";
 import { type Sent, typedBody } from "./typed-bodies.js";
 
@@ -34,6 +34,8 @@ export interface ConfluenceBodies {
   user: ConfluenceUser;
   /** GET, POST, PUT /wiki/rest/api/content[/{id}] */
   content: Content;
+  /** GET /wiki/rest/api/content/{id}/child/comment */
+  comments: ContentArray;
   /** GET /wiki/rest/api/search */
   search: SearchPageResponseSearchResult;
 }

@@ -7,6 +7,8 @@ import { sourceRunJobId } from "../../src/sources/intake.js";
 import { buildSourceRegistry } from "../../src/sources/registry.js";
 import type { SourceName } from "../../src/sources/source.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { SideEffectLedger } from "../../src/store/side-effects.js";
+import { postSourceReply } from "../../src/github/tools/github-comment.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { testConfig } from "../helpers/github-app.js";
 import { waitForJob, findJob, jobsEverywhere } from "../helpers/jobs.js";
@@ -58,6 +60,12 @@ export interface SourceFixture {
   nockAck(m: Mention): nock.Scope;
   /** A reply in the conversation; `match` sees the text as the source received it. */
   nockReply(m: Mention, match: (text: string) => boolean): nock.Scope;
+  /**
+   * A resumed run's look for its own reply: the conversation's listing (and our identity, when the client reads
+   * it) as the source's API returns it. Each message is `markdown` as the source stores it when we (`own`) or
+   * a person posted it, created `at`.
+   */
+  nockListing(m: Mention, listed: Array<{ own: boolean; markdown: string; at: Date }>): nock.Scope[];
   /** A source with `SourceClient.verifiedEmail`: its API saying a user's confirmed email (`null`: none or unconfirmed). */
   nockEmail?(userId: string, email: string | null): nock.Scope;
   /** Markdown the agent writes → what the source receives. */
@@ -341,6 +349,45 @@ export function describeSourceConformance(fx: SourceFixture): void {
       expect(await run(other, "octo/new")).toBe(threadId({ kind: "source", key: threadKey, repo: "octo/new" }));
       expect(await run(mention({ where: "CLEGACY", thread: first.id, text: "back in repo:octo/old" }), "octo/old")).toBe(legacy);
       expect(await testRedis().get(`${prefix}:thread:${legacy}:repo`)).toBe("octo/old");
+    });
+
+    it("resumed step: our reply already in the conversation since the run began is taken, not posted again; a person's same text and an earlier run's are not; a normal step lists nothing", async () => {
+      const m = mention();
+      const body = `Opened https://github.com/octo/hello/pull/7 and **tests pass** (${m.id}).`;
+      const began = new Date(Date.now() - 60_000);
+      const after = new Date(began.getTime() + 5_000);
+      const before = new Date(began.getTime() - 3_600_000);
+      const effects = new SideEffectLedger(testRedis(), prefix);
+      const { threadKey } = fx.expected(m);
+      // A fresh client per step, as each job builds one: nothing cached between them.
+      const step = (runId: string, resumedSince?: string) => {
+        const client = buildSourceRegistry(testConfig({ ...fx.env, QUEUE_PREFIX: prefix }), [], { redis: testRedis() })
+          .get(fx.name)!
+          .client(createLogger("silent"));
+        const state = { replied: false };
+        return postSourceReply({ effects, runId: `${prefix}-${runId}`, state, ...(resumedSince ? { resumedSince } : {}) }, { origin: { kind: fx.name, threadKey, ref: fx.ref(m) }, client }, body);
+      };
+      // Our reply made it before the cut-off execution's record did: read, and nothing is posted (a post has no mock).
+      const found = fx.nockListing(m, [
+        { own: true, markdown: body, at: before },
+        { own: false, markdown: body, at: after },
+        { own: true, markdown: body, at: after },
+      ]);
+      expect(await step("found", began.toISOString())).toEqual({ id: 0, replayed: false });
+      expect(found.every((s) => s.isDone())).toBe(true);
+      // Only a person's message with the same text and an earlier run's identical reply: posted, once.
+      const notOurs = fx.nockListing(m, [
+        { own: true, markdown: body, at: before },
+        { own: false, markdown: body, at: after },
+      ]);
+      const posted = fx.nockReply(m, (t) => t.includes("tests pass"));
+      expect(await step("not-ours", began.toISOString())).toEqual({ id: 0, replayed: false });
+      expect([...notOurs, posted].every((s) => s.isDone())).toBe(true);
+      // A normal step posts with no listing call (none is mocked), and its record answers a resume.
+      const normal = fx.nockReply(m, (t) => t.includes("tests pass"));
+      expect(await step("normal")).toEqual({ id: 0, replayed: false });
+      expect(normal.isDone()).toBe(true);
+      expect(await step("normal", began.toISOString())).toEqual({ id: 0, replayed: true });
     });
 
     it("reply formatting: the agent's Markdown arrives in the source's own format", async () => {

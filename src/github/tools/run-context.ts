@@ -14,7 +14,10 @@ import type { FooterSetting, PrConventions } from "../../config/pr-conventions.j
  */
 export interface SourceReplyChannel {
   origin: Exclude<AgentSource, { kind: "github" }>;
-  client: { reply(ref: Record<string, unknown>, markdown: string): Promise<void> };
+  client: {
+    reply(ref: Record<string, unknown>, markdown: string): Promise<void>;
+    postedReply?(ref: Record<string, unknown>, markdown: string, since: string): Promise<boolean>;
+  };
 }
 
 /** What one agent run knows about where it works and what it has done; host-side tools share it. */

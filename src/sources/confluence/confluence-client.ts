@@ -5,6 +5,7 @@ import type { SourceClient, TrustedMessage } from "../source.js";
 import { adfToStorage } from "../atlassian/adf-to-storage.js";
 import { markdownToAdf } from "../atlassian/markdown-to-adf.js";
 import { storageToText } from "../atlassian/storage-to-text.js";
+import { isPostedReply } from "../../shared/is-posted-reply.js";
 import { ACK_MARKDOWN } from "../jira/jira-client.js";
 import { ConfluenceApi, confluenceStatus } from "./confluence-api.js";
 import { ConfluenceRef, confluenceThreadKey } from "./confluence-ref.js";
@@ -19,7 +20,7 @@ interface Content {
   id: string;
   title?: string;
   body?: { storage?: { value?: string } };
-  history?: { createdBy?: { accountId?: string; displayName?: string; email?: string } };
+  history?: { createdBy?: { accountId?: string; displayName?: string; email?: string }; createdDate?: string };
   container?: { id?: string | number; title?: string; space?: { key?: string } };
   space?: { key?: string };
   /** A comment's parent comments, the thread's first comment first. */
@@ -110,6 +111,25 @@ export class ConfluenceSourceClient implements SourceClient {
     const ref = parseRef(raw);
     const storage = adfToStorage(markdownToAdf(markdown));
     await this.api(ref).request("POST", "/rest/api/content", { body: commentBody(ref.pageId, storage, ref.kind === "comment" ? ref.threadRoot : undefined) });
+  }
+
+  /**
+   * The replies under the thread's first comment (a page's top-level comments for a page): the app's own with
+   * the text we would send. Confluence lists one level of children per call.
+   */
+  async postedReply(raw: Record<string, unknown>, markdown: string, since: string): Promise<boolean> {
+    const ref = parseRef(raw);
+    const api = this.api(ref);
+    const me = await this.myAccountId(ref, api);
+    const parent = ref.kind === "comment" ? ref.threadRoot : ref.pageId;
+    const listed = await api.request<{ results?: Content[] }>("GET", `/rest/api/content/${parent}/child/comment`, { query: { expand: "body.storage,history", limit: "100" } });
+    const want = { author: me, text: storageToText(adfToStorage(markdownToAdf(markdown))).text, sinceMs: Date.parse(since) };
+    return (listed.results ?? []).some((c) =>
+      isPostedReply(
+        { author: c.history?.createdBy?.accountId, text: storageToText(c.body?.storage?.value ?? "").text, createdAtMs: c.history?.createdDate ? Date.parse(c.history.createdDate) : Number.NaN },
+        want,
+      ),
+    );
   }
 
   tools(raw: Record<string, unknown>) {

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { hasMention } from "../../github/command.js";
 import { OpenSweError } from "../../errors.js";
 import type { SourceClient, SourceUser, TrustedMessage } from "../source.js";
+import { isPostedReply } from "../../shared/is-posted-reply.js";
 import { adfToText } from "../atlassian/adf-to-text.js";
 import { markdownToAdf } from "../atlassian/markdown-to-adf.js";
 import { jiraStatus } from "./jira-api.js";
@@ -78,6 +79,19 @@ export class JiraSourceClient implements SourceClient {
   async reply(raw: Record<string, unknown>, markdown: string): Promise<void> {
     const ref = parseRef(raw);
     await this.api.issueComments.addComment({ issueIdOrKey: ref.issueKey, comment: markdownToAdf(markdown) as never });
+  }
+
+  /** The issue's newest 100 comments (`orderBy=-created`): the bot account's with the text we would send. */
+  async postedReply(raw: Record<string, unknown>, markdown: string, since: string): Promise<boolean> {
+    const ref = parseRef(raw);
+    const me = await this.myAccountId();
+    const page = await this.api.issueComments.getComments<{ comments?: { author?: JiraAuthor; body?: unknown; created?: string }[] }>({
+      issueIdOrKey: ref.issueKey,
+      orderBy: "-created",
+      maxResults: 100,
+    });
+    const want = { author: me, text: adfToText(markdownToAdf(markdown)).text, sinceMs: Date.parse(since) };
+    return (page.comments ?? []).some((c) => isPostedReply({ author: c.author?.accountId, text: adfToText(c.body).text, createdAtMs: c.created ? Date.parse(c.created) : Number.NaN }, want));
   }
 
   tools(raw: Record<string, unknown>) {

@@ -7,6 +7,7 @@ import { fetchLinearMessage } from "./fetch-linear-message.js";
 import { LinearApi, LinearApiError } from "./linear-api.js";
 import { LinearRef } from "./linear-ref.js";
 import type { LinearSettings } from "./linear-settings.js";
+import { linearPostedReply } from "./linear-posted-reply.js";
 import { postLinearComment } from "./post-linear-comment.js";
 import { linearLinkedTools, linearTools } from "./tools/index.js";
 
@@ -52,6 +53,7 @@ export function linearClient(settings: LinearSettings, log: Logger, apiUrl?: str
         log.warn({ err, issueId: ref.issueId }, "linear: attaching the pull request failed");
       }
     },
+    postedReply: async (raw, markdown, since) => linearPostedReply(api, parseRef(raw), markdown, since),
     // Linear signs people in through their email (magic link, Google, SAML): the address on an active
     // member's account is one they control. Deactivated users and app users have none to match.
     verifiedEmail: async (user) => {

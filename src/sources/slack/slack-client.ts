@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { RunStatus, SourceClient } from "../source.js";
+import { isPostedReply } from "../../shared/is-posted-reply.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 import { approvalBlocks } from "./approval-blocks.js";
 import { SlackRef } from "./schema.js";
@@ -61,6 +62,15 @@ export function slackClient(token: string, log: Logger, apiUrl?: string): Source
     async reply(raw, markdown) {
       const ref = SlackRef.parse(raw);
       await client.chat.postMessage({ channel: ref.channel, thread_ts: ref.threadTs, text: markdownToMrkdwn(markdown), unfurl_links: false });
+    },
+    // `conversations.replies` from `oldest` (first page, 200): our bot user's message with the text we send.
+    async postedReply(raw, markdown, since) {
+      const ref = SlackRef.parse(raw);
+      const sinceMs = Date.parse(since);
+      const me = ref.botUserId ?? (await client.auth.test()).user_id ?? "";
+      const res = await client.conversations.replies({ channel: ref.channel, ts: ref.threadTs, oldest: (sinceMs / 1000).toFixed(6), inclusive: true, limit: 200 });
+      const want = { author: me, text: markdownToMrkdwn(markdown), sinceMs };
+      return (res.messages ?? []).some((m) => isPostedReply({ author: m.user, text: m.text, createdAtMs: Number(m.ts) * 1000 }, want));
     },
     async approvalRequest(raw, markdown, approvalId) {
       const ref = SlackRef.parse(raw);

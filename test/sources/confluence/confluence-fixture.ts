@@ -1,5 +1,7 @@
 import nock from "nock";
 import { expect } from "vitest";
+import { adfToStorage } from "../../../src/sources/atlassian/adf-to-storage.js";
+import { markdownToAdf } from "../../../src/sources/atlassian/markdown-to-adf.js";
 import { INSTALL_KEYS_URL } from "../../../src/sources/confluence/install-keys.js";
 import { JWT_LEEWAY_SECONDS } from "../../../src/sources/confluence/connect-jwt.js";
 import type { Mention, SourceFixture } from "../conformance.js";
@@ -116,6 +118,27 @@ export const confluenceFixture: SourceFixture = {
     wiki()
       .post("/wiki/rest/api/content", (b: PostedContent) => b.container.id === PAGE_ID && b.ancestors?.[0]?.id === threadRootOf(m) && match(b.body.storage.value))
       .reply(200, confluenceBody("content", { id: "2" })),
+  // One level of children per call: the replies under the thread's first comment.
+  nockListing: (m, listed) => [
+    wiki()
+      .get("/wiki/rest/api/user/current")
+      .reply(200, confluenceBody("user", { accountId: APP_ACCOUNT })),
+    wiki()
+      .get(`/wiki/rest/api/content/${threadRootOf(m)}/child/comment`)
+      .query({ expand: "body.storage,history", limit: "100" })
+      .reply(
+        200,
+        confluenceBody("comments", {
+          size: listed.length,
+          results: listed.map((l, i) => ({
+            id: String(700 + i),
+            type: "comment",
+            body: { storage: { value: adfToStorage(markdownToAdf(l.markdown)), representation: "storage" } },
+            history: { createdBy: { accountId: l.own ? APP_ACCOUNT : m.user }, createdDate: l.at.toISOString() as never },
+          })),
+        }),
+      ),
+  ],
   replyFormatting: [
     ["**Done**: see [the PR](https://github.com/octo/hello/pull/7)", '<p><strong>Done</strong>: see <a href="https://github.com/octo/hello/pull/7">the PR</a></p>'],
     [

@@ -85,6 +85,31 @@ export const jiraFixture: SourceFixture = {
     jira()
       .post(`/rest/api/3/issue/${issueKeyOf(m)}/comment`, (b: { body: unknown }) => match(JSON.stringify(b.body)))
       .reply(201, jiraBody("comment", { id: "2" })),
+  // Newest first (`orderBy=-created`); Jira's timestamps carry a `+0000` offset.
+  nockListing: (m, listed) => [
+    jira()
+      .get("/rest/api/3/myself")
+      .reply(200, jiraBody("myself", { accountId: BOT_ACCOUNT })),
+    jira()
+      .get(`/rest/api/3/issue/${issueKeyOf(m)}/comment`)
+      .query((q) => q["orderBy"] === "-created" && q["maxResults"] === "100")
+      .reply(
+        200,
+        jiraBody("comments", {
+          startAt: 0,
+          maxResults: 100,
+          total: listed.length,
+          comments: [...listed]
+            .sort((a, b) => b.at.getTime() - a.at.getTime())
+            .map((l, i) => ({
+              id: String(500 + i),
+              author: { accountId: l.own ? BOT_ACCOUNT : m.user },
+              body: markdownToAdf(l.markdown) as never,
+              created: l.at.toISOString().replace("Z", "+0000"),
+            })),
+        }),
+      ),
+  ],
   replyFormatting: [
     ["**Done**: see [the PR](https://github.com/octo/hello/pull/7)", JSON.stringify(markdownToAdf("**Done**: see [the PR](https://github.com/octo/hello/pull/7)"))],
     [

@@ -74,6 +74,18 @@ export const linearFixture: SourceFixture = {
         },
       },
     ),
+  nockListing: (m, listed) => [
+    mockLinear(
+      "OpenSweLinearPostedReply",
+      {
+        data: {
+          viewer: { id: APP_USER },
+          issue: { comments: { nodes: listed.map((l) => ({ body: l.markdown, createdAt: l.at.toISOString(), user: { id: l.own ? APP_USER : m.user } })) } },
+        },
+      },
+      { when: (v) => v["id"] === issueOf(m) && typeof v["since"] === "string" },
+    ),
+  ],
   nockEmail: (userId, email) =>
     mockLinear("OpenSweLinearUserEmail", { data: { user: { id: userId, email: email ?? "former@example.com", active: email !== null, app: false } } }, { when: (v) => v["id"] === userId }),
   // Linear comments are Markdown: what the agent writes arrives unchanged.

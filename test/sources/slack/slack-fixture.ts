@@ -1,6 +1,7 @@
 import type { AppMentionEvent } from "@slack/types";
 import nock from "nock";
 import { slackSignature } from "../../../src/sources/slack/signature.js";
+import { markdownToMrkdwn } from "../../../src/sources/slack/mrkdwn.js";
 import type { Mention, SourceFixture } from "../conformance.js";
 import { slackBody } from "../../contracts/slack-contract.js";
 
@@ -66,6 +67,27 @@ export const slackFixture: SourceFixture = {
     nock(SLACK)
       .post("/api/chat.postMessage", (b: Form) => b.channel === m.where && b.thread_ts === threadOf(m) && match(b.text ?? ""))
       .reply(200, slackBody("chat.postMessage", { ok: true, ts: "9999.0001" })),
+  // `conversations.replies` from `oldest`: the thread's parent, then what was said since (Slack stores the mrkdwn we send).
+  nockListing: (m, listed) => [
+    nock(SLACK)
+      .post("/api/conversations.replies", (b: Form) => b.channel === m.where && b.ts === threadOf(m) && b.oldest !== undefined && b.oldest !== m.id && b.latest === undefined)
+      .reply(
+        200,
+        slackBody("conversations.replies", {
+          ok: true,
+          has_more: false,
+          messages: [
+            { type: "message", ts: threadOf(m), user: "UOTHER", text: "the thread starts here" },
+            ...listed.map((l, i) => ({
+              type: "message",
+              ts: `${Math.floor(l.at.getTime() / 1000)}.${String(i).padStart(6, "0")}`,
+              text: markdownToMrkdwn(l.markdown),
+              ...(l.own ? { user: BOT, bot_id: "B0BOT" } : { user: "UWRITER" }),
+            })),
+          ],
+        }),
+      ),
+  ],
   nockEmail: (userId, email) =>
     nock(SLACK)
       .post("/api/users.info", (b: Form) => b.user === userId)
