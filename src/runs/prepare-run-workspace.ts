@@ -8,7 +8,7 @@ import { resolveBotIdentity } from "../github/bot-identity.js";
 import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { ensureMirror, resolveRefs } from "../sandbox/workspace/mirror.js";
-import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
+import { prepareWorkspace, reuseWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import { keyer } from "../store/keys.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
@@ -84,7 +84,8 @@ export async function prepareRunWorkspace(opts: {
       baseBranch = sameRepo ? pr.head.ref : pr.base.ref;
     }
   }
-  // The mirror fetch and the sandbox do not depend on each other.
+  // The mirror fetch and the sandbox do not depend on each other; nor does reusing the thread's workspace
+  // (its identity reset in the sandbox), which so runs while the mirror fetches.
   const [mirror, ensured] = await Promise.all([
     ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token }),
     ensureSandboxForThread({
@@ -98,7 +99,7 @@ export async function prepareRunWorkspace(opts: {
       cache: opts.runtime.sandboxCache,
       host: opts.runtime.hostId,
       createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
-    }),
+    }).then(async (e) => ({ ...e, reused: await reuseWorkspace(e.sandbox, identity) })),
     opts.redis.set(branchKey, branch, "EX", 90 * 86400),
   ]);
   // A branch an earlier run already pushed is where this run picks up, whatever sandbox it gets.
@@ -116,6 +117,7 @@ export async function prepareRunWorkspace(opts: {
     branch,
     publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
     identity,
+    reused: ensured.reused,
   });
   // The branch's starting commit is remembered per thread: a reused workspace keeps building on it.
   const baseKey = keyer(`${opts.prefix}:thread`)(t.threadId, "base");
