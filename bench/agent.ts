@@ -114,7 +114,14 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<{ lat
     GIT_REMOTE_TEMPLATE: `file://${remoteRoot}/{owner}/{repo}.git`,
   });
   const api = mockRunGitHub();
-  api.post(/\/reactions$/).reply(201, {});
+  // The run puts 👀 on the request as its first model call starts (as bench:scale): the wait ends there,
+  // event-driven. Polling the checkpoint instead deserialised the thread's history every millisecond on
+  // the worker's own event loop, slowing the very set-up being measured.
+  let eyes: ((at: number) => void) | undefined;
+  api.post(/\/reactions$/).reply(201, (_uri, body) => {
+    if ((body as { content?: string }).content === "eyes") eyes?.(performance.now());
+    return {};
+  });
   const proc = await startProcess({ role: "all", config, log: createLogger("silent"), port: 0, host: "127.0.0.1", octokitDefaults: { retry: { enabled: false }, throttle: { enabled: false } } });
   const saverRedis = connectRedis(redisUrl);
   const saver = new RedisSaver({ redis: saverRedis, prefix: `${prefix}:ckpt` });
@@ -135,26 +142,25 @@ async function webhookToFirstCall(redisUrl: string, runs: number): Promise<{ lat
         issue: { number: 4, id: 77 },
         comment: { id: i, body: `@open-swe task ${i}`, user: { login: "dana", id: 3, type: "User" } },
       });
+      const firstCall = new Promise<number>((r) => (eyes = r));
       const t = performance.now();
       await fetch(`http://127.0.0.1:${proc.port}/api/github/webhooks`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": randomUUID(), "x-hub-signature-256": await sign(secret, body) },
         body,
       });
-      const giveUp = Date.now() + 30_000;
-      while ((await aiCount()) === before) {
-        if (Date.now() > giveUp) {
-          const jobs = await proc.queues.queues.agent.getJobs(["completed", "failed", "active", "waiting", "delayed"]);
-          const states = await Promise.all(jobs.map(async (j) => `${await j.getState()}:${JSON.stringify(j.returnvalue)}:${j.failedReason ?? ""}`));
-          throw new Error(`run ${i} never reached the model: ${states.join(" | ")}`);
-        }
-        await new Promise((r) => setTimeout(r, 1));
+      const calledAt = await Promise.race([firstCall, new Promise<undefined>((r) => setTimeout(r, 30_000, undefined))]);
+      const deadline = Date.now() + 30_000;
+      while ((await proc.redis.exists(`${prefix}:runlock:${thread}`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      // Checked once the run is over: the model really answered (an AI message joined the thread).
+      if (calledAt === undefined || (await aiCount()) === before) {
+        const jobs = await proc.queues.queues.agent.getJobs(["completed", "failed", "active", "waiting", "delayed"]);
+        const states = await Promise.all(jobs.map(async (j) => `${await j.getState()}:${JSON.stringify(j.returnvalue)}:${j.failedReason ?? ""}`));
+        throw new Error(`run ${i} never reached the model: ${states.join(" | ")}`);
       }
       // The first run creates the sandbox and the mirror: it is the cold one, not measured.
-      if (i > 0) latencies.push(performance.now() - t);
+      if (i > 0) latencies.push(calledAt - t);
       else warm = await setupTotals();
-      const deadline = Date.now() + 10_000;
-      while ((await proc.redis.exists(`${prefix}:runlock:${thread}`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     }
   } finally {
     await proc.stop();

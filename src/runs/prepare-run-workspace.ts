@@ -8,7 +8,7 @@ import { resolveBotIdentity } from "../github/bot-identity.js";
 import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { ensureMirror, resolveRefs } from "../sandbox/workspace/mirror.js";
-import { prepareWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
+import { prepareWorkspace, reuseWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import { keyer } from "../store/keys.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
@@ -62,13 +62,32 @@ export async function prepareRunWorkspace(opts: {
   const { target: t, octokit, config } = opts;
   const branchKey = keyer(`${opts.prefix}:thread`)(t.threadId, "branch");
   const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
+  const token = opts.github.repoScopedToken(t.installationId, t.repo);
+  const bot = resolveBotIdentity({ octokit, redis: opts.redis, prefix: opts.prefix, appId: config.github?.appId ?? "none", fallbackSlug: config.env.APP_SLUG, log: opts.log });
+  // The mirror fetch and the thread's sandbox need nothing from the repository's API answers: they start
+  // with them, and reusing the thread's workspace (its identity reset in the sandbox) runs while the mirror
+  // fetches. Errors are still said in this order: the API's, then the mirror's and the sandbox's.
+  const mirrored = token.then((tok) => ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token: tok }));
+  const sandboxed = ensureSandboxForThread({
+    redis: opts.redis,
+    keyPrefix: opts.prefix,
+    threadId: t.threadId,
+    repo: `${t.owner}/${t.repo}`,
+    log: opts.log,
+    provider: opts.runtime.sandboxProvider,
+    creationTimeoutMs: config.sandbox.createTimeoutMs,
+    cache: opts.runtime.sandboxCache,
+    host: opts.runtime.hostId,
+    createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
+  }).then(async (e) => ({ ...e, reused: await reuseWorkspace(e.sandbox, await bot) }));
+  for (const started of [mirrored, sandboxed]) started.catch(() => undefined);
   // Independent round trips go out together: repo, PR, the thread's branch, a repo-scoped token, the bot.
-  const [{ data: repoInfo }, pull, savedBranch, token, identity] = await Promise.all([
+  const [{ data: repoInfo }, pull, savedBranch, , identity] = await Promise.all([
     octokit.request("GET /repos/{owner}/{repo}", { owner: t.owner, repo: t.repo }),
     t.isPullRequest && t.number !== undefined ? octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner: t.owner, repo: t.repo, pull_number: t.number }) : null,
     opts.redis.get(branchKey),
-    opts.github.repoScopedToken(t.installationId, t.repo),
-    resolveBotIdentity({ octokit, redis: opts.redis, prefix: opts.prefix, appId: config.github?.appId ?? "none", fallbackSlug: config.env.APP_SLUG, log: opts.log }),
+    token,
+    bot,
   ]);
   const defaultBranch = repoInfo.default_branch;
   let ref = `refs/heads/${defaultBranch}`;
@@ -86,23 +105,7 @@ export async function prepareRunWorkspace(opts: {
       baseBranch = sameRepo ? pr.head.ref : pr.base.ref;
     }
   }
-  // The mirror fetch and the sandbox do not depend on each other.
-  const [mirror, ensured] = await Promise.all([
-    ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token }),
-    ensureSandboxForThread({
-      redis: opts.redis,
-      keyPrefix: opts.prefix,
-      threadId: t.threadId,
-      repo: `${t.owner}/${t.repo}`,
-      log: opts.log,
-      provider: opts.runtime.sandboxProvider,
-      creationTimeoutMs: config.sandbox.createTimeoutMs,
-      cache: opts.runtime.sandboxCache,
-      host: opts.runtime.hostId,
-      createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
-    }),
-    opts.redis.set(branchKey, branch, "EX", 90 * 86400),
-  ]);
+  const [mirror, ensured] = await Promise.all([mirrored, sandboxed, opts.redis.set(branchKey, branch, "EX", 90 * 86400)]);
   // A branch an earlier run already pushed is where this run picks up, whatever sandbox it gets.
   // The refs the run needs come from one git process: that branch, the PR's head, the default branch.
   const heads = await resolveRefs(mirror, [`refs/heads/${branch}`, ref, `refs/heads/${defaultBranch}`]);
@@ -118,6 +121,7 @@ export async function prepareRunWorkspace(opts: {
     branch,
     publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
     identity,
+    reused: ensured.reused,
   });
   // The branch's starting commit is remembered per thread: a reused workspace keeps building on it.
   const baseKey = keyer(`${opts.prefix}:thread`)(t.threadId, "base");

@@ -10,7 +10,7 @@ import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { hostGit } from "../../src/sandbox/workspace/host-git.js";
 import { BOT_IDENTITY, coAuthoredByTrailer } from "../../src/sandbox/workspace/identity.js";
 import { ensureMirror, resolveRef, resolveRefs } from "../../src/sandbox/workspace/mirror.js";
-import { prepareWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
+import { prepareWorkspace, reuseWorkspace } from "../../src/sandbox/workspace/prepare-workspace.js";
 import { DEFAULT_MAX_BUNDLE_BYTES as MAX, PushRejectedError, createPushBundle, verifyAndPushBundle } from "../../src/sandbox/workspace/push.js";
 import { shellQuote } from "../../src/shared/shell-quote.js";
 import { fakeModalApi } from "./fakes/fake-modal.js";
@@ -182,6 +182,32 @@ describe("workspace from a host mirror, and the host-side push", () => {
     expect((await again.exec("cat notes.txt README.md && git branch --show-current")).stdout).toBe("draft\n# app\nopen-swe/t3\n");
     const reused = await prepareWorkspace({ sandbox: again, mirrorRoot, mirror, ref: "main", branch: "open-swe/t3", publicUrl: "https://github.com/acme/app.git" });
     expect(reused.mode).toBe("existing");
+  });
+
+  it("a thread's later run reuses its workspace as the agent left it, with the run's git identity set again", async () => {
+    const sb = await provider.create({ network: false });
+    const exec = sb.exec.bind(sb);
+    const opts = { sandbox: sb, mirrorRoot, mirror, ref: "main", branch: "open-swe/t9", publicUrl: "https://github.com/acme/app.git" };
+    expect(await reuseWorkspace(sb)).toBe(false);
+    await prepareWorkspace(opts);
+    const person = { name: "octo-app[bot]", email: "7+octo-app[bot]@users.noreply.github.com" };
+    const tamper = "git config user.name mallory && git config user.email m@evil.example && echo draft > notes.txt";
+    const seen = "git config user.name && git config user.email && cat notes.txt";
+    expect((await exec(tamper)).exitCode).toBe(0);
+    expect(await reuseWorkspace(sb, person)).toBe(true);
+    expect((await exec(seen)).stdout).toBe(`${person.name}\n${person.email}\ndraft\n`);
+    // Asked by prepareWorkspace itself, without a caller's answer: the bot's identity by default.
+    expect((await exec(tamper)).exitCode).toBe(0);
+    expect((await prepareWorkspace(opts)).mode).toBe("existing");
+    expect((await exec(seen)).stdout).toBe(`${BOT_IDENTITY.name}\n${BOT_IDENTITY.email}\ndraft\n`);
+    // The caller's answer is taken as it is: no second look, no command in the sandbox.
+    let commands = 0;
+    sb.exec = (...args) => {
+      commands += 1;
+      return exec(...args);
+    };
+    expect({ mode: (await prepareWorkspace({ ...opts, reused: true })).mode, commands }).toEqual({ mode: "existing", commands: 0 });
+    await provider.destroy(sb.id);
   });
 
   it("network-on sandboxes with an overlay workspace are destroyed cleanly, whichever came first", async () => {

@@ -30,6 +30,8 @@ export interface PrepareWorkspaceOptions {
    * is not root takes it anyway, because the mount fails). Default true.
    */
   allowOverlay?: boolean;
+  /** What `reuseWorkspace` already answered for this sandbox (a caller runs it while the mirror fetches). */
+  reused?: boolean;
 }
 
 export interface PreparedWorkspace {
@@ -53,7 +55,7 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
   let headWritten = false;
 
   assertBranchName(opts.branch);
-  if (await hasRepo(sandbox)) mode = "existing";
+  if (opts.reused ?? (await reuseWorkspace(sandbox, opts.identity))) mode = "existing";
   else if (sandbox instanceof LocalSandbox) ({ mode, headWritten } = await prepareLocal(sandbox, opts, sha));
   else mode = await prepareByBundle(sandbox, opts, sha);
 
@@ -74,10 +76,19 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
     ].join(" && ");
     const r = await sandbox.exec(setup, { timeoutMs: 120_000 });
     if (r.exitCode !== 0) throw new SandboxError("exec_failed", `workspace setup failed: ${r.stderr.trim()}`);
-  } else {
-    await setIdentity(sandbox, opts.identity ?? BOT_IDENTITY);
   }
   return { sha, branch: opts.branch, mode, dir: sandbox.workdir, readyMs: performance.now() - started };
+}
+
+/**
+ * A sandbox that already holds the repository (a thread's later run) gets the identity back (the agent
+ * may have changed it) and is used as it is: true. False: the workspace is still to be prepared. Needs
+ * nothing from the mirror, so a run does this while the mirror fetches.
+ */
+export async function reuseWorkspace(sandbox: Sandbox, identity?: GitPerson): Promise<boolean> {
+  if (!(await hasRepo(sandbox))) return false;
+  await setIdentity(sandbox, identity ?? BOT_IDENTITY);
+  return true;
 }
 
 async function hasRepo(sandbox: Sandbox): Promise<boolean> {
