@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/helpers/longest-first-sequencer.js";
 
 /**
  * Files that share one module graph per fork (`isolate: false`): each fork loads the node_modules graph
@@ -45,8 +46,9 @@ export default defineConfig({
     pool: "forks",
     // Vitest's default on 2 cores is one fork; most files wait on real processes (Redis, git, bwrap, Chromium), so two
     // forks keep both cores busy and the suite about halves.
-    maxWorkers: 2,
+    maxWorkers: 3,
     reporters: ["default", "./test/helpers/count-reporter.ts"],
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       { extends: true, test: { name: "shared", include: SHARED, exclude, isolate: false } },
       { extends: true, test: { name: "isolated", include: ["test/**/*.test.ts"], exclude: [...exclude, ...SHARED] } },
