@@ -44,8 +44,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // Vitest's default on 2 cores is one fork; most files wait on real processes (Redis, git, bwrap, Chromium), so two
-    // forks keep both cores busy and the suite about halves.
+    // Vitest's default on 2 cores is one fork; most files wait on real processes (Redis, git, bwrap, Chromium): with two
+    // forks the cores were still ~40 % idle, a third fills the waits. Past that the suite's own CPU bounds it, and more
+    // forks only crowd the files whose locks and liveness keys last 1.5 s.
     maxWorkers: 3,
     reporters: ["default", "./test/helpers/count-reporter.ts"],
     sequence: { sequencer: LongestFirstSequencer },
