@@ -50,11 +50,13 @@ describe("the test suite never touches the operator's data", () => {
       cwd: checkout,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir(), QUEUE_REDIS_URL: `unix:${socket}`, DATA_DIR: join(checkout, ".data") },
       stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group: a run past the deadline is killed whole, with the redis-servers its global setup started.
+      detached: true,
     });
     let out = "";
     child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    const killer = setTimeout(() => child.kill("SIGKILL"), 100_000);
+    const killer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 100_000);
     const code = await new Promise<number | null>((r) => child.once("exit", r));
     clearTimeout(killer);
 
