@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/helpers/longest-first-sequencer.js";
 
 /**
  * Files that share one module graph per fork (`isolate: false`): each fork loads the node_modules graph
@@ -43,10 +44,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // Vitest's default on 2 cores is one fork; most files wait on real processes (Redis, git, bwrap, Chromium), so two
-    // forks keep both cores busy and the suite about halves.
-    maxWorkers: 2,
+    // Vitest's default on 2 cores is one fork; most files wait on real processes (Redis, git, bwrap, Chromium): with two
+    // forks the cores were still ~40 % idle, a third fills the waits. Past that the suite's own CPU bounds it, and more
+    // forks only crowd the files whose locks and liveness keys last 1.5 s.
+    maxWorkers: 3,
     reporters: ["default", "./test/helpers/count-reporter.ts"],
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       { extends: true, test: { name: "shared", include: SHARED, exclude, isolate: false } },
       { extends: true, test: { name: "isolated", include: ["test/**/*.test.ts"], exclude: [...exclude, ...SHARED] } },

@@ -203,12 +203,15 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
     const stop = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith(`/app/runs/${encodeURIComponent(queued.runId)}/stop`));
     await page.keyboard.press("Enter");
     expect((await stop).postData()).toMatch(/_csrf=/);
+    // The form's navigation ends before the next page.goto (one still under way interrupts it on a loaded machine).
+    await page.waitForURL((u) => u.pathname.endsWith("/stop"));
 
     await page.goto(`${base}/app/approvals`);
     await tabTo("Approve");
     const approve = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith(`/approvals/${approvalId}/approve`));
     await page.keyboard.press("Enter");
     expect((await approve).postData()).toMatch(/_csrf=/);
+    await page.waitForURL((u) => u.pathname.endsWith("/approve"));
 
     await page.goto(`${base}/app/tasks/new`);
     await tabTo("#text");

@@ -13,7 +13,8 @@ import { FeedSaver } from "../../src/runs/feed-saver.js";
 import { RunFeed } from "../../src/store/run-feed.js";
 import { RunIndex } from "../../src/store/run-index.js";
 import { testPrivateKey } from "../helpers/github-app.js";
-import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { fixtureArgs } from "../helpers/fixture-command.js";
+import { ROOT } from "../helpers/paths.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 import { openLiveStream, type LiveStream } from "./live-stream-client.js";
 
@@ -22,8 +23,8 @@ const THREAD = "gh:octo/hello#7";
 const RUN = "j__live__1";
 
 /** A real web process (the web role's start-up) on the private Redis: its base URL. */
-function startWeb(redisUrl: string): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/web-process.ts"), redisUrl, PREFIX], {
+async function startWeb(redisUrl: string): Promise<{ base: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/web-process.ts"))), redisUrl, PREFIX], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, PRIVATE_KEY: testPrivateKey() },
   });

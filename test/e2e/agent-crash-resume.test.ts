@@ -15,7 +15,8 @@ import { testPrivateKey } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
-import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { fixtureArgs } from "../helpers/fixture-command.js";
+import { ROOT } from "../helpers/paths.js";
 import { JobSigner } from "../../src/queue/job-provenance.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/12";
@@ -30,8 +31,8 @@ afterAll(async () => {
   }
 });
 
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify(env)], { stdio: ["ignore", "pipe", "inherit"] });
+async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/agent-worker.ts"))), JSON.stringify(env)], { stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
@@ -159,6 +160,8 @@ describe("e2e: a worker killed mid-run", () => {
       OPEN_SWE_MODEL: `replay:${replay}`,
       GIT_REMOTE_TEMPLATE: remote.template,
       JOB_ATTEMPTS: "3",
+      // Host A's liveness lapses in 1.5 s, not the 30 s default, before host B's worker may take its job over (as in the other multi-host tests).
+      HOST_ALIVE_MS: "1500",
     };
     const redis = testRedis();
     const queues = new QueueSet({ connection: redis, prefix, attempts: 3, signer: JobSigner.fromEnv(base) });

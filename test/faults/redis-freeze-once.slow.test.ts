@@ -18,7 +18,8 @@ import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob, findJob } from "../helpers/jobs.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 import { uniquePrefix } from "../helpers/redis.js";
-import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { fixtureArgs } from "../helpers/fixture-command.js";
+import { ROOT } from "../helpers/paths.js";
 
 // Slow (multi-process, ~30 s): a real redis-server frozen with SIGSTOP, a real worker process, the replay model.
 const PR_URL = "https://github.com/octo/hello/pull/12";
@@ -34,8 +35,8 @@ afterAll(async () => {
   for (const sb of await provider.list()) await provider.destroy(sb.id);
 });
 
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify(env)], { stdio: ["ignore", "pipe", "inherit"] });
+async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/agent-worker.ts"))), JSON.stringify(env)], { stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));

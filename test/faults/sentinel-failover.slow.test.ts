@@ -11,7 +11,8 @@ import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { connectRedis, type RedisTarget } from "../../src/store/redis.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
-import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { fixtureArgs } from "../helpers/fixture-command.js";
+import { ROOT } from "../helpers/paths.js";
 
 // Slow (~40 s): a real master, a replica and three redis-sentinel processes; the master is killed while a
 // worker process is busy. Counters live on the suite's own Redis, out of the failover's reach.
@@ -116,7 +117,7 @@ describe("Redis Sentinel", () => {
     const target: RedisTarget = { sentinels: sentinelPorts.map((port) => ({ host: "127.0.0.1", port })), name: "mymaster", tls: false };
     const prefix = uniquePrefix();
     const counters = testRedis();
-    const worker = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/scale-worker.ts"), JSON.stringify(target), prefix, "w", "200", redisUrl()], {
+    const worker = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/scale-worker.ts"))), JSON.stringify(target), prefix, "w", "200", redisUrl()], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     children.push(worker);

@@ -12,7 +12,8 @@ import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import { testPrivateKey } from "./github-app.js";
 import { makeBareRemote } from "./git-remote.js";
-import { ROOT, TSX_LOADER } from "./paths.js";
+import { fixtureArgs } from "./fixture-command.js";
+import { ROOT } from "./paths.js";
 import { redisUrl, testRedis, uniquePrefix } from "./redis.js";
 
 export interface Host {
@@ -70,8 +71,8 @@ export function twoHosts(script: object[], env: Record<string, string> = {}, per
       env: own,
       lines,
       id: () => readFileSync(join(dataDir, "sandboxes", ".host-id"), "utf8").trim(),
-      start() {
-        const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/agent-worker.ts"), JSON.stringify(own)], {
+      async start() {
+        const child = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/agent-worker.ts"))), JSON.stringify(own)], {
           stdio: ["ignore", "pipe", "inherit"],
         });
         children.push(child);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { QueueSet } from "../../src/queue/queues.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
-import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { fixtureArgs } from "../helpers/fixture-command.js";
+import { ROOT } from "../helpers/paths.js";
 import { testSigner } from "../helpers/job-signer.js";
 import { findJob } from "../helpers/jobs.js";
 
@@ -14,8 +15,8 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function startWorker(prefix: string, name: string, delayMs: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/scale-worker.ts"), redisUrl(), prefix, name, String(delayMs)], {
+async function startWorker(prefix: string, name: string, delayMs: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/scale-worker.ts"))), redisUrl(), prefix, name, String(delayMs)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);

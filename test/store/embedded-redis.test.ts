@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { startEmbeddedRedis, type EmbeddedRedis } from "../../src/store/embedded-redis.js";
 import { connectRedis } from "../../src/store/redis.js";
-import { ROOT, TSX_LOADER } from "../helpers/paths.js";
+import { fixtureArgs } from "../helpers/fixture-command.js";
+import { ROOT } from "../helpers/paths.js";
 
 const alive = (pid: number) => {
   try {
@@ -34,7 +35,7 @@ afterEach(async () => {
 describe("embedded redis-server", () => {
   it("exits with its owner, even when the owner is killed with SIGKILL", async () => {
     const data = mkdtempSync(join(tmpdir(), "osw-embedded-"));
-    const owner = spawn(process.execPath, ["--import", TSX_LOADER, join(ROOT, "test/fixtures/embedded-redis-owner.ts"), data], { stdio: ["ignore", "pipe", "inherit"] });
+    const owner = spawn(process.execPath, [...(await fixtureArgs(join(ROOT, "test/fixtures/embedded-redis-owner.ts"))), data], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     owner.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     await until(() => /redis-pid (\d+)/.test(out) || owner.exitCode !== null, "the owner to start redis", 20_000);
