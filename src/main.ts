@@ -244,8 +244,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         // Every step is bounded: with Redis down, BullMQ and ioredis calls would otherwise wait forever.
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(health?.close() ?? Promise.resolve(), 1_000);
-        await within(pump?.stop() ?? Promise.resolve(), 1_000);
-        await pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000);
+        // The pump stops beside the pool: each bounded step here counts against grace + 5 s.
+        await Promise.all([within(pump?.stop() ?? Promise.resolve(), 1_000), pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000)]);
         await within(presence?.stop() ?? Promise.resolve(), 1_000);
         await within(queues.close(), 1_000);
         for (const conn of [queueConnection, redis])

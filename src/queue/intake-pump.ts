@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -34,6 +35,7 @@ export interface IntakePumpOptions {
  */
 export class IntakePump {
   private stopped = false;
+  private readonly stopping = new AbortController();
   private running: Promise<void> | null = null;
   private readonly keys: string[];
   private readonly queueOf: Map<string, QueueName>;
@@ -83,7 +85,7 @@ export class IntakePump {
         else {
           if (Date.now() - lastError > 30_000) this.opts.log.error({ err: String(err) }, "intake pump: could not move webhooks into the queues (retrying)");
           lastError = Date.now();
-          await new Promise((r) => setTimeout(r, 1_000));
+          await sleep(1_000, undefined, { signal: this.stopping.signal }).catch(() => undefined);
         }
       }
     }
@@ -140,6 +142,7 @@ export class IntakePump {
   /** Stops reading; a batch being moved finishes unacknowledged at worst (another pump claims it). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.opts.connection.disconnect();
     await this.running?.catch(() => undefined);
   }
