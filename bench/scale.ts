@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { Session } from "node:inspector/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
@@ -42,6 +43,9 @@ function hostCpu(): { busy: number; total: number } {
  * Every round runs idle and then "loaded" (one core kept busy by `yes > /dev/null`, started and killed
  * here; `--variants idle` or `--variants loaded` runs one), each against its own N = 1.
  *
+ * `--cpu-prof <file>` writes a CPU profile (`.cpuprofile`) of this process over the measured rounds only
+ * (not start-up, warm-up or clean-up): the worker's own cost per run.
+ *
  * `--n 1,10,20` picks the Ns. Every thread is warmed first (sandbox, mirror, checkout) by one round with
  * all of them, so the rounds measure runs, not first-time sandbox creation.
  */
@@ -53,6 +57,7 @@ export async function main(argv: string[]): Promise<void> {
   const steps = Number(flag(argv, "--steps", "20"));
   const delayMs = Number(flag(argv, "--delay-ms", "1000"));
   const probes = Number(flag(argv, "--probes", "10"));
+  const cpuProf = flag(argv, "--cpu-prof", "");
   const variants = benchVariants(argv);
   const maxN = Math.max(...ns);
   const threads = maxN + probes;
@@ -182,6 +187,12 @@ export async function main(argv: string[]): Promise<void> {
     // The last round is the largest N again with probe runs asked for while it is busy: its wall time
     // is not a round's figure (it has more runs), only the probes' first model calls are. Every round
     // runs once per variant: idle, and with one core kept busy by `yes > /dev/null`.
+    const profiler = cpuProf ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.start");
+    }
     const plan = variants.flatMap((variant) => [...ns.map((n) => ({ variant, n, probe: false })), ...(probes > 0 ? [{ variant, n: maxN, probe: true }] : [])]);
     for (const { variant, n, probe } of plan) {
       const busy = variant === "loaded" ? busyCore() : null;
@@ -247,6 +258,12 @@ export async function main(argv: string[]): Promise<void> {
         firstCall[variant] = await Promise.all(probeCalls);
         probePhases[variant] = setupPhaseMeans(phases0, await setupTotals());
       }
+    }
+    if (profiler) {
+      const { profile } = await profiler.post("Profiler.stop");
+      writeFileSync(cpuProf, JSON.stringify(profile));
+      profiler.disconnect();
+      console.log(`CPU profile of the measured rounds: ${cpuProf}`);
     }
     const baseOf = (variant: string) => rounds.find((r) => r.variant === variant && r.n === 1) ?? rounds.find((r) => r.variant === variant)!;
     const whileBusy = (calls: number[] | undefined, phases: Record<string, number> | undefined) =>

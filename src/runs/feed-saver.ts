@@ -6,8 +6,9 @@ import type { RunFeed } from "../store/run-feed.js";
 const REMEMBERED_THREADS = 1_024;
 
 /**
- * The worker's checkpoint saver: after each checkpoint of a thread's main conversation it tells the
- * thread's live feed how far the conversation got, so dashboard viewers follow without polling.
+ * The worker's checkpoint saver: after each checkpoint of a thread's main conversation that added
+ * messages it tells the thread's live feed how far the conversation got, so dashboard viewers follow
+ * without polling.
  */
 export class FeedSaver extends RedisSaver {
   readonly #feed: RunFeed;
@@ -27,11 +28,14 @@ export class FeedSaver extends RedisSaver {
     const messages = (checkpoint.channel_values as Record<string, unknown>)["messages"];
     const n = Array.isArray(messages) ? messages.length : 0;
     // First step seen by this process (a new run, or one resumed elsewhere): it added one message.
-    const from = Math.min(this.#counts.get(thread) ?? n - 1, n);
+    const last = this.#counts.get(thread) ?? n - 1;
+    const from = Math.min(last, n);
     this.#counts.delete(thread);
     if (this.#counts.size >= REMEMBERED_THREADS) this.#counts.delete(this.#counts.keys().next().value!);
     this.#counts.set(thread, n);
-    await this.#feed.step(thread, Math.max(0, from), n);
+    // Most of a step's checkpoints (the middleware hooks' nodes) add no message: nothing for a viewer to
+    // read, so no round trip (what a viewer shows — messages, their usage, the todos — changes with their count).
+    if (n !== last) await this.#feed.step(thread, Math.max(0, from), n);
     return saved;
   }
 }

@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type UsageMetad
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
 import { isModelCallLimitMessage } from "./model-call-limit.js";
+import { isCircuitBreakerMessage } from "./sandbox-circuit-breaker.js";
 
 export const NO_OP_TOOL = "no_op";
 export const CONFIRMING_COMPLETION_TOOL = "confirming_completion";
@@ -106,7 +107,8 @@ export function ensureNoEmptyMessageMiddleware(deps: EnsureNoEmptyMessageDeps) {
         const last = state.messages.at(-1);
         if (!last || !AIMessage.isInstance(last)) return undefined;
         const calls = last.tool_calls ?? [];
-        if (calls.length > 0 || isModelCallLimitMessage(last)) return undefined;
+        // The run's own stops (call limit, sandbox breaker) answer in place of the model: the run ends on them.
+        if (calls.length > 0 || isModelCallLimitMessage(last) || isCircuitBreakerMessage(last)) return undefined;
         if (workIsDone(state.messages, deps)) {
           if (!isEmpty(last)) return undefined;
           const id = `${CONFIRMING_COMPLETION_TOOL}_${state.messages.length}`;

@@ -1,4 +1,4 @@
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { errorMessage } from "../../errors.js";
@@ -18,10 +18,19 @@ export function circuitBreakerMessage(failures: number, lastError: string): stri
   return `Stopping: the sandbox failed ${failures} times in a row (last error: ${lastError}). The environment looks unhealthy, so I ended the run rather than keep retrying. Ask me again to start on a fresh sandbox.`;
 }
 
+/** The message that ended a run on the breaker (it answers in place of the model). */
+export function isCircuitBreakerMessage(message: BaseMessage | undefined): boolean {
+  return message !== undefined && AIMessage.isInstance(message) && message.response_metadata["sandbox_circuit_breaker"] === true;
+}
+
 /**
  * Counts consecutive thrown failures of sandbox-backed tools; at the limit the next model turn is
  * replaced by a clear message and the run ends, instead of the model looping on a dead sandbox.
  * Build one per run: the counters live in the instance.
+ *
+ * The turn is replaced inside the model's node (wrapModelCall), like the model-call limit: a beforeModel
+ * hook would be a graph node of its own, one more checkpoint written at every step. The message has no
+ * tool call, so the run ends on its normal exit path (`EnsureNoEmptyMessage` leaves it as it is).
  */
 export function sandboxCircuitBreakerMiddleware(deps: SandboxCircuitBreakerDeps = {}) {
   const max = deps.maxConsecutiveFailures ?? 3;
@@ -47,15 +56,12 @@ export function sandboxCircuitBreakerMiddleware(deps: SandboxCircuitBreakerDeps 
         throw err;
       }
     },
-    beforeModel: {
-      canJumpTo: ["end"],
-      hook: async (_s, runtime) => {
-        const tripped = state.get(keyOf(runtime));
-        if (!tripped || tripped.failures < max) return undefined;
-        const message = circuitBreakerMessage(tripped.failures, tripped.lastError);
-        await deps.onTrip?.(message);
-        return { jumpTo: "end", messages: [new AIMessage(message)] };
-      },
+    wrapModelCall: async (request, handler) => {
+      const tripped = state.get(keyOf(request.runtime));
+      if (!tripped || tripped.failures < max) return handler(request);
+      const message = circuitBreakerMessage(tripped.failures, tripped.lastError);
+      await deps.onTrip?.(message);
+      return new AIMessage({ content: message, response_metadata: { sandbox_circuit_breaker: true } });
     },
   });
 }

@@ -9,7 +9,11 @@ export interface SourceStatusDeps {
   logger?: Logger;
 }
 
-/** Keeps the source's "working on it" indicator current; a failing status update never fails the run. */
+/**
+ * Keeps the source's "working on it" indicator current; a failing status update never fails the run.
+ * "thinking" is said as the model call starts, inside the model's node (wrapModelCall): a beforeModel hook
+ * would be a graph node of its own, and every node is one more checkpoint written per step.
+ */
 export function sourceStatusMiddleware(deps: SourceStatusDeps) {
   const report = async (status: AgentStatus): Promise<void> => {
     try {
@@ -20,9 +24,9 @@ export function sourceStatusMiddleware(deps: SourceStatusDeps) {
   };
   return createMiddleware({
     name: "SourceStatusMiddleware",
-    beforeModel: async () => {
+    wrapModelCall: async (request, handler) => {
       await report({ kind: "thinking" });
-      return undefined;
+      return handler(request);
     },
     wrapToolCall: async (request, handler) => {
       await report({ kind: "tool", name: request.toolCall.name });

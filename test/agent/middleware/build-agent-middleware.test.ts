@@ -6,6 +6,7 @@ import { z } from "zod";
 import { buildAgentMiddleware, type AgentMiddlewareDeps } from "../../../src/agent/middleware/build-agent-middleware.js";
 import { testRedis } from "../../helpers/redis.js";
 import { STEP_LIMIT_TEXT } from "../../../src/agent/middleware/step-limit-notice.js";
+import { createOpenSweAgent } from "../../../src/agent/create-agent.js";
 
 function deps(over: Partial<AgentMiddlewareDeps> = {}): AgentMiddlewareDeps {
   return {
@@ -76,5 +77,19 @@ describe("buildAgentMiddleware", () => {
     ]);
     expect(notices).toEqual([STEP_LIMIT_TEXT]);
     expect(model.callCount).toBe(2);
+  });
+
+  it("adds one graph node around the model per step (the follow-up drain): every node is a checkpoint written at every step", () => {
+    const agent = createOpenSweAgent({
+      model: fakeModel(),
+      systemPrompt: "s",
+      tools: [],
+      middleware: buildAgentMiddleware(deps({ onStatus: () => {}, fallbackModel: fakeModel(), idempotency: { redis: testRedis(), prefix: "p" } })),
+    });
+    const nodes = Object.keys((agent as unknown as { graph: { nodes: Record<string, unknown> } }).graph.nodes);
+    // Status and the sandbox breaker act inside the model's node (wrapModelCall); only a hook that changes
+    // the state before the call (the drained follow-ups) needs a node, and so a checkpoint, of its own.
+    expect(nodes.filter((n) => n.endsWith(".before_model"))).toEqual(["FollowUpQueueMiddleware.before_model"]);
+    expect(nodes.filter((n) => n.endsWith(".after_model")).sort()).toEqual(["EnsureNoEmptyMessageMiddleware.after_model", "ModelCallLimitMiddleware.after_model", "todoListMiddleware.after_model"]);
   });
 });

@@ -1,10 +1,11 @@
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createAgent, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { sandboxCircuitBreakerMiddleware } from "../../../src/agent/middleware/sandbox-circuit-breaker.js";
 import { toolErrorsMiddleware } from "../../../src/agent/middleware/tool-errors.js";
+import { ensureNoEmptyMessageMiddleware } from "../../../src/agent/middleware/ensure-no-empty-message.js";
 
 function sandbox(outcomes: Array<"ok" | "fail">) {
   let i = 0;
@@ -53,5 +54,18 @@ describe("sandboxCircuitBreakerMiddleware", () => {
       middleware: [toolErrorsMiddleware(), sandboxCircuitBreakerMiddleware({ maxConsecutiveFailures: 1, isSandboxFailure: () => false })],
     });
     expect((await agent.invoke({ messages: [new HumanMessage("go")] })).messages.at(-1)?.text).toBe("carried on");
+  });
+
+  it("ends the run on its message in the full stack: no nudge sends a dead sandbox's run round again", async () => {
+    const model = fakeModel().respondWithTools([run]).respondWithTools([run]).respond(new AIMessage("never"));
+    const agent = createAgent({
+      model,
+      tools: [sandbox(["fail", "fail"])],
+      middleware: [toolErrorsMiddleware(), ensureNoEmptyMessageMiddleware({ replyTools: [] }), sandboxCircuitBreakerMiddleware({ maxConsecutiveFailures: 2 })],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage("build")] });
+    expect(model.callCount).toBe(2);
+    expect(result.messages.filter((m) => ToolMessage.isInstance(m) && m.name === "no_op")).toEqual([]);
+    expect(result.messages.at(-1)?.text).toMatch(/^Stopping: the sandbox failed 2 times in a row/);
   });
 });
