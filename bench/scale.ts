@@ -153,6 +153,8 @@ export async function main(argv: string[]): Promise<void> {
       await sleep(50);
     }
   };
+  /** Calls per Redis command so far (INFO commandstats). */
+  const commandCalls = async (): Promise<Map<string, number>> => new Map([...(await redis.info("commandstats")).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
   const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
   let expected = 0;
 
@@ -177,6 +179,8 @@ export async function main(argv: string[]): Promise<void> {
       rssIdleMb: number;
       rssPeakMb: number;
       redisBytesPerRun: number;
+      redisCommandsPerRun: number;
+      redisTopCommandsPerRun: Record<string, number>;
       workerCpuMsPerRun: number;
       eventLoopDelayP99Ms: number;
       eventLoopUtilization: number;
@@ -200,6 +204,7 @@ export async function main(argv: string[]): Promise<void> {
       await sleep(500);
       const rssIdle = process.memoryUsage().rss;
       const redisBefore = await usedMemory();
+      const commands0 = await commandCalls();
       let rssPeak = rssIdle;
       const cpu0 = process.cpuUsage();
       const elu0 = performance.eventLoopUtilization();
@@ -237,6 +242,11 @@ export async function main(argv: string[]): Promise<void> {
       const runsThisRound = n + (probe ? probes : 0);
       if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
       const redisAfter = await usedMemory();
+      const commands1 = await commandCalls();
+      const perRun = [...commands1]
+        .map(([name, calls]) => [name, (calls - (commands0.get(name) ?? 0)) / runsThisRound] as const)
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1]);
       if (!probe)
         rounds.push({
           variant,
@@ -249,6 +259,8 @@ export async function main(argv: string[]): Promise<void> {
           rssIdleMb: round(rssIdle / 2 ** 20),
           rssPeakMb: round(rssPeak / 2 ** 20),
           redisBytesPerRun: Math.round((redisAfter - redisBefore) / n),
+          redisCommandsPerRun: Math.round(perRun.reduce((a, [, c]) => a + c, 0)),
+          redisTopCommandsPerRun: Object.fromEntries(perRun.slice(0, 6).map(([name, c]) => [name, Math.round(c)])),
           workerCpuMsPerRun: round((cpu.user + cpu.system) / 1000 / runsThisRound),
           eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6),
           eventLoopUtilization,
@@ -281,7 +293,13 @@ export async function main(argv: string[]): Promise<void> {
     };
     for (const r of figures.rounds) {
       console.log(
-        `[${r.variant}, load ${r.loadavg}] N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes per run, worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`,
+        `[${r.variant}, load ${r.loadavg}] N=${r.n}: ${r.wallMs} ms wall (${r.vsN1}× N=1; ideal ${figures.idealWallMs} ms), worker RSS +${r.rssPerRunMb} MB per run (${r.rssIdleMb} MB idle → ${r.rssPeakMb} MB peak), Redis +${r.redisBytesPerRun} bytes and ${r.redisCommandsPerRun} commands per run (${Object.entries(
+          r.redisTopCommandsPerRun,
+        )
+          .map(([c, k]) => `${c} ${k}`)
+          .join(
+            ", ",
+          )}), worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`,
       );
     }
     for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {

@@ -266,28 +266,57 @@ export class RedisSaver extends BaseCheckpointSaver {
     return joinLists(value, load);
   }
 
-  /** Drops all but the latest `keep` checkpoints of a namespace, then the values and items nothing kept references. */
+  /**
+   * Drops all but the latest `keep` checkpoints of a namespace, then the values and items nothing kept
+   * references. It runs every `keep + 1` puts of a long thread: its reads go in one pipelined round trip
+   * (each checkpoint's versions and writes), not one per checkpoint.
+   */
   async #prune(thread: string, ns: string, keep: number): Promise<void> {
     const idsKey = this.#keys.ids(thread, ns);
     const ids = await this.#redis.zrange(idsKey, "0", "-1");
     const dropped = ids.slice(0, Math.max(0, ids.length - keep));
     if (dropped.length === 0) return;
     const kept = ids.slice(dropped.length);
+    const reads = this.#redis.pipeline();
+    for (const id of ids) reads.hmgetBuffer(this.#keys.cp(thread, ns, id), "checkpoint", "checkpointType");
+    for (const id of ids) reads.hvals(this.#keys.writes(thread, ns, id));
+    const replies = (await reads.exec()) ?? [];
+    const reply = <T>(i: number): T => {
+      const [err, value] = replies[i] ?? [new Error("no reply")];
+      if (err) throw err;
+      return value as T;
+    };
+    const fieldsOf = new Map<string, string[]>();
+    const writeItemsOf = new Map<string, string[]>();
+    for (const [i, id] of ids.entries()) {
+      const raw = reply<(Buffer | null)[]>(i);
+      const fields: string[] = [];
+      if (raw[0] && raw[1]) {
+        const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
+        for (const [channel, version] of Object.entries(cp.channel_versions)) fields.push(`${channel}\u0000${version}`);
+      }
+      fieldsOf.set(id, fields);
+      writeItemsOf.set(
+        id,
+        reply<string[]>(ids.length + i).flatMap((w) => (JSON.parse(w) as StoredWrite).items ?? []),
+      );
+    }
     // Only what a dropped checkpoint referenced and no kept one does goes: a write racing this prune
     // (it belongs to a kept checkpoint) never loses its items.
-    const keptFields = await this.#versionFields(thread, ns, kept);
-    const stale = [...(await this.#versionFields(thread, ns, dropped))].filter((f) => !keptFields.has(f));
+    const keptFields = new Set(kept.flatMap((id) => fieldsOf.get(id) ?? []));
+    const stale = [...new Set(dropped.flatMap((id) => fieldsOf.get(id) ?? []))].filter((f) => !keptFields.has(f));
     const blobsKey = this.#keys.blobs(thread, ns);
     const itemsKey = this.#keys.items(thread, ns);
-    const itemsOf = async (fields: string[], ids: string[]): Promise<Set<string>> => {
+    const fields = [...keptFields, ...stale];
+    const blobs = fields.length > 0 ? await this.#redis.hmget(blobsKey, ...fields) : [];
+    const itemsOf = (from: number, to: number, ofIds: string[]): Set<string> => {
       const out = new Set<string>();
-      const blobs = fields.length > 0 ? await this.#redis.hmget(blobsKey, ...fields) : [];
-      for (const stored of blobs) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) out.add(h);
-      for (const id of ids) for (const w of await this.#storedWrites(thread, ns, id)) for (const h of w.items ?? []) out.add(h);
+      for (const stored of blobs.slice(from, to)) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) out.add(h);
+      for (const id of ofIds) for (const h of writeItemsOf.get(id) ?? []) out.add(h);
       return out;
     };
-    const live = await itemsOf([...keptFields], kept);
-    const staleItems = [...(await itemsOf(stale, dropped))].filter((h) => !live.has(h));
+    const live = itemsOf(0, keptFields.size, kept);
+    const staleItems = [...itemsOf(keptFields.size, fields.length, dropped)].filter((h) => !live.has(h));
     this.#known.forget(itemsKey, staleItems);
     const multi = this.#redis.multi();
     multi.zrem(idsKey, ...dropped);
@@ -297,18 +326,6 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (stale.length > 0) multi.hdel(blobsKey, ...stale);
     if (staleItems.length > 0) multi.hdel(itemsKey, ...staleItems);
     await multi.exec();
-  }
-
-  /** The blob fields (`channel\0version`) the given checkpoints refer to. */
-  async #versionFields(thread: string, ns: string, ids: string[]): Promise<Set<string>> {
-    const fields = new Set<string>();
-    for (const id of ids) {
-      const raw = await this.#redis.hmgetBuffer(this.#keys.cp(thread, ns, id), "checkpoint", "checkpointType");
-      if (!raw[0] || !raw[1]) continue;
-      const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
-      for (const [channel, version] of Object.entries(cp.channel_versions)) fields.add(`${channel}\u0000${version}`);
-    }
-    return fields;
   }
 
   #expire(multi: ReturnType<Redis["multi"]>, ...keys: string[]): void {

@@ -247,6 +247,25 @@ describe("RedisSaver storage grows with what a run does", () => {
     expect(await redis.hexists(`${prefix}:{t}:item:`, "racing-item")).toBe(1);
   });
 
+  it("prunes with its reads in one round trip, not one per checkpoint", async () => {
+    const redis = testRedis();
+    const saver = new RedisSaver({ redis, prefix: uniquePrefix(), keepCheckpoints: 3 });
+    let pipelines = 0;
+    let single = 0;
+    const pipeline = redis.pipeline.bind(redis);
+    redis.pipeline = ((...args: Parameters<Redis["pipeline"]>) => (pipelines++, pipeline(...args))) as Redis["pipeline"];
+    for (const name of ["hmgetBuffer", "hvals"] as const) {
+      const original = (redis[name] as (...a: unknown[]) => unknown).bind(redis);
+      (redis as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => (single++, original(...a));
+    }
+    const { messages } = await growThread(saver, "t", 8);
+    // 8 puts with 3 kept: the 7th prunes (7 checkpoints > 2 × 3).
+    expect(pipelines).toBe(1);
+    expect(single).toBe(0);
+    const latest = await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } });
+    expect((latest?.checkpoint.channel_values as { messages: BaseMessage[] }).messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+  });
+
   it("refuses a keepCheckpoints that is not a positive integer", () => {
     expect(() => new RedisSaver({ redis: testRedis(), prefix: uniquePrefix(), keepCheckpoints: 0 })).toThrow(/keepCheckpoints/);
   });
