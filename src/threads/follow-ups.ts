@@ -77,10 +77,13 @@ export class FollowUpQueue {
   }
 
   async push(threadId: string, item: FollowUp): Promise<{ length: number; dropped: number }> {
-    const [length, dropped] = (await runScript(this.redis, PUSH, PUSH_SHA, [this.key(threadId), this.key(threadId, "meta")], [JSON.stringify(FollowUp.parse(item)), String(this.cap), String(this.ttlSeconds)])) as [
-      number,
-      number,
-    ];
+    const [length, dropped] = (await runScript(
+      this.redis,
+      PUSH,
+      PUSH_SHA,
+      [this.key(threadId), this.key(threadId, "meta")],
+      [JSON.stringify(FollowUp.parse(item)), String(this.cap), String(this.ttlSeconds)],
+    )) as [number, number];
     return { length, dropped };
   }
 
