@@ -10,6 +10,7 @@ import { Queue, Worker } from "bullmq";
 import nock from "nock";
 import { z } from "zod";
 import { RedisSaver } from "../src/agent/checkpoint/redis-saver.js";
+import { KEEP_CHECKPOINTS } from "../src/runs/agent-runtime.js";
 import { createOpenSweAgent } from "../src/agent/create-agent.js";
 import { buildAgentMiddleware } from "../src/agent/middleware/build-agent-middleware.js";
 import { readConfig } from "../src/config/env.js";
@@ -35,8 +36,12 @@ function script(steps: number) {
   return m.respond(new AIMessage({ content: "", tool_calls: [{ name: "confirming_completion", args: { summary: "done" }, id: "end", type: "tool_call" }] }));
 }
 
-/** ms per step through our harness (deepagents + middleware stack + Redis checkpoints) vs a bare loop. */
-async function stepOverhead(redisUrl: string, steps: number): Promise<{ harnessMs: number; bareMs: number; ratio: number }> {
+/**
+ * ms per step through our harness (deepagents + middleware stack + Redis checkpoints, saved as a worker
+ * saves them: durability sync, pruned, with a TTL) vs a bare loop; and the harness's CPU ms per step
+ * (this process's, Redis's not included), which swings less with what else runs on the machine.
+ */
+async function stepOverhead(redisUrl: string, steps: number): Promise<{ harnessMs: number; harnessCpuMs: number; bareMs: number; ratio: number }> {
   const redis = connectRedis(redisUrl);
   const agent = createOpenSweAgent({
     model: script(steps),
@@ -48,12 +53,16 @@ async function stepOverhead(redisUrl: string, steps: number): Promise<{ harnessM
       readWorkspaceFile: async () => undefined,
       drainFollowUps: async () => [],
       notifyStepLimit: async () => {},
+      onStatus: () => {},
     }),
-    checkpointer: new RedisSaver({ redis, prefix: `bench-${randomUUID().slice(0, 8)}` }),
+    checkpointer: new RedisSaver({ redis, prefix: `bench-${randomUUID().slice(0, 8)}`, keepCheckpoints: KEEP_CHECKPOINTS, ttlSeconds: 86_400 }),
   });
   const t0 = performance.now();
-  await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: randomUUID() }, recursionLimit: 10_000 });
+  const cpu0 = process.cpuUsage();
+  await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: randomUUID() }, recursionLimit: 10_000, durability: "sync" });
+  const cpu = process.cpuUsage(cpu0);
   const harnessMs = (performance.now() - t0) / (steps + 1);
+  const harnessCpuMs = (cpu.user + cpu.system) / 1000 / (steps + 1);
 
   const bare = script(steps).bindTools!([noop]);
   const messages: BaseMessage[] = [new HumanMessage("go")];
@@ -65,7 +74,7 @@ async function stepOverhead(redisUrl: string, steps: number): Promise<{ harnessM
   }
   const bareMs = (performance.now() - t1) / (steps + 1);
   await redis.quit();
-  return { harnessMs: round(harnessMs), bareMs: round(bareMs), ratio: round(harnessMs / bareMs) };
+  return { harnessMs: round(harnessMs), harnessCpuMs: round(harnessCpuMs), bareMs: round(bareMs), ratio: round(harnessMs / bareMs) };
 }
 
 /** A no-op BullMQ job's add → processed latency on the same Redis: the floor for any queued run. */
@@ -191,7 +200,9 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await stepOverhead(redis.url, 20); // warm-up: module loading and JIT
     const step = await stepOverhead(redis.url, steps);
-    console.log(`harness per step: ${step.harnessMs} ms vs bare model+tool loop ${step.bareMs} ms (ratio ${step.ratio}, ${steps} steps, scripted model, no-op tool, Redis checkpoints)`);
+    console.log(
+      `harness per step: ${step.harnessMs} ms (${step.harnessCpuMs} ms CPU, load ${loadavg()[0]!.toFixed(2)}) vs bare model+tool loop ${step.bareMs} ms (ratio ${step.ratio}, ${steps} steps, scripted model, no-op tool, Redis checkpoints)`,
+    );
     const queue = await queueRoundTrip(redis.url, 50);
     const q50 = round(pct(queue, 0.5));
     const firstModelCall: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; runs: number; loadavg: string; setupPhasesMs: Record<string, number> }> = {};
