@@ -85,6 +85,11 @@ describe("security: the webhook body limit holds for every spelling Probot route
     expect(routedPath("/api/github/webhooks2")).toBe("/api/github/webhooks2");
   });
 
+  it("routedPath's no-parse path for plain paths gives what URL parsing gives", () => {
+    const urls = ["/", "/api/github/webhooks", "/A_b-9/x/", "/a//b", "//evil.example/api/github/webhooks", "///", "/a/../b", "/a/%2e/b", "/a\\b", "/a b", "/ä", " /a", "/a\t/b"];
+    for (const u of urls) expect([u, routedPath(u)]).toEqual([u, new URL(u.replace(/\/+$/, "") || "/", "http://localhost").pathname]);
+  });
+
   for (const chunked of [false, true]) {
     for (const target of SPELLINGS) {
       it(`${chunked ? "chunked" : "content-length"} POST ${target} with a signed 512 KB body is a 413 and never reaches the handler`, async () => {
