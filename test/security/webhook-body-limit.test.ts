@@ -76,7 +76,8 @@ describe("security: the webhook body limit holds for every spelling Probot route
   let proc: RunningProcess;
   const queued = async () => (await proc.queues.queues.agent.count()) + (await proc.queues.queues.command.count());
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), MAX_WEBHOOK_BYTES: String(LIMIT) });
+    // WEBHOOK_INTAKE=queue: the limit is under test, not the intake; a refused body must leave no job, counted at once.
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), MAX_WEBHOOK_BYTES: String(LIMIT), WEBHOOK_INTAKE: "queue" });
   });
   afterAll(async () => proc?.stop());
 
