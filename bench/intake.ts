@@ -124,7 +124,7 @@ async function load(server: { port: number; child: ChildProcess }, deliveries: D
 const VARIANTS = { bare: "bare", bareAdd: "bare-add", full: "full", fullStream: "full-stream", xadd: "bare-xadd", bareAddPiped: "bare-add-piped" } as const;
 type Variant = keyof typeof VARIANTS;
 const ALWAYS: Variant[] = ["bare", "bareAdd", "full", "fullStream"];
-const LABELS: Partial<Record<Variant, string>> = { bareAdd: "bare + one queue.add", full: "open-swe", fullStream: "open-swe, stream intake" };
+const LABELS: Partial<Record<Variant, string>> = { bareAdd: "bare + one queue.add", full: "open-swe, WEBHOOK_INTAKE=queue", fullStream: "open-swe (default, stream)" };
 
 function startServer(mode: string, redisUrl: string, key: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", serverEntry, mode, redisUrl, SECRET, key], { stdio: ["ignore", "pipe", "inherit"] });
@@ -228,11 +228,11 @@ export async function main(argv: string[]): Promise<void> {
       const fmtRatios = (x: ReturnType<typeof ratios>) => `rps ratio ${x.rps ? fmtSpread(x.rps) : "?"}, p99 ratio ${x.p99 ? fmtSpread(x.p99) : "?"}, cpu ratio ${x.cpu ? fmtSpread(x.cpu) : "?"}`;
       const entry: Record<string, unknown> = { ...summary };
       console.log(`concurrency ${concurrency} (${rounds} rounds × ${perRound} requests; ratios: median [min–max] over rounds, against bare in the same round)`);
-      console.log(`  bare probot            ${fmt(summary.bare)}`);
+      console.log(`  bare probot                    ${fmt(summary.bare)}`);
       for (const n of names.filter((x) => x !== "bare")) {
         const x = ratios(n);
         entry[`${n}Ratios`] = x;
-        console.log(`  ${(LABELS[n] ?? n).padEnd(22)} ${fmt(summary[n])} | ${fmtRatios(x)}`);
+        console.log(`  ${(LABELS[n] ?? n).padEnd(30)} ${fmt(summary[n])} | ${fmtRatios(x)}`);
       }
       if (pumpCpu.length) {
         entry.pumpCpuPerK = median(pumpCpu);

@@ -40,6 +40,9 @@ import type { Source } from "./sources/source.js";
 
 export type Role = "web" | "worker" | "all";
 
+/** The intake stream's connection: auto-pipelined, so the XADDs of one event-loop turn share a write. */
+const INTAKE_CONNECTION = { enableAutoPipelining: true, connectionName: "open-swe-intake" } as const;
+
 /** How this process runs: compiled (dist/, `.js`) or from the sources through tsx (`.ts`). */
 const RUNTIME = import.meta.url.endsWith(".ts") ? "tsx" : "dist";
 
@@ -130,6 +133,13 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
           if (embedded?.owned) await within(embedded.stop(), 2_000);
           throw err;
         });
+  // WEBHOOK_INTAKE=stream: the XADDs get a connection of their own. The queue connection carries BullMQ's
+  // scripts, and ioredis copies every one onto each auto-pipeline it builds (~10 µs a webhook).
+  let intakeConnection: Redis | null = null;
+  if ((role === "web" || role === "all") && config.env.WEBHOOK_INTAKE === "stream") {
+    intakeConnection = redis.duplicate(INTAKE_CONNECTION);
+    intakeConnection.on("error", (err) => redisError({ err: err.message }));
+  }
   let web: WebServer | null = null;
   let pool: WorkerPool | null = null;
   let presence: HostPresence | null = null;
@@ -138,7 +148,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     web = await startWebServer({
       config,
       github: config.github,
-      app: createApp({ config, queues, intake: config.env.WEBHOOK_INTAKE === "stream" ? new IntakeStream(queueConnection, prefix, queues.signer) : queues, settings, prThreads, log }),
+      app: createApp({ config, queues, intake: intakeConnection ? new IntakeStream(intakeConnection, prefix, queues.signer) : queues, settings, prThreads, log }),
       redis,
       dashboard: { queues, settings, github: createGitHubAuth(config.github, { log, ...(opts.octokitDefaults ? { octokitDefaults: opts.octokitDefaults } : {}) }) },
       role,
@@ -169,7 +179,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         stopClockWatch();
         await within(web?.close() ?? Promise.resolve(), 2_000);
         await within(queues.close(), 1_000);
-        for (const conn of [queueConnection, redis]) conn.disconnect();
+        for (const conn of [queueConnection, redis, intakeConnection]) conn?.disconnect();
         if (embedded?.owned) await within(embedded.stop(), 2_000);
         throw err;
       });
@@ -248,7 +258,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         await Promise.all([within(pump?.stop() ?? Promise.resolve(), 1_000), pool?.close(config.env.SHUTDOWN_GRACE_SECONDS * 1000)]);
         await within(presence?.stop() ?? Promise.resolve(), 1_000);
         await within(queues.close(), 1_000);
-        for (const conn of [queueConnection, redis])
+        for (const conn of [queueConnection, redis, ...(intakeConnection ? [intakeConnection] : [])])
           if (
             (await within(
               conn.quit().catch(() => "failed" as const),

@@ -110,10 +110,11 @@ export const EnvSchema = z.object({
   CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
   /**
-   * How a GitHub webhook is made durable before its 2xx: `queue` adds its job to BullMQ there and then;
-   * `stream` appends it (one XADD, sealed) to the intake stream a worker's pump moves into BullMQ.
+   * How a GitHub webhook is made durable before its 2xx: `stream` (default) appends it (one XADD, sealed)
+   * to the intake stream a worker's pump moves into BullMQ; `queue` adds its job to BullMQ there and then
+   * (the job is in BullMQ at the 2xx even with no worker running, for more work per webhook).
    */
-  WEBHOOK_INTAKE: z.enum(["queue", "stream"]).default("queue"),
+  WEBHOOK_INTAKE: z.enum(["queue", "stream"]).default("stream"),
   /**
    * BullMQ's job lock: a worker renews it every quarter of this; a job whose lock lapsed is stalled. Shorter:
    * a dead worker's jobs are taken over sooner, but a Redis pause or an event-loop stall this long makes the

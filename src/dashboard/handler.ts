@@ -5,7 +5,9 @@ import type { DashboardEnv } from "./dashboard-deps.js";
 
 /** Pure: is this request the dashboard's? `/app`, `/app/…`, `/auth/…`. */
 export function isDashboardPath(url: string | undefined): boolean {
-  const path = (url ?? "").split("?")[0] ?? "";
+  const u = url ?? "";
+  const q = u.indexOf("?");
+  const path = q < 0 ? u : u.slice(0, q);
   return path === "/app" || path.startsWith("/app/") || path.startsWith("/auth/");
 }
 

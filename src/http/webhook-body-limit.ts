@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readRawBody, sendJson } from "../net/raw-body.js";
 
+/** Letters, digits, `_`, `-` and single-`/`-led segments: no dot segment, escape, query, host or backslash to normalise. */
+const PLAIN_PATH = /^\/(?!\/)[\w/-]*$/;
+
 /**
  * The path a request is routed to, computed exactly as @octokit/webhooks' middleware does (trailing
  * slashes trimmed, then WHATWG URL parsing), so absolute-form URIs, `#fragments`, `/./`, `/x/../` and
@@ -8,6 +11,8 @@ import { readRawBody, sendJson } from "../net/raw-body.js";
  */
 export function routedPath(url: string): string | null {
   const trimmed = url.replace(/\/+$/, "") || "/";
+  // The usual request (`/api/github/webhooks`) is already what URL parsing would make of it: no parse.
+  if (PLAIN_PATH.test(trimmed)) return trimmed;
   try {
     return new URL(trimmed, "http://localhost").pathname;
   } catch {

@@ -6,6 +6,7 @@ import { threadId } from "../../src/shared/thread-id.js";
 import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { pumpFor } from "../helpers/stream-intake.js";
 import { findJob, jobsEverywhere } from "../helpers/jobs.js";
 import { hostAliveKey, hostQueueName, hostsKey, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
 
@@ -16,13 +17,22 @@ const human = { login: "dana", id: 31, type: "User" };
 describe("webhook routing onto threads and jobs (real web process, real Redis)", () => {
   let proc: RunningProcess;
   let prefix: string;
+  let pump: ReturnType<typeof pumpFor>;
   beforeAll(async () => {
     prefix = uniquePrefix();
     proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix });
+    pump = pumpFor(proc, prefix);
   });
-  afterAll(async () => proc?.stop());
+  afterAll(async () => {
+    await pump?.stop();
+    await proc?.stop();
+  });
 
-  const agentJob = async (deliveryId: string) => (await findJob(proc.queues.queues.agent, deliveryJobId(deliveryId)))?.data;
+  // The web tier routes nothing itself (WEBHOOK_INTAKE=stream): the pump's move is where a job gets its thread and host.
+  const agentJob = async (deliveryId: string) => {
+    await pump.drained();
+    return (await findJob(proc.queues.queues.agent, deliveryJobId(deliveryId)))?.data;
+  };
 
   it("a comment on a PR the agent opened joins the thread that opened it (recorded when the PR was opened)", async () => {
     await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 12, branch: "open-swe/abcd1234-x" }, ORIGIN);
@@ -44,6 +54,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
       event: "issue_comment",
       payload: issueCommentPayload({ installationId: 1, number: 14, issueId: 1014, commentId: 7, body: "@open-swe one more thing", pullRequest: true }),
     });
+    await pump.drained();
     const job = await findJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId));
     expect(job?.queueName).toBe(hostQueueName("agent", "h-origin014"));
     expect(job?.data).toMatchObject({ threadId: origin, number: 14, provenance: { via: "github-webhook", principal: { login: "dana" } } });
@@ -81,9 +92,11 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
 
   it("an issue opened with the trigger label (opened + labeled) is one job; an edited issue labelled again is another", async () => {
     const issue = { number: 77, id: 7077, title: "Broken build", body: "CI fails on main. --verdict", labels: [{ name: "open-swe" }], user: human };
+    await pump.drained();
     const before = await proc.queues.queues.agent.count();
     await sendWebhook(proc.port!, { event: "issues", payload: { action: "opened", installation: { id: 1 }, repository: repo, sender: human, issue } });
     await sendWebhook(proc.port!, { event: "issues", payload: { action: "labeled", label: { name: "open-swe" }, installation: { id: 1 }, repository: repo, sender: human, issue } });
+    await pump.drained();
     expect(await proc.queues.queues.agent.count()).toBe(before + 1);
     const [job] = (await jobsEverywhere(proc.queues.queues.agent, ["waiting"])).filter((j) => j.data.number === 77);
     // Text in an issue body grants nothing.
@@ -92,6 +105,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
       event: "issues",
       payload: { action: "labeled", label: { name: "open-swe" }, installation: { id: 1 }, repository: repo, sender: human, issue: { ...issue, body: "CI fails on main and on release." } },
     });
+    await pump.drained();
     expect(await proc.queues.queues.agent.count()).toBe(before + 2);
   });
 

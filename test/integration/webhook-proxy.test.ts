@@ -34,7 +34,8 @@ describe("WEBHOOK_PROXY_URL relays a smee-style channel to the real endpoint", (
     await new Promise<void>((r) => channel.listen(0, "127.0.0.1", () => r()));
     const address = channel.address();
     const port = typeof address === "object" && address ? address.port : 0;
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), WEBHOOK_PROXY_URL: `http://127.0.0.1:${port}/channel` });
+    // WEBHOOK_INTAKE=queue: the relay is under test, not the intake (the job is in BullMQ at the 2xx).
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), WEBHOOK_PROXY_URL: `http://127.0.0.1:${port}/channel`, WEBHOOK_INTAKE: "queue" });
     for (let i = 0; clients.length === 0; i++) {
       if (i > 200) throw new Error("the proxy never connected");
       await new Promise((r) => setTimeout(r, 10));

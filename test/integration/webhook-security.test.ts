@@ -5,6 +5,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { sendWebhook } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { pumpFor } from "../helpers/stream-intake.js";
 import { findJob } from "../helpers/jobs.js";
 
 const comment = (body: string) => ({
@@ -18,16 +19,27 @@ const comment = (body: string) => ({
 
 describe("webhook endpoint: verification before parsing, limits, idempotency", () => {
   let proc: RunningProcess;
-  const total = async () => (await proc.queues.queues.agent.count()) + (await proc.queues.queues.command.count());
+  let pump: ReturnType<typeof pumpFor>;
+  // Counted once the intake pump has moved every webhook into BullMQ (WEBHOOK_INTAKE=stream): a zero cannot be a pump not yet run.
+  const total = async () => {
+    await pump.drained();
+    return (await proc.queues.queues.agent.count()) + (await proc.queues.queues.command.count());
+  };
   beforeAll(async () => {
-    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), MAX_WEBHOOK_BYTES: "4096" });
+    const prefix = uniquePrefix();
+    proc = await startTestProcess("web", { QUEUE_REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, MAX_WEBHOOK_BYTES: "4096" });
+    pump = pumpFor(proc, prefix);
   });
-  afterAll(async () => proc?.stop());
+  afterAll(async () => {
+    await pump?.stop();
+    await proc?.stop();
+  });
 
   it("a valid mention is enqueued once, however often GitHub redelivers it", async () => {
     const first = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment("@open-swe fix it"), deliveryId: "d-1" });
     const again = await sendWebhook(proc.port!, { event: "issue_comment", payload: comment("@open-swe fix it"), deliveryId: "d-1" });
     expect([first.status, again.status]).toEqual([200, 200]);
+    await pump.drained();
     expect(await proc.queues.queues.agent.count()).toBe(1);
     const job = await findJob(proc.queues.queues.agent, deliveryJobId("d-1"));
     expect(job?.data).toMatchObject({ owner: "octo", repo: "hello", number: 5, isPullRequest: true, text: "fix it", requester: { login: "alice" } });

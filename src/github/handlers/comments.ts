@@ -12,20 +12,31 @@ type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" |
 };
 
 async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repoCoords>[0], sender: { login: string; type?: string }, src: MentionSource): Promise<void> {
-  // Most comments do not mention the app: the delivery's child logger is made only when there is something to say.
-  const log = () => deps.log.child({ deliveryId: src.deliveryId, number: src.number });
   const coords = repoCoords(payload);
-  if (!coords) return log().info("event without an installation: nothing to do");
+  if (!coords) return deps.log.info({ deliveryId: src.deliveryId, number: src.number }, "event without an installation: nothing to do");
   if (isBotSender(sender, deps.config.botLogins)) return;
   const command = parseCommand(src.body ?? "", deps.config.env.MENTION_HANDLES);
   if (!command) return;
   // Only a task continues a conversation. The PR's marker is read here; the recorded origin (Redis, never
   // GitHub) is read by `QueueSet.add` in the same round trip as the thread's host route.
-  const pr = command.kind === "task" && src.pr ? { ...src.pr, ...coords, number: src.number } : null;
-  const { pr: _pr, ...input } = src;
-  const plan = planCommentJob({ ...input, ...coords, command, originThreadId: pr ? markedOrigin(pr, `${deps.config.env.APP_SLUG}[bot]`) : null });
+  // Objects here are written out field by field: a leading spread makes V8 define each later field by a runtime call.
+  const { owner, repo } = coords;
+  const pr = command.kind === "task" && src.pr ? { owner, repo, number: src.number, body: src.pr.body, authorLogin: src.pr.authorLogin, headRef: src.pr.headRef } : null;
+  const plan = planCommentJob({
+    installationId: coords.installationId,
+    owner,
+    repo,
+    deliveryId: src.deliveryId,
+    number: src.number,
+    isPullRequest: src.isPullRequest,
+    issueId: src.issueId,
+    author: src.author,
+    comment: src.comment,
+    command,
+    originThreadId: pr ? markedOrigin(pr, `${deps.config.env.APP_SLUG}[bot]`) : null,
+  });
   const id = await deps.intake.add(plan.queue, plan.data as never, plan.jobId, { via: "github-webhook", ...(pr ? { threadFrom: deps.prThreads.originKeys(pr) } : {}) });
-  log().info({ queue: plan.queue, jobId: id, repo: `${coords.owner}/${coords.repo}`, command: command.kind }, "mention enqueued");
+  deps.log.info({ deliveryId: src.deliveryId, number: src.number, queue: plan.queue, jobId: id, repo: `${owner}/${repo}`, command: command.kind }, "mention enqueued");
 }
 
 type Sender = { login: string; id: number; type?: string };

@@ -1,0 +1,186 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "bullmq";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningProcess } from "../../src/main.js";
+import { INTAKE_GROUP, intakeStreamKey } from "../../src/queue/intake-keys.js";
+import { IntakePump } from "../../src/queue/intake-pump.js";
+import { deliveryJobId } from "../../src/queue/job-ids.js";
+import { QueueSet } from "../../src/queue/queues.js";
+import { connectRedis } from "../../src/store/redis.js";
+import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
+import { testSigner } from "../helpers/job-signer.js";
+import { uniquePrefix } from "../helpers/redis.js";
+import { startTestProcess } from "../helpers/test-process.js";
+
+/**
+ * A redis-server of this test's own, AOF fsynced on every write, on a unix socket in its own directory:
+ * killed and started again on the same files, it comes back with every entry and job it acknowledged.
+ */
+class RestartableRedis {
+  readonly dir = mkdtempSync(join(tmpdir(), "osw-intake-redis-"));
+  readonly socket = join(this.dir, "redis.sock");
+  readonly url = `unix:${this.socket}`;
+  child: ChildProcess | null = null;
+
+  async start(): Promise<void> {
+    rmSync(this.socket, { force: true });
+    const args = ["--port", "0", "--unixsocket", this.socket, "--unixsocketperm", "700", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", this.dir];
+    const child = spawn("redis-server", args, { stdio: "ignore" });
+    this.child = child;
+    for (let i = 0; !existsSync(this.socket); i++) {
+      if (child.exitCode !== null || i > 400) throw new Error("redis-server did not start");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  kill(): Promise<void> {
+    const child = this.child;
+    return new Promise((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGKILL");
+    });
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// Real redis-server, real web process (default WEBHOOK_INTAKE=stream), two real pumps, a BullMQ worker.
+describe("the intake pump while Redis itself stops", () => {
+  const redis = new RestartableRedis();
+  const prefix = uniquePrefix();
+  const stream = intakeStreamKey(prefix, "agent");
+  let web: RunningProcess;
+  let queues: QueueSet;
+  let worker: Worker | undefined;
+  const pumps: IntakePump[] = [];
+  /** Runs per job id: each must be exactly 1. */
+  const runs = new Map<string, number>();
+  /** Called by the first pump between adding a batch's jobs and acknowledging its entries. */
+  let inTheWindow: (() => Promise<void>) | null = null;
+
+  beforeAll(async () => {
+    await redis.start();
+    web = await startTestProcess("web", { QUEUE_REDIS_URL: redis.url, QUEUE_PREFIX: prefix });
+    queues = new QueueSet({ connection: connectRedis(redis.url), prefix, attempts: 1, signer: testSigner() });
+    queues.connection.on("error", () => {});
+    const log = pino({ level: "silent" });
+    for (const first of [true, false]) {
+      const connection = connectRedis(redis.url);
+      connection.on("error", () => {});
+      const pump = new IntakePump({
+        connection,
+        queues,
+        prefix,
+        log,
+        claimIdleMs: 500,
+        batch: 5,
+        ...(first
+          ? {
+              afterAdd: async () => {
+                const act = inTheWindow;
+                inTheWindow = null;
+                await act?.();
+              },
+            }
+          : {}),
+      });
+      pumps.push(pump);
+      pump.start();
+    }
+  });
+  afterAll(async () => {
+    redis.child?.kill("SIGCONT");
+    await Promise.all(pumps.map((p) => p.stop()));
+    await worker?.close(true);
+    await queues?.close();
+    queues?.connection.disconnect();
+    await web?.stop();
+    await redis.kill();
+    rmSync(redis.dir, { recursive: true, force: true });
+  });
+
+  const deliver = async (from: number, count: number): Promise<string[]> =>
+    Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const n = from + i;
+        const res = await sendWebhook(web.port!, {
+          event: "issue_comment",
+          payload: issueCommentPayload({ installationId: 1, number: n, issueId: 5000 + n, commentId: n, body: `@open-swe fix ${n}` }),
+        });
+        expect(res.status).toBe(200);
+        return deliveryJobId(res.deliveryId);
+      }),
+    );
+
+  /** Runs `act` in the first pump's next add-to-acknowledge window; resolves with the entries pending then, once `act` is done. */
+  const inNextWindow = (act: () => Promise<void>) =>
+    new Promise<number>((resolve, reject) => {
+      inTheWindow = async () => {
+        try {
+          const [pending] = (await queues.connection.xpending(stream, INTAKE_GROUP)) as [number];
+          await act();
+          resolve(pending);
+        } catch (err) {
+          reject(err as Error);
+        }
+      };
+    });
+
+  /** The stream is empty and nothing is pending in the group: every entry has been moved and acknowledged. */
+  const drained = () => expect.poll(async () => [await queues.connection.xlen(stream), (await queues.connection.xpending(stream, INTAKE_GROUP))[0]], { timeout: 20_000 }).toEqual([0, 0]);
+
+  it("Redis killed between a batch's add and its acknowledgement, restarted on its files: no entry lost, none doubled", async () => {
+    const window = inNextWindow(async () => {
+      await redis.kill();
+      await sleep(300);
+      await redis.start();
+    });
+    const ids = await deliver(1, 20);
+    // The window came while entries were pending: the batch being moved at least.
+    expect(await window).toBeGreaterThan(0);
+    await drained();
+    // One job per delivery (a re-added entry lands on its job's id), each signed as the web tier's.
+    for (const id of ids) expect(queues.signer.verify("agent", (await queues.findJob("agent", id))?.data).ok, id).toBe(true);
+    expect(await queues.jobCounts("agent", ["waiting", "active", "completed", "failed"])).toEqual({ waiting: ids.length, active: 0, completed: 0, failed: 0 });
+    // The web tier is back too: a webhook after the restart is one job like any other.
+    const after = await deliver(101, 5);
+    await drained();
+    expect((await queues.jobCounts("agent", ["waiting"])).waiting).toBe(ids.length + after.length);
+    earlier.push(...ids, ...after);
+  });
+
+  const earlier: string[] = [];
+
+  it("Redis frozen (SIGSTOP) past the claim time with a batch added but not acknowledged: every entry becomes one job, run once", async () => {
+    const workerConnection = connectRedis(redis.url);
+    workerConnection.on("error", () => {});
+    worker = new Worker(
+      "agent",
+      async (job) => {
+        if (!queues.signer.verify("agent", job.data).ok) throw new Error("unsigned");
+        runs.set(job.id!, (runs.get(job.id!) ?? 0) + 1);
+      },
+      { connection: workerConnection, prefix },
+    );
+    worker.on("error", () => {});
+    const window = inNextWindow(async () => {
+      redis.child!.kill("SIGSTOP");
+      // Longer than claimIdleMs: on waking, the other pump may claim the same entries and add them again.
+      setTimeout(() => redis.child!.kill("SIGCONT"), 1_500);
+    });
+    const ids = [...earlier, ...(await deliver(201, 20))];
+    expect(await window).toBeGreaterThan(0);
+    await drained();
+    await expect.poll(() => ids.filter((id) => runs.get(id) === 1).length, { timeout: 20_000, interval: 100 }).toBe(ids.length);
+    // Claims after the freeze re-add entries whose jobs already ran (same ids): none may run again.
+    await sleep(1_500);
+    expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(runs.size).toBe(ids.length);
+    expect((await queues.jobCounts("agent", ["completed"])).completed).toBe(ids.length);
+  });
+});
