@@ -1,4 +1,4 @@
-import { readConfig, type AppConfig } from "../config/env.js";
+import { readConfig, refuseSetupMode, type AppConfig } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import type { Resolved } from "./resolve-command.js";
@@ -23,8 +23,11 @@ async function withRedis<T>(config: AppConfig, log: Logger, use: (redis: import(
 }
 
 async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Logger): Promise<void> {
-  const { startProcess, startSetupMode } = await import("../main.js");
-  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(role, config, log);
+  // No credentials: the setup flow's own small graph, not the app's (or the one-line refusal, before any import).
+  if (!config.github) refuseSetupMode(role, config);
+  const running = config.github
+    ? await (await import("../main.js")).startProcess({ role, config, log })
+    : await (await import("../setup/setup-server.js")).startSetupServer({ config, log, cwd: process.cwd() });
   let signals = 0;
   const onSignal = (sig: string) => {
     signals += 1;
