@@ -130,6 +130,9 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       const model = args.string("model");
       const record = args.string("record");
       const context = args.strings("context");
+      // The request's checks load little: a refused model or --repo answers before the agent's modules load.
+      const { checkLocalRun } = await import("../runs/local-run-target.js");
+      const target = await checkLocalRun({ repo, ...(model ? { model } : {}), gitRemoteTemplate: config.gitRemoteTemplate });
       const { runLocal } = await import("../runs/local-run.js");
       const { startEmbeddedRedis } = await import("../store/embedded-redis.js");
       const { connectRedis } = await import("../store/redis.js");
@@ -143,17 +146,20 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
         return { redis, prefix: config.env.QUEUE_PREFIX };
       };
       try {
-        return await runLocal({
-          config,
-          repo,
-          task,
-          verbose: args.flag("verbose"),
-          ...(model ? { model } : {}),
-          ...(record ? { record } : {}),
-          ...(context.length ? { context } : {}),
-          runs,
-          out: (t) => process.stdout.write(t),
-        });
+        return await runLocal(
+          {
+            config,
+            repo,
+            task,
+            verbose: args.flag("verbose"),
+            ...(model ? { model } : {}),
+            ...(record ? { record } : {}),
+            ...(context.length ? { context } : {}),
+            runs,
+            out: (t) => process.stdout.write(t),
+          },
+          target,
+        );
       } finally {
         const o = opened as { redis: import("ioredis").Redis; embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | null } | null;
         if (o) {
