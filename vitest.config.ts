@@ -5,8 +5,10 @@ import { LongestFirstSequencer } from "./test/helpers/longest-first-sequencer.js
  * Files that share one module graph per fork (`isolate: false`): each fork loads the node_modules graph
  * (LangChain, Probot, BullMQ, ajv, …) once instead of once per file, which was most of their time. Each
  * file still gets its own working directory, nock state and contract tally (test/helpers/setup-each.ts
- * runs again per file). A folder moves here only after it passed with `--no-isolate`; files that start
- * app processes, change process-wide state or pin the suite's isolation stay in `isolated`.
+ * runs again per file; in a shared fork it also zeroes the app's metrics registry, one per process). A folder
+ * moves here only after it passed with `--no-isolate`. e2e, integration and security start the app in process
+ * (each file ~5 s of imports when isolated); dashboard (browser navigation raced in a shared fork under load),
+ * sandbox (the worker's spawner is one per process) and faults stay in `isolated`.
  */
 const SHARED = [
   "test/agent/**",
@@ -15,14 +17,17 @@ const SHARED = [
   "test/autofix/**",
   "test/config/**",
   "test/contracts/**",
+  "test/e2e/**",
   "test/github/**",
   "test/http/**",
+  "test/integration/**",
   "test/mcp/**",
   "test/net/**",
   "test/operator/**",
   "test/queue/**",
   "test/review/**",
   "test/runs/**",
+  "test/security/**",
   "test/setup/**",
   "test/shared/**",
   "test/sources/**",
@@ -51,7 +56,7 @@ export default defineConfig({
     reporters: ["default", "./test/helpers/count-reporter.ts"],
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      { extends: true, test: { name: "shared", include: SHARED, exclude, isolate: false } },
+      { extends: true, test: { name: "shared", include: SHARED, exclude, isolate: false, env: { OPEN_SWE_TEST_SHARED: "1" } } },
       { extends: true, test: { name: "isolated", include: ["test/**/*.test.ts"], exclude: [...exclude, ...SHARED] } },
     ],
   },

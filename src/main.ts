@@ -8,7 +8,6 @@ import { missingSandboxKeys, startupSummary } from "./startup-summary.js";
 import { startHealthServer } from "./http/health-server.js";
 import { isProduction } from "./http/metrics-access.js";
 import { startWebServer, type WebServer } from "./http/web-server.js";
-import { startSetupServer } from "./setup/setup-server.js";
 import { applySetupInstallations } from "./setup/setup-installations.js";
 import type { QueueName } from "./queue/names.js";
 import { QueueSet } from "./queue/queues.js";
@@ -270,13 +269,4 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         log.info({ role }, "stopped");
       })()),
   };
-}
-
-export const NO_CREDENTIALS =
-  "no GitHub App credentials (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): run `npm start` on a workstation to register the app with the setup flow (it writes them and APP_SLUG to .env), then pass those variables to this process";
-
-/** No APP_ID/key yet: the manifest setup flow registers the app and writes `.env`. Only `all`/`web`, never in production. */
-export async function startSetupMode(role: Role, config: AppConfig, log: Logger): Promise<{ stop(): Promise<void> }> {
-  if (role === "worker" || config.env.NODE_ENV === "production") throw new ConfigError(NO_CREDENTIALS);
-  return startSetupServer({ config, log, cwd: process.cwd() });
 }

@@ -34,20 +34,20 @@ describe("LongestFirstSequencer: the longest files start first, so none is the s
       "a fresh clone (no cache): file-seconds.json's lengths, not file sizes; files it does not know come after, largest first",
       [
         { path: "test/small-unknown.test.ts", project: "isolated", size: 10 },
-        { path: "test/e2e/agent-crash-resume.test.ts", project: "isolated", size: 9000 },
+        { path: "test/e2e/agent-crash-resume.test.ts", project: "isolated", size: 3000 },
         { path: "test/big-unknown.test.ts", project: "isolated", size: 50_000 },
-        { path: "test/integration/test-isolation.test.ts", project: "isolated", size: 3000 },
+        { path: "test/integration/test-isolation.test.ts", project: "isolated", size: 9000 },
       ],
-      ["isolated:test/integration/test-isolation.test.ts", "isolated:test/e2e/agent-crash-resume.test.ts", "isolated:test/big-unknown.test.ts", "isolated:test/small-unknown.test.ts"],
+      ["isolated:test/e2e/agent-crash-resume.test.ts", "isolated:test/integration/test-isolation.test.ts", "isolated:test/big-unknown.test.ts", "isolated:test/small-unknown.test.ts"],
     ],
     [
       "this machine's last run (the cache) wins over the table",
       [
-        { path: "test/integration/test-isolation.test.ts", project: "isolated", cached: 5_000 },
-        { path: "test/e2e/agent-crash-resume.test.ts", project: "isolated", cached: 40_000 },
+        { path: "test/integration/test-isolation.test.ts", project: "isolated", cached: 40_000 },
+        { path: "test/e2e/agent-crash-resume.test.ts", project: "isolated", cached: 5_000 },
         { path: "test/cheap.test.ts", project: "isolated", cached: 20 },
       ],
-      ["isolated:test/e2e/agent-crash-resume.test.ts", "isolated:test/integration/test-isolation.test.ts", "isolated:test/cheap.test.ts"],
+      ["isolated:test/integration/test-isolation.test.ts", "isolated:test/e2e/agent-crash-resume.test.ts", "isolated:test/cheap.test.ts"],
     ],
     [
       "projects stay apart: every isolated file before the shared ones, however long",

@@ -1,4 +1,4 @@
-import { readConfig, type AppConfig } from "../config/env.js";
+import { readConfig, refuseSetupMode, type AppConfig } from "../config/env.js";
 import { OpenSweError } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import type { Resolved } from "./resolve-command.js";
@@ -23,8 +23,11 @@ async function withRedis<T>(config: AppConfig, log: Logger, use: (redis: import(
 }
 
 async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Logger): Promise<void> {
-  const { startProcess, startSetupMode } = await import("../main.js");
-  const running = config.github ? await startProcess({ role, config, log }) : await startSetupMode(role, config, log);
+  // No credentials: the setup flow's own small graph, not the app's (or the one-line refusal, before any import).
+  if (!config.github) refuseSetupMode(role, config);
+  const running = config.github
+    ? await (await import("../main.js")).startProcess({ role, config, log })
+    : await (await import("../setup/setup-server.js")).startSetupServer({ config, log, cwd: process.cwd() });
   let signals = 0;
   const onSignal = (sig: string) => {
     signals += 1;
@@ -127,6 +130,9 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
       const model = args.string("model");
       const record = args.string("record");
       const context = args.strings("context");
+      // The request's checks load little: a refused model or --repo answers before the agent's modules load.
+      const { checkLocalRun } = await import("../runs/local-run-target.js");
+      const target = await checkLocalRun({ repo, ...(model ? { model } : {}), gitRemoteTemplate: config.gitRemoteTemplate });
       const { runLocal } = await import("../runs/local-run.js");
       const { startEmbeddedRedis } = await import("../store/embedded-redis.js");
       const { connectRedis } = await import("../store/redis.js");
@@ -140,17 +146,20 @@ export async function runCommand({ name, args, argv }: Run, env: Record<string, 
         return { redis, prefix: config.env.QUEUE_PREFIX };
       };
       try {
-        return await runLocal({
-          config,
-          repo,
-          task,
-          verbose: args.flag("verbose"),
-          ...(model ? { model } : {}),
-          ...(record ? { record } : {}),
-          ...(context.length ? { context } : {}),
-          runs,
-          out: (t) => process.stdout.write(t),
-        });
+        return await runLocal(
+          {
+            config,
+            repo,
+            task,
+            verbose: args.flag("verbose"),
+            ...(model ? { model } : {}),
+            ...(record ? { record } : {}),
+            ...(context.length ? { context } : {}),
+            runs,
+            out: (t) => process.stdout.write(t),
+          },
+          target,
+        );
       } finally {
         const o = opened as { redis: import("ioredis").Redis; embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | null } | null;
         if (o) {

@@ -245,6 +245,18 @@ export class ConfigError extends OpenSweError<"config_invalid"> {
   }
 }
 
+/**
+ * No APP_ID/key yet: only `all`/`web` outside production serve the manifest setup flow; a worker, or any
+ * role in production, stops with this line (before the app's modules load: it answers in a fraction of a second).
+ */
+export function refuseSetupMode(role: "web" | "worker" | "all", config: AppConfig): void {
+  if (role === "worker" || config.env.NODE_ENV === "production") {
+    throw new ConfigError(
+      "no GitHub App credentials (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): run `npm start` on a workstation to register the app with the setup flow (it writes them and APP_SLUG to .env), then pass those variables to this process",
+    );
+  }
+}
+
 /** Variables whose value is a credential: a refusal names them but never prints the value. */
 const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PRIVATE_KEY|API_KEY|_KEY$/;
 

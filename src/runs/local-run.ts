@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
@@ -16,15 +15,11 @@ import { hostGit } from "../sandbox/workspace/host-git.js";
 import { ensureMirror } from "../sandbox/workspace/mirror.js";
 import { prepareWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import type { RunState } from "../github/tools/run-context.js";
-import { agentBranchName, remoteUrl } from "./branch-name.js";
+import { agentBranchName } from "./branch-name.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
-import { classifyRepoArg } from "./repo-arg.js";
-import { localRepoRefusal } from "./local-repo-refusal.js";
+import { checkLocalRun, type LocalRunTarget } from "./local-run-target.js";
 import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
-import { OpenSweError } from "../errors.js";
-import { checkModelId } from "../config/check-model-id.js";
-import { checkReplayScript } from "../config/replay-script.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";
 import { readContextAttachments } from "./context-attachments.js";
@@ -59,22 +54,8 @@ const oneLine = (s: string, max: number) => {
  * `open-swe run`: the same agent outside GitHub — a local sandbox over the repo's committed state; the
  * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff.
  */
-export async function runLocal(o: LocalRunOptions): Promise<number> {
-  // The model first: a typo or a missing replay file stops the run before anything is cloned.
-  if (o.model?.startsWith("replay:")) checkReplayScript(o.model.slice("replay:".length));
-  else if (o.model) {
-    const refusal = checkModelId(o.model);
-    if (refusal) throw new OpenSweError("model_unknown", `--model: ${refusal}`);
-  }
-  const arg = classifyRepoArg(o.repo, existsSync);
-  if (arg.kind === "error") throw new OpenSweError("invalid_repo", arg.message);
-  const isPath = arg.kind === "path";
-  const source = isPath ? resolve(arg.path) : remoteUrl(o.config.gitRemoteTemplate, ...(arg.repo.split("/") as [string, string]));
-  if (isPath) {
-    await hostGit(["-C", source, "rev-parse", "--verify", "HEAD^{commit}"]).catch((err: unknown) => {
-      throw new OpenSweError("invalid_repo", localRepoRefusal(o.repo, err));
-    });
-  }
+export async function runLocal(o: LocalRunOptions, target?: LocalRunTarget): Promise<number> {
+  const { isPath, source } = target ?? (await checkLocalRun({ repo: o.repo, ...(o.model ? { model: o.model } : {}), gitRemoteTemplate: o.config.gitRemoteTemplate }));
   const name = isPath ? `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}` : o.repo;
   const mirror = await ensureMirror({ mirrorRoot: o.config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
   const current = isPath ? (await hostGit(["-C", source, "rev-parse", "--abbrev-ref", "HEAD"])).trim() : "HEAD";

@@ -152,7 +152,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(tools.find((t) => t.includes("weakens_tests"))).toMatch(/Push refused \(weakens_tests\): nothing was pushed, because it weakens the tests: adds a skip marker \(\.skip\(\) in a\.test\.ts/);
     expect(remote.git("ls-tree", "--name-only", branch)).not.toMatch(/a\.test\.ts/);
     expect(humans.at(-1)).toMatch(/<ci_failure>[\s\S]*- lint \(https:\/\/github.com\/octo\/hello\/runs\/77\)[\s\S]*never used[\s\S]*<\/ci_failure>/);
-  });
+  }, 90_000); // two whole runs (the PR, then its fix): 8 s on a quiet machine, past 30 s at load 14
 
   it("a flaky failure on the fixed head re-runs only the failed jobs and changes no code", async () => {
     const head = remote.git("rev-parse", branch).trim();

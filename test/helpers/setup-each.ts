@@ -17,7 +17,10 @@ dropOperatorEnv(process.env);
 // it, and counted per vendor (test/contracts/README.md).
 installVendorContracts(nock);
 
-beforeAll(() => {
+beforeAll(async () => {
+  // A shared fork (vitest.config.ts) keeps one module graph across files: the app's metrics registry (one per
+  // process, src/observability/metrics.ts) starts each file at zero, as in a process of its own.
+  if (process.env.OPEN_SWE_TEST_SHARED === "1") (await import("../../src/observability/metrics.js")).registry.resetMetrics();
   setContractFile(relative(repoRoot, expect.getState().testPath ?? ""));
   // `npm run test:live` is the one run that reaches vendors (scripts/test-live.mjs sets it).
   if (process.env.OPEN_SWE_TEST_LIVE === "1") return;

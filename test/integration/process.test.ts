@@ -35,7 +35,8 @@ function run(args: string[], env: Record<string, string>, cwd = mkdtempSync(join
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  const waitFor = async (re: RegExp, ms = 20_000) => {
+  // A whole `all` start (the app's modules, a redis-server, the sandbox check) passed 20 s at load 25.
+  const waitFor = async (re: RegExp, ms = 60_000) => {
     const start = Date.now();
     while (!re.test(out + err)) {
       if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before ${re}: ${out}${err}`);
@@ -81,7 +82,7 @@ describe("open-swe processes", () => {
     expect(await p.exited).toBe(0);
     expect(p.output()).toMatch(/"msg":"stopped"/);
     expect(existsSync(join(data, "redis", "redis.sock"))).toBe(false);
-  });
+  }, 90_000);
 
   it("stops with the install line when redis-server is missing", async () => {
     const nodeOnly = mkdtempSync(join(tmpdir(), "no-redis-"));

@@ -1,8 +1,10 @@
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { commitAndPushTool } from "../../src/runs/commit-and-push-tool.js";
 import type { RunState } from "../../src/github/tools/run-context.js";
@@ -38,6 +40,7 @@ def test_negatives():
 `;
 const PACKAGE = JSON.stringify({ name: "app", private: true, type: "module", scripts: { test: "vitest run" }, devDependencies: { vitest: "4.1.12" } }, null, 2) + "\n";
 
+const execFileAsync = promisify(execFile);
 const NODE_MODULES = fileURLToPath(new URL("../../node_modules", import.meta.url));
 
 /** vitest and everything it loads, copied from this project's node_modules into the sandbox (it is offline). */
@@ -103,7 +106,9 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
     await prepareWorkspace({ sandbox: sb, mirrorRoot, mirror, ref: "main", branch, publicUrl: "https://github.com/acme/app.git" });
     if (repo === "vitest") {
       const nm = join(sb.hostWorkspace, "node_modules");
-      for (const pkg of closure) await cp(join(NODE_MODULES, pkg), join(nm, pkg), { recursive: true, dereference: false });
+      // One `cp -a` of every package (names kept with --parents, @scope/name too): Node's fs.cp took seconds a sandbox.
+      await mkdir(nm);
+      await execFileAsync("cp", ["-a", "--parents", "--", ...closure, nm], { cwd: NODE_MODULES });
       await sb.claim(nm);
     }
     const r = await sb.exec(commands);
