@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Worker } from "bullmq";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import { IntakePump } from "../../src/queue/intake-pump.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { QueueSet } from "../../src/queue/queues.js";
 import { connectRedis } from "../../src/store/redis.js";
-import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
+import { issueCommentPayload, sendWebhook, WEBHOOK_SECRET } from "../helpers/github-app.js";
 import { testSigner } from "../helpers/job-signer.js";
 import { uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
@@ -182,5 +183,92 @@ describe("the intake pump while Redis itself stops", () => {
     expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
     expect(runs.size).toBe(ids.length);
     expect((await queues.jobCounts("agent", ["completed"])).completed).toBe(ids.length);
+  });
+});
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+// As a deployment runs it: two pump processes (as in two workers) move a burst while their Redis is killed and
+// restarted under them; nothing in this test's process pumps.
+describe("two pump processes while Redis is killed and restarted under a burst", () => {
+  const redis = new RestartableRedis();
+  const prefix = uniquePrefix();
+  const stream = intakeStreamKey(prefix, "agent");
+  const children: ChildProcess[] = [];
+  let web: RunningProcess;
+  let queues: QueueSet;
+  let worker: Worker | undefined;
+  const runs = new Map<string, number>();
+
+  beforeAll(async () => {
+    await redis.start();
+    web = await startTestProcess("web", { QUEUE_REDIS_URL: redis.url, QUEUE_PREFIX: prefix });
+    queues = new QueueSet({ connection: connectRedis(redis.url), prefix, attempts: 1, signer: testSigner() });
+    queues.connection.on("error", () => {});
+  });
+  afterAll(async () => {
+    for (const c of children) c.kill("SIGKILL");
+    await worker?.close(true);
+    await queues?.close();
+    queues?.connection.disconnect();
+    await web?.stop();
+    await redis.kill();
+    rmSync(redis.dir, { recursive: true, force: true });
+  });
+
+  it("every delivery becomes one job, run once; nothing is left pending", async () => {
+    for (let i = 0; i < 2; i++) {
+      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/queue/fixtures/pump-process.mts"), redis.url, prefix, WEBHOOK_SECRET], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      children.push(child);
+      await new Promise<void>((ok, fail) => {
+        child.stdout!.on("data", (d: Buffer) => d.toString().includes("consumer ") && ok());
+        child.once("exit", (code) => fail(new Error(`pump process exited (${code})`)));
+      });
+    }
+    // GitHub's side: a delivery that got no 2xx (Redis was down) is delivered again, same delivery id, until it is.
+    const deliver = async (n: number): Promise<string> => {
+      const deliveryId = randomUUID();
+      for (let attempt = 0; ; attempt++) {
+        const res = await sendWebhook(web.port!, {
+          deliveryId,
+          event: "issue_comment",
+          payload: issueCommentPayload({ installationId: 1, number: 300 + n, issueId: 6300 + n, commentId: 300 + n, body: `@open-swe fix ${n}` }),
+        }).catch(() => null);
+        if (res?.status === 200) return deliveryJobId(res.deliveryId);
+        if (attempt > 100) throw new Error(`delivery ${n} never accepted`);
+        await sleep(100);
+      }
+    };
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) ids.push(await deliver(n));
+    // The pumps are moving the burst (a job added) when Redis dies; deliveries go on through the outage.
+    await expect.poll(async () => (await queues.jobCounts("agent", ["waiting"])).waiting, { timeout: 10_000, interval: 5 }).toBeGreaterThan(0);
+    const outage = (async () => {
+      await redis.kill();
+      await sleep(300);
+      await redis.start();
+    })();
+    for (let n = 20; n < 40; n++) ids.push(await deliver(n));
+    await outage;
+
+    const workerConnection = connectRedis(redis.url);
+    workerConnection.on("error", () => {});
+    worker = new Worker(
+      "agent",
+      async (job) => {
+        if (!queues.signer.verify("agent", job.data).ok) throw new Error("unsigned");
+        runs.set(job.id!, (runs.get(job.id!) ?? 0) + 1);
+      },
+      { connection: workerConnection, prefix },
+    );
+    worker.on("error", () => {});
+    await expect.poll(async () => [await queues.connection.xlen(stream), (await queues.connection.xpending(stream, INTAKE_GROUP))[0]], { timeout: 20_000 }).toEqual([0, 0]);
+    await expect.poll(() => ids.filter((id) => runs.get(id) === 1).length, { timeout: 20_000, interval: 100 }).toBe(ids.length);
+    expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(runs.size).toBe(ids.length);
+    expect(await queues.jobCounts("agent", ["completed", "failed"])).toEqual({ completed: ids.length, failed: 0 });
   });
 });
