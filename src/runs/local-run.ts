@@ -18,7 +18,7 @@ import type { RunState } from "../github/tools/run-context.js";
 import { agentBranchName } from "./branch-name.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { invokeAgent } from "./invoke-agent.js";
-import { checkLocalRun, type LocalRunTarget } from "./local-run-target.js";
+import type { LocalRunTarget } from "./local-run-target.js";
 import { replayScriptFromMessages } from "../agent/model/replay-script-from-messages.js";
 import { resolveRunModel } from "./resolve-run-model.js";
 import { agentFileLimits, loadRunAgents } from "./load-run-agents.js";
@@ -52,10 +52,10 @@ const oneLine = (s: string, max: number) => {
 
 /**
  * `open-swe run`: the same agent outside GitHub — a local sandbox over the repo's committed state; the
- * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff.
+ * result is a branch in the working copy (or in the mirror for `owner/name`), printed with its diff. Its target
+ * is what `checkLocalRun` accepted (the CLI checks the request before loading this module).
  */
-export async function runLocal(o: LocalRunOptions, target?: LocalRunTarget): Promise<number> {
-  const { isPath, source } = target ?? (await checkLocalRun({ repo: o.repo, ...(o.model ? { model: o.model } : {}), gitRemoteTemplate: o.config.gitRemoteTemplate }));
+export async function runLocal(o: LocalRunOptions, { isPath, source }: LocalRunTarget): Promise<number> {
   const name = isPath ? `local/${basename(source).replace(/[^A-Za-z0-9_.-]/g, "-")}` : o.repo;
   const mirror = await ensureMirror({ mirrorRoot: o.config.sandbox.mirrorRoot, repo: name, remoteUrl: source });
   const current = isPath ? (await hostGit(["-C", source, "rev-parse", "--abbrev-ref", "HEAD"])).trim() : "HEAD";
