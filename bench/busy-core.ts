@@ -5,13 +5,14 @@ import { openSync, closeSync } from "node:fs";
  * The "loaded" condition of bench:agent and bench:scale: one core kept busy by another process
  * (`yes > /dev/null`), started here and killed by `stop` (and if the bench itself exits first).
  */
-export function busyCore(): { stop(): void } {
+export function busyCore(): { pid: number | undefined; stop(): void } {
   const devNull = openSync("/dev/null", "w");
   const child = spawn("yes", [], { stdio: ["ignore", devNull, "ignore"] });
   closeSync(devNull);
   const kill = () => child.kill("SIGKILL");
   process.once("exit", kill);
   return {
+    pid: child.pid,
     stop: () => {
       process.off("exit", kill);
       kill();

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { benchVariants, busyCore } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
 import { phaseLine, setupPhaseMeans, setupTotals } from "./setup-phases.js";
 import { connectRedis } from "../src/store/redis.js";
+import { spawner } from "../src/sandbox/spawner.js";
 
 const round = (n: number) => Number(n.toFixed(3));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)]!;
@@ -23,6 +25,40 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function flag(argv: string[], name: string, fallback: string): string {
   const at = argv.indexOf(name);
   return at >= 0 ? (argv[at + 1] ?? fallback) : fallback;
+}
+
+/** CPU seconds of process `pid` so far: its own and its reaped children's (/proc/<pid>/stat), 0 when gone. */
+function procCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The last pid the kernel handed out: its growth is how many processes (and threads) started meanwhile. */
+const lastPid = () => Number(readFileSync("/proc/loadavg", "utf8").trim().split(" ").at(-1));
+
+/**
+ * What one process start costs on this machine, in host CPU ms (all cores, from /proc/stat): `/bin/true`
+ * forked and executed by a shell, and a bare bwrap with user and pid namespaces around it. Every sandbox
+ * command pays several of these, so machines whose page faults are dear (some VMs) differ most here.
+ */
+function machineCalibration(): { trueMs: number; bwrapMs: number } {
+  const cost = (script: string, n: number) => {
+    const h0 = hostCpu();
+    execFileSync("/bin/sh", ["-c", script], { stdio: "ignore" });
+    const h1 = hostCpu();
+    return round(((h1.busy - h0.busy) * 10) / n);
+  };
+  const n = 40;
+  return {
+    trueMs: cost(`i=0; while [ $i -lt ${n} ]; do /bin/true; i=$((i+1)); done`, n),
+    bwrapMs: cost(`i=0; while [ $i -lt ${n} ]; do bwrap --ro-bind / / --unshare-user --unshare-pid /bin/true; i=$((i+1)); done`, n),
+  };
 }
 
 /** Host-wide CPU time so far (all cores), from /proc/stat. */
@@ -150,7 +186,7 @@ export async function main(argv: string[]): Promise<void> {
       if (f.completed + f.failed >= target) return f;
       if (Date.now() > giveUp) throw new Error(`only ${f.completed + f.failed} of ${target} runs finished in ${timeoutMs} ms`);
       sample?.();
-      await sleep(50);
+      await sleep(100);
     }
   };
   /** Calls per Redis command so far (INFO commandstats). */
@@ -159,6 +195,8 @@ export async function main(argv: string[]): Promise<void> {
   let expected = 0;
 
   try {
+    const machine = machineCalibration();
+    console.log(`machine: a process start costs ${machine.trueMs} ms of host CPU (/bin/true from a shell), a bare bwrap ${machine.bwrapMs} ms`);
     console.log(`warming ${threads} threads (sandbox, mirror, checkout) with one run each...`);
     const warmStart = performance.now();
     await Promise.all(Array.from({ length: threads }, (_, i) => ask(i + 1)));
@@ -172,6 +210,8 @@ export async function main(argv: string[]): Promise<void> {
 
     const rounds: Array<{
       variant: "idle" | "loaded";
+      cpuMsPerRun: { worker: number; spawnerAndCommands: number; redis: number; restOfHost: number };
+      processesPerRun: number;
       loadavg: string;
       n: number;
       wallMs: number;
@@ -202,16 +242,21 @@ export async function main(argv: string[]): Promise<void> {
       const busy = variant === "loaded" ? busyCore() : null;
       if (global.gc) global.gc();
       await sleep(500);
-      const rssIdle = process.memoryUsage().rss;
+      const rssIdle = process.memoryUsage.rss();
       const redisBefore = await usedMemory();
       const commands0 = await commandCalls();
       let rssPeak = rssIdle;
       const cpu0 = process.cpuUsage();
       const elu0 = performance.eventLoopUtilization();
       const host0 = hostCpu();
+      const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))![1]);
+      const spawner0 = procCpuSeconds(spawner().pid());
+      const redis0 = procCpuSeconds(redisPid);
+      const pid0 = lastPid();
+      const busy0 = procCpuSeconds(busy?.pid);
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
-      const phases0 = await setupTotals();
+      let phases0 = await setupTotals();
       const t0 = performance.now();
       await Promise.all(Array.from({ length: n }, (_, i) => ask(i + 1)));
       expected += n;
@@ -219,6 +264,8 @@ export async function main(argv: string[]): Promise<void> {
       if (probe) {
         // Once the runs are well under way (a few model calls each), ask for the probe runs one by one.
         await sleep(Math.min(5 * delayMs, (steps * delayMs) / 3));
+        // The busy runs are set up by now: the phases below are the probes' own.
+        phases0 = await setupTotals();
         for (let p = 0; p < probes; p++) {
           const sent = performance.now();
           const call = firstModelCall(commentId + 1, sent);
@@ -230,15 +277,29 @@ export async function main(argv: string[]): Promise<void> {
         expected += probes;
       }
       const f = await waitFinished(expected, 600_000, () => {
-        rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+        rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
       });
       const wallMs = performance.now() - t0;
+      const busyCpu = procCpuSeconds(busy?.pid);
       busy?.stop();
       loop.disable();
       const cpu = process.cpuUsage(cpu0);
       const eventLoopUtilization = round(performance.eventLoopUtilization(elu0).utilization);
       const host1 = hostCpu();
       const hostCpuBusy = round((host1.busy - host0.busy) / (host1.total - host0.total));
+      // Where the host's CPU went, per run: this process (web + worker), the spawner with the processes it
+      // reaped, Redis, and the rest. bwrap reports a command's exit as soon as the command ends and exits
+      // before its pid-1 reaper, so that reaper and the command under it are reaped by the host's init:
+      // "restOfHost" is mostly the sandboxed commands themselves (and kernel threads).
+      const hostSeconds = (host1.busy - host0.busy) / 100 - (busyCpu - busy0);
+      const cpuSplitMs = (() => {
+        const worker = (cpu.user + cpu.system) / 1e6;
+        const spawned = procCpuSeconds(spawner().pid()) - spawner0;
+        const redisCpu = procCpuSeconds(redisPid) - redis0;
+        const per = (sec: number) => Math.round((sec * 1000) / (n + (probe ? probes : 0)));
+        return { worker: per(worker), spawnerAndCommands: per(spawned), redis: per(redisCpu), restOfHost: per(Math.max(0, hostSeconds - worker - spawned - redisCpu)) };
+      })();
+      const processesPerRun = Math.round((lastPid() - pid0) / (n + (probe ? probes : 0)));
       const runsThisRound = n + (probe ? probes : 0);
       if (f.failed > 0) throw new Error(`${f.failed} runs failed: ${(await agentQueue.getJobs(["failed"])).map((j) => j.failedReason).join(" | ")}`);
       const redisAfter = await usedMemory();
@@ -249,6 +310,8 @@ export async function main(argv: string[]): Promise<void> {
         .sort((a, b) => b[1] - a[1]);
       if (!probe)
         rounds.push({
+          cpuMsPerRun: cpuSplitMs,
+          processesPerRun,
           variant,
           loadavg: loadavg()
             .map((l) => l.toFixed(2))
@@ -284,6 +347,7 @@ export async function main(argv: string[]): Promise<void> {
         : null;
     const figures = {
       bench: "scale",
+      machine,
       steps,
       delayMs,
       warmUp: { runs: threads, wallMs: round(warmMs) },
@@ -297,15 +361,17 @@ export async function main(argv: string[]): Promise<void> {
           r.redisTopCommandsPerRun,
         )
           .map(([c, k]) => `${c} ${k}`)
+          .join(", ")}), worker CPU ${r.workerCpuMsPerRun} ms per run, host CPU per run (ms): ${Object.entries(r.cpuMsPerRun)
+          .map(([k, v]) => `${k} ${v}`)
           .join(
             ", ",
-          )}), worker CPU ${r.workerCpuMsPerRun} ms per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`,
+          )}, ${r.processesPerRun} processes started per run, event-loop delay p99 ${r.eventLoopDelayP99Ms} ms, event loop ${Math.round(r.eventLoopUtilization * 100)} % busy, host CPU ${Math.round(r.hostCpuBusy * 100)} % busy`,
       );
     }
     for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {
       if (w) {
         console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
-        console.log(`  set-up of that round's runs (${w.runsBusy} + ${w.probes}), mean ms per phase: ${phaseLine(w.setupPhasesMs)}`);
+        console.log(`  set-up of the ${w.probes} probe runs, mean ms per phase: ${phaseLine(w.setupPhasesMs)}`);
       }
     }
     // The issue's goals (#29) side by side: 20 at once ≤ 1.3× one, p99 with 20 busy ≤ 1 s, in each condition.
