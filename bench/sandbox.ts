@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +20,10 @@ export async function main(argv: string[]): Promise<void> {
     log(`exec p50 (ms): spawn ${fmt(exec.spawn.p50)}  bare bwrap ${fmt(exec.bwrap.p50)}  local exec ${fmt(exec.local.p50)}`);
     log(`exec p50 with network on (own netns + egress proxy): ${fmt(exec.localNetworkOn.p50)}`);
     log(`exec ratios: local/bare-bwrap ${fmt(exec.ratioLocalToBwrap)}x (goal <= 1.3)  local/spawn ${fmt(exec.ratioLocalToSpawn)}x`);
+    const c = exec.hostCpuMsPerCommand;
+    log(
+      `exec host CPU per command (ms, all cores): local exec ${fmt(c.local)}  bare bwrap ${fmt(c.bwrap)}  in an already running bwrap ${fmt(c.keptBwrap)} (${fmt(c.local / c.keptBwrap)}x less than local exec)`,
+    );
     const small = await benchWorkspace(tmp, "small", 20, wsRuns);
     const large = await benchWorkspace(tmp, "large", largeFiles, wsRuns);
     for (const w of [small, large]) {
@@ -106,6 +111,22 @@ async function benchExec(tmp: string, iterations: number) {
   };
   for (let i = 0; i < 10; i++) await round(false);
   for (let i = 0; i < iterations; i++) await round(true);
+  // Host CPU per command (all cores, /proc/stat), each kind run alone back to back: what a busy machine pays.
+  const cpuPer = async (run: () => Promise<unknown>, n = 50) => {
+    const h0 = hostBusyMs();
+    for (let i = 0; i < n; i++) await run();
+    return round2((hostBusyMs() - h0) / n);
+  };
+  const kept = keptBwrap([...bare.slice(0, -1), 'while IFS= read -r l; do /bin/sh -c "$l" </dev/null >/dev/null 2>&1; echo "done $?"; done'], as);
+  await kept.run("true");
+  const cpu = {
+    local: await cpuPer(() => sb.exec("true")),
+    bwrap: await cpuPer(() => timeSpawn("bwrap", bare, {}, as)),
+    // The floor of any design that keeps one sandbox process between commands (namespaces, mounts and
+    // the filter set up once): the same command started inside an already running bwrap.
+    keptBwrap: await cpuPer(() => kept.run("true")),
+  };
+  kept.stop();
   await provider.destroy(sb.id);
   await provider.destroy(netSb.id);
   const spawnS = stats(samples.spawn);
@@ -116,8 +137,39 @@ async function benchExec(tmp: string, iterations: number) {
     bwrap: bwrapS,
     local: localS,
     localNetworkOn: stats(samples.localNet),
+    hostCpuMsPerCommand: cpu,
     ratioLocalToBwrap: round2(localS.p50 / bwrapS.p50),
     ratioLocalToSpawn: round2(localS.p50 / spawnS.p50),
+  };
+}
+
+/** Host-wide busy CPU so far, in ms (all cores), from /proc/stat. */
+function hostBusyMs(): number {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (f.reduce((a, b) => a + b, 0) - f[3]! - f[4]!) * 10;
+}
+
+/** One bwrap left running with a shell that starts each line it reads as a command and answers when it ends. */
+function keptBwrap(args: string[], as: { uid?: number; gid?: number }) {
+  const child = spawn("bwrap", args, { env: {}, stdio: ["pipe", "pipe", "ignore"], ...as });
+  let waiting: Array<() => void> = [];
+  let buffered = "";
+  child.stdout.on("data", (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split("\n");
+    buffered = lines.pop()!;
+    for (const _ of lines) waiting.shift()?.();
+  });
+  return {
+    run: (command: string) =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        child.stdin.write(`${command}\n`);
+      }),
+    stop: () => {
+      waiting = [];
+      child.kill("SIGKILL");
+    },
   };
 }
 
