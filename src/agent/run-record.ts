@@ -1,7 +1,8 @@
 import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { RunOutcome, RunRecord } from "../shared/run-record.js";
 import { DEFAULT_REPLY_TOOLS } from "./side-effect-tools.js";
-import { CONFIRMING_COMPLETION_TOOL, currentRunMessages } from "./middleware/ensure-no-empty-message.js";
+import { currentRunMessages } from "./current-run-messages.js";
+import { CONFIRMING_COMPLETION_TOOL } from "./middleware/ensure-no-empty-message.js";
 import { isModelCallLimitMessage } from "./middleware/model-call-limit.js";
 import { PRICED_AS } from "./middleware/model-fallback.js";
 import { canonicalModelId, modelRule } from "../config/model-table.js";

@@ -1,6 +1,6 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
-import { currentRunMessages } from "../agent/middleware/ensure-no-empty-message.js";
+import { currentRunMessages } from "../agent/current-run-messages.js";
 import { costOfTurns, usageFromMessages } from "../agent/run-record.js";
 
 export const TRUNCATE_AT = 2_000;

@@ -1,6 +1,7 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { AIMessage, ToolMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
+import { currentRunMessages } from "../current-run-messages.js";
 import { isModelCallLimitMessage } from "./model-call-limit.js";
 import { isCircuitBreakerMessage } from "./sandbox-circuit-breaker.js";
 
@@ -51,15 +52,6 @@ function trailingNudges(messages: readonly BaseMessage[]): number {
   return count;
 }
 
-/** Messages of the current run: from the last user request on (mid-run follow-ups do not start a run). */
-export function currentRunMessages(messages: readonly BaseMessage[]): readonly BaseMessage[] {
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const m = messages[i];
-    if (m && HumanMessage.isInstance(m) && m.additional_kwargs["follow_up"] !== true) return messages.slice(i);
-  }
-  return messages;
-}
-
 /**
  * Whether the run may end: it has replied or confirmed completion, in this run. A push is not required:
  * a run that only answers a question replies without a PR.
@@ -100,23 +92,24 @@ export function ensureNoEmptyMessageMiddleware(deps: EnsureNoEmptyMessageDeps) {
   return createMiddleware({
     name: "EnsureNoEmptyMessageMiddleware",
     tools: [noOpTool, confirmingCompletionTool],
-    // No jumpTo: a jump would skip the afterModel hooks of earlier middleware (the call counter
-    // among them); the agent's router sends the rewritten message to the tools node anyway.
-    afterModel: {
-      hook: (state) => {
-        const last = state.messages.at(-1);
-        if (!last || !AIMessage.isInstance(last)) return undefined;
-        const calls = last.tool_calls ?? [];
-        // The run's own stops (call limit, sandbox breaker) answer in place of the model: the run ends on them.
-        if (calls.length > 0 || isModelCallLimitMessage(last) || isCircuitBreakerMessage(last)) return undefined;
-        if (workIsDone(state.messages, deps)) {
-          if (!isEmpty(last)) return undefined;
-          const id = `${CONFIRMING_COMPLETION_TOOL}_${state.messages.length}`;
-          return { messages: [withCall(last, { name: CONFIRMING_COMPLETION_TOOL, args: { summary: "replied to the user" }, id })] };
-        }
-        if (trailingNudges(state.messages) >= maxNudges) return undefined;
-        return { messages: [withCall(last, { name: NO_OP_TOOL, args: {}, id: `${NO_OP_TOOL}_${state.messages.length}` })] };
-      },
+    // Inside the model's node: the rewritten turn is what the node writes, so no node (and no checkpoint) of
+    // its own at every step. It sees what the layers inside it made of the call (the sandbox breaker's
+    // turn); the outer ones (call limit, budget) answer without calling it, and the run ends on their turn.
+    wrapModelCall: async (request, handler) => {
+      const result = await handler(request);
+      if (!AIMessage.isInstance(result)) return result;
+      const calls = result.tool_calls ?? [];
+      if (calls.length > 0 || isModelCallLimitMessage(result) || isCircuitBreakerMessage(result)) return result;
+      // The conversation before this turn says the same as with it (a turn without calls is neither a
+      // tool's success nor a nudge); the ids count the turn in, as the conversation will.
+      const before = request.state.messages;
+      const at = before.length + 1;
+      if (workIsDone(before, deps)) {
+        if (!isEmpty(result)) return result;
+        return withCall(result, { name: CONFIRMING_COMPLETION_TOOL, args: { summary: "replied to the user" }, id: `${CONFIRMING_COMPLETION_TOOL}_${at}` });
+      }
+      if (trailingNudges(before) >= maxNudges) return result;
+      return withCall(result, { name: NO_OP_TOOL, args: {}, id: `${NO_OP_TOOL}_${at}` });
     },
   });
 }

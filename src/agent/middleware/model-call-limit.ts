@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { z } from "zod";
+import { currentRunMessages } from "../current-run-messages.js";
 
 export const MODEL_CALL_LIMIT_MARKER = "Model call limit reached";
 
@@ -27,22 +27,27 @@ export interface CallBudget {
   readonly calls: number;
 }
 
+/** Model calls of the main agent in this run: its turns since the run's request (a turn a limit answered counts as the call it stands for). */
+function callsThisRun(messages: readonly BaseMessage[]): number {
+  let n = 0;
+  for (const m of currentRunMessages(messages)) if (AIMessage.isInstance(m)) n += 1;
+  return n;
+}
+
+/**
+ * The count is read off the conversation, not kept in the graph's state: no hook before the run and none
+ * after each call, so no graph node (and no checkpoint) of its own; a resumed run counts the same turns.
+ */
 export function modelCallLimit(runLimit: number, budget?: CallBudget) {
   return createMiddleware({
     name: "ModelCallLimitMiddleware",
-    stateSchema: z.object({ runModelCallCount: z.number().default(0) }),
-    beforeAgent: () => ({ runModelCallCount: 0 }),
     wrapModelCall: async (request, handler) => {
-      const own = request.state.runModelCallCount ?? 0;
+      const own = callsThisRun(request.state.messages);
       // The subagents' calls count against the same limit.
       const used = budget ? own + (budget.calls - budget.parentCalls) : own;
-      if (used < runLimit) return handler(request);
-      return limitMessage(runLimit);
-    },
-    afterModel: (state) => {
-      const count = (state.runModelCallCount ?? 0) + 1;
-      if (budget) budget.parentCalls = count;
-      return { runModelCallCount: count };
+      const result = used < runLimit ? await handler(request) : limitMessage(runLimit);
+      if (budget) budget.parentCalls = own + 1;
+      return result;
     },
   });
 }

@@ -84,12 +84,15 @@ describe("buildAgentMiddleware", () => {
       model: fakeModel(),
       systemPrompt: "s",
       tools: [],
-      middleware: buildAgentMiddleware(deps({ onStatus: () => {}, fallbackModel: fakeModel(), idempotency: { redis: testRedis(), prefix: "p" } })),
+      middleware: buildAgentMiddleware(deps({ onStatus: () => {}, fallbackModel: fakeModel(), idempotency: { redis: testRedis(), prefix: "p" }, budgetUsd: 5 })),
     });
     const nodes = Object.keys((agent as unknown as { graph: { nodes: Record<string, unknown> } }).graph.nodes);
     // Status and the sandbox breaker act inside the model's node (wrapModelCall); only a hook that changes
     // the state before the call (the drained follow-ups) needs a node, and so a checkpoint, of its own.
     expect(nodes.filter((n) => n.endsWith(".before_model"))).toEqual(["FollowUpQueueMiddleware.before_model"]);
-    expect(nodes.filter((n) => n.endsWith(".after_model")).sort()).toEqual(["EnsureNoEmptyMessageMiddleware.after_model", "ModelCallLimitMiddleware.after_model", "todoListMiddleware.after_model"]);
+    // The call limit, the budget and the no-empty-message rewrite act inside the model's node too: after
+    // the model only the todo list's hook (deepagents') is a node; before the run, none of ours.
+    expect(nodes.filter((n) => n.endsWith(".after_model"))).toEqual(["todoListMiddleware.after_model"]);
+    expect(nodes.filter((n) => n.endsWith(".before_agent")).sort()).toEqual(["FilesystemMiddleware.before_agent", "patchToolCallsMiddleware.before_agent"]);
   });
 });

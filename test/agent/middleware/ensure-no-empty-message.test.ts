@@ -101,7 +101,7 @@ describe("ensureNoEmptyMessageMiddleware", () => {
 
 describe("currentRunMessages", () => {
   it("starts at the last user request, skipping mid-run follow-ups", async () => {
-    const { currentRunMessages } = await import("../../../src/agent/middleware/ensure-no-empty-message.js");
+    const { currentRunMessages } = await import("../../../src/agent/current-run-messages.js");
     const old = new HumanMessage("first task");
     const now = new HumanMessage("second task");
     const follow = new HumanMessage({ content: "also this", additional_kwargs: { follow_up: true } });
