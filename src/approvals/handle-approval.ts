@@ -90,15 +90,17 @@ async function resume(ctx: DecisionDeps, approval: PendingApproval, resolution: 
     by: resolution.by,
     latencyMs: resolution.latencyMs,
   });
+  // Listed before it is queued: a worker may start the resumed run at once, and its start keeps the
+  // entry it finds (pointing back at the paused run) rather than make one that does not.
+  await markApprovalResolved(ctx, approval, resolution, id).catch((err: unknown) =>
+    ctx.log.warn({ err: String(err), approvalId: approval.id }, "could not mark the paused run resolved in the runs list"),
+  );
   await ctx.queues.add(
     "agent",
     { ...approval.job, trigger: "approval", approval: { id: approval.id, decision: resolution.decision, ...(message ? { message } : {}) }, deliveryId: id },
     id,
     // The decider continues the run as themselves; a timeout leaves it its requester's.
     by.principal === undefined ? { via: by.via } : { via: by.via, principal: by.principal },
-  );
-  await markApprovalResolved(ctx, approval, resolution, id).catch((err: unknown) =>
-    ctx.log.warn({ err: String(err), approvalId: approval.id }, "could not mark the paused run resolved in the runs list"),
   );
   ctx.log.info({ approvalId: approval.id, decision: resolution.decision, how: resolution.how, latencyMs: resolution.latencyMs }, "approval resolved: run resumes");
   return id;
