@@ -25,9 +25,11 @@ async function withRedis<T>(config: AppConfig, log: Logger, use: (redis: import(
 async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Logger): Promise<void> {
   // No credentials: the setup flow's own small graph, not the app's (or the one-line refusal, before any import).
   if (!config.github) refuseSetupMode(role, config);
-  const running = config.github
-    ? await (await import("../main.js")).startProcess({ role, config, log })
-    : await (await import("../setup/setup-server.js")).startSetupServer({ config, log, cwd: process.cwd() });
+  // The signal handlers go in before the start: a SIGTERM while the process is still starting (its
+  // "started" lines may be out already) stops it once started, rather than killing it mid-way.
+  const starting: Promise<{ stop(): Promise<void> }> = config.github
+    ? import("../main.js").then((m) => m.startProcess({ role, config, log }))
+    : import("../setup/setup-server.js").then((m) => m.startSetupServer({ config, log, cwd: process.cwd() }));
   let signals = 0;
   const onSignal = (sig: string) => {
     signals += 1;
@@ -43,16 +45,19 @@ async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Log
       },
       (config.env.SHUTDOWN_GRACE_SECONDS + 5) * 1000,
     ).unref();
-    running.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    starting
+      .then((running) => running.stop())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
+  await starting;
 }
 
 /** Runs a resolved command; returns its exit code. Errors propagate (the entry prints them in one line). */

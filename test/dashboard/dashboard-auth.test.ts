@@ -168,7 +168,7 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
     // No session at all: the admin post is 401, bull-board's API too.
     expect((await fetch(`${base}/app/admin/repos`, { method: "POST", body: new URLSearchParams({ repo: "octo/other", action: "enable" }) })).status).toBe(401);
     expect((await fetch(`${base}/app/admin/queues/api/queues`)).status).toBe(401);
-  });
+  }, 60_000); // three browser sessions and two admin pages: 30 s was passed in a full run on a slow 2-core VM
 
   it("form posts without the CSRF token (or with another session's) are refused", async () => {
     const { context, authorize } = await newContext(browser);

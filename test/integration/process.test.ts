@@ -84,6 +84,17 @@ describe("open-swe processes", () => {
     expect(existsSync(join(data, "redis", "redis.sock"))).toBe(false);
   }, 90_000);
 
+  it("a SIGTERM while `all` is still starting stops it once started: exit 0, nothing left running", async () => {
+    const data = mkdtempSync(join(tmpdir(), "open-swe-data-"));
+    const p = run(["all"], { ...appEnv(), DATA_DIR: data });
+    // The sandbox check's line comes early in the start, well before the servers and workers are up.
+    await p.waitFor(/"isolation":/);
+    p.child.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toMatch(/"msg":"stopped"/);
+    expect(existsSync(join(data, "redis", "redis.sock"))).toBe(false);
+  }, 90_000);
+
   it("stops with the install line when redis-server is missing", async () => {
     const nodeOnly = mkdtempSync(join(tmpdir(), "no-redis-"));
     symlinkSync(process.execPath, join(nodeOnly, "node"));
