@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { luaScript } from "../shared/lua-script.js";
 import type { Redis } from "ioredis";
 import type { QueueName } from "./names.js";
 
@@ -59,7 +59,7 @@ if not id then return {thread} end
 local host = redis.call('GET', ARGV[4] .. id .. ARGV[5])
 if not host then return {thread} end
 return {thread, host, redis.call('EXISTS', ARGV[6] .. host .. ARGV[7])}`;
-const ROUTE_SHA = createHash("sha1").update(ROUTE).digest("hex");
+const route = luaScript(ROUTE);
 
 /** A key function's text before and after its id (ids never hold NUL). */
 function around(key: (id: string) => string): [string, string] {
@@ -80,10 +80,7 @@ export async function routeThread(redis: Redis, keyPrefix: string, threadId: str
     ...around((sandbox) => sandboxHostKey(keyPrefix, sandbox)),
     ...around((host) => hostAliveKey(keyPrefix, host)),
   ];
-  const reply = (await redis.evalsha(ROUTE_SHA, threadFrom.length, ...args).catch((err: unknown) => {
-    if (err instanceof Error && err.message.startsWith("NOSCRIPT")) return redis.eval(ROUTE, threadFrom.length, ...args);
-    throw err;
-  })) as [string, string?, number?];
+  const reply = (await route(redis, threadFrom.length, ...args)) as [string, string?, number?];
   const [thread, host, alive] = reply;
   if (!host) return { threadId: thread, host: null };
   return alive === 1 ? { threadId: thread, host } : { threadId: thread, host: null, lostHost: host };

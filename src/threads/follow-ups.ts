@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { CommentRef } from "../queue/schemas.js";
+import { luaScript } from "../shared/lua-script.js";
 import { keyer } from "../store/keys.js";
 
 /** Where a follow-up was asked, so a continuation run answers there. */
@@ -45,20 +45,9 @@ redis.call("del", KEYS[2])
 return {items, dropped}
 `;
 
-const sha1 = (script: string) => createHash("sha1").update(script).digest("hex");
-const PUSH_SHA = sha1(PUSH);
-const DRAIN_SHA = sha1(DRAIN);
-
-/**
- * A script by its SHA (EVALSHA): its text is sent only when Redis does not know it yet. The drain runs
- * before every model call of every run; EVAL would send (and Redis hash) the text each time.
- */
-async function runScript(redis: Redis, script: string, sha: string, keys: string[], args: string[]): Promise<unknown> {
-  return redis.evalsha(sha, keys.length, ...keys, ...args).catch((err: unknown) => {
-    if (err instanceof Error && err.message.startsWith("NOSCRIPT")) return redis.eval(script, keys.length, ...keys, ...args);
-    throw err;
-  });
-}
+// The drain runs before every model call of every run: by SHA, not the text each time.
+const push = luaScript(PUSH);
+const drain = luaScript(DRAIN);
 
 /**
  * Messages that arrive while a thread's run is active. Capped: past the cap the oldest are dropped and
@@ -77,18 +66,15 @@ export class FollowUpQueue {
   }
 
   async push(threadId: string, item: FollowUp): Promise<{ length: number; dropped: number }> {
-    const [length, dropped] = (await runScript(
-      this.redis,
-      PUSH,
-      PUSH_SHA,
-      [this.key(threadId), this.key(threadId, "meta")],
-      [JSON.stringify(FollowUp.parse(item)), String(this.cap), String(this.ttlSeconds)],
-    )) as [number, number];
+    const [length, dropped] = (await push(this.redis, 2, this.key(threadId), this.key(threadId, "meta"), JSON.stringify(FollowUp.parse(item)), String(this.cap), String(this.ttlSeconds))) as [
+      number,
+      number,
+    ];
     return { length, dropped };
   }
 
   async drain(threadId: string): Promise<{ items: FollowUp[]; dropped: number }> {
-    const [raw, dropped] = (await runScript(this.redis, DRAIN, DRAIN_SHA, [this.key(threadId), this.key(threadId, "meta")], [])) as [string[], string];
+    const [raw, dropped] = (await drain(this.redis, 2, this.key(threadId), this.key(threadId, "meta"))) as [string[], string];
     return { items: raw.map((r) => FollowUp.parse(JSON.parse(r))), dropped: Number(dropped) };
   }
 
