@@ -1,0 +1,50 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectRedis } from "../../src/store/redis.js";
+import { FollowUpQueue } from "../../src/threads/follow-ups.js";
+import { ROOT } from "../helpers/paths.js";
+import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
+
+let redis: PrivateRedis | undefined;
+afterEach(async () => {
+  await redis?.kill();
+  redis = undefined;
+});
+
+describe("a thread's follow-ups with two worker processes and a Redis that stops", () => {
+  it("every message pushed is drained exactly once, across both workers and the pause", async () => {
+    redis = await startPrivateRedis();
+    const prefix = "fu2";
+    const count = 150;
+    const worker = (name: string) => {
+      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/threads/fixtures/follow-up-worker.mts"), redis!.url, prefix, name, String(count)], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+      return { exited, output: () => out };
+    };
+    const a = worker("a");
+    const b = worker("b");
+    // Mid-way, Redis stops answering for a while (SIGSTOP), then goes on.
+    for (let i = 0; !(a.output().includes("drained") && b.output().includes("drained")); i++) {
+      if (i > 1500) throw new Error(`the workers did not start: ${a.output()} | ${b.output()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    redis.child.kill("SIGSTOP");
+    await new Promise((r) => setTimeout(r, 1500));
+    redis.child.kill("SIGCONT");
+    expect(await a.exited).toBe(0);
+    expect(await b.exited).toBe(0);
+    const client = connectRedis(redis.url);
+    const rest = (await new FollowUpQueue(client, prefix, 10_000).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).items.map((i) => i.text);
+    await client.quit();
+    const drained = [...a.output().matchAll(/^drained (\S+)$/gm), ...b.output().matchAll(/^drained (\S+)$/gm)].map((m) => m[1]!).concat(rest);
+    const pushed = ["a", "b"].flatMap((n) => Array.from({ length: count }, (_, i) => `${n}-${i}`));
+    expect(drained.length).toBe(pushed.length);
+    expect(new Set(drained)).toEqual(new Set(pushed));
+  }, 90_000);
+});
