@@ -62,6 +62,7 @@ export const SandboxEnv = z.object({
   SANDBOX_HOST_UID: positiveInt(DEFAULT_SANDBOX_HOST_UID),
   SANDBOX_HOST_GID: z.coerce.number().int().positive().optional(),
   SANDBOX_LOCAL_OVERLAY: z.enum(["auto", "off"]).default("auto"),
+  SANDBOX_LOCAL_COMMAND_SERVER: z.enum(["on", "off"]).default("on"),
   PATH: z.string().default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
   E2B_API_KEY: optionalString,
   E2B_TEMPLATE: z.string().default("base"),
@@ -108,6 +109,8 @@ export interface SandboxConfig {
   hostUser: { uid: number; gid: number };
   /** Local provider: "off" never mounts overlays (workspaces are copies). */
   localOverlay: "auto" | "off";
+  /** Local provider: "on" runs each sandbox's commands in one kept bubblewrap (a command server), "off" one per command. */
+  localCommandServer: "on" | "off";
   /** Where bwrap, nsenter and mount are looked up (the worker's PATH). */
   hostPath: string;
   e2b: { apiKey?: string; template: string; domain?: string; apiUrl?: string; sandboxUrl?: string };
@@ -152,6 +155,7 @@ export function readSandboxConfig(env: Record<string, string | undefined>, cwd: 
     },
     hostUser: { uid: e.SANDBOX_HOST_UID, gid: e.SANDBOX_HOST_GID ?? e.SANDBOX_HOST_UID },
     localOverlay: e.SANDBOX_LOCAL_OVERLAY,
+    localCommandServer: e.SANDBOX_LOCAL_COMMAND_SERVER,
     hostPath: e.PATH,
     e2b: { ...defined({ apiKey: e.E2B_API_KEY, domain: e.E2B_DOMAIN, apiUrl: e.E2B_API_URL, sandboxUrl: e.E2B_SANDBOX_URL }), template: e.E2B_TEMPLATE },
     modal: { ...defined({ tokenId: e.MODAL_TOKEN_ID, tokenSecret: e.MODAL_TOKEN_SECRET }), appName: e.MODAL_APP_NAME, image: e.MODAL_IMAGE },

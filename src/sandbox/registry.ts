@@ -31,6 +31,7 @@ export function localProviderOptions(c: SandboxConfig): LocalProviderOptions {
     egress: c.localEgress,
     hostUser: c.hostUser,
     overlay: c.localOverlay !== "off",
+    commandServer: c.localCommandServer === "on",
     hostPath: c.hostPath,
     egressPolicy: { ...githubApiRules(c.gheHost, c.githubApiUrl), maxConnectionsPerSandbox: c.egressMaxConnections },
     limits: c.limits,

@@ -117,7 +117,21 @@ describe.runIf(root0)("hard limits under cgroups (attacks from inside a real san
   it("a sandbox whose idle cgroup was swept (e.g. by another worker) gets it back, limits and all", async () => {
     const rt = await limitRuntime(limits());
     if (rt.kind !== "cgroup") throw new Error("expected cgroups");
-    for (const c of ["memory", "pids", "cpu"] as const) await rmdir(join(rt.setup.parents[c], sb.id));
+    // Idle: no command server either (a closed handle stops it; its processes leave the cgroup as they die).
+    await sb.close();
+    sb = await provider.connect(sb.id);
+    for (const c of ["memory", "pids", "cpu"] as const) {
+      const dir = join(rt.setup.parents[c], sb.id);
+      for (let i = 0; ; i++) {
+        const err = await rmdir(dir).then(
+          () => undefined,
+          (e: NodeJS.ErrnoException) => e,
+        );
+        if (!err) break;
+        if (err.code !== "EBUSY" || i > 100) throw err;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
     const r = await sb.exec("head -c 3G /dev/zero | tail > /dev/null");
     expect(r.limit?.kind).toBe("memory");
   });

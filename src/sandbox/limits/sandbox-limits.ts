@@ -86,9 +86,11 @@ export interface LimitedResult extends RunProcessResult {
 /**
  * Runs one bwrap invocation (or `nsenter … bwrap …`) under the sandbox's limits: a seccomp filter, the
  * sandbox's cgroups joined before the command starts (so no child escapes them), or rlimits set by prlimit. A limit that
- * fired is reported as `limit` plus one `open-swe:` line on stderr; a fork bomb is ended at once.
+ * fired is reported as `limit` plus one `open-swe:` line on stderr; a fork bomb is ended at once. `watch:
+ * false` (a command server) leaves watching to each command it runs (`watchLimits`).
  */
-export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, file: string, args: readonly string[], opts: RunProcessOptions): Promise<LimitedResult> {
+export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, file: string, args: readonly string[], options: RunProcessOptions & { watch?: boolean }): Promise<LimitedResult> {
+  const { watch: watching = true, ...opts } = options;
   const rt = await limitRuntime(limits);
   const extraFds = [...(opts.extraFds ?? [])];
   const filterFd = openSeccompFilter();
@@ -102,7 +104,6 @@ export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, 
   const isBwrap = (a: string) => a === "bwrap" || a.endsWith("/bwrap");
   const at = isBwrap(file) ? 0 : args.findIndex(isBwrap) + 1;
   const bwrapArgs = [...args.slice(0, at), ...limitArgs, ...args.slice(at)];
-  let before = { oomKills: 0, pidsRefused: 0 };
   const cgLimits = { memoryBytes: limits.memoryMb * MiB, pids: limits.pids, cpus: limits.cpus };
   let launch = { file, args: bwrapArgs };
   let cgroupHandshake: RunProcessOptions["cgroupHandshake"];
@@ -111,7 +112,6 @@ export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, 
       if (filterFd !== undefined) closeSync(filterFd);
       throw new SandboxError("unavailable", `cannot set up the sandbox's cgroups: ${errorMessage(err)}`, { cause: err });
     });
-    before = readCgroupCounters(rt.setup, ctx.sandboxId);
     // bwrap reports its child's pid on --info-fd and waits on --block-fd before it runs anything of the
     // command: the spawn moves the child (and bwrap) into the sandbox's cgroups in between.
     const infoFd = 3 + extraFds.length;
@@ -125,20 +125,10 @@ export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, 
   }
 
   const ac = new AbortController();
-  let forkBomb = false;
   const onAbort = () => ac.abort();
   if (opts.signal?.aborted) ac.abort();
   else opts.signal?.addEventListener("abort", onAbort, { once: true });
-  // A process storm keeps forking at the cap until the timeout: end it as soon as a fork is refused.
-  const poll =
-    rt.kind === "cgroup"
-      ? setInterval(() => {
-          if (readCgroupCounters(rt.setup, ctx.sandboxId).pidsRefused > before.pidsRefused) {
-            forkBomb = true;
-            ac.abort();
-          }
-        }, POLL_MS)
-      : undefined;
+  let watch = !watching ? undefined : watchLimits(limits, ctx, rt, () => ac.abort());
   const run = () => runProcess(launch.file, launch.args, { ...opts, extraFds, signal: ac.signal, ...(cgroupHandshake ? { cgroupHandshake } : {}) });
   let r: RunProcessResult;
   try {
@@ -146,30 +136,66 @@ export async function runLimited(limits: SandboxLimits, ctx: LimitedRunContext, 
     // Another worker process swept the (idle) cgroup between our check and the join: make it again, once.
     if (rt.kind === "cgroup" && r.joinError !== undefined) {
       await ensureSandboxCgroup(rt.setup, ctx.sandboxId, cgLimits);
-      before = readCgroupCounters(rt.setup, ctx.sandboxId);
+      watch?.stop();
+      watch = !watching ? undefined : watchLimits(limits, ctx, rt, () => ac.abort());
       r = await run();
       if (r.joinError !== undefined) throw new SandboxError("unavailable", `cannot move the command into its cgroup: ${r.joinError}`);
     }
   } finally {
-    if (poll) clearInterval(poll);
+    watch?.stop();
     opts.signal?.removeEventListener("abort", onAbort);
     if (filterFd !== undefined) closeSync(filterFd);
   }
+  return watch ? withLimitHit(r, await watch.finish(), watch.forkBomb() && !opts.signal?.aborted) : r;
+}
 
-  let limit: LimitHit | undefined;
-  if (rt.kind === "cgroup") {
-    const after = readCgroupCounters(rt.setup, ctx.sandboxId);
-    if (forkBomb || after.pidsRefused > before.pidsRefused) {
-      limit = { kind: "processes", message: `process limit (${limits.pids}) reached: the command was stopped` };
-    } else if (after.oomKills > before.oomKills) {
-      limit = { kind: "memory", message: `memory limit (${limits.memoryMb} MiB) reached: a process was killed` };
-    }
-  }
-  if (!limit && limits.diskMb > 0) limit = await diskCheck(limits, ctx);
+export interface LimitWatch {
+  /** The limit the command ran into, if any (call once it ended). */
+  finish(): Promise<LimitHit | undefined>;
+  /** It was stopped for refused forks. */
+  forkBomb(): boolean;
+  stop(): void;
+}
+
+/**
+ * Watches the sandbox's limits while one command runs: a process storm keeps forking at the cap until
+ * the timeout, so `onForkBomb` is called as soon as a fork is refused.
+ */
+export function watchLimits(limits: SandboxLimits, ctx: LimitedRunContext, rt: LimitRuntime, onForkBomb: () => void): LimitWatch {
+  const before = rt.kind === "cgroup" ? readCgroupCounters(rt.setup, ctx.sandboxId) : { oomKills: 0, pidsRefused: 0 };
+  let bomb = false;
+  const poll =
+    rt.kind === "cgroup"
+      ? setInterval(() => {
+          if (readCgroupCounters(rt.setup, ctx.sandboxId).pidsRefused > before.pidsRefused) {
+            bomb = true;
+            onForkBomb();
+          }
+        }, POLL_MS)
+      : undefined;
+  const stop = () => {
+    if (poll) clearInterval(poll);
+  };
+  return {
+    stop,
+    forkBomb: () => bomb,
+    async finish() {
+      stop();
+      if (rt.kind === "cgroup") {
+        const after = readCgroupCounters(rt.setup, ctx.sandboxId);
+        if (bomb || after.pidsRefused > before.pidsRefused) return { kind: "processes", message: `process limit (${limits.pids}) reached: the command was stopped` };
+        if (after.oomKills > before.oomKills) return { kind: "memory", message: `memory limit (${limits.memoryMb} MiB) reached: a process was killed` };
+      }
+      return limits.diskMb > 0 ? await diskCheck(limits, ctx) : undefined;
+    },
+  };
+}
+
+/** The result as the agent reads it: the limit named on stderr, never an exit code of 0. `stopped`: ended for refused forks. */
+export function withLimitHit<R extends RunProcessResult>(r: R, limit: LimitHit | undefined, stopped: boolean): R & { limit?: LimitHit } {
   if (!limit) return r;
   const stderr = Buffer.concat([r.stderr, r.stderr.length && !r.stderr.toString().endsWith("\n") ? Buffer.from("\n") : Buffer.alloc(0), Buffer.from(`open-swe: ${limit.message}\n`)]);
   // A command we stopped for a limit did not time out; an exit code of 0 would hide the failure.
-  const stopped = forkBomb && !opts.signal?.aborted;
   return {
     ...r,
     stderr,

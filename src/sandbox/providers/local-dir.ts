@@ -58,6 +58,8 @@ export interface LocalProviderOptions {
   overlay?: boolean;
   /** Where bwrap and nsenter are looked up (the worker's PATH). */
   hostPath?: string;
+  /** false: one bubblewrap per command instead of a command server kept per sandbox (default on). */
+  commandServer?: boolean;
 }
 
 export const UNCAPPED_DISK_LIMITS: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, diskMb: 0 };

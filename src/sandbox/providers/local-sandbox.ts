@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
-import { runLimited, type LimitedResult } from "../limits/sandbox-limits.js";
+import { limitRuntime, runLimited, watchLimits, withLimitHit, type LimitedResult } from "../limits/sandbox-limits.js";
 import { claimBaseCheckout, claimTree, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
 import { mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { findExecutable } from "../find-executable.js";
@@ -13,10 +13,16 @@ import { SandboxError, type DownloadResult, type ExecOptions, type ExecResult, t
 import { baseEnv, bwrapBaseArgs, type BwrapLayout } from "./bwrap-args.js";
 import { EGRESS_PORT, egressGateway, ensureForwarder } from "./egress-netns.js";
 import { LocalWorkspaceFiles } from "./local-files.js";
+import { CommandServer } from "./command-server.js";
+import { COMMAND_SERVER_PROGRAM } from "./command-server-program.js";
 import { LOCAL_WORKDIR, UNCAPPED_DISK_LIMITS, liveDir, workspaceView, writeMeta, type LocalMeta, type LocalProviderOptions } from "./local-dir.js";
 
 const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HOST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** A command server with nothing to run stops after this long (its memory counts against the sandbox's). */
+const SERVER_IDLE_MS = 30_000;
+
+type RunOptions = ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void };
 
 /** Processes started by this worker, per sandbox, so destroy() can stop them. */
 const running = new Map<string, Set<number>>();
@@ -30,6 +36,9 @@ export class LocalSandbox implements Sandbox {
   private readonly proxied: boolean;
   private readonly limits: SandboxLimits;
   private readonly live: string;
+  private readonly server: CommandServer | undefined;
+  /** The egress forwarder (and so the network namespace) the command server was started with. */
+  private serverNet: unknown;
   private closed = false;
 
   constructor(
@@ -45,6 +54,8 @@ export class LocalSandbox implements Sandbox {
     this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
     this.files = new LocalWorkspaceFiles(this.workdir, (script, o) => this.run(script, o));
+    // The server runs the worker's own node, which the sandbox sees only when it lives under /usr.
+    this.server = opts.commandServer !== false && process.execPath.startsWith("/usr/") ? new CommandServer(() => this.startServer(), SERVER_IDLE_MS) : undefined;
   }
 
   get id(): string {
@@ -101,23 +112,95 @@ export class LocalSandbox implements Sandbox {
   }
 
   /** exec with raw bytes in and out; file uploads and downloads run through here, inside the sandbox. */
-  private async run(
-    command: string,
-    options: ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void } = {},
-  ): Promise<LimitedResult> {
+  private async run(command: string, options: RunOptions = {}): Promise<LimitedResult> {
     this.assertOpen();
+    if (this.server && !options.stdinStream && !options.onChild) {
+      const r = await this.viaServer(this.server, command, options);
+      if (r) return r;
+    }
+    return this.direct(command, options);
+  }
+
+  /** One command as a fork of the sandbox's command server; undefined when no server could start. */
+  private async viaServer(server: CommandServer, command: string, options: RunOptions): Promise<LimitedResult | undefined> {
+    if (this.proxied) {
+      // The network namespace lives as long as its forwarder: a server started in an earlier one has no way out.
+      const fwd = await ensureForwarder(egressGateway(this.opts.root, this.opts.egressPolicy), this.id);
+      if (this.serverNet !== fwd) server.stop("was restarted with the sandbox's new network namespace");
+      this.serverNet = fwd;
+    }
+    const env = this.commandEnv(options.env, this.proxied ? proxyEnv() : {});
+    const cwd = this.cwdOf(options.cwd);
+    const rt = await limitRuntime(this.limits);
+    const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
+    const ac = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, ac.signal]) : ac.signal;
+    const watch = watchLimits(this.limits, ctx, rt, () => ac.abort());
+    try {
+      const r = await server.run({
+        cmd: command,
+        env,
+        cwd,
+        maxOutputBytes: options.maxOutputBytes ?? this.opts.maxOutputBytes,
+        timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
+        signal,
+        ...(options.stdin ? { stdin: options.stdin } : {}),
+      });
+      if (!r) return undefined;
+      if (r.spawnError !== undefined) {
+        if (!existsSync(this.hostWorkspace)) throw new SandboxError("not_found", `sandbox ${this.id} workspace is gone`);
+        throw new SandboxError("exec_failed", `cannot start the command in ${cwd}: ${r.spawnError}`);
+      }
+      return withLimitHit(r, await watch.finish(), watch.forkBomb() && !options.signal?.aborted);
+    } finally {
+      watch.stop();
+    }
+  }
+
+  /** The sandbox's command server: `node -e` in a bubblewrap of its own, without a time limit. */
+  private startServer(): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+    return new Promise((resolve, reject) => {
+      let started = false;
+      const exited = this.direct(`exec ${JSON.stringify(process.execPath)} --max-old-space-size=32 -e "$OPEN_SWE_COMMAND_SERVER"`, {
+        env: { OPEN_SWE_COMMAND_SERVER: COMMAND_SERVER_PROGRAM },
+        server: true,
+        maxOutputBytes: 0,
+        stdinStream: true,
+        onChild: (child) => {
+          started = true;
+          resolve({ child, exited });
+        },
+      });
+      exited.catch((err: unknown) => {
+        if (!started) reject(err);
+      });
+    });
+  }
+
+  private cwdOf(cwd: string | undefined): string {
+    const dir = cwd ?? this.workdir;
+    return dir.startsWith("/") ? dir : `${this.workdir}/${dir}`;
+  }
+
+  private commandEnv(extra: Record<string, string> | undefined, proxyEnv: Record<string, string>): Record<string, string> {
+    const env = { ...this.env, ...proxyEnv, ...extra };
+    for (const k of Object.keys(env)) if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
+    return env;
+  }
+
+  /** One bubblewrap for this command (`server`: for the command server, which has no time limit and watches its commands itself). */
+  private async direct(command: string, options: RunOptions & { server?: boolean } = {}): Promise<LimitedResult> {
     // Absolute paths: the sandbox user may not be able to search the worker's PATH.
     const hostPath = this.opts.hostPath ?? HOST_PATH;
     const bwrap = findExecutable("bwrap", hostPath) ?? "bwrap";
     let file = bwrap;
     const args = [...this.args];
-    let proxyEnv: Record<string, string> = {};
+    let proxied: Record<string, string> = {};
     let prelude = "";
     const extraFds: number[] = [];
     if (this.proxied) {
       const fwd = await ensureForwarder(egressGateway(this.opts.root, this.opts.egressPolicy), this.id);
-      const url = `http://127.0.0.1:${EGRESS_PORT}`;
-      proxyEnv = { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1", no_proxy: "localhost,127.0.0.1" };
+      proxied = proxyEnv();
       // The namespace is entered through a descriptor we hold (fd 3 in the child), never by pid, so a
       // recycled pid can never put the command in someone else's network. nsenter execs bwrap in
       // place (same pid): the timeout still kills the whole group. Unprivileged, the namespace's own
@@ -131,12 +214,8 @@ export class LocalSandbox implements Sandbox {
       prelude = fwd.userNsFd === undefined ? "exec 3<&-\n" : "exec 3<&- 4<&-\n";
       file = findExecutable("nsenter", hostPath) ?? "nsenter";
     }
-    for (const [k, v] of Object.entries({ ...this.env, ...proxyEnv, ...options.env })) {
-      if (!ENV_KEY_RE.test(k)) throw new SandboxError("invalid", `invalid env name "${k}"`);
-      args.push("--setenv", k, v);
-    }
-    const cwd = options.cwd ?? this.workdir;
-    args.push("--chdir", cwd.startsWith("/") ? cwd : `${this.workdir}/${cwd}`, "/bin/sh", "-c", prelude + command);
+    for (const [k, v] of Object.entries(this.commandEnv(options.env, proxied))) args.push("--setenv", k, v);
+    args.push("--chdir", this.cwdOf(options.cwd), "/bin/sh", "-c", prelude + command);
     // nsenter must join the namespace as root and drops to the sandbox user itself; bwrap is started as it.
     const as = this.owner.drop && !this.proxied ? { uid: this.owner.uid, gid: this.owner.gid } : {};
     const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
@@ -144,7 +223,7 @@ export class LocalSandbox implements Sandbox {
       env: { PATH: hostPath },
       ...as,
       closeInheritedFds: true,
-      timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs,
+      ...(options.server ? { watch: false } : { timeoutMs: options.timeoutMs ?? this.opts.execTimeoutMs }),
       maxOutputBytes: options.maxOutputBytes ?? this.opts.maxOutputBytes,
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.stdinStream ? { stdinStream: true } : {}),
@@ -194,6 +273,7 @@ export class LocalSandbox implements Sandbox {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.server?.stop();
   }
 
   /**
@@ -206,6 +286,8 @@ export class LocalSandbox implements Sandbox {
     this.assertOpen();
     if (this.opts.overlay === false) throw new SandboxError("unavailable", "overlay workspaces are turned off (SANDBOX_LOCAL_OVERLAY=off)");
     if (!this.owner.drop) throw new SandboxError("unavailable", "overlay workspaces need a root worker");
+    // Its bubblewrap binds the workspace as it was: the next command starts a server that sees the overlay.
+    this.server?.stop("was restarted for a new workspace mount");
     // On the sandbox's capped disk when it has one: the upper layer is what the sandbox writes.
     const data = this.meta.disk ? join(this.dir, "disk") : this.dir;
     const overlay: OverlaySpec = { lower, upper: join(data, "upper"), work: join(data, "overlay-work") };
@@ -237,6 +319,11 @@ export class LocalSandbox implements Sandbox {
   private assertOpen(): void {
     if (this.closed) throw new SandboxError("invalid", `sandbox handle ${this.id} is closed`);
   }
+}
+
+function proxyEnv(): Record<string, string> {
+  const url = `http://127.0.0.1:${EGRESS_PORT}`;
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1", no_proxy: "localhost,127.0.0.1" };
 }
 
 function track(id: string, pid: number, add: boolean): void {
