@@ -27,6 +27,13 @@ function fake(onRequest: string): CommandServer {
   }, 60_000);
 }
 
+/** A fake server, up. */
+async function up(onRequest: string): Promise<CommandServer> {
+  const server = fake(onRequest);
+  expect(await server.start()).toBe(true);
+  return server;
+}
+
 const req = { cmd: "x", env: {}, cwd: "/", maxOutputBytes: 16 };
 const exitFrame = (code: number) => `Buffer.from(JSON.stringify({ code: ${code}, signal: null, truncated: false }))`;
 
@@ -38,7 +45,7 @@ describe("command server: the worker's side against a hostile server", () => {
     ["an exit that is not JSON", `(m, send) => send(3, m.id, Buffer.from("{nope"))`],
     ["an unknown frame type", `(m, send) => send(9, m.id, Buffer.alloc(0))`],
   ])("%s stops the server: the command ends with 137 and the cause", async (_name, onRequest) => {
-    const server = fake(onRequest);
+    const server = await up(onRequest);
     const r = await server.run(req);
     expect(r).toMatchObject({ exitCode: 137, timedOut: false });
     expect(r!.stderr.toString()).toMatch(/open-swe: the sandbox's command server sent a malformed frame while the command ran/);
@@ -46,7 +53,7 @@ describe("command server: the worker's side against a hostile server", () => {
   });
 
   it("output past the cap is cut here even when the server sends it all", async () => {
-    const server = fake(`(m, send) => { send(1, m.id, Buffer.alloc(100, "a")); send(2, m.id, Buffer.alloc(100, "b")); send(3, m.id, ${exitFrame(3)}); }`);
+    const server = await up(`(m, send) => { send(1, m.id, Buffer.alloc(100, "a")); send(2, m.id, Buffer.alloc(100, "b")); send(3, m.id, ${exitFrame(3)}); }`);
     const r = await server.run(req);
     expect(r).toMatchObject({ exitCode: 3, truncated: true, timedOut: false });
     expect(r!.stdout.toString()).toBe("a".repeat(16));
@@ -55,7 +62,7 @@ describe("command server: the worker's side against a hostile server", () => {
   });
 
   it("a server that ignores a timeout's kill is stopped 2 s later: 124 with the cause", async () => {
-    const server = fake(`() => {}`);
+    const server = await up(`() => {}`);
     const started = Date.now();
     const r = await server.run({ ...req, timeoutMs: 100 });
     expect(r).toMatchObject({ exitCode: 124, timedOut: true });
@@ -64,10 +71,12 @@ describe("command server: the worker's side against a hostile server", () => {
   });
 
   it("a server that exits mid-command ends it with 137; the next command gets a new server", async () => {
-    const server = fake(`(m, send) => { if (m.cmd === "die") process.exit(1); send(3, m.id, ${exitFrame(0)}); }`);
+    const server = await up(`(m, send) => { if (m.cmd === "die") process.exit(1); send(3, m.id, ${exitFrame(0)}); }`);
     const r = await server.run({ ...req, cmd: "die" });
     expect(r).toMatchObject({ exitCode: 137 });
     expect(r!.stderr.toString()).toMatch(/command server stopped while the command ran/);
+    expect(await server.run(req)).toBeUndefined(); // not up yet: the caller runs it another way
+    expect(await server.start()).toBe(true);
     expect(await server.run(req)).toMatchObject({ exitCode: 0 });
     server.stop();
   });
@@ -77,11 +86,23 @@ describe("command server: the worker's side against a hostile server", () => {
       const child = spawn(process.execPath, ["-e", "process.exit(3)"], { detached: true, stdio: ["pipe", "pipe", "pipe"] });
       return { child, exited: once(child, "exit") };
     }, 60_000);
+    expect(await stopped.start()).toBe(false);
     expect(await stopped.run(req)).toBeUndefined();
+  });
+
+  it("a server stopped while it starts is not used (it may bind a workspace since remounted)", async () => {
+    const server = fake(`(m, send) => send(3, m.id, ${exitFrame(0)})`);
+    const starting = server.start();
+    server.stop("was restarted for a new workspace mount");
+    expect(await starting).toBe(false);
+    expect(await server.start()).toBe(true);
+    expect(await server.run(req)).toMatchObject({ exitCode: 0 });
+    server.stop();
   });
 
   it("a launch that throws is no server either", async () => {
     const server = new CommandServer(() => Promise.reject(new Error("no bwrap")), 60_000);
+    expect(await server.start()).toBe(false);
     expect(await server.run(req)).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
 
 describe("a sandbox's command server under attack from its own commands", () => {
@@ -17,6 +17,10 @@ describe("a sandbox's command server under attack from its own commands", () => 
     root = await mkdtemp(join(tmpdir(), "osw-cmdsrv-"));
     provider = new LocalSandboxProvider({ root, execTimeoutMs: 20_000, maxOutputBytes: 1 << 16 });
     sb = await provider.create({ network: false });
+  });
+  // Until its server is up a sandbox runs commands one bubblewrap each: these attacks are on the server.
+  beforeEach(async () => {
+    expect(await sb.startCommandServer()).toBe(true);
   });
   afterAll(async () => {
     for (const s of await provider.list()) await provider.destroy(s.id);
@@ -38,6 +42,7 @@ describe("a sandbox's command server under attack from its own commands", () => 
     expect(r.exitCode).toBe(137);
     expect(r.stdout).not.toContain("after");
     expect(r.stderr).toMatch(/open-swe: the sandbox's command server stopped while the command ran/);
+    expect(await sb.startCommandServer()).toBe(true);
     const next = await sb.exec(`${started}; echo ok`);
     expect(next).toMatchObject({ exitCode: 0 });
     expect(next.stdout).toMatch(/^\d+\nok\n$/);
@@ -77,6 +82,7 @@ describe("a sandbox's command server under attack from its own commands", () => 
 
   it("destroy stops the server with the sandbox", async () => {
     const other = await provider.create({ network: false });
+    expect(await other.startCommandServer()).toBe(true);
     const slow = other.exec("touch running; sleep 10");
     while (!existsSync(join(other.hostWorkspace, "running"))) await new Promise((res) => setTimeout(res, 20));
     await provider.destroy(other.id);

@@ -66,16 +66,24 @@ export class CommandServer {
   #next = 0;
   #idle: NodeJS.Timeout | undefined;
   #failed = new WeakSet<ChildProcess>();
+  /** Bumped by stop(): a server launched before (e.g. before the workspace was remounted) is not used. */
+  #generation = 0;
 
   constructor(
     private readonly launch: () => Promise<ServerLaunch>,
     private readonly idleMs: number,
   ) {}
 
-  /** Runs one command; undefined when no server could be started (run it another way). */
+  /**
+   * Runs one command on the server if it is up; undefined when it is not (yet): the caller runs the
+   * command another way, and the server is started meanwhile, so no command waits for a node start.
+   */
   async run(req: ServerCommand): Promise<ServerCommandResult | undefined> {
-    const child = await this.#ensure();
-    if (!child) return undefined;
+    const child = this.#child;
+    if (!child) {
+      void this.#ensure();
+      return undefined;
+    }
     if (this.#idle) clearTimeout(this.#idle);
     this.#idle = undefined;
     const id = ++this.#next;
@@ -107,8 +115,14 @@ export class CommandServer {
     });
   }
 
-  /** Stops the server; its running commands end with exit 137. */
+  /** Starts the server (if it is not up) and says whether it is. */
+  async start(): Promise<boolean> {
+    return (await this.#ensure()) !== undefined;
+  }
+
+  /** Stops the server; its running commands end with exit 137. A start under way is discarded when it comes up. */
   stop(why = "the sandbox was closed"): void {
+    this.#generation++;
     if (this.#child) this.#fail(this.#child, why);
   }
 
@@ -132,6 +146,7 @@ export class CommandServer {
   }
 
   async #start(): Promise<ChildProcess | undefined> {
+    const generation = this.#generation;
     let launched: ServerLaunch;
     try {
       launched = await this.launch();
@@ -144,7 +159,7 @@ export class CommandServer {
     return new Promise((resolve) => {
       let ready = false;
       let buf: Buffer = Buffer.alloc(0);
-      const startup = setTimeout(() => ended("did not start within 10 s"), 10_000);
+      const startup = setTimeout(() => ended("did not start within 10 s"), 10_000).unref();
       const ended = (why: string) => {
         clearTimeout(startup);
         if (!ready) {
@@ -163,7 +178,9 @@ export class CommandServer {
           const id = buf.readUInt32BE(5);
           const bytes = buf.subarray(HEAD, 4 + len);
           buf = buf.subarray(4 + len);
-          if (type === READY && !ready) {
+          if (type === READY && !ready && generation !== this.#generation) {
+            return ended("was stopped while it started");
+          } else if (type === READY && !ready) {
             ready = true;
             clearTimeout(startup);
             this.#child = child;

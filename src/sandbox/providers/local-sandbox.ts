@@ -121,7 +121,12 @@ export class LocalSandbox implements Sandbox {
     return this.direct(command, options);
   }
 
-  /** One command as a fork of the sandbox's command server; undefined when no server could start. */
+  /** Starts the sandbox's command server now; false when it cannot run one (tests and benchmarks wait for it). */
+  startCommandServer(): Promise<boolean> {
+    return this.server?.start() ?? Promise.resolve(false);
+  }
+
+  /** One command as a fork of the sandbox's command server; undefined while none is up. */
   private async viaServer(server: CommandServer, command: string, options: RunOptions): Promise<LimitedResult | undefined> {
     if (this.proxied) {
       // The network namespace lives as long as its forwarder: a server started in an earlier one has no way out.
