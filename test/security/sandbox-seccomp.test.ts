@@ -166,6 +166,11 @@ const ATTEMPTS: Array<[string, string]> = [
   ["bpf", "bpf, 0, 0, 0"],
   ["perf_event_open", "perf_event_open, 0, 0, -1, -1, 0"],
   ["ptrace", "ptrace, 16, 1, 0, 0"],
+  // Unfiltered these fail otherwise (EBADF, EFAULT, ESRCH): a command could take the command server's socket or memory.
+  ["pidfd_getfd", "pidfd_getfd, -1, 1, 0"],
+  ["process_vm_readv", "process_vm_readv, 1, 0, 0, 0, 0, 0"],
+  ["process_vm_writev", "process_vm_writev, 1, 0, 0, 0, 0, 0"],
+  ["kcmp", "kcmp, 1, 1, 0, 0, 0"],
   ["init_module", "init_module, 0, 0, b''"],
   ["finit_module", "finit_module, 0, b'', 0"],
   ["delete_module", "delete_module, b'loop', 0"],

@@ -4,7 +4,7 @@ import { assemble, encode, NEXT, SECCOMP_DATA, SECCOMP_RET, type AsmOp, type Bpf
 /**
  * The sandbox's seccomp filter, modelled on Docker's default profile: the calls Docker refuses to a
  * container without extra capabilities (mount and the new mount API, kernel keyring, bpf, perf events,
- * ptrace, module and kexec calls, namespace creation and joining, clock and swap changes, io_uring,
+ * ptrace and its relatives (process_vm_*, pidfd_getfd, kcmp), module and kexec calls, namespace creation and joining, clock and swap changes, io_uring,
  * userfaultfd, handle-based opens, NUMA policy) fail with EPERM; everything else is allowed. The
  * namespaces and capabilities bwrap sets up stay the first line; this closes the kernel surface behind them.
  */
@@ -58,6 +58,12 @@ export const DENIED_SYSCALLS = [
   "syslog",
   "acct",
   "ptrace",
+  // Reading or writing another process's memory or taking its descriptors: Docker allows these only with CAP_SYS_PTRACE.
+  "process_vm_readv",
+  "process_vm_writev",
+  "process_madvise",
+  "pidfd_getfd",
+  "kcmp",
   "userfaultfd",
   // namespaces (creation with flags is checked on clone/unshare below)
   "setns",
@@ -102,6 +108,11 @@ export const SYSCALL_NUMBERS: Record<SeccompArch, Partial<Record<SyscallName, nu
   x86_64: {
     clone: 56,
     ptrace: 101,
+    process_vm_readv: 310,
+    process_vm_writev: 311,
+    kcmp: 312,
+    pidfd_getfd: 438,
+    process_madvise: 440,
     syslog: 103,
     uselib: 134,
     personality: 135,
@@ -182,6 +193,11 @@ export const SYSCALL_NUMBERS: Record<SeccompArch, Partial<Record<SyscallName, nu
     clock_settime: 112,
     syslog: 116,
     ptrace: 117,
+    process_vm_readv: 270,
+    process_vm_writev: 271,
+    kcmp: 272,
+    pidfd_getfd: 438,
+    process_madvise: 440,
     reboot: 142,
     sethostname: 161,
     setdomainname: 162,
