@@ -67,10 +67,10 @@ describe("a sandbox's command server under attack from its own commands", () => 
   });
 
   it("while another command runs, a finished command's process group is still ended at once", async () => {
-    const long = sb.exec("sleep 2; echo long-done");
-    const r = await sb.exec("(sleep 1; touch group-late) & echo quick");
+    const long = sb.exec("sleep 5; echo long-done");
+    const r = await sb.exec("(sleep 2; touch group-late) & echo quick");
     expect(r.stdout).toBe("quick\n");
-    await new Promise((res) => setTimeout(res, 1_500));
+    await new Promise((res) => setTimeout(res, 2_500));
     expect(existsSync(join(sb.hostWorkspace, "group-late"))).toBe(false);
     expect((await long).stdout).toBe("long-done\n");
   });

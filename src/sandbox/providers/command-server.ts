@@ -154,6 +154,8 @@ export class CommandServer {
       return undefined;
     }
     const { child } = launched;
+    // A server coming up keeps no process alive (a one-command CLI exits; the server dies with it).
+    this.#ref(child, false);
     for (const s of [child.stdin, child.stdout, child.stderr]) s?.on("error", () => undefined);
     child.stderr?.resume();
     return new Promise((resolve) => {
