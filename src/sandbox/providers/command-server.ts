@@ -79,11 +79,8 @@ export class CommandServer {
    * command another way, and the server is started meanwhile, so no command waits for a node start.
    */
   async run(req: ServerCommand): Promise<ServerCommandResult | undefined> {
-    const child = this.#child;
-    if (!child) {
-      void this.#ensure();
-      return undefined;
-    }
+    if (!this.up()) return undefined;
+    const child = this.#child!;
     if (this.#idle) clearTimeout(this.#idle);
     this.#idle = undefined;
     const id = ++this.#next;
@@ -113,6 +110,13 @@ export class CommandServer {
         ...(req.stdin ? { stdin: Buffer.from(req.stdin).toString("base64") } : {}),
       });
     });
+  }
+
+  /** Whether a server is up to take a command now; when not, one is started meanwhile. */
+  up(): boolean {
+    if (this.#child) return true;
+    void this.#ensure();
+    return false;
   }
 
   /** Starts the server (if it is not up) and says whether it is. */

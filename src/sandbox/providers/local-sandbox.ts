@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
-import { limitRuntime, runLimited, watchLimits, withLimitHit, type LimitedResult } from "../limits/sandbox-limits.js";
+import { limitRuntime, runLimited, watchLimits, withLimitHit, type LimitedResult, type LimitedRunContext } from "../limits/sandbox-limits.js";
 import { claimBaseCheckout, claimTree, sandboxOwnedDir, type HostIdentity } from "../host-identity.js";
 import { mountOverlay, unmount, type OverlaySpec } from "../overlay.js";
 import { findExecutable } from "../find-executable.js";
@@ -72,6 +72,11 @@ export class LocalSandbox implements Sandbox {
     return { hostWorkspace: this.hostWorkspace, workdir: this.workdir, network: this.meta.network, hostHome: join(this.live, "home"), etcDir: join(this.live, "etc"), tmpMb: this.limits.tmpMb };
   }
 
+  /** What the limits need to know of this sandbox (its cgroups, and where its disk use is measured). */
+  private get limitContext(): LimitedRunContext {
+    return { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
+  }
+
   get network(): boolean {
     return this.meta.network;
   }
@@ -134,13 +139,14 @@ export class LocalSandbox implements Sandbox {
       if (this.serverNet !== fwd) server.stop("was restarted with the sandbox's new network namespace");
       this.serverNet = fwd;
     }
+    // Not up yet: the command runs in a bubblewrap of its own, with nothing below done twice.
+    if (!server.up()) return undefined;
     const env = this.commandEnv(options.env, this.proxied ? proxyEnv() : {});
     const cwd = this.cwdOf(options.cwd);
     const rt = await limitRuntime(this.limits);
-    const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
     const ac = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, ac.signal]) : ac.signal;
-    const watch = watchLimits(this.limits, ctx, rt, () => ac.abort());
+    const watch = watchLimits(this.limits, this.limitContext, rt, () => ac.abort());
     try {
       const r = await server.run({
         cmd: command,
@@ -223,8 +229,7 @@ export class LocalSandbox implements Sandbox {
     args.push("--chdir", this.cwdOf(options.cwd), "/bin/sh", "-c", prelude + command);
     // nsenter must join the namespace as root and drops to the sandbox user itself; bwrap is started as it.
     const as = this.owner.drop && !this.proxied ? { uid: this.owner.uid, gid: this.owner.gid } : {};
-    const ctx = { sandboxId: this.id, hostWorkspace: this.meta.hostWorkspace, diskMounted: this.meta.disk };
-    const r = await runLimited(this.limits, ctx, file, args, {
+    const r = await runLimited(this.limits, this.limitContext, file, args, {
       env: { PATH: hostPath },
       ...as,
       closeInheritedFds: true,
