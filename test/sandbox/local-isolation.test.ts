@@ -97,7 +97,7 @@ describe("local provider isolation", () => {
   });
 
   // Plain bash (no curl needed): speak HTTP to the proxy named in $HTTP_PROXY.
-  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 20 cat <&3'`;
   const get = (path: string) => viaProxy(`GET http://127.0.0.1:${port}${path} HTTP/1.0\\r\\n\\r\\n`);
   const tunnel = (path: string) => viaProxy(`CONNECT 127.0.0.1:${port} HTTP/1.1\\r\\n\\r\\nGET ${path} HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n`);
 
@@ -147,7 +147,7 @@ describe("local provider isolation", () => {
   it("egress 'host' (opt-in, trusted code only) shares the host network", async () => {
     const hostNet = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20, egress: "host" });
     const shared = await hostNet.create({ network: true });
-    const r = await shared.exec(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && timeout 5 cat <&3'`);
+    const r = await shared.exec(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && timeout 20 cat <&3'`);
     expect(r.stdout).toMatch(/hi from host\n$/);
     await hostNet.destroy(shared.id);
   });

@@ -144,7 +144,7 @@ describe("egress proxy under hostile traffic", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 20 cat <&3'`;
   const goodGet = () => viaProxy(`GET http://127.0.0.1:${goodPort}/ HTTP/1.0\\r\\n\\r\\n`);
 
   it("the reported crashes are answers now: CONNECT to port 70000 is a 400, an upstream's 099 a 502", async () => {

@@ -24,7 +24,7 @@ describe("sandboxes cannot reach the GitHub API", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 5 cat <&3'`;
+  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 20 cat <&3'`;
 
   it.each([
     ["CONNECT api.github.com:443 HTTP/1.1\\r\\n\\r\\n", /api\.github\.com serves the GitHub API/],
@@ -41,7 +41,7 @@ describe("sandboxes cannot reach the GitHub API", () => {
     ],
   ])("%s is refused", async (request, reason) => {
     const r = await sb.exec(viaProxy(request));
-    expect(r.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(r.stdout, JSON.stringify(r)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     expect(r.stdout).toMatch(reason);
   });
 });
