@@ -64,7 +64,7 @@ export async function prepareAgentInputs(o: {
   // Screenshots are fetched here, host-side; `--context` paths are read from the mirror at the workspace's commit.
   const withImages = await attachRequestImages(data, o.task, { token: () => ctx.github.repoScopedToken(data.installationId, data.repo), signal: ctx.signal });
   const contextPaths = person ? requestContextPaths(data.text) : [];
-  const message = withContextBlocks(withImages, contextPaths.length > 0 ? await readContextAttachments(ws.mirror, ws.workspace.sha, contextPaths) : []);
+  const message = withContextBlocks(withImages, contextPaths.length > 0 ? await readContextAttachments(ws.mirror, ws.sha, contextPaths) : []);
   const budgets = [ctx.config.env.AGENT_MAX_BUDGET_USD, o.repoConfig.agent.max_budget_usd].filter((b): b is number => b !== undefined);
   return {
     message,

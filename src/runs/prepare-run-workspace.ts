@@ -7,8 +7,8 @@ import type { GitHubAuth } from "../shared/github-auth.js";
 import { resolveBotIdentity } from "../github/bot-identity.js";
 import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { ensureMirror, resolveRefs } from "../sandbox/workspace/mirror.js";
-import { prepareWorkspace, reuseWorkspace, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
+import { ensureMirror, resolveRef, resolveRefs } from "../sandbox/workspace/mirror.js";
+import { prepareWorkspace, setWorkspaceIdentity, workspaceHasRepo, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import { keyer } from "../store/keys.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
@@ -25,8 +25,12 @@ export interface RunTarget {
 }
 
 export interface RunWorkspace {
+  /** The thread's sandbox; its workspace is in place once `ready` resolves (use `sandboxWhenReady` until then). */
   sandbox: Sandbox;
-  workspace: PreparedWorkspace;
+  /** The checkout, identity and branch in the sandbox, put in place while the run's first model call goes out. */
+  ready: Promise<PreparedWorkspace>;
+  /** The commit the workspace starts from. */
+  sha: string;
   workspaceLost: boolean;
   /** `read_only`: the thread's sandbox was replaced because its filesystem had gone read-only. */
   lostReason?: "gone" | "read_only" | undefined;
@@ -65,8 +69,7 @@ export async function prepareRunWorkspace(opts: {
   const token = opts.github.repoScopedToken(t.installationId, t.repo);
   const bot = resolveBotIdentity({ octokit, redis: opts.redis, prefix: opts.prefix, appId: config.github?.appId ?? "none", fallbackSlug: config.env.APP_SLUG, log: opts.log });
   // The mirror fetch and the thread's sandbox need nothing from the repository's API answers: they start
-  // with them, and reusing the thread's workspace (its identity reset in the sandbox) runs while the mirror
-  // fetches. Errors are still said in this order: the API's, then the mirror's and the sandbox's.
+  // with them. Errors are still said in this order: the API's, then the mirror's and the sandbox's.
   const mirrored = token.then((tok) => ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token: tok }));
   const sandboxed = ensureSandboxForThread({
     redis: opts.redis,
@@ -79,7 +82,7 @@ export async function prepareRunWorkspace(opts: {
     cache: opts.runtime.sandboxCache,
     host: opts.runtime.hostId,
     createOptions: { network: opts.repoConfig.agent.network, labels: { thread: t.threadId, repo: `${t.owner}/${t.repo}` } },
-  }).then(async (e) => ({ ...e, reused: await reuseWorkspace(e.sandbox, await bot) }));
+  }).then(async (e) => ({ ...e, reused: await workspaceHasRepo(e.sandbox) }));
   for (const started of [mirrored, sandboxed]) started.catch(() => undefined);
   // Independent round trips go out together: repo, PR, the thread's branch, a repo-scoped token, the bot.
   const [{ data: repoInfo }, pull, savedBranch, , identity] = await Promise.all([
@@ -111,26 +114,35 @@ export async function prepareRunWorkspace(opts: {
   const heads = await resolveRefs(mirror, [`refs/heads/${branch}`, ref, `refs/heads/${defaultBranch}`]);
   const remoteHead = heads.get(`refs/heads/${branch}`) ?? "";
   if (remoteHead) ref = `refs/heads/${branch}`;
-  const sha = heads.get(ref);
-  const workspace = await prepareWorkspace({
-    sandbox: ensured.sandbox,
-    ...(sha ? { sha } : {}),
-    mirrorRoot: config.sandbox.mirrorRoot,
-    mirror,
-    ref,
-    branch,
-    publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
-    identity,
-    reused: ensured.reused,
-  });
+  const sha = heads.get(ref) ?? (await resolveRef(mirror, ref));
   // The branch's starting commit is remembered per thread: a reused workspace keeps building on it.
   const baseKey = keyer(`${opts.prefix}:thread`)(t.threadId, "base");
-  if (workspace.mode !== "existing" || ensured.workspaceLost) await opts.redis.set(baseKey, workspace.sha);
-  const base = (await opts.redis.get(baseKey)) ?? workspace.sha;
-  opts.log.info({ sandbox: ensured.sandbox.id, outcome: ensured.outcome, mode: workspace.mode, branch, ms: Math.round(workspace.readyMs) }, "workspace ready");
+  if (!ensured.reused || ensured.workspaceLost) await opts.redis.set(baseKey, sha);
+  const base = (await opts.redis.get(baseKey)) ?? sha;
+  // The sandbox side (identity, checkout, branch) is not awaited here: nothing before the first model call reads it.
+  const ready = (ensured.reused ? setWorkspaceIdentity(ensured.sandbox, identity) : Promise.resolve())
+    .then(() =>
+      prepareWorkspace({
+        sandbox: ensured.sandbox,
+        sha,
+        mirrorRoot: config.sandbox.mirrorRoot,
+        mirror,
+        ref,
+        branch,
+        publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
+        identity,
+        reused: ensured.reused,
+      }),
+    )
+    .then((workspace) => {
+      opts.log.info({ sandbox: ensured.sandbox.id, outcome: ensured.outcome, mode: workspace.mode, branch, ms: Math.round(workspace.readyMs) }, "workspace ready");
+      return workspace;
+    });
+  ready.catch(() => undefined);
   return {
     sandbox: ensured.sandbox,
-    workspace,
+    ready,
+    sha,
     workspaceLost: ensured.workspaceLost,
     lostReason: ensured.lostReason,
     mirror,

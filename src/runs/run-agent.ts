@@ -35,6 +35,7 @@ import type { SourceRegistry } from "../sources/registry.js";
 import { LockLostError } from "../shared/lock-lost.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { shareBranchWithSandbox } from "../sandbox/workspace/share-branch.js";
+import { sandboxWhenReady } from "../sandbox/sandbox-when-ready.js";
 import { commitAndPushTool, commitCaps } from "./commit-and-push-tool.js";
 import { finishRun } from "./finish-run.js";
 import { invokeAgent } from "./invoke-agent.js";
@@ -124,21 +125,24 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   ]);
   besideWorkspace.catch(() => undefined);
   // Before the agent loop (workspace, sandbox): a failure here is said once, with its cause, on the last attempt.
-  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log })
-    .then(async (prepared) => {
-      // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
-      if (data.autofixBase) await shareBranchWithSandbox(prepared.sandbox, prepared.mirror, data.autofixBase, prepared.expectedOld);
-      return prepared;
-    })
-    .catch(async (err: unknown) => {
-      if (!ctx.lockLost() && isLastAttempt(err, ctx.attempt, ctx.config.env.JOB_ATTEMPTS)) {
-        ctx.log.error({ err: String(err) }, "run failed before the agent loop");
-        await effects
-          .once(`${ctx.jobId}:setup-failure`, async () => (await replyFailure(octokit, data, channel, setupFailureReply(err)), true))
-          .catch((e: unknown) => ctx.log.warn({ err: String(e) }, "could not say why the run could not start"));
-      }
-      throw err;
-    });
+  const setupFailed = async (err: unknown): Promise<never> => {
+    if (!ctx.lockLost() && isLastAttempt(err, ctx.attempt, ctx.config.env.JOB_ATTEMPTS)) {
+      ctx.log.error({ err: String(err) }, "run failed before the agent loop");
+      await effects
+        .once(`${ctx.jobId}:setup-failure`, async () => (await replyFailure(octokit, data, channel, setupFailureReply(err)), true))
+        .catch((e: unknown) => ctx.log.warn({ err: String(e) }, "could not say why the run could not start"));
+    }
+    throw err;
+  };
+  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log }).catch(setupFailed);
+  // The checkout goes in while the first model call goes out; the agent's and tools' first use of the sandbox waits for it.
+  // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
+  const ready = ws.ready.then(async () => {
+    if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, ws.expectedOld);
+  });
+  const setupAborted = new AbortController();
+  ready.catch((err: unknown) => setupAborted.abort(err));
+  const sandbox = sandboxWhenReady(ws.sandbox, ready);
   clock.lap("workspace");
   let expectedOld = ws.expectedOld;
   const gh: GitHubRunContext = {
@@ -177,7 +181,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   const mcp = await connectMcpServers(
     mcpEntries.filter((e) => !deniedServers.includes(e.name)),
     {
-      sandbox: ws.sandbox,
+      sandbox,
       // The environment's `MCP_SECRET_<NAME>` win over secrets stored in settings.
       secrets: { ...(teamMcpSecrets ?? {}), ...ctx.config.mcpSecrets },
       runTimeoutMs: ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000,
@@ -187,7 +191,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   for (const f of mcp.failures) ctx.log.warn({ server: f.name, reason: f.reason }, "MCP server left out of the run");
   const tools = [
     commitAndPushTool(gh, {
-      sandbox: ws.sandbox,
+      sandbox,
       mirror: ws.mirror,
       remoteUrl: ws.remote,
       expectedOld: () => expectedOld,
@@ -234,7 +238,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   clock.lap("inputs");
   const { messages, meter, error, resumed, interrupt } = await invokeAgent({
     model: runModel.model,
-    sandbox: ws.sandbox,
+    sandbox,
     tools,
     toolPolicies,
     onToolExecuted: (name, ms, result) => void events.emit(toolExecutedEvent(ctx.jobId, name, ms, result)),
@@ -281,7 +285,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     promptParts,
     message: inputs.message,
     execTimeoutMs: ctx.config.sandbox.execTimeoutMs,
-    signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
+    signal: AbortSignal.any([ctx.signal, setupAborted.signal, AbortSignal.timeout(ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000)]),
     // A job that already started once (its worker died) picks up from the last checkpoint.
     resumeIfPending: async () => {
       const started = await effects.once(startedKey, async () => startedAt.toISOString());
@@ -294,6 +298,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   ctx.log.info({ resumed, model: runModel.settings.modelId, source: runModel.settings.source, error: error ? String(error) : undefined }, "agent run finished");
   // Lost the job's lock mid-run: the execution that has the job now records and answers for the run.
   if (ctx.lockLost()) throw new LockLostError(ctx.jobId);
+  // A workspace that could not be put in place fails the run as it did before the agent started.
+  await ready.catch(setupFailed);
   const record = buildRunRecord({
     threadId: data.threadId,
     trigger: data.trigger,

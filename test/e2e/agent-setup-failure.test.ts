@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, describe, expect, it } from "vitest";
@@ -44,5 +45,46 @@ describe("e2e: a run that fails before its agent loop", () => {
     expect(bodies).toHaveLength(1);
     expect(bodies[0]).toMatch(/^I could not start on this: .*An operator needs to look at the worker/);
     expect(bodies[0]).toMatch(/sandbox could not be made|preparing the workspace failed: .*(ENOTDIR|EEXIST|not a directory)/);
+  }, 90_000);
+  it("a checkout that fails while the first model call is out: the run stops, says why once, runs no command, and the job fails", async () => {
+    await app?.stop();
+    const remote = makeBareRemote("octo", "hello");
+    app = await startE2eApp(remote.template, "setup-fail-late");
+    // The model asks for a command first: it must never run in a workspace that is not there.
+    writeFileSync(
+      app.replay,
+      JSON.stringify([
+        { tool_calls: [{ name: "execute", args: { command: "echo ran > late-proof" } }], delay_ms: 300 },
+        { tool_calls: [{ name: "confirming_completion", args: { summary: "never reached" } }] },
+      ]),
+    );
+    // The shared checkouts' directory is a file: the mirror fetches, the sandbox is made, the checkout fails.
+    mkdirSync(join(app.dataDir, "mirrors"), { recursive: true });
+    writeFileSync(join(app.dataDir, "mirrors", "bases"), "not a directory");
+
+    mockInstallationToken(4343, 2);
+    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
+    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
+    // Whether the first model call started before the checkout failed is a race: its 👀 may or may not go out.
+    nock(API).post("/repos/octo/hello/issues/comments/903/reactions").optionally().reply(201, {});
+    const bodies: string[] = [];
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/10/comments", (b: { body: string }) => (bodies.push(b.body), true))
+      .reply(201, { id: 778 });
+
+    const res = await sendWebhook(app.proc.port!, {
+      event: "issue_comment",
+      payload: issueCommentPayload({ installationId: 4343, number: 10, issueId: 9010, commentId: 903, body: "@open-swe fix the typo" }),
+    });
+    expect(res.status).toBe(200);
+    const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
+    expect(done.state).toBe("failed");
+    expect(reply.isDone()).toBe(true);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toMatch(/^I could not start on this: .*(ENOTDIR|not a directory)/s);
+    const sandboxes = join(app.dataDir, "sandboxes");
+    expect(existsSync(sandboxes) ? execFileSync("find", [sandboxes, "-name", "late-proof"], { encoding: "utf8" }) : "").toBe("");
   }, 90_000);
 });

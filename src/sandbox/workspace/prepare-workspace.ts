@@ -65,7 +65,7 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
     // them within its own view. A new sandbox's upper layer got them from the host before its mount
     // (`headWritten`). The base already carries the bot identity.
     if (!headWritten) await checkoutBranchFiles(sandbox, opts.branch, sha);
-    if (opts.identity) await setIdentity(sandbox, opts.identity);
+    if (opts.identity) await setWorkspaceIdentity(sandbox, opts.identity);
   } else if (mode !== "existing") {
     const id = opts.identity ?? BOT_IDENTITY;
     const setup = [
@@ -86,12 +86,13 @@ export async function prepareWorkspace(opts: PrepareWorkspaceOptions): Promise<P
  * nothing from the mirror, so a run does this while the mirror fetches.
  */
 export async function reuseWorkspace(sandbox: Sandbox, identity?: GitPerson): Promise<boolean> {
-  if (!(await hasRepo(sandbox))) return false;
-  await setIdentity(sandbox, identity ?? BOT_IDENTITY);
+  if (!(await workspaceHasRepo(sandbox))) return false;
+  await setWorkspaceIdentity(sandbox, identity ?? BOT_IDENTITY);
   return true;
 }
 
-async function hasRepo(sandbox: Sandbox): Promise<boolean> {
+/** Whether the sandbox already holds the repository (a thread's later run); `reuseWorkspace` without the identity. */
+export async function workspaceHasRepo(sandbox: Sandbox): Promise<boolean> {
   if (sandbox instanceof LocalSandbox) return (await lstat(join(sandbox.hostWorkspace, ".git")).catch(() => undefined))?.isDirectory() === true;
   const r = await sandbox.exec("git rev-parse --is-inside-work-tree", { timeoutMs: 30_000 });
   return r.exitCode === 0 && r.stdout.trim() === "true";
@@ -110,7 +111,7 @@ async function checkoutBranchFiles(sandbox: Sandbox, branch: string, sha: string
 }
 
 /** The identity is set on every run: a reused workspace may have been touched by an older version. */
-async function setIdentity(sandbox: Sandbox, id: GitPerson): Promise<void> {
+export async function setWorkspaceIdentity(sandbox: Sandbox, id: GitPerson): Promise<void> {
   const r = await sandbox.exec(`git config user.name ${shellQuote(id.name)} && git config user.email ${shellQuote(id.email)}`);
   if (r.exitCode !== 0) throw new SandboxError("exec_failed", `cannot set git identity: ${r.stderr.trim()}`);
 }
