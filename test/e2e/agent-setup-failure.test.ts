@@ -13,6 +13,27 @@ const API = "https://api.github.com";
 let app: E2eApp | undefined;
 afterAll(async () => app?.stop());
 
+/** Asks for a run on issue `issue` (GitHub mocked up to the set-up: `attempts` of it) and waits for its job: its state and the replies. */
+async function askAndWait(e2e: E2eApp, attempts: number, issue: number, commentId: number): Promise<{ state: string; bodies: string[]; replied: boolean }> {
+  mockInstallationToken(4343, 2);
+  // Cached for a retry (PERMISSION_CACHE_SECONDS).
+  nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
+  nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(attempts).reply(404, { message: "Not Found" });
+  nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(attempts).reply(404, { message: "Not Found" });
+  nock(API).get("/repos/octo/hello").times(attempts).reply(200, { default_branch: "main", full_name: "octo/hello" });
+  const bodies: string[] = [];
+  const reply = nock(API)
+    .post(`/repos/octo/hello/issues/${issue}/comments`, (b: { body: string }) => (bodies.push(b.body), true))
+    .reply(201, { id: 700 + issue });
+  const res = await sendWebhook(e2e.proc.port!, {
+    event: "issue_comment",
+    payload: issueCommentPayload({ installationId: 4343, number: issue, issueId: 9000 + issue, commentId, body: "@open-swe fix the typo" }),
+  });
+  expect(res.status).toBe(200);
+  const done = await waitForJob(e2e.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
+  return { state: done.state, bodies, replied: reply.isDone() };
+}
+
 describe("e2e: a run that fails before its agent loop", () => {
   it("a sandbox that cannot be made: the person who asked is told once, with the cause; the job fails after its last attempt", async () => {
     const remote = makeBareRemote("octo", "hello");
@@ -23,29 +44,14 @@ describe("e2e: a run that fails before its agent loop", () => {
     rmSync(root, { recursive: true, force: true });
     writeFileSync(root, "not a directory");
 
-    mockInstallationToken(4343, 2);
-    // Cached for the retry (PERMISSION_CACHE_SECONDS).
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, { message: "Not Found" });
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, { message: "Not Found" });
-    nock(API).get("/repos/octo/hello").times(2).reply(200, { default_branch: "main", full_name: "octo/hello" });
-    const bodies: string[] = [];
-    const reply = nock(API)
-      .post("/repos/octo/hello/issues/9/comments", (b: { body: string }) => (bodies.push(b.body), true))
-      .reply(201, { id: 777 });
-
-    const res = await sendWebhook(app.proc.port!, {
-      event: "issue_comment",
-      payload: issueCommentPayload({ installationId: 4343, number: 9, issueId: 9009, commentId: 902, body: "@open-swe fix the typo" }),
-    });
-    expect(res.status).toBe(200);
-    const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
-    expect(done.state).toBe("failed");
-    expect(reply.isDone()).toBe(true);
+    const { state, bodies, replied } = await askAndWait(app, 2, 9, 902);
+    expect(state).toBe("failed");
+    expect(replied).toBe(true);
     expect(bodies).toHaveLength(1);
     expect(bodies[0]).toMatch(/^I could not start on this: .*An operator needs to look at the worker/);
     expect(bodies[0]).toMatch(/sandbox could not be made|preparing the workspace failed: .*(ENOTDIR|EEXIST|not a directory)/);
   }, 90_000);
+
   it("a checkout that fails while the first model call is out: the run stops, says why once, runs no command, and the job fails", async () => {
     await app?.stop();
     const remote = makeBareRemote("octo", "hello");
@@ -62,26 +68,11 @@ describe("e2e: a run that fails before its agent loop", () => {
     mkdirSync(join(app.dataDir, "mirrors"), { recursive: true });
     writeFileSync(join(app.dataDir, "mirrors", "bases"), "not a directory");
 
-    mockInstallationToken(4343, 2);
-    nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
-    nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
-    nock(API).get("/repos/octo/hello").reply(200, { default_branch: "main", full_name: "octo/hello" });
     // Whether the first model call started before the checkout failed is a race: its 👀 may or may not go out.
     nock(API).post("/repos/octo/hello/issues/comments/903/reactions").optionally().reply(201, {});
-    const bodies: string[] = [];
-    const reply = nock(API)
-      .post("/repos/octo/hello/issues/10/comments", (b: { body: string }) => (bodies.push(b.body), true))
-      .reply(201, { id: 778 });
-
-    const res = await sendWebhook(app.proc.port!, {
-      event: "issue_comment",
-      payload: issueCommentPayload({ installationId: 4343, number: 10, issueId: 9010, commentId: 903, body: "@open-swe fix the typo" }),
-    });
-    expect(res.status).toBe(200);
-    const done = await waitForJob(app.proc.queues.queues.agent, deliveryJobId(res.deliveryId), 60_000);
-    expect(done.state).toBe("failed");
-    expect(reply.isDone()).toBe(true);
+    const { state, bodies, replied } = await askAndWait(app, 1, 10, 903);
+    expect(state).toBe("failed");
+    expect(replied).toBe(true);
     expect(bodies).toHaveLength(1);
     expect(bodies[0]).toMatch(/^I could not start on this: .*(ENOTDIR|not a directory)/s);
     const sandboxes = join(app.dataDir, "sandboxes");
