@@ -3,7 +3,8 @@ import type { ExecOptions, Sandbox } from "./types.js";
 /**
  * `sandbox` as a run's agent and tools see it while its workspace is still being put in place: every
  * operation waits for `ready` first, and fails with its error if it failed. A run's first model call needs
- * the repository's name and branches, not its files, so it does not wait for the checkout.
+ * the repository's name and branches, not its files, so it does not wait for the checkout. Only the
+ * agent and its tools hold this view; the thread's sandbox cache (read-only checks, keep-alive) holds the sandbox.
  */
 export function sandboxWhenReady(sandbox: Sandbox, ready: Promise<unknown>): Sandbox {
   const after = async <T>(op: () => Promise<T>): Promise<T> => {
@@ -11,8 +12,6 @@ export function sandboxWhenReady(sandbox: Sandbox, ready: Promise<unknown>): San
     return op();
   };
   const open = sandbox.openProcess?.bind(sandbox);
-  const writable = sandbox.writable?.bind(sandbox);
-  const keepAlive = sandbox.keepAlive?.bind(sandbox);
   return {
     id: sandbox.id,
     provider: sandbox.provider,
@@ -26,16 +25,6 @@ export function sandboxWhenReady(sandbox: Sandbox, ready: Promise<unknown>): San
         () => sandbox.ping(),
         () => false,
       ),
-    ...(writable
-      ? {
-          writable: () =>
-            ready.then(
-              () => writable(),
-              () => true,
-            ),
-        }
-      : {}),
-    ...(keepAlive ? { keepAlive: () => keepAlive() } : {}),
     close: () => sandbox.close(),
   };
 }
