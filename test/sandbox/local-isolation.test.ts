@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { egressGateway, ensureForwarder } from "../../src/sandbox/providers/egress-netns.js";
 import { githubApiRules } from "../../src/sandbox/providers/egress-policy.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
+import { viaProxy } from "../helpers/proxy-request.js";
 
 function alive(pid: number): boolean {
   try {
@@ -96,8 +97,6 @@ describe("local provider isolation", () => {
     expect(off.stdout).toBe("");
   });
 
-  // Plain bash (no curl needed): speak HTTP to the proxy named in $HTTP_PROXY.
-  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 20 cat <&3'`;
   const get = (path: string) => viaProxy(`GET http://127.0.0.1:${port}${path} HTTP/1.0\\r\\n\\r\\n`);
   const tunnel = (path: string) => viaProxy(`CONNECT 127.0.0.1:${port} HTTP/1.1\\r\\n\\r\\nGET ${path} HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n`);
 

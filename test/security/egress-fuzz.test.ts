@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { egressGateway } from "../../src/sandbox/providers/egress-netns.js";
 import { githubApiRules, type EgressRules } from "../../src/sandbox/providers/egress-policy.js";
 import { LocalSandboxProvider, type LocalSandbox } from "../../src/sandbox/providers/local.js";
+import { viaProxy } from "../helpers/proxy-request.js";
 
 /** Deterministic PRNG (mulberry32): a failing case can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -144,7 +145,6 @@ describe("egress proxy under hostile traffic", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 20 cat <&3'`;
   const goodGet = () => viaProxy(`GET http://127.0.0.1:${goodPort}/ HTTP/1.0\\r\\n\\r\\n`);
 
   it("the reported crashes are answers now: CONNECT to port 70000 is a 400, an upstream's 099 a 502", async () => {

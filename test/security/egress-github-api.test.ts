@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSandboxConfig } from "../../src/config/sandbox-config.js";
 import { createSandboxProvider } from "../../src/sandbox/registry.js";
 import type { Sandbox, SandboxProvider } from "../../src/sandbox/types.js";
+import { viaProxy } from "../helpers/proxy-request.js";
 
 describe("sandboxes cannot reach the GitHub API", () => {
   let root: string;
@@ -23,8 +24,6 @@ describe("sandboxes cannot reach the GitHub API", () => {
     for (const s of await provider.list()) await provider.destroy(s.id);
     await rm(root, { recursive: true, force: true });
   });
-
-  const viaProxy = (request: string) => `bash -c 'exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && printf "${request}" >&3 && timeout 20 cat <&3'`;
 
   it.each([
     ["CONNECT api.github.com:443 HTTP/1.1\\r\\n\\r\\n", /api\.github\.com serves the GitHub API/],
