@@ -21,7 +21,7 @@ export function mirrorPath(mirrorRoot: string, repo: string): string {
 /**
  * A host-side `git clone --mirror` cache, fetched on each call so runs see the latest refs without
  * re-downloading the repository. The token is used for this fetch only; the mirror's config keeps
- * the bare URL. Concurrent callers in one process share one fetch.
+ * the bare URL. Concurrent callers in one process share one fetch that started after they called.
  */
 export function ensureMirror(opts: MirrorOptions): Promise<string> {
   const path = mirrorPath(opts.mirrorRoot, opts.repo);
@@ -42,6 +42,8 @@ export function ensureMirror(opts: MirrorOptions): Promise<string> {
           await fetch();
         })
         .then(() => undefined),
+    // A run asked for after a push must see it: a fetch that was already running when it asked may not.
+    { refreshAfterCall: true },
   );
 }
 
