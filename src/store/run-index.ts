@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { OpenSweError } from "../errors.js";
+import { luaScript } from "../shared/lua-script.js";
 import { keyer } from "./keys.js";
 import { RunFeed } from "./run-feed.js";
 
@@ -55,6 +57,10 @@ export interface RunFilter {
 }
 
 const SCAN_BATCH = 200;
+const MAX_UPDATE_ATTEMPTS = 50;
+const setIfUnchanged = luaScript(`if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call("SET", KEYS[1], ARGV[2], "KEEPTTL")
+return 1`);
 
 /**
  * Every agent run by the time it was queued, newest first: one JSON entry per run and one sorted set
@@ -93,14 +99,23 @@ export class RunIndex {
     return raw ? RunEntry.parse(JSON.parse(raw)) : null;
   }
 
-  /** Merges `patch` into an existing entry; an unknown run (a GitHub run queued before this index existed) is left alone. */
+  /**
+   * Merges `patch` into an existing entry; an unknown run (a GitHub run queued before this index existed) is left alone.
+   * The worker finishing a run and a dashboard's Stop may patch one entry at once: the write lands only on the
+   * entry it was merged into, and is merged again otherwise, so neither patch undoes the other.
+   */
   async update(runId: string, patch: Partial<Omit<RunEntry, "runId">>): Promise<RunEntry | null> {
-    const current = await this.get(runId);
-    if (!current) return null;
-    const next = RunEntry.parse({ ...current, ...patch });
-    await this.redis.set(this.key("run", runId), JSON.stringify(next), "KEEPTTL");
-    await this.feed.changed(next.threadId);
-    return next;
+    const key = this.key("run", runId);
+    for (let attempt = 1; ; attempt++) {
+      const raw = await this.redis.get(key);
+      if (!raw) return null;
+      const next = RunEntry.parse({ ...RunEntry.parse(JSON.parse(raw)), ...patch });
+      if ((await setIfUnchanged(this.redis, 1, key, raw, JSON.stringify(next))) === 1) {
+        await this.feed.changed(next.threadId);
+        return next;
+      }
+      if (attempt >= MAX_UPDATE_ATTEMPTS) throw new OpenSweError("run_index_contended", `run ${runId}'s index entry kept changing under ${attempt} updates`);
+    }
   }
 
   /** One page of runs that pass `filter`, newest first; `next` is the cursor of the page after it. */
