@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunIndex } from "../../src/store/run-index.js";
 import { connectRedis } from "../../src/store/redis.js";
-import { ROOT } from "../helpers/paths.js";
+import { startFixture } from "../helpers/fixture-process.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 
 let redis: PrivateRedis | undefined;
@@ -19,21 +17,10 @@ describe("a run's index entry patched by two processes at once", () => {
     const index = new RunIndex(client, "ri2");
     await index.put({ runId: "run-1", repo: "octo/hello", threadId: "t-1", trigger: "comment", source: "github", requester: "dana", title: "", status: "running", queuedAt: Date.now() });
     const count = 400;
-    const writer = (name: "a" | "b") => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/store/fixtures/run-index-updater.mts"), redis!.url, "ri2", "run-1", name, String(count)], {
-        cwd: ROOT,
-        stdio: ["pipe", "pipe", "inherit"],
-      });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      return { child, exited: new Promise<number | null>((r) => child.once("exit", (code) => r(code))), output: () => out };
-    };
+    const writer = (name: "a" | "b") => startFixture("test/store/fixtures/run-index-updater.mts", [redis!.url, "ri2", "run-1", name, String(count)], { stdin: true });
     const a = writer("a");
     const b = writer("b");
-    for (let i = 0; !(a.output().includes("ready") && b.output().includes("ready")); i++) {
-      if (i > 1500) throw new Error("the writers did not start");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await Promise.all([a.until("ready"), b.until("ready")]);
     a.child.stdin!.end("go\n");
     b.child.stdin!.end("go\n");
     expect(await a.exited).toBe(0);

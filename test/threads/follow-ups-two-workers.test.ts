@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectRedis } from "../../src/store/redis.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
-import { ROOT } from "../helpers/paths.js";
+import { startFixture } from "../helpers/fixture-process.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
 
 let redis: PrivateRedis | undefined;
@@ -17,23 +15,11 @@ describe("a thread's follow-ups with two worker processes and a Redis that stops
     redis = await startPrivateRedis();
     const prefix = "fu2";
     const count = 150;
-    const worker = (name: string) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/threads/fixtures/follow-up-worker.mts"), redis!.url, prefix, name, String(count)], {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-      return { exited, output: () => out };
-    };
+    const worker = (name: string) => startFixture("test/threads/fixtures/follow-up-worker.mts", [redis!.url, prefix, name, String(count)]);
     const a = worker("a");
     const b = worker("b");
     // Mid-way, Redis stops answering for a while (SIGSTOP), then goes on.
-    for (let i = 0; !(a.output().includes("drained") && b.output().includes("drained")); i++) {
-      if (i > 1500) throw new Error(`the workers did not start: ${a.output()} | ${b.output()}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await Promise.all([a.until("drained"), b.until("drained")]);
     redis.child.kill("SIGSTOP");
     await new Promise((r) => setTimeout(r, 1500));
     redis.child.kill("SIGCONT");

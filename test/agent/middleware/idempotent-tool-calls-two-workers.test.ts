@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectRedis } from "../../../src/store/redis.js";
-import { ROOT } from "../../helpers/paths.js";
+import { startFixture } from "../../helpers/fixture-process.js";
 import { startPrivateRedis, type PrivateRedis } from "../../helpers/private-redis.js";
 
 let redis: PrivateRedis | undefined;
@@ -14,22 +12,8 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function execution(name: string, holdMs: number, claimMs: number) {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/agent/middleware/fixtures/side-effect-worker.mts"), redis!.url, "idem2", name, String(holdMs), String(claimMs)], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  const until = async (text: string) => {
-    for (let i = 0; !out.includes(text); i++) {
-      if (i > 1500 || child.exitCode !== null) throw new Error(`${name} never said "${text}": ${out}`);
-      await sleep(20);
-    }
-  };
-  return { child, exited, until, output: () => out };
-}
+const execution = (name: string, holdMs: number, claimMs: number) =>
+  startFixture("test/agent/middleware/fixtures/side-effect-worker.mts", [redis!.url, "idem2", name, String(holdMs), String(claimMs)]);
 
 async function effects(): Promise<string[]> {
   const client = connectRedis(redis!.url);
