@@ -10,16 +10,17 @@ const REQUEST = [
 const PRAISE = /^(?:lgtm|looks good(?: to me)?|ship it|approved?|thanks?(?: you)?|thx|nice(?: work| one)?|great(?: work)?|👍|🚀|:shipit:|:\+1:|\W)*$/i;
 
 /**
- * Pure: whether a submitted review is feedback a fix run should act on. "Changes requested" always is;
- * a comment or an approval is when its body asks for a change (not a mention of the app: that is a
- * command, handled as one; nor praise; nor an empty body).
+ * Pure: whether a submitted review is feedback a fix run should act on. Never a review whose body is a
+ * command (a mention of the app: handled as one). "Changes requested" otherwise always is; a comment or
+ * an approval is when its body asks for a change (not praise, not an empty body).
  */
 export function isReviewFeedback(review: { state: string; body: string | null | undefined }, handles: readonly string[]): boolean {
   const state = review.state.toLowerCase();
+  const body = review.body ?? "";
+  // A command runs as one, whatever the review's state: read as feedback too, it would start a second run.
+  if (parseCommand(body, handles) !== null) return false;
   if (state === "changes_requested") return true;
   if (state !== "commented" && state !== "approved") return false;
-  const body = review.body ?? "";
-  if (parseCommand(body, handles) !== null) return false;
   const text = stripNonRequestText(body).trim();
   if (text === "" || PRAISE.test(text)) return false;
   const cues = REQUEST.filter((re) => re.test(text)).length;

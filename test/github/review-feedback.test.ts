@@ -16,6 +16,7 @@ describe("isReviewFeedback (pure)", () => {
     ["praise", "commented", "LGTM 👍", false],
     ["thanks", "commented", "Thanks!", false],
     ["a mention is a command, not feedback", "commented", "@open-swe please fix the lint", false],
+    ["changes requested with a command: the command runs, no second run as feedback", "changes_requested", "@open-swe rename `x` to `count`", false],
     ["a request only inside a quote", "commented", "> please rename this\n\nAgreed.", false],
     ["a request only in a code block", "commented", "```\nplease fix\n```", false],
     ["an approval with praise", "approved", "Looks good to me!", false],

@@ -90,6 +90,22 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
     expect(await agentJob(issueComment.deliveryId)).toMatchObject({ threadId: other });
   });
 
+  it("a reply dismissing a review finding with the handle in front is left to the reviewer, not run as a task", async () => {
+    const reply = (commentId: number, body: string) => ({
+      action: "created",
+      installation: { id: 1 },
+      repository: repo,
+      sender: human,
+      pull_request: { number: 44, id: 5044, body: "", user: human, head: { ref: "feature" } },
+      comment: { id: commentId, body, user: human, in_reply_to_id: 900 },
+    });
+    const dismissal = await sendWebhook(proc.port!, { event: "pull_request_review_comment", payload: reply(9001, "@open-swe won't fix: the cache is cleared on purpose") });
+    expect(await agentJob(dismissal.deliveryId)).toBeUndefined();
+    // Any other request on the thread is still a task.
+    const request = await sendWebhook(proc.port!, { event: "pull_request_review_comment", payload: reply(9002, "@open-swe fix it then") });
+    expect(await agentJob(request.deliveryId)).toMatchObject({ number: 44, text: "fix it then" });
+  });
+
   it("an issue opened with the trigger label (opened + labeled) is one job; an edited issue labelled again is another", async () => {
     const issue = { number: 77, id: 7077, title: "Broken build", body: "CI fails on main. --verdict", labels: [{ name: "open-swe" }], user: human };
     await pump.drained();

@@ -4,6 +4,7 @@ import { isBotSender } from "../is-bot.js";
 import { planCommentJob, type CommentInput } from "../plan-comment.js";
 import { repoCoords, type HandlerDeps } from "../handler-deps.js";
 import { markedOrigin, type PullRequestFacts } from "../../store/pr-threads.js";
+import { isDismissalReply } from "../../review/dismissal.js";
 
 type MentionSource = Omit<CommentInput, "command" | "installationId" | "owner" | "repo" | "originThreadId"> & {
   body: string | null | undefined;
@@ -68,10 +69,14 @@ export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
         sender: Sender;
       };
     },
-    item: { id: number; body: string | null; user: User | null },
+    item: { id: number; body: string | null; user: User | null; in_reply_to_id?: number },
     kind: "review" | "review_comment",
   ) => {
     const { pull_request: pr, sender } = ctx.payload;
+    // "@open-swe won't fix" on a review thread dismisses the finding (the reviewer's next pass reads it): not a task.
+    if (kind === "review_comment" && item.in_reply_to_id !== undefined && isDismissalReply(item.body ?? "")) {
+      return deps.log.info({ deliveryId: ctx.id, number: pr.number }, "dismissing reply on a review thread: left to the reviewer, no run");
+    }
     await enqueueMention(deps, ctx.payload, sender, {
       deliveryId: ctx.id,
       body: item.body,
