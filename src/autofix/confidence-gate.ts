@@ -85,7 +85,21 @@ async function rerun(d: GateDeps, result: GateResult): Promise<GateResult> {
       reason: `it looks flaky (${result.reason}), but none of the failing checks is a GitHub Actions job that can be re-run from here; re-run them by hand`,
     };
   }
-  for (const id of runs) await d.octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { owner: d.data.owner, repo: d.data.repo, run_id: id });
+  for (const [i, id] of runs.entries()) {
+    try {
+      await d.octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { owner: d.data.owner, repo: d.data.repo, run_id: id });
+    } catch (err) {
+      // Re-running needs the Actions write permission; an installation that has not accepted it answers 403.
+      if ((err as { status?: number }).status !== 403) throw err;
+      d.log.warn({ runId: id, err: errorMessage(err) }, "CI autofix: GitHub refused the re-run (403): the installation lacks the Actions write permission");
+      if (i === 0) await d.ledger.unclaimRerun(ref, d.data.autofixHead);
+      return {
+        ...result,
+        classification: "no_change",
+        reason: `it looks flaky (${result.reason}), but GitHub refused to re-run the failed jobs: this installation has not granted the app the Actions write permission (an owner can accept it in the installation's settings); re-run them by hand`,
+      };
+    }
+  }
   // A re-run is not a fix attempt: the next red on this head is judged afresh.
   await d.ledger.refundHead(ref, d.data.autofixHead);
   return { ...result, rerunRuns: runs, rerun: n };

@@ -113,6 +113,21 @@ describe("confidence gate", () => {
     expect(await ledger.reruns(PR, HEAD)).toBe(0);
   });
 
+  it("flaky, but GitHub refuses the re-run (no Actions write permission): no change, a comment that says why, the re-run not spent", async () => {
+    const { deps, ledger } = setup('{"classification":"flaky","reason":"a network timeout","evidence":"ETIMEDOUT"}');
+    redCi([{ id: 84, name: "test" }]);
+    nock(API).get("/repos/octo/hello/actions/jobs/84").reply(200, { id: 84, run_id: 9002 });
+    nock(API).post("/repos/octo/hello/actions/runs/9002/rerun-failed-jobs").reply(403, { message: "Resource not accessible by integration" });
+    const comment = nock(API)
+      .post("/repos/octo/hello/issues/12/comments", (b: { body: string }) =>
+        /GitHub refused to re-run the failed jobs: this installation has not granted the app the Actions write permission/.test(b.body),
+      )
+      .reply(201, { id: 3 });
+    expect((await confidenceGate(deps)).result.classification).toBe("no_change");
+    expect(comment.isDone()).toBe(true);
+    expect(await ledger.reruns(PR, HEAD)).toBe(0);
+  });
+
   it("no_change: one comment with the reason and the evidence (mentions defused), posted once across retries", async () => {
     const { deps } = setup('{"classification":"no_change","reason":"the NPM_TOKEN secret is missing; ask @octo-admin","evidence":"npm ERR! code E401 ```"}');
     const comment = nock(API)
