@@ -92,7 +92,9 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
         sources: ["github", ...(input.sources ?? []).filter((s) => s.configured).map((s) => s.name)],
         mentions: env.MENTION_HANDLES.map((h) => `@${h}`),
         // Said once, here, rather than as a warning: most installations use only some sources.
-        ...(unconfigured.length > 0 ? { sourcesRefusing: unconfigured.map((s) => `${s.name}: ${s.secretEnv ?? "its secret"} is not set, every request to its routes gets 401`) } : {}),
+        ...(unconfigured.length > 0
+          ? { sourcesRefusing: unconfigured.map((s) => `${s.name}: ${s.secretEnv ?? "its secret"} ${s.secretEnv?.includes(",") ? "are" : "is"} not set, every request to its routes gets 401`) }
+          : {}),
       },
     });
   }

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../src/config/env.js";
 import { startupSummary, type StartupSummaryInput } from "../src/startup-summary.js";
+import { confluenceSource } from "../src/sources/confluence/confluence-source.js";
+import { jiraSource } from "../src/sources/jira/jira-source.js";
 
 const REPLAY = join(mkdtempSync(join(tmpdir(), "replay-")), "r.json");
 writeFileSync(REPLAY, JSON.stringify([{ text: "done" }]));
@@ -73,6 +75,17 @@ describe("startupSummary", () => {
     );
     expect(s.lines[0]!.fields).toMatchObject({ sources: ["github", "linear"], sourcesRefusing: ["slack: SLACK_SIGNING_SECRET is not set, every request to its routes gets 401"] });
     expect(s.warnings).toEqual([]);
+  });
+
+  it("a source missing settings other than its secret names those, not a variable that is set", () => {
+    const base = { LOG_LEVEL: "silent" };
+    const jira = jiraSource(readConfig({ ...base, JIRA_BASE_URL: "https://acme.atlassian.net", JIRA_WEBHOOK_SECRET: "j".repeat(32) }, "/srv").env);
+    const confluence = confluenceSource(readConfig({ ...base, CONFLUENCE_SITES: "acme.atlassian.net", OPEN_SWE_SECRET_KEY: "a".repeat(64) }, "/srv").env, null);
+    const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [jira, confluence] }));
+    expect(s.lines[0]!.fields["sourcesRefusing"]).toEqual([
+      "jira: JIRA_EMAIL, JIRA_API_TOKEN are not set, every request to its routes gets 401",
+      "confluence: APP_URL is not set, every request to its routes gets 401",
+    ]);
   });
 
   it.each([

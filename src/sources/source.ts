@@ -132,8 +132,8 @@ export interface Source {
   name: SourceName;
   /** False when its secret is unset: every request to its routes is refused (and start-up says so once). */
   configured: boolean;
-  /** The variable holding that secret, named by the start-up warning (`SLACK_SIGNING_SECRET`). */
-  secretEnv?: string;
+  /** What is missing, named by the start-up warning: the unset variables (`SLACK_SIGNING_SECRET`, or `JIRA_EMAIL, JIRA_API_TOKEN`). */
+  secretEnv?: string | undefined;
   routes: SourceRoute[];
   /** Built in the worker, with the source's API credentials. */
   client(log: Logger): SourceClient;

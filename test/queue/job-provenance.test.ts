@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { JobSigner } from "../../src/queue/job-provenance.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { JobSigner, SYSTEM_VIAS } from "../../src/queue/job-provenance.js";
+import { ROOT } from "../helpers/paths.js";
 import { principalOf } from "../../src/queue/principal-of.js";
 
 const signer = JobSigner.fromEnv({ WEBHOOK_SECRET: "s3cret" });
@@ -57,5 +60,15 @@ describe("principalOf", () => {
     ["cleanup", { kind: "sweep" }, null],
   ] as const)("%s %j → %j", (queue, data, expected) => {
     expect(principalOf(queue, data)).toEqual(expected);
+  });
+});
+
+describe("the README's security table", () => {
+  it("names every system principal a job can carry, and no other", () => {
+    const row = readFileSync(join(ROOT, "README.md"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("| nobody | the app's own timers"));
+    expect(row).toBeDefined();
+    expect([...row!.matchAll(/`(system:[a-z-]+)`/g)].map((m) => m[1]).sort()).toEqual([...SYSTEM_VIAS].sort());
   });
 });

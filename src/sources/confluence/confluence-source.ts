@@ -12,6 +12,7 @@ import { ConnectInstalls } from "./install-store.js";
 import { applyLifecycle, verifyLifecycle, type LifecycleOptions } from "./lifecycle.js";
 import { parseConfluenceEvent } from "./parse-confluence-event.js";
 import { ConnectTokenReplay } from "./token-replay.js";
+import { missingEnv } from "../missing-env.js";
 
 type ConfluenceEnv = Pick<Env, "APP_URL" | "OPEN_SWE_SECRET_KEY" | "OPEN_SWE_SECRET_KEY_PREVIOUS" | "CONFLUENCE_SITES" | "CONFLUENCE_APP_KEY" | "QUEUE_PREFIX" | "MENTION_HANDLES">;
 
@@ -58,7 +59,7 @@ export function confluenceSource(env: ConfluenceEnv, deps: ConfluenceDeps | null
   return {
     name: "confluence",
     configured,
-    secretEnv: "CONFLUENCE_SITES",
+    secretEnv: missingEnv({ APP_URL: appUrl, OPEN_SWE_SECRET_KEY: env.OPEN_SWE_SECRET_KEY, CONFLUENCE_SITES: env.CONFLUENCE_SITES.length > 0 ? "set" : undefined }),
     routes: [
       {
         method: "GET",

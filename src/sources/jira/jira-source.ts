@@ -7,6 +7,7 @@ import { JiraSourceClient } from "./jira-client.js";
 import { hostOf } from "../atlassian/host-of.js";
 import { parseJiraEvent } from "./parse-jira-event.js";
 import { JIRA_SECRET_HEADER, verifyJiraRequest } from "./verify-jira-request.js";
+import { missingEnv } from "../missing-env.js";
 
 export const JIRA_WEBHOOK_PATH = "/webhooks/jira";
 
@@ -20,7 +21,7 @@ export function jiraSource(env: JiraEnv): Source {
   return {
     name: "jira",
     configured,
-    secretEnv: "JIRA_WEBHOOK_SECRET",
+    secretEnv: missingEnv({ JIRA_BASE_URL: site, JIRA_EMAIL: email, JIRA_API_TOKEN: apiToken, JIRA_WEBHOOK_SECRET: secret }),
     routes: [
       {
         method: "POST",
