@@ -5,12 +5,13 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { HonoAdapter } from "@bull-board/hono";
 import { serveStatic } from "@hono/node-server/serve-static";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import type { AppConfig } from "../config/env.js";
+import { HOST_QUEUES } from "../queue/host-routes.js";
 import type { QueueSet } from "../queue/queues.js";
 import { SecretBox } from "../store/secret-box.js";
 import type { SettingsStore } from "../store/settings-store.js";
@@ -105,13 +106,25 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   const board = new HonoAdapter(serveStatic);
   // Admins administer, they do not impersonate: the queue view only reads (no add, retry, edit, clean:
   // bull-board answers 405). A job it could add would be unsigned anyway, and the worker refuses those.
-  createBullBoard({
+  const bull = createBullBoard({
     queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
     serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"],
   });
   board.setBasePath(QUEUES_PATH);
-  app.use(QUEUES_PATH, stripBullBoardFonts);
-  app.use(`${QUEUES_PATH}/*`, stripBullBoardFonts);
+  // A thread's later runs wait in its sandbox's host's own queue (`agent@<host>`): those join the view as hosts register.
+  const shown = new Set(Object.values(deps.queues.queues).map((q) => q.name));
+  const showHostQueues: MiddlewareHandler = async (_c, next) => {
+    for (const name of HOST_QUEUES) {
+      for (const q of await deps.queues.allQueues(name)) {
+        if (shown.has(q.name)) continue;
+        shown.add(q.name);
+        bull.addQueue(new BullMQAdapter(q, { readOnlyMode: true }));
+      }
+    }
+    await next();
+  };
+  app.use(QUEUES_PATH, showHostQueues, stripBullBoardFonts);
+  app.use(`${QUEUES_PATH}/*`, showHostQueues, stripBullBoardFonts);
   app.route(QUEUES_PATH, board.registerPlugin());
   return app;
 }

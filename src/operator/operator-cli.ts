@@ -22,7 +22,7 @@ function limitOf(args: ParsedCommand, fallback: number): number {
 async function whereOfRun(deps: OperatorDeps, runId: string): Promise<{ repo: string | undefined; source: string | undefined }> {
   const entry = await deps.index?.get(runId);
   for (const name of ["agent", "review"] as const) {
-    const job = await deps.queues.queues[name].getJob(runId);
+    const job = await deps.queues.findJob(name, runId);
     const data = job?.data as { owner?: string; repo?: string; source?: { kind?: string } } | undefined;
     if (data?.owner && data.repo) return { repo: `${data.owner}/${data.repo}`.toLowerCase(), source: entry?.source ?? data.source?.kind ?? (name === "agent" ? "github" : undefined) };
   }
@@ -36,17 +36,19 @@ export interface OperatorDeps {
   index?: RunIndex;
 }
 
-async function findJob(queues: QueueSet, id: string): Promise<{ queue: QueueName; job: Job } | null> {
+/** A job in any queue, a host's own queues (`agent@<host>`) included. */
+async function findJob(queues: QueueSet, id: string): Promise<Job | null> {
   for (const queue of QUEUE_NAMES) {
-    const job = await queues.queues[queue].getJob(id);
-    if (job) return { queue, job };
+    const job = await queues.findJob(queue, id);
+    if (job) return job;
   }
   return null;
 }
 
-const jobLine = async (queue: QueueName, job: Job) => ({
+/** `queue` is where the job is: `agent`, or `agent@<host>` for a thread whose sandbox lives on that host. */
+const jobLine = async (job: Job) => ({
   id: job.id,
-  queue,
+  queue: job.queueName,
   state: await job.getState(),
   attemptsMade: job.attemptsMade,
   createdAt: new Date(job.timestamp).toISOString(),
@@ -105,18 +107,20 @@ export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (l
       const state = args.string("state");
       if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) throw new UsageError(`--state takes ${JOB_STATES.join(", ")}, not "${state}"`);
       const limit = limitOf(args, 50);
-      const q = deps.queues.queues[queue as QueueName];
-      const jobs = await q.getJobs((state ? [state] : ["active", "waiting", "delayed", "failed"]) as JobType[], 0, limit - 1);
-      return print(await Promise.all(jobs.filter(Boolean).map((j) => jobLine(queue as QueueName, j))));
+      // The host queues too: a thread's later runs wait in its sandbox's host's own queue.
+      const states = (state ? [state] : ["active", "waiting", "delayed", "failed"]) as JobType[];
+      const jobs = (await Promise.all((await deps.queues.allQueues(queue as QueueName)).map((q) => q.getJobs(states, 0, limit - 1)))).flat().filter(Boolean);
+      jobs.sort((a, b) => b.timestamp - a.timestamp);
+      return print(await Promise.all(jobs.slice(0, limit).map((j) => jobLine(j))));
     }
     case "jobs retry": {
       const id = rest[0]!;
-      const found = await findJob(deps.queues, id);
-      if (!found) throw new UsageError(`no job "${id}" in any queue`);
-      const state = await found.job.getState();
+      const job = await findJob(deps.queues, id);
+      if (!job) throw new UsageError(`no job "${id}" in any queue`);
+      const state = await job.getState();
       if (state !== "failed") throw new UsageError(`job "${id}" is ${state}, not failed: only failed jobs are retried`);
-      await found.job.retry("failed");
-      return print(await jobLine(found.queue, found.job));
+      await job.retry("failed");
+      return print(await jobLine(job));
     }
   }
 }

@@ -140,6 +140,12 @@ export class QueueSet {
     await this.queues[name].add(job.name, job.data, { jobId: job.id!, ...(job.opts.attempts !== undefined ? { attempts: job.opts.attempts } : {}) });
   }
 
+  /** The queue and, for a host-routed one, every registered host's queue of it (`agent`, `agent@<host>`, …). */
+  async allQueues(name: QueueName): Promise<Queue[]> {
+    if (!isHostQueue(name)) return [this.queues[name]];
+    return [this.queues[name], ...(await this.connection.smembers(hostsKey(this.opts.prefix))).map((host) => this.hostQueue(name, host))];
+  }
+
   /** A job wherever it was routed: the shared queue first, then every registered host's. */
   async findJob(name: QueueName, jobId: string): Promise<Job | undefined> {
     const shared = await this.queues[name].getJob(jobId);

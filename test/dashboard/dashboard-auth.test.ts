@@ -8,6 +8,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, launchBrowser, mockSignIn, newContext, screenshot, signIn, API } from "./browser.js";
+import { hostQueueName, hostsKey } from "../../src/queue/host-routes.js";
 
 const writer = {
   login: "dana",
@@ -145,8 +146,12 @@ describe("dashboard in a real browser: sign-in, who may enter, admin pages, CSRF
       { installationId: 4242, owner: "octo", repo: "hello", mode: "bootstrap", provenance: expect.objectContaining({ via: "dashboard", principal: { login: "ada", id: 7 } }) },
     ]);
     await screenshot(page, "review-style");
+    // A host that registered after the web process started: its own queues are shown too.
+    await proc.redis.sadd(hostsKey(prefix), "h-late1");
     await page.goto(`${base}/app/admin/queues`);
     await page.getByText("agent", { exact: false }).first().waitFor();
+    const shownQueues = await page.evaluate(async () => ((await (await fetch("/app/admin/queues/api/queues")).json()) as { queues: { name: string }[] }).queues.map((q) => q.name));
+    expect(shownQueues).toEqual(expect.arrayContaining(["agent", hostQueueName("agent", "h-late1"), hostQueueName("cleanup", "h-late1")]));
     await screenshot(page, "admin-queues");
     await context.close();
 

@@ -2,6 +2,7 @@ import { Worker } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/shared/run-record.js";
 import { QueueSet } from "../../src/queue/queues.js";
+import { hostQueueName, hostsKey } from "../../src/queue/host-routes.js";
 import { runOperatorCli } from "../../src/operator/operator-cli.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { UsageError } from "../../src/operator/settings-cli.js";
@@ -98,6 +99,28 @@ describe("open-swe runs / jobs", () => {
     await worker.close();
     expect(await cli("jobs", "ls", "cleanup", "--state", "failed")).toEqual([expect.objectContaining({ id: "j1", queue: "cleanup", state: "failed", failedReason: "boom" })]);
     expect(await cli("jobs", "retry", "j1")).toMatchObject({ id: "j1", state: "waiting" });
+  });
+
+  it("a job waiting in a host's own queue (agent@<host>) is listed, retried and found for its run like any other", async () => {
+    const { redis, prefix, queues, runs, cli } = await setup();
+    await redis.sadd(hostsKey(prefix), "h1");
+    const hostQueue = hostQueueName("agent", "h1");
+    await queues.hostQueue("agent", "h1").add("agent", agentJob("octo", "hosted"), { jobId: "hj1" });
+    await runs.save("hj1", record({ outcome: "failed" }));
+    const connection = redis.duplicate();
+    closers.push(async () => connection.disconnect());
+    const worker = new Worker(
+      hostQueue,
+      async () => {
+        throw new Error("sandbox gone");
+      },
+      { connection, prefix },
+    );
+    await new Promise<void>((r) => worker.once("failed", () => r()));
+    await worker.close();
+    expect(await cli("jobs", "ls", "agent", "--state", "failed")).toEqual([expect.objectContaining({ id: "hj1", queue: hostQueue, state: "failed", failedReason: "sandbox gone" })]);
+    expect(await cli("runs", "show", "hj1")).toMatchObject({ id: "hj1", repo: "octo/hosted" });
+    expect(await cli("jobs", "retry", "hj1")).toMatchObject({ id: "hj1", queue: hostQueue, state: "waiting" });
   });
 
   it.each([
