@@ -30,6 +30,8 @@ export interface GateDeps {
   ownSlug: string;
   log: Logger;
   signal: AbortSignal;
+  /** The job's last attempt: a model call that fails then fails closed; before it, the job is retried. */
+  lastAttempt: boolean;
 }
 
 const quiet = (s: string) => s.replace(/@/g, "@\u200b");
@@ -41,7 +43,10 @@ async function classify(d: GateDeps): Promise<{ result: GateResult; messages: Ba
   try {
     answer = (await d.model.invoke([new SystemMessage(CLASSIFIER_PROMPT), human], { signal: d.signal })) as AIMessage;
   } catch (err) {
-    const why = `the classifying model call failed (${errorMessage(err).slice(0, 200)})`;
+    // The provider's trouble, not the pull request's: retried with the job; on its last attempt, said as such.
+    if (!d.lastAttempt) throw err;
+    d.log.warn({ err: errorMessage(err) }, "CI autofix: the classifying model call failed on the job's last attempt");
+    const why = "the model that classifies CI failures could not be reached (an error on the model provider's side, not in this pull request)";
     return { result: { classification: "no_change", reason: why, evidence: "", malformed: why }, messages: [human] };
   }
   const text = typeof answer.content === "string" ? answer.content : answer.content.map((p) => ("text" in p && typeof p.text === "string" ? p.text : "")).join("");
@@ -156,6 +161,7 @@ export async function gateCiFix(
     ownSlug: ctx.config.env.APP_SLUG,
     log: ctx.log,
     signal: ctx.signal,
+    lastAttempt: ctx.attempt >= ctx.config.env.JOB_ATTEMPTS,
   });
   if (result.classification === "fix") return { gate: result };
   const record = buildRunRecord({ threadId: data.threadId, trigger: data.trigger, settings: runModel.settings, messages, startedAt, finishedAt: new Date() });

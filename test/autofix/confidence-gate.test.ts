@@ -48,6 +48,7 @@ describe("confidence gate", () => {
       ownSlug: "open-swe",
       log: pino({ level: "silent" }),
       signal: new AbortController().signal,
+      lastAttempt: true,
     };
     return { deps, ledger };
   }
@@ -142,10 +143,22 @@ describe("confidence gate", () => {
     expect(comment.isDone()).toBe(true);
   });
 
+  it("a model call that fails before the job's last attempt fails the attempt (the job is retried): nothing decided, nothing said", async () => {
+    const { deps } = setup(new Error("529 overloaded"));
+    await expect(confidenceGate({ ...deps, lastAttempt: false })).rejects.toThrow("529 overloaded");
+    // The retry classifies afresh: nothing was remembered for this job.
+    const { deps: again } = setup('{"classification":"fix","reason":"a type error","evidence":"TS2345"}');
+    expect((await confidenceGate({ ...again, jobId: deps.jobId, effects: deps.effects })).result.classification).toBe("fix");
+  });
+
   it.each<[string, string | Error, RegExp]>([
     ["prose, no JSON", "Looks flaky to me, re-run it.", /unusable: the answer holds no JSON object/],
     ["an unknown class", '{"classification":"retry","reason":"x"}', /unusable: classification/],
-    ["the model call failing", new Error("overloaded"), /the classifying model call failed \(overloaded\)/],
+    [
+      "the model call failing on the job's last attempt",
+      new Error("overloaded"),
+      /the model that classifies CI failures could not be reached \(an error on the model provider's side, not in this pull request\)/,
+    ],
   ])("a malformed answer (%s) fails closed: no change, and a comment saying so", async (_n, answer, reason) => {
     const { deps } = setup(answer);
     const comment = nock(API)
