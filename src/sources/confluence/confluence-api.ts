@@ -2,6 +2,7 @@ import { encodeSymmetric } from "atlassian-jwt";
 import { OpenSweError } from "../../errors.js";
 import { connectQsh } from "./connect-jwt.js";
 import type { ConnectInstall } from "./install-store.js";
+import { httpFailureText } from "../http-failure-text.js";
 
 export class ConfluenceHttpError extends OpenSweError<"confluence_http"> {
   constructor(
@@ -68,5 +69,5 @@ export const confluenceStatus = (err: unknown) => (err instanceof ConfluenceHttp
 
 export function confluenceRefusal(err: unknown): string {
   if (!(err instanceof ConfluenceHttpError)) throw err;
-  return `Confluence refused the request (HTTP ${err.status}): ${err.message.slice(0, 300)}`;
+  return httpFailureText("Confluence", err.status, err.message.slice(0, 300));
 }

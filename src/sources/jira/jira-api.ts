@@ -1,5 +1,6 @@
 import { HttpException, Version3Client } from "jira.js";
 import { errorMessage } from "../../errors.js";
+import { httpFailureText } from "../http-failure-text.js";
 
 export interface JiraCredentials {
   baseUrl: string;
@@ -13,9 +14,9 @@ export function createJiraApi(c: JiraCredentials): Version3Client {
 
 export const jiraStatus = (err: unknown): number | undefined => (err instanceof HttpException ? err.status : undefined);
 
-/** What a tool tells the model when Jira refuses: the status and Jira's own message, never a stack. */
+/** What a tool tells the model when Jira answers an error: the status and Jira's own message, never a stack. */
 export function jiraRefusal(err: unknown): string {
   const status = jiraStatus(err);
   if (status === undefined) throw err;
-  return `Jira refused the request (HTTP ${status}): ${errorMessage(err).slice(0, 300)}`;
+  return httpFailureText("Jira", status, errorMessage(err).slice(0, 300));
 }

@@ -183,6 +183,10 @@ describe("Confluence tools", () => {
     getPage("98305");
     wiki().put("/wiki/rest/api/content/98305").reply(409, { message: "Version must be incremented on update. Current version is: 5" });
     expect(await t.confluence_update_page!.invoke({ pageId: "98305", body: "x" })).toMatch(/^Confluence refused the request \(HTTP 409\).*Current version is: 5/);
+    // Confluence's outage is told as Confluence's, not as a fault of the request.
+    getPage("98305");
+    wiki().put("/wiki/rest/api/content/98305").reply(502, { message: "Bad Gateway" });
+    expect(await t.confluence_update_page!.invoke({ pageId: "98305", body: "x" })).toMatch(/^Confluence failed \(HTTP 502\).*This is an upstream error, not a problem with the request/);
   });
 
   it("confluence_comment replies in the request's thread", async () => {

@@ -171,6 +171,11 @@ describe("Jira tools", () => {
       .put("/rest/api/3/issue/ENG-42")
       .reply(400, jiraBody("error", { errorMessages: [], errors: { labels: "Field 'labels' cannot be set." } }));
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", labels: ["x"] })).toMatch(/^Jira refused the request \(HTTP 400\)/);
+    // Jira's outage is told as Jira's, not as a fault of the request.
+    jira()
+      .put("/rest/api/3/issue/ENG-42")
+      .reply(503, jiraBody("error", { errorMessages: ["Service Unavailable"], errors: {} }));
+    expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42", summary: "Again" })).toMatch(/^Jira failed \(HTTP 503\).*This is an upstream error, not a problem with the request/);
     expect(await tools().jira_update_issue!.invoke({ issueKey: "ENG-42" })).toMatch(/Nothing to update/);
     // Writes stay in the request's project: planted text naming another project's issue edits nothing.
     expect(await tools().jira_update_issue!.invoke({ issueKey: "OPS-1", summary: "pwned" })).toBe("Refused: OPS-1 is outside project ENG, where this request came from.");
