@@ -10,6 +10,7 @@ import { autofixToggleReply } from "../src/autofix/toggle-reply.js";
 import { replyTo } from "../src/github/reply.js";
 import { helpText } from "../src/github/help-text.js";
 import { prRef } from "../src/shared/thread-id.js";
+import { errorMessage } from "../src/errors.js";
 import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
@@ -55,7 +56,21 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
       return { outcome: "autofix_status", pr: ref, ...facts };
     }
     case "fix_ci": {
-      const result = await handleCiEvent(manualCiEvent(data), ctx, { requester: data.requester, comment: data.comment, ...(data.allowTestConfig ? { allowTestConfig: true as const } : {}) });
+      let result;
+      try {
+        result = await handleCiEvent(manualCiEvent(data), ctx, { requester: data.requester, comment: data.comment, ...(data.allowTestConfig ? { allowTestConfig: true as const } : {}) });
+      } catch (err) {
+        // The writer who asked is answered: the repository's config, or (on the last attempt) GitHub's trouble.
+        if (err instanceof RepoConfigError) {
+          await replyTo(octokit, target, `I could not use \`.github/open-swe.yml\`, so no fix run started: ${err.message}.\n\n${err.details}`);
+          return { outcome: "fix_ci_config_invalid" };
+        }
+        if (ctx.attempt >= ctx.config.env.JOB_ATTEMPTS) {
+          ctx.log.error({ err: errorMessage(err) }, "fix ci failed on its last attempt");
+          await replyTo(octokit, target, "I could not start the fix run: reading this pull request from GitHub kept failing (an upstream error, not your request). Try `fix ci` again later.");
+        }
+        throw err;
+      }
       const reply = fixCiReply(result.reason as AutofixReason, { pending: result.pending });
       if (reply) await replyTo(octokit, target, reply);
       return { ...result, outcome: `fix_ci_${result.outcome}` };

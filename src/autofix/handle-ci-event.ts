@@ -167,7 +167,8 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   try {
     config = await loadRepoConfig(octokit, data.owner, data.repo);
   } catch (err) {
-    if (err instanceof RepoConfigError) throw new UnrecoverableError(`CI autofix: ${err.message}\n${err.details}`);
+    // `fix ci` answers the writer who asked with it (jobs/command.ts); an automatic run fails without retries.
+    if (err instanceof RepoConfigError && !manual) throw new UnrecoverableError(`CI autofix: ${err.message}\n${err.details}`);
     throw err;
   }
   const headSha = pr!.headSha;

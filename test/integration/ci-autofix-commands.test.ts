@@ -71,6 +71,38 @@ describe("CI autofix commands on a PR", () => {
       expect(job?.data).toMatchObject({ trigger: "ci_fix", allowTestConfig: true });
     });
 
+    it("with an invalid .github/open-swe.yml: one reply naming the problem, no run", async () => {
+      const sha = head();
+      const { payload, installationId } = fixCi(58, "wade");
+      mockInstallationToken(installationId);
+      writer("wade");
+      pull(58, sha, "bob");
+      nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(200, "autofix:\n  max_attempts: lots\n");
+      const reply = nock(API)
+        .post("/repos/octo/hello/issues/58/comments", (b: { body: string }) => /^I could not use `\.github\/open-swe\.yml`, so no fix run started: .*max_attempts/s.test(b.body))
+        .reply(201, { id: 10 });
+      const agentJobs = await proc.queues.queues.agent.count();
+      const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+      expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "completed", returnvalue: { outcome: "fix_ci_config_invalid" } });
+      expect(reply.isDone()).toBe(true);
+      expect(await proc.queues.queues.agent.count()).toBe(agentJobs);
+    });
+
+    it("GitHub failing on the last attempt: one reply saying it is GitHub's trouble, the job failed with the cause", async () => {
+      const { payload, installationId } = fixCi(59, "wyn");
+      mockInstallationToken(installationId);
+      writer("wyn");
+      nock(API).get("/repos/octo/hello/pulls/59").reply(502, { message: "Server Error" });
+      const reply = nock(API)
+        .post("/repos/octo/hello/issues/59/comments", (b: { body: string }) =>
+          /^I could not start the fix run: reading this pull request from GitHub kept failing \(an upstream error, not your request\)/.test(b.body),
+        )
+        .reply(201, { id: 11 });
+      const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+      expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/Server Error|502/) });
+      expect(reply.isDone()).toBe(true);
+    });
+
     it("with nothing failing: one reply saying so, no run", async () => {
       const sha = head();
       const { payload, installationId } = fixCi(21, "wanda");
