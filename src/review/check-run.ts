@@ -4,7 +4,7 @@ import { completeCheckRun, openCheckRun, postCompletedCheckRun } from "../shared
 
 export const REVIEW_CHECK_NAME = "Open SWE Review";
 
-export type NeutralReason = "skipped" | "too_large" | "budget" | "incomplete";
+export type NeutralReason = "skipped" | "too_large" | "budget" | "incomplete" | "stale_approval";
 
 export type CheckOutcome = { conclusion: "success"; summary: string } | { conclusion: "neutral"; reason: NeutralReason; summary: string } | { conclusion: "failure"; summary: string };
 
@@ -26,6 +26,7 @@ const TITLES: Record<CheckOutcome["conclusion"] | NeutralReason, string> = {
   too_large: "Pull request too large to review",
   budget: "Review stopped at its budget",
   incomplete: "Review incomplete",
+  stale_approval: "Earlier approval still stands",
 };
 
 function titleOf(outcome: CheckOutcome): string {

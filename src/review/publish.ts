@@ -31,6 +31,8 @@ export interface PublishReviewResult {
   dismissedReviewId?: number;
   /** Best-effort steps that failed (dismissal, thread resolution); the review itself was published. */
   warnings: string[];
+  /** Our earlier approval that new findings should have dismissed, but GitHub would not: it still stands. */
+  approvalStillStands?: number;
 }
 
 const ReviewComment = z.object({ id: z.number(), body: z.string() });
@@ -52,6 +54,7 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
 
   const state = await store.getState(pr);
   let dismissedReviewId: number | undefined;
+  let approvalStillStands: number | undefined;
   if (verdict.dismissReviewId !== undefined) {
     try {
       await octokit.rest.pulls.dismissReview({
@@ -66,6 +69,7 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
       await store.setState(pr, { approvalReviewId: null });
     } catch (err) {
       warnings.push(`could not dismiss stale approval ${verdict.dismissReviewId}: ${errorMessage(err)}`);
+      approvalStillStands = verdict.dismissReviewId;
     }
   }
 
@@ -120,6 +124,7 @@ export async function publishReview(input: PublishReviewInput): Promise<PublishR
     threadsResolved: resolved.length,
     ...(dismissedReviewId !== undefined ? { dismissedReviewId } : {}),
     warnings,
+    ...(approvalStillStands !== undefined ? { approvalStillStands } : {}),
   };
 }
 

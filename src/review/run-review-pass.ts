@@ -121,11 +121,24 @@ export async function runReviewPass(input: ReviewPassInput): Promise<ReviewPassR
 
       const overBudget = selection.unreviewed.filter((u) => u.code === "over_budget");
       const summary = `${publish.action === "created" ? `Posted a ${publish.event} review with ${publish.commentsPosted} new comment(s).` : "No new findings; the summary was updated."}`;
-      const outcome: CheckOutcome = incomplete
-        ? { conclusion: "neutral", reason: "incomplete", summary: `Incomplete: ${incomplete}. ${summary}` }
-        : overBudget.length > 0
-          ? { conclusion: "neutral", reason: "budget", summary: `${summary} ${overBudget.length} file(s) were over the review budget and not reviewed: ${overBudget.map((u) => u.path).join(", ")}` }
-          : { conclusion: "success", summary };
+      if (publish.warnings.length > 0) input.log?.warn({ warnings: publish.warnings }, "review published with steps that failed");
+      // New findings meant our approval should go; if GitHub would not dismiss it, a green check would hide that it still stands.
+      const outcome: CheckOutcome =
+        publish.approvalStillStands !== undefined
+          ? {
+              conclusion: "neutral",
+              reason: "stale_approval",
+              summary: `${summary} Our earlier approval (review ${publish.approvalStillStands}) should have been dismissed for the new findings, but GitHub refused or failed: it still stands, and a maintainer should dismiss it.`,
+            }
+          : incomplete
+            ? { conclusion: "neutral", reason: "incomplete", summary: `Incomplete: ${incomplete}. ${summary}` }
+            : overBudget.length > 0
+              ? {
+                  conclusion: "neutral",
+                  reason: "budget",
+                  summary: `${summary} ${overBudget.length} file(s) were over the review budget and not reviewed: ${overBudget.map((u) => u.path).join(", ")}`,
+                }
+              : { conclusion: "success", summary };
       return { outcome, result: { status: "published", headSha, publish, unreviewed: selection.unreviewed, ...(incomplete ? { incomplete } : {}) } };
     },
     input.check,

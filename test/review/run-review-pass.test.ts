@@ -84,6 +84,40 @@ describe("runReviewPass", () => {
     expect((await store.list(pr))[0]).toMatchObject({ githubCommentId: 600, headSha: "head0001" });
   });
 
+  it("new findings on a PR we approved, and GitHub will not dismiss that approval: the check is neutral and says it still stands", async () => {
+    const store = new FindingsStore(testRedis(), `${uniquePrefix()}:`);
+    await store.setState(pr, { approvalReviewId: 900, summaryReviewId: 900 });
+    const updates: CheckUpdate[] = [];
+    mockPull();
+    mockCheck(updates);
+    mockFiles([{ filename: "src/app.ts", status: "modified", patch: APP_PATCH }]);
+    nock(API).put("/repos/o/r/pulls/3/reviews/900/dismissals").reply(502, { message: "Server Error" });
+    const posted: Array<{ body: string; comments: Array<{ body: string }> }> = [];
+    nock(API)
+      .post("/repos/o/r/pulls/3/reviews", (b: (typeof posted)[number]) => {
+        posted.push(b);
+        return true;
+      })
+      .reply(200, { id: 42 })
+      .get("/repos/o/r/pulls/3/reviews/42/comments")
+      .query(true)
+      .reply(200, () => posted[0]!.comments.map((c, i) => ({ id: 700 + i, body: c.body })));
+    await runReviewPass(
+      input(store, {
+        runReviewer: async ({ session }) => {
+          session.fileFinding({ path: "src/app.ts", line: 11, side: "RIGHT", severity: "high", title: "npe", body: "b", rule: "null-deref" });
+          await session.publish({ summary: "One issue.", verdict: null });
+        },
+      }),
+    );
+    expect(updates).toEqual([
+      expect.objectContaining({
+        conclusion: "neutral",
+        output: { title: "Earlier approval still stands", summary: expect.stringMatching(/approval \(review 900\) should have been dismissed .* it still stands/) },
+      }),
+    ]);
+  });
+
   it("publishes a fallback review when the reviewer never calls publish_review, and settles neutral on budget", async () => {
     const store = new FindingsStore(testRedis(), `${uniquePrefix()}:`);
     const updates: CheckUpdate[] = [];
