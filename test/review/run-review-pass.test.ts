@@ -42,6 +42,20 @@ function mockCheck(updates: CheckUpdate[]): void {
     })
     .reply(200, { id: 9 });
 }
+/** The review our pass posts (kept in the returned list) and the read-back of its comments' ids, from `firstCommentId` on. */
+function mockReviewPosted(reviewId: number, firstCommentId: number): Array<{ body: string; comments: Array<{ body: string }> }> {
+  const posted: Array<{ body: string; comments: Array<{ body: string }> }> = [];
+  nock(API)
+    .post("/repos/o/r/pulls/3/reviews", (b: (typeof posted)[number]) => {
+      posted.push(b);
+      return true;
+    })
+    .reply(200, { id: reviewId })
+    .get(`/repos/o/r/pulls/3/reviews/${reviewId}/comments`)
+    .query(true)
+    .reply(200, () => posted[0]!.comments.map((c, i) => ({ id: firstCommentId + i, body: c.body })));
+  return posted;
+}
 function mockFiles(files: unknown[]): void {
   nock(API).get("/repos/o/r/pulls/3/files").query(true).reply(200, files);
 }
@@ -56,16 +70,7 @@ describe("runReviewPass", () => {
       { filename: "src/app.ts", status: "modified", patch: APP_PATCH },
       { filename: "package-lock.json", status: "modified", patch: "@@ -1 +1 @@\n-a\n+b" },
     ]);
-    const posted: Array<{ body: string; comments: Array<{ body: string }> }> = [];
-    nock(API)
-      .post("/repos/o/r/pulls/3/reviews", (b: (typeof posted)[number]) => {
-        posted.push(b);
-        return true;
-      })
-      .reply(200, { id: 40 })
-      .get("/repos/o/r/pulls/3/reviews/40/comments")
-      .query(true)
-      .reply(200, () => posted[0]!.comments.map((c, i) => ({ id: 600 + i, body: c.body })));
+    const posted = mockReviewPosted(40, 600);
 
     const seen: string[] = [];
     const result = await runReviewPass(
@@ -92,16 +97,7 @@ describe("runReviewPass", () => {
     mockCheck(updates);
     mockFiles([{ filename: "src/app.ts", status: "modified", patch: APP_PATCH }]);
     nock(API).put("/repos/o/r/pulls/3/reviews/900/dismissals").reply(502, { message: "Server Error" });
-    const posted: Array<{ body: string; comments: Array<{ body: string }> }> = [];
-    nock(API)
-      .post("/repos/o/r/pulls/3/reviews", (b: (typeof posted)[number]) => {
-        posted.push(b);
-        return true;
-      })
-      .reply(200, { id: 42 })
-      .get("/repos/o/r/pulls/3/reviews/42/comments")
-      .query(true)
-      .reply(200, () => posted[0]!.comments.map((c, i) => ({ id: 700 + i, body: c.body })));
+    mockReviewPosted(42, 700);
     await runReviewPass(
       input(store, {
         runReviewer: async ({ session }) => {
