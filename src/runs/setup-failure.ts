@@ -22,11 +22,26 @@ function errnoOf(err: unknown): string | undefined {
   return undefined;
 }
 
+/** GitHub's own trouble (a 5xx or a rate limit from its API, or from git over HTTPS): its status, when that is what failed. */
+function upstreamStatusOf(err: unknown): number | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const status = (e as { status?: unknown }).status;
+    if (typeof status === "number" && (status >= 500 || status === 429)) return status;
+    const fromGit = /The requested URL returned error: (5\d\d|429)\b/.exec(errorMessage(e))?.[1];
+    if (fromGit) return Number(fromGit);
+  }
+  return undefined;
+}
+
 /**
  * The reply for a run that failed before its agent loop began (workspace, sandbox, inputs): the cause in
- * words a person can pass on, never blamed on the request. Pure.
+ * words a person can pass on, never blamed on the request; GitHub's trouble never on the worker. Pure.
  */
 export function setupFailureReply(err: unknown): string {
+  const upstream = upstreamStatusOf(err);
+  if (upstream !== undefined) {
+    return `I could not start on this: GitHub kept failing while I prepared the workspace (HTTP ${upstream}), an upstream error, not your request. Nothing was changed; ask again in a while.`;
+  }
   const errno = errnoOf(err);
   const cause = errno ? ERRNO_TEXT[errno]! : err instanceof SandboxError ? `the sandbox could not be made (${err.code}): ${err.message}` : `preparing the workspace failed: ${errorMessage(err)}`;
   return `I could not start on this: ${cause}. Nothing was changed. An operator needs to look at the worker; ask again once it is fixed.`;

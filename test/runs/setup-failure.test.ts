@@ -31,6 +31,22 @@ describe("a run that fails before its agent loop says why", () => {
   });
 
   it.each([
+    ["GitHub's API answering 502", Object.assign(new Error("Server Error"), { status: 502 }), /\(HTTP 502\)/],
+    ["GitHub's rate limit (429), as a cause", new Error("could not prepare the workspace", { cause: Object.assign(new Error("rate limited"), { status: 429 }) }), /\(HTTP 429\)/],
+    ["git fetch over HTTPS refused with a 503", new Error("git fetch failed: fatal: unable to access 'https://github.com/o/r.git/': The requested URL returned error: 503"), /\(HTTP 503\)/],
+  ])("%s: said as GitHub's trouble, not the worker's or the request's", (_, err, status) => {
+    const reply = setupFailureReply(err);
+    expect(reply).toMatch(/^I could not start on this: GitHub kept failing while I prepared the workspace /);
+    expect(reply).toMatch(status);
+    expect(reply).toMatch(/an upstream error, not your request/);
+    expect(reply).not.toMatch(/operator/);
+  });
+
+  it("a 404 from GitHub is not an outage: said with its text, as before", () => {
+    expect(setupFailureReply(Object.assign(new Error("Not Found"), { status: 404 }))).toMatch(/preparing the workspace failed: Not Found/);
+  });
+
+  it.each([
     [new Error("x"), 1, 3, false],
     [new Error("x"), 3, 3, true],
     [new UnrecoverableError("x"), 1, 3, true],
