@@ -13,6 +13,7 @@ import { takeThreadLock } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
+import { reviewFailureReason } from "../src/review/failure-reason.js";
 
 /** What a failed pass's check says: the reason, and whether BullMQ will try again. */
 export class ReviewPassError extends Error {}
@@ -54,7 +55,9 @@ export async function processReview(data: ReviewJob, ctx: JobContext): Promise<J
 
 function failureSummary(err: unknown, ctx: JobContext): string {
   const retried = !(err instanceof UnrecoverableError) && ctx.attempt < ctx.config.env.JOB_ATTEMPTS;
-  const reason = err instanceof ReviewPassError || err instanceof UnrecoverableError ? err.message : `the review crashed: ${errorMessage(err)}`;
+  const known = err instanceof ReviewPassError || err instanceof UnrecoverableError;
+  if (!known) ctx.log.error({ err: errorMessage(err) }, "the review crashed");
+  const reason = known ? err.message : `the review crashed: ${reviewFailureReason(err)}`;
   return `Not reviewed: ${reason}.${retried ? ` It will be retried (attempt ${ctx.attempt} of ${ctx.config.env.JOB_ATTEMPTS}).` : ""}`;
 }
 

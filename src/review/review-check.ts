@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { createSettledReviewCheckRun, settleReviewCheckRun, startReviewCheckRun, type CheckOutcome, type CheckRunTarget } from "./check-run.js";
+import { reviewFailureReason } from "./failure-reason.js";
 
 /**
  * The "Open SWE Review" check of one review job: opened before any work on the head the job knows,
@@ -60,13 +61,18 @@ export class ReviewCheck {
  * returns, or `failure` when it throws (the error is rethrown). Pass the job's `check` to settle the
  * check it already opened; otherwise one is opened on `t.headSha`.
  */
-export async function withSettledCheckRun<T>(t: CheckRunTarget, fn: (checkRunId: number | null) => Promise<{ outcome: CheckOutcome; result: T }>, check: ReviewCheck = new ReviewCheck(t)): Promise<T> {
+export async function withSettledCheckRun<T>(t: CheckRunTarget, fn: (checkRunId: number | null) => Promise<{ outcome: CheckOutcome; result: T }>, jobCheck?: ReviewCheck): Promise<T> {
+  const check = jobCheck ?? new ReviewCheck(t);
   await check.start(t.headSha);
   let done: { outcome: CheckOutcome; result: T };
   try {
     done = await fn(check.checkRunId);
   } catch (err) {
-    await check.settle({ conclusion: "failure", summary: `The review crashed: ${errorMessage(err)}` });
+    // The job's own check is settled by the job, which knows whether the review will be retried.
+    if (!jobCheck) {
+      t.log?.error({ err: errorMessage(err) }, "the review crashed");
+      await check.settle({ conclusion: "failure", summary: `The review crashed: ${reviewFailureReason(err)}.` });
+    }
     throw err;
   }
   await check.settle(done.outcome);

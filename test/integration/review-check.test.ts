@@ -98,6 +98,21 @@ describe("the Open SWE Review check settles on every path", () => {
     expect(check[0]!.output.summary).not.toMatch(/\n|at .*\.ts/);
   });
 
+  it("failure when GitHub fails mid-pass: said as an upstream failure once, by the job, its raw text kept out", async () => {
+    const check = mockReviewCheck("file0001");
+    nock(API).get("/repos/octo/hello/pulls/43").reply(200, pull(43, "file0001"));
+    mockNoRepoConfig();
+    nock(API).get("/repos/octo/hello/pulls/43/files").query(true).reply(502, { message: "Server Error: upstream connect error or disconnect/reset before headers" });
+    const done = await opened(proc, 43, "file0001");
+    expect(done.state).toBe("failed");
+    expect(check).toEqual([
+      expect.objectContaining({
+        conclusion: "failure",
+        output: expect.objectContaining({ summary: "Not reviewed: the review crashed: an upstream service (GitHub or the model provider) failed (HTTP 502), not a problem with the pull request." }),
+      }),
+    ]);
+  });
+
   it("failure with the fix when the stored review style is corrupt", async () => {
     await testRedis().set(`${prefix}:review:style:octo/hello`, "{not json");
     try {

@@ -40,7 +40,14 @@ describe("withSettledCheckRun", () => {
       }),
     ).rejects.toBe(crash);
     expect(created[0]).toMatchObject({ name: REVIEW_CHECK_NAME, head_sha: "abc123", status: "in_progress" });
-    expect(updates).toEqual([{ status: "completed", conclusion: "failure", completed_at: expect.any(String), output: { title: "Review failed", summary: "The review crashed: sandbox exploded" } }]);
+    expect(updates).toEqual([
+      {
+        status: "completed",
+        conclusion: "failure",
+        completed_at: expect.any(String),
+        output: { title: "Review failed", summary: "The review crashed: an internal error; the worker's log has the details." },
+      },
+    ]);
   });
 
   const outcomes: Array<[CheckOutcome, string]> = [

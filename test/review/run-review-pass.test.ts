@@ -152,7 +152,29 @@ describe("runReviewPass", () => {
         }),
       ),
     ).rejects.toThrow("model overloaded");
-    expect(updates).toEqual([expect.objectContaining({ conclusion: "failure", output: { title: "Review failed", summary: "The review crashed: model overloaded" } })]);
+    // The raw text goes to the log, not to the check anyone can read.
+    expect(updates).toEqual([
+      expect.objectContaining({ conclusion: "failure", output: { title: "Review failed", summary: "The review crashed: an internal error; the worker's log has the details." } }),
+    ]);
+  });
+
+  it("a model provider's 529 is said as an upstream failure, its body left out", async () => {
+    const store = new FindingsStore(testRedis(), `${uniquePrefix()}:`);
+    const updates: CheckUpdate[] = [];
+    mockPull();
+    mockCheck(updates);
+    mockFiles([{ filename: "src/app.ts", status: "modified", patch: APP_PATCH }]);
+    const overloaded = Object.assign(new Error('529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), { status: 529 });
+    await expect(
+      runReviewPass(
+        input(store, {
+          runReviewer: async () => {
+            throw overloaded;
+          },
+        }),
+      ),
+    ).rejects.toBe(overloaded);
+    expect(updates[0]!.output.summary).toBe("The review crashed: an upstream service (GitHub or the model provider) failed (HTTP 529), not a problem with the pull request.");
   });
 
   it("skips a closed PR and a PR with nothing reviewable, settling neutral with the reason", async () => {
