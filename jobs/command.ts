@@ -11,6 +11,7 @@ import { replyTo } from "../src/github/reply.js";
 import { helpText } from "../src/github/help-text.js";
 import { prRef } from "../src/shared/thread-id.js";
 import { errorMessage } from "../src/errors.js";
+import { upstreamStatusOf } from "../src/shared/upstream-failure.js";
 import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
@@ -67,7 +68,14 @@ export async function processCommand(data: CommandJob, ctx: JobContext): Promise
         }
         if (ctx.attempt >= ctx.config.env.JOB_ATTEMPTS) {
           ctx.log.error({ err: errorMessage(err) }, "fix ci failed on its last attempt");
-          await replyTo(octokit, target, "I could not start the fix run: reading this pull request from GitHub kept failing (an upstream error, not your request). Try `fix ci` again later.");
+          const status = upstreamStatusOf(err);
+          await replyTo(
+            octokit,
+            target,
+            status !== undefined
+              ? `I could not start the fix run: GitHub kept failing (HTTP ${status}), an upstream error, not your request. Try \`fix ci\` again later.`
+              : "I could not start the fix run: an internal error stopped it (the worker's log has the details). Try `fix ci` again later.",
+          );
         }
         throw err;
       }

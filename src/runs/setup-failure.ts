@@ -1,6 +1,7 @@
 import { UnrecoverableError } from "bullmq";
 import { errorMessage } from "../errors.js";
 import { SandboxError } from "../sandbox/types.js";
+import { upstreamStatusOf } from "../shared/upstream-failure.js";
 
 /** errno codes a person can act on (or an operator can), said in words with the code kept. */
 const ERRNO_TEXT: Record<string, string> = {
@@ -18,17 +19,6 @@ function errnoOf(err: unknown): string | undefined {
     if (typeof code === "string" && ERRNO_TEXT[code]) return code;
     const inMessage = /\b(ENOSPC|EDQUOT|EROFS|ESTALE|EMFILE|ENOMEM)\b/.exec(errorMessage(e))?.[1];
     if (inMessage) return inMessage;
-  }
-  return undefined;
-}
-
-/** GitHub's own trouble (a 5xx or a rate limit from its API, or from git over HTTPS): its status, when that is what failed. */
-function upstreamStatusOf(err: unknown): number | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const status = (e as { status?: unknown }).status;
-    if (typeof status === "number" && (status >= 500 || status === 429)) return status;
-    const fromGit = /The requested URL returned error: (5\d\d|429)\b/.exec(errorMessage(e))?.[1];
-    if (fromGit) return Number(fromGit);
   }
   return undefined;
 }

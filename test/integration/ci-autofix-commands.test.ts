@@ -94,9 +94,7 @@ describe("CI autofix commands on a PR", () => {
       writer("wyn");
       nock(API).get("/repos/octo/hello/pulls/59").reply(502, { message: "Server Error" });
       const reply = nock(API)
-        .post("/repos/octo/hello/issues/59/comments", (b: { body: string }) =>
-          /^I could not start the fix run: reading this pull request from GitHub kept failing \(an upstream error, not your request\)/.test(b.body),
-        )
+        .post("/repos/octo/hello/issues/59/comments", (b: { body: string }) => /^I could not start the fix run: GitHub kept failing \(HTTP 502\), an upstream error, not your request/.test(b.body))
         .reply(201, { id: 11 });
       const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
       expect(await waitForJob(proc.queues.queues.command, deliveryJobId(res.deliveryId))).toMatchObject({ state: "failed", failedReason: expect.stringMatching(/Server Error|502/) });
