@@ -10,12 +10,19 @@ function fake(onRequest: string): CommandServer {
   const program = `
     const send = (type, id, bytes) => { const h = Buffer.alloc(9); h.writeUInt32BE(bytes.length + 5, 0); h[4] = type; h.writeUInt32BE(id, 5); process.stdout.write(Buffer.concat([h, bytes])); };
     const raw = (bytes) => process.stdout.write(bytes);
+    // A request: type (1 run, 2 kill), id, then for a run the cap, a stdin flag and length-prefixed fields.
+    const decode = (b) => {
+      const id = b.readUInt32BE(1);
+      if (b[0] !== 1) return { t: "kill", id };
+      const cmdLength = b.readUInt32BE(10);
+      return { t: "run", id, cmd: b.subarray(14, 14 + cmdLength).toString() };
+    };
     send(4, 0, Buffer.alloc(0));
     let buf = Buffer.alloc(0);
     process.stdin.on("data", (c) => {
       buf = Buffer.concat([buf, c]);
       while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
-        const m = JSON.parse(buf.subarray(4, 4 + buf.readUInt32BE(0)).toString());
+        const m = decode(buf.subarray(4, 4 + buf.readUInt32BE(0)));
         buf = buf.subarray(4 + buf.readUInt32BE(0));
         (${onRequest})(m, send, raw);
       }

@@ -21,6 +21,8 @@ const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HOST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** A command server with nothing to run stops after this long (its memory counts against the sandbox's). */
 const SERVER_IDLE_MS = 30_000;
+/** The command server's interpreter (perl-base: every Debian or Ubuntu with git has it). */
+const SERVER_PERL = "/usr/bin/perl";
 
 type RunOptions = ExecOptions & { stdin?: Uint8Array; maxOutputBytes?: number; stdinStream?: boolean; onChild?: (child: ChildProcess) => void };
 
@@ -54,8 +56,8 @@ export class LocalSandbox implements Sandbox {
     this.proxied = meta.network && meta.egress === "proxy";
     this.env = { ...baseEnv(), ...meta.env };
     this.files = new LocalWorkspaceFiles(this.workdir, (script, o) => this.run(script, o));
-    // The server runs the worker's own node, which the sandbox sees only when it lives under /usr.
-    this.server = opts.commandServer !== false && process.execPath.startsWith("/usr/") ? new CommandServer(() => this.startServer(), SERVER_IDLE_MS) : undefined;
+    // The server is a perl program; the sandbox sees the host's /usr.
+    this.server = opts.commandServer !== false && existsSync(SERVER_PERL) ? new CommandServer(() => this.startServer(), SERVER_IDLE_MS) : undefined;
   }
 
   get id(): string {
@@ -168,11 +170,11 @@ export class LocalSandbox implements Sandbox {
     }
   }
 
-  /** The sandbox's command server: `node -e` in a bubblewrap of its own, without a time limit. */
+  /** The sandbox's command server: `perl -e` in a bubblewrap of its own, without a time limit. */
   private startServer(): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
     return new Promise((resolve, reject) => {
       let started = false;
-      const exited = this.direct(`exec ${JSON.stringify(process.execPath)} --max-old-space-size=32 -e "$OPEN_SWE_COMMAND_SERVER"`, {
+      const exited = this.direct(`exec ${SERVER_PERL} -e "$OPEN_SWE_COMMAND_SERVER"`, {
         env: { OPEN_SWE_COMMAND_SERVER: COMMAND_SERVER_PROGRAM },
         server: true,
         maxOutputBytes: 0,
