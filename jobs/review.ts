@@ -13,7 +13,7 @@ import { takeThreadLock } from "../src/threads/thread-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/github/authorize.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
-import { reviewFailureReason } from "../src/review/failure-reason.js";
+import { failureReason } from "../src/shared/failure-reason.js";
 
 /** What a failed pass's check says: the reason, and whether BullMQ will try again. */
 export class ReviewPassError extends Error {}
@@ -57,7 +57,7 @@ function failureSummary(err: unknown, ctx: JobContext): string {
   const retried = !(err instanceof UnrecoverableError) && ctx.attempt < ctx.config.env.JOB_ATTEMPTS;
   const known = err instanceof ReviewPassError || err instanceof UnrecoverableError;
   if (!known) ctx.log.error({ err: errorMessage(err) }, "the review crashed");
-  const reason = known ? err.message : `the review crashed: ${reviewFailureReason(err)}`;
+  const reason = known ? err.message : `the review crashed: ${failureReason(err, "the pull request")}`;
   return `Not reviewed: ${reason}.${retried ? ` It will be retried (attempt ${ctx.attempt} of ${ctx.config.env.JOB_ATTEMPTS}).` : ""}`;
 }
 

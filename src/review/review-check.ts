@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { createSettledReviewCheckRun, settleReviewCheckRun, startReviewCheckRun, type CheckOutcome, type CheckRunTarget } from "./check-run.js";
-import { reviewFailureReason } from "./failure-reason.js";
+import { failureReason } from "../shared/failure-reason.js";
 
 /**
  * The "Open SWE Review" check of one review job: opened before any work on the head the job knows,
@@ -71,7 +71,7 @@ export async function withSettledCheckRun<T>(t: CheckRunTarget, fn: (checkRunId:
     // The job's own check is settled by the job, which knows whether the review will be retried.
     if (!jobCheck) {
       t.log?.error({ err: errorMessage(err) }, "the review crashed");
-      await check.settle({ conclusion: "failure", summary: `The review crashed: ${reviewFailureReason(err)}.` });
+      await check.settle({ conclusion: "failure", summary: `The review crashed: ${failureReason(err, "the pull request")}.` });
     }
     throw err;
   }

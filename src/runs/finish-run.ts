@@ -20,13 +20,14 @@ const OUTCOME_TEXT: Record<RunRecord["outcome"], string> = {
 /**
  * The run's last word: its one-line summary (cost, duration) appended to the reply the agent posted,
  * or, when the agent never replied, a reply that says how the run ended. `facts` (computed from what the
- * run pushed, not from the model's words) lead it.
+ * run pushed, not from the model's words) lead it; `failure` is why a failed run failed (never its raw error).
  */
-export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[], facts: string[] = []): Promise<void> {
+export async function finishRun(ctx: GitHubRunContext, record: RunRecord, notes: string[], facts: string[] = [], failure?: string): Promise<void> {
   const places = footerPlaces(ctx.conventions?.footer ?? "comment");
   if (places.pullRequest && ctx.state.prNumber !== undefined) await footPullRequest(ctx, ctx.state.prNumber, `<sub>Open SWE · ${formatRunSummary(record)}</sub>`);
-  const extra = [...notes, OUTCOME_TEXT[record.outcome]].filter(Boolean);
-  if (record.error) extra.push(`Error: ${record.error}`);
+  // A failed run says why in words a requester can act on (failure-reason.ts); the error itself is in the run's record and the log.
+  const outcome = record.outcome === "failed" && failure ? `I hit an error and could not finish: ${failure}.` : OUTCOME_TEXT[record.outcome];
+  const extra = [...notes, outcome].filter(Boolean);
   if (record.outcome === "budget_exceeded") extra.push(`Spent: $${(record.costUsd ?? 0).toFixed(4)}.`);
   if (ctx.source) {
     // Slack, Linear, …: one closing message, always with the PR link (the agent's replies cannot be edited here).

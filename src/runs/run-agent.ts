@@ -50,6 +50,7 @@ import { recordStoppedWork } from "./record-stopped-work.js";
 import { lostWorkspaceReplyNote, lostWorkspaceResumeNote, resumedRunFacts } from "./resume-truth.js";
 import { STOP_REASON } from "../store/run-stop.js";
 import { isLastAttempt, setupFailureReply } from "./setup-failure.js";
+import { failureReason } from "../shared/failure-reason.js";
 import { stoppedWorkNote, takeThreadStop } from "../threads/thread-stop.js";
 import { taskMessage } from "./task-message.js";
 
@@ -364,7 +365,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   // A run resumed in a new sandbox: its reply leads with what it actually pushed, whatever the model wrote.
   const facts = ws.workspaceLost && resumed ? [resumedRunFacts({ branch: ws.branch, pushedAtStart, pushedAtEnd: gh.state.pushedSha, prUrl: gh.state.prUrl })] : [];
   await ctx.fence();
-  await finishRun(gh, record, notes, facts);
+  await finishRun(gh, record, notes, facts, error !== undefined && !stopped ? failureReason(error, "your request") : undefined);
   if (error !== undefined && !stopped) throw error;
   return record;
 }

@@ -79,3 +79,21 @@ describe("e2e: a run that fails before its agent loop", () => {
     expect(existsSync(sandboxes) ? execFileSync("find", [sandboxes, "-name", "late-proof"], { encoding: "utf8" }) : "").toBe("");
   }, 90_000);
 });
+
+describe("e2e: a run that fails inside its agent loop", () => {
+  it("says once that it could not finish and why in words the requester can act on, never the raw error", async () => {
+    await app?.stop();
+    const remote = makeBareRemote("octo", "hello");
+    app = await startE2eApp(remote.template, "loop-fail");
+    // One command, then the script runs out: the second model call throws (an internal error with a path in it).
+    writeFileSync(app.replay, JSON.stringify([{ tool_calls: [{ name: "execute", args: { command: "echo ran" } }] }]));
+    nock(API).post("/repos/octo/hello/issues/comments/904/reactions").reply(201, {});
+    const { state, bodies, replied } = await askAndWait(app, 1, 11, 904);
+    expect(state).toBe("failed");
+    expect(replied).toBe(true);
+    expect(bodies).toHaveLength(1);
+    // After the replay's own note (a replayed run says so first).
+    expect(bodies[0]).toMatch(/\n\nI hit an error and could not finish: an internal error; the worker's log has the details\./);
+    expect(bodies[0]).not.toMatch(/replay script|ran out|Error:|\/tmp|\.json/);
+  }, 90_000);
+});
