@@ -19,6 +19,8 @@ import { acquireRunLock, continueIfPending } from "../src/threads/thread-run.js"
 import { authorizeSourceRun, sourceChannel } from "../src/sources/source-run.js";
 import { applyThreadModel } from "../src/worker/apply-thread-model.js";
 import { authorizeRequester } from "../src/github/authorize.js";
+import { replyTo } from "../src/github/reply.js";
+import { followUpRefusedText } from "../src/threads/follow-ups.js";
 import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
 
 /**
@@ -46,25 +48,33 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     at: Date.now(),
     ...(target ? { origin: { number: target.number, isPullRequest: data.isPullRequest, requester: data.requester, ...(data.comment ? { comment: data.comment } : {}) } } : {}),
   });
+  // Past the thread's cap a message is not queued: its sender is told where they asked (followUpRefusedText).
+  const refuseFollowUp = async (length: number): Promise<JobOutcome> => {
+    const text = followUpRefusedText(ctx.followUps.cap);
+    ctx.log.info({ threadId: data.threadId, length }, "follow-up refused: the thread's queue is full");
+    if (channel) await channel.client.reply(channel.origin.ref, text);
+    else if (target) await replyTo(octokit, target, text);
+    return { outcome: "follow_up_refused", waiting: length };
+  };
   const continueSafely = () =>
     continueIfPending(ctx, data).catch((err: unknown) => ctx.log.error({ err: String(err), threadId: data.threadId }, "could not queue a continuation for pending follow-ups"));
   if (!(await acquireRunLock(ctx, data.threadId))) {
     // A continuation that finds the thread busy hands its messages to the run that holds it.
     if (data.trigger === "follow_up") return { outcome: "handed_off" };
-    const { length, dropped } = await ctx.followUps.push(data.threadId, asFollowUp());
-    ctx.log.info({ threadId: data.threadId, length, dropped }, "run active: queued as follow-up");
+    const { length, queued } = await ctx.followUps.push(data.threadId, asFollowUp());
+    if (!queued) return refuseFollowUp(length);
+    ctx.log.info({ threadId: data.threadId, length }, "run active: queued as follow-up");
     // The run may have ended between our lock attempt and the push: then nobody would read it.
     await continueSafely();
-    return { outcome: "follow_up", queued: length, dropped };
+    return { outcome: "follow_up", queued: length };
   }
   // A thread paused for approval takes no other run: new requests wait as follow-ups for the resumed run.
   // (A retry of the job that paused is not a new request: it pauses again on the same approval.)
   const paused = data.trigger === "approval" ? null : await approvalStore(ctx).pendingFor(data.threadId);
   if (paused !== null && paused !== ApprovalStore.idFor(ctx.jobId)) {
-    if (data.trigger !== "follow_up") {
-      await ctx.followUps.push(data.threadId, asFollowUp());
-    }
+    const pushed = data.trigger !== "follow_up" ? await ctx.followUps.push(data.threadId, asFollowUp()) : null;
     await ctx.locks.release(data.threadId, ctx.runOwner);
+    if (pushed && !pushed.queued) return refuseFollowUp(pushed.length);
     return { outcome: "awaiting_approval_follow_up" };
   }
   if (data.trigger === "follow_up" && (await ctx.followUps.length(data.threadId)) === 0) {

@@ -43,7 +43,7 @@ export async function processCleanup(data: CleanupJob, ctx: JobContext): Promise
   const destroyed: string[] = [];
   const forgotten: string[] = [];
   for (const threadId of data.threadIds) {
-    dropped += (await ctx.followUps.drain(threadId)).items.length;
+    dropped += (await ctx.followUps.drain(threadId)).length;
     const { sandboxId, forgotten: gone } = await teardownThreadSandbox({
       redis: ctx.redis,
       keyPrefix: ctx.prefix,

@@ -6,7 +6,7 @@ import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { RunRecords } from "../store/run-records.js";
 import { RunIndex, RunStatus, type RunEntry } from "../store/run-index.js";
 import { RunStops } from "../store/run-stop.js";
-import { FollowUpQueue } from "../threads/follow-ups.js";
+import { FollowUpQueue, followUpRefusedText } from "../threads/follow-ups.js";
 import { ThreadRepos } from "../threads/thread-repo.js";
 import { threadSandboxKey } from "../sandbox/lifecycle.js";
 import { conversationItems, fullText, readThread, usageSoFar, type Todo } from "./conversation.js";
@@ -255,7 +255,9 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       );
     const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the message was not sent");
     if (refused) return refused;
-    await new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP).push(entry.threadId, { text: text.trim(), author: session.login, source: "dashboard", at: Date.now() });
+    const followUps = new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP);
+    const { queued } = await followUps.push(entry.threadId, { text: text.trim(), author: session.login, source: "dashboard", at: Date.now() });
+    if (!queued) return c.html(messagePage("Nothing sent", session, followUpRefusedText(followUps.cap)), 429);
     return c.redirect(`/app/runs/${encodeURIComponent(entry.runId)}`, 303);
   });
 }

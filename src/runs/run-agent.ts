@@ -247,13 +247,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     middleware: {
       modelCallLimit: ctx.config.env.AGENT_MODEL_CALL_LIMIT,
       drainFollowUps: async (threadId) => {
-        const { items, dropped } = await ctx.followUps.drain(threadId);
+        const items = await ctx.followUps.drain(threadId);
         // Someone else's message joins the run: from now on it is not one person's, so not one person's token.
         const mine = gh.prAuthor?.login.toLowerCase();
         if (mine && items.some((i) => i.author.toLowerCase() !== mine)) delete gh.prAuthor;
-        const texts = items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
-        if (dropped > 0) texts.unshift(`(${dropped} older follow-up message(s) were dropped because too many arrived.)`);
-        return texts;
+        return items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
       },
       threadId: data.threadId,
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.

@@ -24,25 +24,19 @@ export const FollowUp = z.object({
 export type FollowUp = z.infer<typeof FollowUp>;
 
 const PUSH = `
-local n = redis.call("rpush", KEYS[1], ARGV[1])
-local cap = tonumber(ARGV[2])
-local dropped = 0
-if n > cap then
-  dropped = n - cap
-  redis.call("ltrim", KEYS[1], dropped, -1)
-  redis.call("hincrby", KEYS[2], "dropped", dropped)
+local n = redis.call("llen", KEYS[1])
+if n >= tonumber(ARGV[2]) then
+  return {n, 0}
 end
+n = redis.call("rpush", KEYS[1], ARGV[1])
 redis.call("expire", KEYS[1], ARGV[3])
-redis.call("expire", KEYS[2], ARGV[3])
-return {math.min(n, cap), dropped}
+return {n, 1}
 `;
 
 const DRAIN = `
 local items = redis.call("lrange", KEYS[1], 0, -1)
 redis.call("del", KEYS[1])
-local dropped = redis.call("hget", KEYS[2], "dropped") or "0"
-redis.call("del", KEYS[2])
-return {items, dropped}
+return items
 `;
 
 // The drain runs before every model call of every run: by SHA, not the text each time.
@@ -50,8 +44,8 @@ const push = luaScript(PUSH);
 const drain = luaScript(DRAIN);
 
 /**
- * Messages that arrive while a thread's run is active. Capped: past the cap the oldest are dropped and
- * counted, so the agent learns that it missed some rather than the list growing without bound.
+ * Messages that arrive while a thread's run is active. Capped: a message past the cap is not queued
+ * (`queued: false`) and the caller tells its sender, so none is lost without anyone knowing.
  */
 export class FollowUpQueue {
   private readonly key: (...p: (string | number)[]) => string;
@@ -59,23 +53,20 @@ export class FollowUpQueue {
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    private readonly cap: number,
+    readonly cap: number,
     private readonly ttlSeconds = 7 * 86400,
   ) {
     this.key = keyer(`${prefix}:followups`);
   }
 
-  async push(threadId: string, item: FollowUp): Promise<{ length: number; dropped: number }> {
-    const [length, dropped] = (await push(this.redis, 2, this.key(threadId), this.key(threadId, "meta"), JSON.stringify(FollowUp.parse(item)), String(this.cap), String(this.ttlSeconds))) as [
-      number,
-      number,
-    ];
-    return { length, dropped };
+  async push(threadId: string, item: FollowUp): Promise<{ length: number; queued: boolean }> {
+    const [length, queued] = (await push(this.redis, 1, this.key(threadId), JSON.stringify(FollowUp.parse(item)), String(this.cap), String(this.ttlSeconds))) as [number, number];
+    return { length, queued: queued === 1 };
   }
 
-  async drain(threadId: string): Promise<{ items: FollowUp[]; dropped: number }> {
-    const [raw, dropped] = (await drain(this.redis, 2, this.key(threadId), this.key(threadId, "meta"))) as [string[], string];
-    return { items: raw.map((r) => FollowUp.parse(JSON.parse(r))), dropped: Number(dropped) };
+  async drain(threadId: string): Promise<FollowUp[]> {
+    const raw = (await drain(this.redis, 1, this.key(threadId))) as string[];
+    return raw.map((r) => FollowUp.parse(JSON.parse(r)));
   }
 
   /** The newest pending message, left in place. */
@@ -87,4 +78,9 @@ export class FollowUpQueue {
   async length(threadId: string): Promise<number> {
     return this.redis.llen(this.key(threadId));
   }
+}
+
+/** Pure: what the sender of a message past the cap is told. */
+export function followUpRefusedText(cap: number): string {
+  return `This thread's run already has ${cap} messages waiting for it, so I did not take this one. Send it again once the run has finished.`;
 }

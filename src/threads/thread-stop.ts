@@ -20,8 +20,8 @@ const key = (prefix: string, threadId: string) => keyer(`${prefix}:thread-stop`)
  * stopped. Called while the stopped run still holds the thread's lock. Returns the marker.
  */
 export async function endStoppedWork(redis: Redis, prefix: string, followUps: FollowUpQueue, threadId: string, stop: { runId: string; by: string | null }, now = Date.now()): Promise<ThreadStop> {
-  const { items, dropped } = await followUps.drain(threadId);
-  const marker = ThreadStop.parse({ ...stop, at: now, dropped: items.length + dropped });
+  const items = await followUps.drain(threadId);
+  const marker = ThreadStop.parse({ ...stop, at: now, dropped: items.length });
   await redis.set(key(prefix, threadId), JSON.stringify(marker), "EX", 7 * 86400);
   return marker;
 }

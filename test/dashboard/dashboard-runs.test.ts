@@ -151,6 +151,17 @@ describe("dashboard in a real browser: a task started from the page streams live
     // Under way: the model asked for the long command.
     await page.getByText("Tool call · execute").waitFor({ timeout: 30_000 });
     await expect(page.locator("#run-status").textContent()).resolves.toBe("running");
+    // A message past the thread's follow-up cap (20) is not sent, and the page says so.
+    const { threadId } = (await new RunIndex(app.proc.redis, app.prefix).get(runId))!;
+    const queue = new FollowUpQueue(app.proc.redis, app.prefix, 20);
+    for (let i = 0; i < 20; i++) await queue.push(threadId, { text: `m${i}`, author: "dana", source: "dashboard", at: i });
+    const runPage = page.url();
+    await page.getByLabel("Message the running agent").fill("one too many");
+    const [sent] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/messages")), page.getByRole("button", { name: "Send" }).click()]);
+    expect(sent.status()).toBe(429);
+    await expect(page.locator("body").textContent()).resolves.toContain("already has 20 messages waiting for it, so I did not take this one");
+    expect(await queue.length(threadId)).toBe(20);
+    await page.goto(runPage);
     const started = Date.now();
     await page.getByRole("button", { name: "Stop" }).click();
     await page.locator("#run-status", { hasText: "stopped" }).waitFor({ timeout: 20_000 });

@@ -6,6 +6,7 @@ import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { FollowUpQueue, followUpRefusedText } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ownerJobId } from "../../src/threads/run-owner.js";
 import { threadId } from "../../src/shared/thread-id.js";
@@ -141,6 +142,26 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     const sleptAt = kinds.findIndex((k) => k.startsWith("tool:") && k.includes("slept"));
     expect(sleptAt).toBeGreaterThan(0);
     expect(followUp).toBeGreaterThan(sleptAt);
+  });
+
+  it("a mention in a busy thread whose follow-up list is full is not taken, and the thread is told so", async () => {
+    const root: Mention = { id: "1764590300.000100", user: "U0DANA", text: "look into the cache repo:octo/hello", where: "C0ENG" };
+    const extra: Mention = { id: "1764590305.000200", user: "U0DANA", text: "and one more thing repo:octo/hello", where: "C0ENG", thread: root.id };
+    const thread = threadId({ kind: "source", key: `slack:T0TEAM:C0ENG:${root.id}`, repo: "octo/hello" });
+    // The thread's run is busy (its lock held by a job BullMQ still has) and 20 messages already wait for it.
+    await app.proc.queues.queues.agent.add("agent", {}, { jobId: "slack-busy-job", delay: 3600_000 });
+    await new RunLocks(testRedis(), app.prefix, 60_000).acquire(thread, "slack-busy-job");
+    const queue = new FollowUpQueue(testRedis(), app.prefix, 20);
+    for (let i = 0; i < 20; i++) await queue.push(thread, { text: `m${i}`, author: "dana", source: "slack", at: i });
+    nockReread(extra, [{ ts: root.id, user: "U0DANA", text: `<@UBOT> ${root.text}` }]);
+    nock(API).get("/users/dana").optionally().reply(200, { login: "dana", id: 31 });
+    const told = nock(SLACK)
+      .post("/api/chat.postMessage", (b: Form) => b.thread_ts === root.id && b.text === followUpRefusedText(20))
+      .reply(200, slackBody("chat.postMessage", { ok: true, ts: "2.1" }));
+    expect((await send(extra)).status).toBe(200);
+    expect(await waitForJob(app.proc.queues.queues.agent, sourceRunJobId("slack", `T0TEAM:C0ENG:${extra.id}`))).toMatchObject({ returnvalue: { outcome: "follow_up_refused", waiting: 20 } });
+    expect(told.isDone()).toBe(true);
+    expect(await queue.length(thread)).toBe(20);
   });
 
   it("a question answered in the thread, with no PR and no completion call, ends the run as completed", async () => {

@@ -139,8 +139,28 @@ describe("workers: permission first, then the command", () => {
     permission("walt", "admin");
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "follow_up", queued: 1 } });
-    const { items } = await new FollowUpQueue(testRedis(), prefix, 20).drain(thread);
+    const items = await new FollowUpQueue(testRedis(), prefix, 20).drain(thread);
     expect(items.map((i) => [i.text, i.author])).toEqual([["also update the README", "walt"]]);
+  });
+
+  it("a message past the thread's follow-up cap is not queued and its sender is told so; what was queued stays", async () => {
+    const thread = threadId({ kind: "pr", owner: "octo", repo: "hello", number: 16 });
+    await proc.queues.queues.agent.add("agent", {}, { jobId: "busy-job", delay: 3600_000 });
+    await new RunLocks(testRedis(), prefix, 60_000).acquire(thread, "busy-job");
+    const queue = new FollowUpQueue(testRedis(), prefix, 20);
+    for (let i = 0; i < 20; i++) expect((await queue.push(thread, { text: `m${i}`, author: "walt", source: "github", at: i })).queued).toBe(true);
+    const { payload, installationId } = commentEvent("@open-swe one more thing", "wilma", { number: 16 });
+    mockInstallationToken(installationId);
+    permission("wilma", "write");
+    const bodies: string[] = [];
+    const reply = nock(API)
+      .post("/repos/octo/hello/issues/16/comments", (b: { body: string }) => (bodies.push(b.body), true))
+      .reply(201, { id: 1 });
+    const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
+    expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "follow_up_refused", waiting: 20 } });
+    expect(reply.isDone()).toBe(true);
+    expect(bodies).toEqual(["This thread's run already has 20 messages waiting for it, so I did not take this one. Send it again once the run has finished."]);
+    expect((await queue.drain(thread)).map((i) => i.text)).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
   });
 
   it("a run lock whose job BullMQ gave up on (failed, e.g. stalled too often) is taken over, not waited out", async () => {

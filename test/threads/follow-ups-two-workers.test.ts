@@ -26,7 +26,7 @@ describe("a thread's follow-ups with two worker processes and a Redis that stops
     expect(await a.exited).toBe(0);
     expect(await b.exited).toBe(0);
     const client = connectRedis(redis.url);
-    const rest = (await new FollowUpQueue(client, prefix, 10_000).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).items.map((i) => i.text);
+    const rest = (await new FollowUpQueue(client, prefix, 10_000).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).map((i) => i.text);
     await client.quit();
     const drained = [...a.output().matchAll(/^drained (\S+)$/gm), ...b.output().matchAll(/^drained (\S+)$/gm)].map((m) => m[1]!).concat(rest);
     const pushed = ["a", "b"].flatMap((n) => Array.from({ length: count }, (_, i) => `${n}-${i}`));

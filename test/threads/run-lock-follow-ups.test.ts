@@ -27,19 +27,25 @@ describe("RunLocks (real Redis)", () => {
 });
 
 describe("FollowUpQueue (real Redis)", () => {
-  it("keeps order, caps with the oldest dropped and counted, drains once", async () => {
+  it("keeps order, refuses past the cap (what is queued stays), drains once", async () => {
     const q = new FollowUpQueue(testRedis(), uniquePrefix(), 3);
-    for (let i = 1; i <= 5; i++) await q.push("t", { text: `m${i}`, author: "alice", source: "github", at: i });
-    expect(await q.length("t")).toBe(3);
-    const drained = await q.drain("t");
-    expect(drained.items.map((m) => m.text)).toEqual(["m3", "m4", "m5"]);
-    expect(drained.dropped).toBe(2);
-    expect(await q.drain("t")).toEqual({ items: [], dropped: 0 });
+    const pushed = [];
+    for (let i = 1; i <= 5; i++) pushed.push(await q.push("t", { text: `m${i}`, author: "alice", source: "github", at: i }));
+    expect(pushed).toEqual([
+      { length: 1, queued: true },
+      { length: 2, queued: true },
+      { length: 3, queued: true },
+      { length: 3, queued: false },
+      { length: 3, queued: false },
+    ]);
+    expect((await q.drain("t")).map((m) => m.text)).toEqual(["m1", "m2", "m3"]);
+    expect(await q.drain("t")).toEqual([]);
+    expect(await q.push("t", { text: "m6", author: "alice", source: "github", at: 6 })).toEqual({ length: 1, queued: true });
   });
 
   it("is shared across connections", async () => {
     const prefix = uniquePrefix();
     await new FollowUpQueue(testRedis(), prefix, 10).push("t", { text: "hi", author: "a", source: "slack", at: 1 });
-    expect((await new FollowUpQueue(testRedis(), prefix, 10).drain("t")).items[0]?.text).toBe("hi");
+    expect((await new FollowUpQueue(testRedis(), prefix, 10).drain("t"))[0]?.text).toBe("hi");
   });
 });
