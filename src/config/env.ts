@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { envRefusal, httpUrl } from "./env-refusal.js";
 import { OpenSweError } from "../errors.js";
 import { readModelConfig, type ModelConfig } from "./model-config.js";
 import { readSandboxConfig, type SandboxConfig } from "./sandbox-config.js";
@@ -19,16 +20,16 @@ const csv = (fallback: string) =>
 
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
-/** An http(s) URL: `localhost:3000` (no scheme) parses as a URL of scheme `localhost:`, so the scheme is checked. */
-const httpUrl = (example: string) => z.url({ protocol: /^https?$/, error: `an http(s) URL with its scheme, e.g. ${example}` });
-
 const bool = (fallback: boolean) =>
   z
     .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
     .default(fallback ? "true" : "false")
     .transform((v) => ["true", "1", "yes", "on"].includes(v));
 
-/** Every setting the app reads from its environment; `readConfig` is the only reader of process.env. */
+/**
+ * Every setting the app reads from its environment; `readConfig` is the only reader of process.env, apart
+ * from LangChain's tracing switches (`untraced-context.ts`), which LangChain itself reads.
+ */
 export const EnvSchema = z.object({
   APP_ID: z.string().regex(/^\d+$/, "a numeric GitHub App id").optional(),
   PRIVATE_KEY: z.string().min(1).optional(),
@@ -197,7 +198,6 @@ export const EnvSchema = z.object({
   AGENT_MAX_BUDGET_USD: z.coerce.number().positive("a positive amount in USD").optional(),
   /** User-level agents and skills: `<root>/<login>/.agents/agents/*.md`; default `$DATA_DIR/users`. */
   USER_AGENTS_ROOT: z.string().min(1).optional(),
-  CI: bool(false),
   /** Linear webhook signing secret; unset: every request to /webhooks/linear is refused. */
   LINEAR_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** A Linear personal API key (`lin_api_…`), sent as is. */
@@ -257,15 +257,6 @@ export function refuseSetupMode(role: "web" | "worker" | "all", config: AppConfi
   }
 }
 
-/** Variables whose value is a credential: a refusal names them but never prints the value. */
-const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PRIVATE_KEY|API_KEY|_KEY$/;
-
-/** What a refusal shows of a value: a credential's length only; a URL without its user:password. */
-export function shownValue(name: string, value: string): string {
-  if (SECRET_NAME.test(name)) return `a value of ${value.length} characters, not shown`;
-  return `got "${value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, "$1***@")}"`;
-}
-
 /** GitHub's REST API base: GITHUB_API_URL, else GHE_HOST's `/api/v3`; undefined for github.com. */
 export function githubApiUrl(e: Pick<Env, "GITHUB_API_URL" | "GHE_HOST">): string | undefined {
   if (e.GITHUB_API_URL) return e.GITHUB_API_URL.replace(/\/+$/, "");
@@ -295,11 +286,7 @@ function redisTarget(e: Env): RedisTarget | null {
 export function readConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): AppConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = issue?.path.join(".") ?? "environment";
-    throw new ConfigError(`invalid ${name}: ${issue?.message ?? "invalid value"} (${shownValue(name, cleaned[name] ?? "")})`);
-  }
+  if (!parsed.success) throw new ConfigError(envRefusal(parsed.error, cleaned));
   const e: Env = {
     ...parsed.data,
     MENTION_HANDLES: parsed.data.MENTION_HANDLES?.length ? parsed.data.MENTION_HANDLES : defaultMentionHandles(parsed.data.APP_SLUG),

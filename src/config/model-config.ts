@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 import { checkModelId } from "./check-model-id.js";
+import { envRefusal, httpUrl } from "./env-refusal.js";
 import { checkReplayScript } from "./replay-script.js";
 
 const optionalString = z
@@ -11,11 +12,11 @@ const optionalString = z
 
 const EnvSchema = z.object({
   ANTHROPIC_API_KEY: optionalString,
-  ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl("https://api.anthropic.com").optional()),
   OPEN_SWE_MODEL: optionalString,
   OPEN_SWE_MODEL_EFFORT: optionalString,
   OPEN_SWE_FALLBACK_MODEL: optionalString,
-  OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
+  OPENAI_BASE_URL: optionalString.pipe(httpUrl("https://api.openai.com/v1").optional()),
   OPENAI_API_KEY: optionalString,
 });
 
@@ -59,10 +60,7 @@ function checkModels(env: Record<string, string | undefined>, cwd: string): void
 
 export function readModelConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ModelConfig {
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
-    throw new OpenSweError("config_invalid", `invalid model settings in the environment: ${fields}`, { cause: parsed.error });
-  }
+  if (!parsed.success) throw new OpenSweError("config_invalid", envRefusal(parsed.error, env), { cause: parsed.error });
   checkModels(env, cwd);
   const e = parsed.data;
   const config: ModelConfig = {};

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { envRefusal, httpUrl } from "./env-refusal.js";
 
 /** The sandbox providers a deployment may choose (`SANDBOX_TYPE`); each has a factory in src/sandbox/registry.ts. */
 export const SANDBOX_TYPES = ["local", "e2b", "modal", "daytona"] as const;
@@ -68,14 +69,14 @@ export const SandboxEnv = z.object({
   E2B_TEMPLATE: z.string().default("base"),
   E2B_DOMAIN: optionalString,
   // The SDK's own overrides (a self-hosted E2B, a proxy); the tests point them at a loopback server.
-  E2B_API_URL: optionalString.pipe(z.url().optional()),
-  E2B_SANDBOX_URL: optionalString.pipe(z.url().optional()),
+  E2B_API_URL: optionalString.pipe(httpUrl("https://api.e2b.example.com").optional()),
+  E2B_SANDBOX_URL: optionalString.pipe(httpUrl("https://sandbox.e2b.example.com").optional()),
   MODAL_TOKEN_ID: optionalString,
   MODAL_TOKEN_SECRET: optionalString,
   MODAL_APP_NAME: z.string().default("open-swe"),
   MODAL_IMAGE: z.string().default("node:20-bookworm"),
   DAYTONA_API_KEY: optionalString,
-  DAYTONA_API_URL: z.url().default("https://app.daytona.io/api"),
+  DAYTONA_API_URL: httpUrl("https://app.daytona.io/api").default("https://app.daytona.io/api"),
   DAYTONA_IMAGE: optionalString,
   DAYTONA_SNAPSHOT: optionalString,
 });
@@ -124,10 +125,7 @@ function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: E
 
 export function readSandboxConfig(env: Record<string, string | undefined>, cwd: string = process.cwd()): SandboxConfig {
   const parsed = SandboxEnv.safeParse(env);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new OpenSweError("config_invalid", `invalid sandbox settings: ${detail}`);
-  }
+  if (!parsed.success) throw new OpenSweError("config_invalid", envRefusal(parsed.error, env));
   const e = parsed.data;
   return {
     type: e.SANDBOX_TYPE,

@@ -82,6 +82,13 @@ describe("readConfig", () => {
     [{ OPEN_SWE_MODEL: "gpt-4o" }, /^invalid OPEN_SWE_MODEL: unknown model "gpt-4o"/],
     [{ OPEN_SWE_FALLBACK_MODEL: "haiku" }, /^invalid OPEN_SWE_FALLBACK_MODEL: unknown model "haiku"/],
     [{ THREAD_MODELS: "claude-opus-4-7,claude-opuss" }, /^invalid THREAD_MODELS: unknown model "claude-opuss"/],
+    // The model and sandbox variables are refused as the others are: the variable, why, and what it was.
+    [{ ANTHROPIC_BASE_URL: "localhost:8080" }, /^invalid ANTHROPIC_BASE_URL: an http\(s\) URL with its scheme, e.g. https:\/\/api.anthropic.com \(got "localhost:8080"\)$/],
+    [{ OPENAI_BASE_URL: "ftp://llm.local/v1" }, /^invalid OPENAI_BASE_URL: an http\(s\) URL with its scheme/],
+    [{ DAYTONA_API_URL: "daytona.local:3000" }, /^invalid DAYTONA_API_URL: an http\(s\) URL with its scheme, e.g. https:\/\/app.daytona.io\/api \(got "daytona.local:3000"\)$/],
+    [{ E2B_API_URL: "e2b.local" }, /^invalid E2B_API_URL: an http\(s\) URL/],
+    [{ SANDBOX_MEMORY_MB: "lots" }, /^invalid SANDBOX_MEMORY_MB: .* \(got "lots"\)$/],
+    [{ SANDBOX_TYPE: "docker" }, /^invalid SANDBOX_TYPE: .*local.* \(got "docker"\)$/],
   ])("%j is refused at start-up with the allowed values", (env, message) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(message);

@@ -4,10 +4,10 @@ import LIVE_SUITES from "../live/suites.json" with { type: "json" };
 /**
  * Variables that point the app at an operator's installation: its Redis, data, GitHub App, model keys.
  * The test run drops them from its environment, so a shell with them exported (or a loaded .env) cannot
- * lead a test to the operator's data. CI/NODE_ENV describe the machine, not an installation.
+ * lead a test to the operator's data. NODE_ENV describes the machine, not an installation.
  */
 export const OPERATOR_ENV_KEYS: readonly string[] = [
-  ...Object.keys(EnvSchema.shape).filter((k) => k !== "CI" && k !== "NODE_ENV"),
+  ...Object.keys(EnvSchema.shape).filter((k) => k !== "NODE_ENV"),
   "REDIS_URL",
   "SANDBOX_TYPE",
   "SANDBOX_ROOT",
