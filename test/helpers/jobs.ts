@@ -33,6 +33,17 @@ export async function findJob(queue: Queue, id: string): Promise<Job | undefined
   return undefined;
 }
 
+/** Polls until the job exists (a webhook's job reaches BullMQ through the intake pump, after the 200). */
+export async function jobAppears(queue: Queue, id: string, timeoutMs = 15_000): Promise<Job> {
+  const started = Date.now();
+  for (;;) {
+    const job = await findJob(queue, id);
+    if (job) return job;
+    if (Date.now() - started > timeoutMs) throw new Error(`job ${id} did not appear within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Polls until the job has finished (completed or failed, with no retry left); returns its final state. */
 export async function waitForJob(queue: Queue, id: string, timeoutMs = 15_000): Promise<{ state: string; returnvalue: unknown; failedReason: string | undefined }> {
   const started = Date.now();
