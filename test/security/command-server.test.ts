@@ -80,6 +80,14 @@ describe("a sandbox's command server under attack from its own commands", () => 
     expect((await sb.exec("ls -A /tmp /dev/shm")).stdout).not.toContain("left");
   });
 
+  it("what a command leaves in /tmp is removed, never followed: links into the workspace take nothing of it, and directories it locked go too", async () => {
+    const left = await sb.exec(
+      'mkdir -p keep && echo x > keep/file && ln -s "$PWD/keep" /tmp/link && ln -s "$PWD/keep/file" /tmp/flink && mkdir -p /tmp/d && ln -s "$PWD/keep" /tmp/d/inner && mkdir -p /tmp/locked/sub && touch /tmp/locked/sub/f && chmod 000 /tmp/locked/sub /tmp/locked && ln -s "$PWD/keep" /dev/shm/link',
+    );
+    expect(left).toMatchObject({ exitCode: 0 });
+    expect((await sb.exec("ls -A /tmp /dev/shm; cat keep/file")).stdout).toBe("/dev/shm:\n\n/tmp:\nx\n");
+  });
+
   it("destroy stops the server with the sandbox", async () => {
     const other = await provider.create({ network: false });
     expect(await other.startCommandServer()).toBe(true);

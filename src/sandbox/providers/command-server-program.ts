@@ -52,6 +52,7 @@ sub spawn_error { my ($id, $why) = @_; send_frame(3, $id, '{"spawnError":' . jso
 sub rm_tree {
   my $path = shift;
   if (-l $path || !-d _) { unlink $path; return }
+  chmod 0700, $path;
   if (opendir(my $dh, $path)) {
     my @names = grep { $_ ne '.' && $_ ne '..' } readdir $dh;
     closedir $dh;
