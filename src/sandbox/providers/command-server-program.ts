@@ -147,7 +147,6 @@ sub settle {
     my $sig = $c->{status} & 127;
     my $exit = $sig ? '{"code":null,"signal":' . json_text('SIG' . ($signame[$sig] // $sig)) : '{"code":' . ($c->{status} >> 8) . ',"signal":null';
     send_frame(3, $c->{id}, $exit . ',"truncated":' . ($c->{truncated} ? 'true' : 'false') . '}');
-    sweep();
   }
 }
 sub request {
