@@ -2,12 +2,13 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { GENERAL_PURPOSE_SUBAGENT, createDeepAgent, type CreateDeepAgentParams, type SubAgent } from "deepagents";
-import { todoListMiddleware, type AgentMiddleware } from "langchain";
+import type { AgentMiddleware } from "langchain";
 import { sanitizeThinkingBlocksMiddleware } from "./middleware/sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./middleware/sanitize-tool-inputs.js";
 import { toolErrorsMiddleware } from "./middleware/tool-errors.js";
 import { toolPolicyMiddleware } from "./middleware/tool-policy.js";
 import { toolEventsMiddleware } from "./middleware/tool-events.js";
+import { todoListWithoutAfterModel } from "./middleware/todo-list.js";
 import { installUntracedContext } from "./untraced-context.js";
 import { verdictGuardMiddleware } from "./guards/verdict-guard.js";
 
@@ -61,7 +62,7 @@ export function createOpenSweAgent(options: CreateOpenSweAgentOptions) {
     model: options.model,
     systemPrompt: options.systemPrompt,
     tools: options.tools as CreateDeepAgentParams["tools"] & object,
-    middleware: [todoListMiddleware() as AgentMiddleware, policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
+    middleware: [todoListWithoutAfterModel(), policy, ...events, verdictGuardMiddleware() as AgentMiddleware, ...options.middleware],
     subagents: [
       ...(options.fileSubagents?.some((a) => a.name === GENERAL_PURPOSE_SUBAGENT.name)
         ? []

@@ -90,9 +90,9 @@ describe("buildAgentMiddleware", () => {
     // Status and the sandbox breaker act inside the model's node (wrapModelCall); only a hook that changes
     // the state before the call (the drained follow-ups) needs a node, and so a checkpoint, of its own.
     expect(nodes.filter((n) => n.endsWith(".before_model"))).toEqual(["FollowUpQueueMiddleware.before_model"]);
-    // The call limit, the budget and the no-empty-message rewrite act inside the model's node too: after
-    // the model only the todo list's hook (deepagents') is a node; before the run, none of ours.
-    expect(nodes.filter((n) => n.endsWith(".after_model"))).toEqual(["todoListMiddleware.after_model"]);
+    // The call limit, the budget, the no-empty-message rewrite and the todo list's one-call-per-turn check
+    // act inside the model's or the tools' node: no node after the model; before the run, none of ours.
+    expect(nodes.filter((n) => n.endsWith(".after_model"))).toEqual([]);
     expect(nodes.filter((n) => n.endsWith(".before_agent")).sort()).toEqual(["FilesystemMiddleware.before_agent", "patchToolCallsMiddleware.before_agent"]);
   });
 });
