@@ -21,8 +21,10 @@ import type { Redis } from "ioredis";
 import { OpenSweError } from "../../errors.js";
 import { CheckpointKeys } from "./checkpoint-keys.js";
 import { ITEM_SEP, ItemCodec } from "./item-codec.js";
+import { putCheckpoint, putCheckpointWrites } from "./checkpoint-scripts.js";
 import { KnownItems } from "./known-items.js";
 import { joinLists, splitLists, type LoadList, type StoreList } from "./split-lists.js";
+import { WrittenRefs, type RefSpace } from "./written-refs.js";
 
 export interface RedisSaverOptions {
   redis: Redis;
@@ -76,6 +78,8 @@ export class RedisSaver extends BaseCheckpointSaver {
   readonly #keep: number | undefined;
   readonly #codec: ItemCodec;
   readonly #known = new KnownItems();
+  /** Kept only when pruning: what each checkpoint this process put refers to (see `#prune`). */
+  readonly #written = new WrittenRefs();
   /**
    * When this process last moved each thread up the thread index: a put refreshes it at most once per
    * INDEX_REFRESH_MS (a round trip fewer on every other put; the index's precision is far below the TTL's).
@@ -99,6 +103,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (thread === undefined) return undefined;
     const ns = (config.configurable?.["checkpoint_ns"] as string | undefined) ?? "";
     this.#known.delete(this.#keys.items(thread, ns));
+    this.#written.delete(this.#keys.items(thread, ns));
     let id: string | undefined = getCheckpointId(config) || undefined;
     if (!id) {
       const latest = await this.#redis.zrevrangebylex(this.#keys.ids(thread, ns), "+", "-", "LIMIT", 0, 1);
@@ -143,29 +148,44 @@ export class RedisSaver extends BaseCheckpointSaver {
     const [[cpType, cpBytes], [mdType, mdBytes]] = await Promise.all([this.serde.dumpsTyped({ ...rest, channel_values: {} }), this.serde.dumpsTyped(metadata)]);
     const itemsKey = this.#keys.items(thread, ns);
     const newItems: Record<string, Buffer> = {};
-    const blobs: Record<string, string> = {};
+    const blobs = new Map<string, StoredBlob>();
     for (const [channel, version] of Object.entries(newVersions)) {
-      const blob: StoredBlob = Object.prototype.hasOwnProperty.call(values, channel) ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems) : { type: EMPTY, value: "" };
-      blobs[`${channel}\u0000${version}`] = JSON.stringify(blob);
+      blobs.set(
+        `${channel}\u0000${version}`,
+        Object.prototype.hasOwnProperty.call(values, channel) ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems) : { type: EMPTY, value: "" },
+      );
     }
-    const fields: Record<string, string | Buffer> = {
-      checkpoint: Buffer.from(cpBytes),
-      checkpointType: cpType,
-      metadata: Buffer.from(mdBytes),
-      metadataType: mdType,
-    };
-    if (parent) fields["parent"] = parent;
-    const cpKey = this.#keys.cp(thread, ns, checkpoint.id);
-    const multi = this.#redis.multi();
-    if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
-    if (Object.keys(blobs).length > 0) multi.hset(this.#keys.blobs(thread, ns), blobs);
-    multi.sadd(this.#keys.ns(thread), ns).zadd(this.#keys.ids(thread, ns), 0, checkpoint.id).del(cpKey).hset(cpKey, fields);
-    this.#expire(multi, this.#keys.ns(thread), this.#keys.ids(thread, ns), this.#keys.blobs(thread, ns), itemsKey, cpKey);
-    multi.zcard(this.#keys.ids(thread, ns));
-    const results = await multi.exec();
+    // The channel values this checkpoint refers to, readable without deserialising it (prune reads them).
+    const refs = Object.entries(checkpoint.channel_versions).map(([channel, version]) => `${channel}\u0000${version}`);
+    const fields: Array<string | Buffer> = ["checkpoint", Buffer.from(cpBytes), "checkpointType", cpType, "metadata", Buffer.from(mdBytes), "metadataType", mdType, "refs", JSON.stringify(refs)];
+    if (parent) fields.push("parent", parent);
+    const items = Object.entries(newItems);
+    const count = Number(
+      await putCheckpoint(
+        this.#redis,
+        5,
+        itemsKey,
+        this.#keys.blobs(thread, ns),
+        this.#keys.ns(thread),
+        this.#keys.ids(thread, ns),
+        this.#keys.cp(thread, ns, checkpoint.id),
+        String(this.#ttlSeconds ?? 0),
+        ns,
+        checkpoint.id,
+        String(items.length),
+        String(blobs.size),
+        ...items.flat(),
+        ...[...blobs].flatMap(([field, blob]) => [field, JSON.stringify(blob)]),
+        ...fields,
+      ),
+    );
     this.#known.remember(itemsKey, newItems);
-    const count = Number(results?.at(-1)?.[1] ?? 0);
-    if (this.#keep !== undefined && count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
+    if (this.#keep !== undefined) {
+      const space = this.#written.space(itemsKey);
+      space.checkpoints.set(checkpoint.id, { fields: refs, writeItems: new Set() });
+      for (const [field, blob] of blobs) space.blobItems.set(field, blob.items ?? []);
+      if (count > 2 * this.#keep) await this.#prune(thread, ns, this.#keep);
+    }
     await this.#index(thread);
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -198,15 +218,23 @@ export class RedisSaver extends BaseCheckpointSaver {
       const idx = WRITES_IDX_MAP[channel] ?? i;
       stored.push([`${taskId}\u0000${idx}`, idx, { taskId, idx, channel, ...(await this.#dump(itemsKey, value, newItems)), taskPath: taskPath ?? "" }]);
     }
-    const multi = this.#redis.multi();
-    if (Object.keys(newItems).length > 0) multi.hset(itemsKey, newItems);
-    for (const [field, idx, write] of stored) {
-      // Regular writes are first-writer-wins (a retried task must not change history); special ones (errors, interrupts) overwrite.
-      if (idx >= 0) multi.hsetnx(key, field, JSON.stringify(write));
-      else multi.hset(key, field, JSON.stringify(write));
+    const items = Object.entries(newItems);
+    // What this process knows a checkpoint refers to must include these before they land (prune reads it).
+    if (this.#keep !== undefined) {
+      const refs = this.#written.peek(itemsKey)?.checkpoints.get(id);
+      for (const [, , write] of stored) for (const hash of write.items ?? []) refs?.writeItems.add(hash);
     }
-    this.#expire(multi, key, itemsKey);
-    await multi.exec();
+    await putCheckpointWrites(
+      this.#redis,
+      2,
+      itemsKey,
+      key,
+      String(this.#ttlSeconds ?? 0),
+      String(items.length),
+      ...items.flat(),
+      // Regular writes are first-writer-wins (a retried task must not change history); special ones (errors, interrupts) overwrite.
+      ...stored.flatMap(([field, idx, write]) => [idx >= 0 ? "nx" : "set", field, JSON.stringify(write)]),
+    );
     this.#known.remember(itemsKey, newItems);
   }
 
@@ -222,6 +250,7 @@ export class RedisSaver extends BaseCheckpointSaver {
       const ids = await this.#redis.zrange(this.#keys.ids(threadId, ns), "0", "-1");
       keys.push(this.#keys.ids(threadId, ns), this.#keys.blobs(threadId, ns), this.#keys.items(threadId, ns));
       this.#known.delete(this.#keys.items(threadId, ns));
+      this.#written.delete(this.#keys.items(threadId, ns));
       for (const id of ids) keys.push(this.#keys.cp(threadId, ns, id), this.#keys.writes(threadId, ns, id));
     }
     const multi = this.#redis.multi();
@@ -268,8 +297,9 @@ export class RedisSaver extends BaseCheckpointSaver {
 
   /**
    * Drops all but the latest `keep` checkpoints of a namespace, then the values and items nothing kept
-   * references. It runs every `keep + 1` puts of a long thread: its reads go in one pipelined round trip
-   * (each checkpoint's versions and writes), not one per checkpoint.
+   * references. It runs every `keep + 1` puts of a long thread. What each checkpoint, value and write refers
+   * to comes from what this process wrote (`WrittenRefs`); only what it did not write (an earlier run's, or
+   * another process's) is read back, in one pipelined round trip, and remembered for the next prune.
    */
   async #prune(thread: string, ns: string, keep: number): Promise<void> {
     const idsKey = this.#keys.ids(thread, ns);
@@ -277,47 +307,33 @@ export class RedisSaver extends BaseCheckpointSaver {
     const dropped = ids.slice(0, Math.max(0, ids.length - keep));
     if (dropped.length === 0) return;
     const kept = ids.slice(dropped.length);
-    const reads = this.#redis.pipeline();
-    for (const id of ids) reads.hmgetBuffer(this.#keys.cp(thread, ns, id), "checkpoint", "checkpointType");
-    for (const id of ids) reads.hvals(this.#keys.writes(thread, ns, id));
-    const replies = (await reads.exec()) ?? [];
-    const reply = <T>(i: number): T => {
-      const [err, value] = replies[i] ?? [new Error("no reply")];
-      if (err) throw err;
-      return value as T;
-    };
-    const fieldsOf = new Map<string, string[]>();
-    const writeItemsOf = new Map<string, string[]>();
-    for (const [i, id] of ids.entries()) {
-      const raw = reply<(Buffer | null)[]>(i);
-      const fields: string[] = [];
-      if (raw[0] && raw[1]) {
-        const cp = (await this.serde.loadsTyped(raw[1].toString(), raw[0])) as Checkpoint;
-        for (const [channel, version] of Object.entries(cp.channel_versions)) fields.push(`${channel}\u0000${version}`);
-      }
-      fieldsOf.set(id, fields);
-      writeItemsOf.set(
-        id,
-        reply<string[]>(ids.length + i).flatMap((w) => (JSON.parse(w) as StoredWrite).items ?? []),
-      );
-    }
-    // Only what a dropped checkpoint referenced and no kept one does goes: a write racing this prune
-    // (it belongs to a kept checkpoint) never loses its items.
-    const keptFields = new Set(kept.flatMap((id) => fieldsOf.get(id) ?? []));
-    const stale = [...new Set(dropped.flatMap((id) => fieldsOf.get(id) ?? []))].filter((f) => !keptFields.has(f));
     const blobsKey = this.#keys.blobs(thread, ns);
     const itemsKey = this.#keys.items(thread, ns);
-    const fields = [...keptFields, ...stale];
-    const blobs = fields.length > 0 ? await this.#redis.hmget(blobsKey, ...fields) : [];
-    const itemsOf = (from: number, to: number, ofIds: string[]): Set<string> => {
+    const space = this.#written.space(itemsKey);
+    await this.#readRefs(thread, ns, space, ids);
+    const refsOf = (id: string) => space.checkpoints.get(id) ?? { fields: [], writeItems: new Set<string>() };
+    // Only what a dropped checkpoint referenced and no kept one does goes.
+    const keptFields = new Set(kept.flatMap((id) => refsOf(id).fields));
+    const stale = [...new Set(dropped.flatMap((id) => refsOf(id).fields))].filter((f) => !keptFields.has(f));
+    const unread = [...keptFields, ...stale].filter((f) => !space.blobItems.has(f));
+    if (unread.length > 0) {
+      const blobs = await this.#redis.hmget(blobsKey, ...unread);
+      for (const [i, field] of unread.entries()) {
+        const stored = blobs[i];
+        space.blobItems.set(field, stored ? ((JSON.parse(stored) as StoredBlob).items ?? []) : []);
+      }
+    }
+    const itemsOf = (fields: Iterable<string>, ofIds: string[]): Set<string> => {
       const out = new Set<string>();
-      for (const stored of blobs.slice(from, to)) if (stored) for (const h of (JSON.parse(stored) as StoredBlob).items ?? []) out.add(h);
-      for (const id of ofIds) for (const h of writeItemsOf.get(id) ?? []) out.add(h);
+      for (const field of fields) for (const h of space.blobItems.get(field) ?? []) out.add(h);
+      for (const id of ofIds) for (const h of refsOf(id).writeItems) out.add(h);
       return out;
     };
-    const live = itemsOf(0, keptFields.size, kept);
-    const staleItems = [...itemsOf(keptFields.size, fields.length, dropped)].filter((h) => !live.has(h));
+    const live = itemsOf(keptFields, kept);
+    const staleItems = [...itemsOf(stale, dropped)].filter((h) => !live.has(h));
     this.#known.forget(itemsKey, staleItems);
+    for (const id of dropped) space.checkpoints.delete(id);
+    for (const field of stale) space.blobItems.delete(field);
     const multi = this.#redis.multi();
     multi.zrem(idsKey, ...dropped);
     for (let i = 0; i < dropped.length; i += 250) {
@@ -328,9 +344,35 @@ export class RedisSaver extends BaseCheckpointSaver {
     await multi.exec();
   }
 
-  #expire(multi: ReturnType<Redis["multi"]>, ...keys: string[]): void {
-    if (this.#ttlSeconds === undefined) return;
-    for (const key of keys) multi.expire(key, this.#ttlSeconds);
+  /**
+   * Reads what `space` does not hold of the checkpoints `ids`: each one's channel values (its `refs`, or the
+   * checkpoint itself when it was stored before refs were) and the items its writes refer to.
+   */
+  async #readRefs(thread: string, ns: string, space: RefSpace, ids: string[]): Promise<void> {
+    const unknown = ids.filter((id) => !space.checkpoints.has(id));
+    if (unknown.length === 0) return;
+    const reads = this.#redis.pipeline();
+    for (const id of unknown) reads.hmgetBuffer(this.#keys.cp(thread, ns, id), "refs", "checkpoint", "checkpointType");
+    for (const id of unknown) reads.hvals(this.#keys.writes(thread, ns, id));
+    const replies = (await reads.exec()) ?? [];
+    const reply = <T>(i: number): T => {
+      const [err, value] = replies[i] ?? [new Error("no reply")];
+      if (err) throw err;
+      return value as T;
+    };
+    for (const [i, id] of unknown.entries()) {
+      const [refs, cpBytes, cpType] = reply<(Buffer | null)[]>(i);
+      let fields: string[] = [];
+      if (refs) {
+        fields = JSON.parse(refs.toString()) as string[];
+      } else if (cpBytes && cpType) {
+        const cp = (await this.serde.loadsTyped(cpType.toString(), cpBytes)) as Checkpoint;
+        fields = Object.entries(cp.channel_versions).map(([channel, version]) => `${channel}\u0000${version}`);
+      }
+      const writeItems = new Set(reply<string[]>(unknown.length + i).flatMap((w) => (JSON.parse(w) as StoredWrite).items ?? []));
+      // A checkpoint this process put meanwhile is known better than what was just read.
+      if (!space.checkpoints.has(id)) space.checkpoints.set(id, { fields, writeItems });
+    }
   }
 
   async #loadTuple(thread: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {

@@ -247,23 +247,53 @@ describe("RedisSaver storage grows with what a run does", () => {
     expect(await redis.hexists(`${prefix}:{t}:item:`, "racing-item")).toBe(1);
   });
 
-  it("prunes with its reads in one round trip, not one per checkpoint", async () => {
+  it("prunes from what it wrote without reading it back; what another process wrote it reads once, in one round trip", async () => {
     const redis = testRedis();
-    const saver = new RedisSaver({ redis, prefix: uniquePrefix(), keepCheckpoints: 3 });
+    const prefix = uniquePrefix();
     let pipelines = 0;
     let single = 0;
     const pipeline = redis.pipeline.bind(redis);
     redis.pipeline = ((...args: Parameters<Redis["pipeline"]>) => (pipelines++, pipeline(...args))) as Redis["pipeline"];
-    for (const name of ["hmgetBuffer", "hvals"] as const) {
+    for (const name of ["hmget", "hmgetBuffer", "hvals", "hgetall", "hgetallBuffer"] as const) {
       const original = (redis[name] as (...a: unknown[]) => unknown).bind(redis);
       (redis as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => (single++, original(...a));
     }
-    const { messages } = await growThread(saver, "t", 8);
-    // 8 puts with 3 kept: the 7th prunes (7 checkpoints > 2 × 3).
+    // 8 puts with 3 kept: the 7th prunes (7 checkpoints > 2 × 3), from what this saver wrote.
+    await growThread(new RedisSaver({ redis, prefix, keepCheckpoints: 3 }), "t", 8);
+    expect([pipelines, single]).toEqual([0, 0]);
+
+    // Another process takes the thread over, its checkpoints stored before they named their values.
+    for (const key of await redis.keys(`${prefix}:{t}:cp:*`)) await redis.hdel(key, "refs");
+    const { config, messages } = await growThread(new RedisSaver({ redis, prefix, keepCheckpoints: 3 }), "t", 8);
+    // Its first prune reads the 4 checkpoints it found in one round trip (and their values); its second reads nothing.
     expect(pipelines).toBe(1);
-    expect(single).toBe(0);
-    const latest = await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } });
+    expect(single).toBe(1);
+    const ids = await redis.zrange(`${prefix}:{t}:ids:`, "0", "-1");
+    expect(await redis.hlen(`${prefix}:{t}:blob:`)).toBe(ids.length);
+    expect(await redis.hlen(`${prefix}:{t}:item:`)).toBe(messages.length);
+    const latest = await new RedisSaver({ redis, prefix }).getTuple(config);
     expect((latest?.checkpoint.channel_values as { messages: BaseMessage[] }).messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+  });
+
+  it("keeps an item that a dropped checkpoint's write and a kept one's both refer to", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    // The first checkpoint is another process's (an earlier attempt of the run), the rest this one's.
+    const earlier = new RedisSaver({ redis, prefix, keepCheckpoints: 2 });
+    const saver = new RedisSaver({ redis, prefix, keepCheckpoints: 2 });
+    const note = new ToolMessage({ content: "only in writes", tool_call_id: "c", id: "x" });
+    let config = { configurable: { thread_id: "t", checkpoint_ns: "" } } as { configurable: Record<string, string> };
+    const ids: string[] = [];
+    for (let step = 1; step <= 5; step++) {
+      const by = step === 1 ? earlier : saver;
+      config = (await by.put(config, { ...emptyCheckpoint(), id: uuid6(1) }, { source: "loop", step, parents: {} }, {})) as typeof config;
+      ids.push(config.configurable["checkpoint_id"]!);
+      // The 1st and the 4th checkpoints get the same write; the 5th put prunes the 1st to the 3rd.
+      if (step === 1 || step === 4) await by.putWrites(config, [["messages", [note]]], `task${step}`);
+    }
+    expect(await redis.zrange(`${prefix}:{t}:ids:`, "0", "-1")).toEqual(ids.slice(3));
+    const kept = await new RedisSaver({ redis, prefix }).getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: ids[3]! } });
+    expect(kept?.pendingWrites?.map(([, channel, value]) => [channel, (value as ToolMessage[]).map((m) => m.id)])).toEqual([["messages", ["x"]]]);
   });
 
   it("refuses a keepCheckpoints that is not a positive integer", () => {
