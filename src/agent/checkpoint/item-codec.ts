@@ -34,9 +34,19 @@ export class ItemCodec {
     const stored = Buffer.concat([Buffer.from(type), Buffer.from([ITEM_SEP]), Buffer.from(bytes)]);
     // 96 bits: a collision within one thread's few thousand items is not a concern.
     const hash = createHash("sha256").update(stored).digest("base64url").slice(0, 16);
-    // Plain objects may hold lists to split (a Send's state) and are rebuilt every step; class instances (messages) are not.
-    if (Object.getPrototypeOf(element) !== Object.prototype && !Array.isArray(element)) this.#encoded.set(element, { shape: shapeOf(element), stored, hash });
+    this.remember(element, { stored, hash });
     return { stored, hash };
+  }
+
+  /**
+   * An element as it was read back, with the stored form and hash it was read from: the first put after a
+   * thread is loaded (every run starts so) finds its whole history encoded, instead of serialising and
+   * hashing every message again.
+   */
+  remember(element: unknown, item: EncodedItem): void {
+    // Plain objects may hold lists to split (a Send's state) and are rebuilt every step; class instances (messages) are not.
+    if (typeof element !== "object" || element === null || Array.isArray(element) || Object.getPrototypeOf(element) === Object.prototype) return;
+    this.#encoded.set(element, { shape: shapeOf(element), ...item });
   }
 }
 

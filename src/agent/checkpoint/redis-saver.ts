@@ -412,14 +412,21 @@ export class RedisSaver extends BaseCheckpointSaver {
 
   async #loadItems(thread: string, ns: string, hashes: string[]): Promise<unknown[]> {
     if (hashes.length === 0) return [];
-    const raw = await this.#redis.hmgetBuffer(this.#keys.items(thread, ns), ...hashes);
-    return Promise.all(
+    const itemsKey = this.#keys.items(thread, ns);
+    const raw = await this.#redis.hmgetBuffer(itemsKey, ...hashes);
+    const elements = await Promise.all(
       raw.map(async (stored, i) => {
         const at = stored?.indexOf(ITEM_SEP) ?? -1;
         if (!stored || at < 0) throw new OpenSweError("checkpoint_invalid", `checkpoint of thread ${thread} references a missing list item ${hashes[i]}`);
-        return this.serde.loadsTyped(stored.subarray(0, at).toString(), stored.subarray(at + 1));
+        const element: unknown = await this.serde.loadsTyped(stored.subarray(0, at).toString(), stored.subarray(at + 1));
+        this.#codec.remember(element, { stored, hash: hashes[i]! });
+        return element;
       }),
     );
+    // Just read, so stored: the next put need not write them again.
+    const known = this.#known.of(itemsKey);
+    for (const hash of hashes) known.add(hash);
+    return elements;
   }
 
   async #storedWrites(thread: string, ns: string, id: string): Promise<StoredWrite[]> {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Redis } from "ioredis";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Send } from "@langchain/langgraph";
-import { emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import { JsonPlusSerializer, emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { validate, deltaChannelHistoryTests, type CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
 import { RedisSaver } from "../../../src/agent/checkpoint/redis-saver.js";
 import { redisSocket, testRedis, uniquePrefix } from "../../helpers/redis.js";
@@ -294,6 +294,39 @@ describe("RedisSaver storage grows with what a run does", () => {
     expect(await redis.zrange(`${prefix}:{t}:ids:`, "0", "-1")).toEqual(ids.slice(3));
     const kept = await new RedisSaver({ redis, prefix }).getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: ids[3]! } });
     expect(kept?.pendingWrites?.map(([, channel, value]) => [channel, (value as ToolMessage[]).map((m) => m.id)])).toEqual([["messages", ["x"]]]);
+  });
+
+  it("does not encode or write a loaded thread's history again on the run's first put", async () => {
+    const redis = testRedis();
+    const prefix = uniquePrefix();
+    const { config, messages } = await growThread(new RedisSaver({ redis, prefix }), "t", 60);
+    // A new run (another process): it loads the thread, then its first step appends one message.
+    let encoded = 0;
+    const serde = new JsonPlusSerializer();
+    const dumps = serde.dumpsTyped.bind(serde);
+    serde.dumpsTyped = (value: unknown) => (encoded++, dumps(value));
+    const saver = new RedisSaver({ redis, prefix, serde });
+    const loaded = (await saver.getTuple(config))!;
+    const history = loaded.checkpoint.channel_values["messages"] as BaseMessage[];
+    expect(history).toHaveLength(messages.length);
+    const next = [...history, new AIMessage({ content: "next", id: "next" })];
+    encoded = 0;
+    // The put's script gets the items to write as its 4th argument after its 5 keys.
+    const itemCounts: unknown[] = [];
+    const evalsha = redis.evalsha.bind(redis) as (...a: unknown[]) => Promise<unknown>;
+    (redis as unknown as Record<string, unknown>)["evalsha"] = (...a: unknown[]) => (itemCounts.push(a[2 + 5 + 3]), evalsha(...a));
+    const put = await saver.put(
+      config,
+      { ...loaded.checkpoint, id: uuid6(1), channel_values: { messages: next }, channel_versions: { messages: 1000 } },
+      { source: "loop", step: 61, parents: {} },
+      { messages: 1000 },
+    );
+    // The checkpoint, its metadata, the list's placeholder and the one new message.
+    expect(encoded).toBe(4);
+    expect(itemCounts).toEqual(["1"]);
+    expect(await redis.hlen(`${prefix}:{t}:item:`)).toBe(messages.length + 1);
+    const back = (await new RedisSaver({ redis, prefix }).getTuple(put))?.checkpoint.channel_values["messages"] as BaseMessage[];
+    expect(back.map((m) => m.id)).toEqual(next.map((m) => m.id));
   });
 
   it("refuses a keepCheckpoints that is not a positive integer", () => {
