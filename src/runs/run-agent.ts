@@ -236,6 +236,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   const events = new RunEvents(ctx.redis, ctx.prefix, (err) => ctx.log.warn({ err: String(err) }, "could not record a run event"));
   await events.emit({ type: "run.started", runId: ctx.jobId, threadId: data.threadId, repo: `${data.owner}/${data.repo}`, trigger: data.trigger, model: runModel.settings.modelId });
   const startedKey = `${ctx.jobId}:started`;
+  let acked = false;
   clock.lap("inputs");
   const { messages, meter, error, resumed, interrupt } = await invokeAgent({
     model: runModel.model,
@@ -263,10 +264,11 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
         if (status.kind === "thinking") clock.lap("agent");
         // The source's own indicator (Slack's assistant status); the intake already acknowledged.
         if (channel) return channel.client.status?.(channel.origin.ref, status);
-        if (status.kind !== "thinking" || !gh.target) return;
+        if (status.kind !== "thinking" || !gh.target || acked) return;
         const target = gh.target;
-        // Claimed before the request is sent: a worker killed while it is in flight must not make the
-        // resumed run react a second time.
+        // Asked once per execution (not a lock check and a claim at every model call); claimed before the
+        // request is sent: a worker killed while it is in flight must not make the resumed run react a second time.
+        acked = true;
         void effects
           .claim(`${ctx.jobId}:ack`)
           .then((first) => (first ? reactToRequest(octokit, target, "eyes") : undefined))

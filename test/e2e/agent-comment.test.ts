@@ -2,12 +2,13 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { RunRecords } from "../../src/store/run-records.js";
+import { SideEffectLedger } from "../../src/store/side-effects.js";
 import { sandboxActivityKey, threadSandboxKey } from "../../src/sandbox/lifecycle.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { ownerJobId } from "../../src/threads/run-owner.js";
@@ -82,6 +83,8 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
       .patch("/repos/octo/hello/issues/comments/555", (b) => b.body.startsWith(`Added a contributor guide: ${PR_URL}`) && /replayed/i.test(b.body) && /Open SWE · replayed run/.test(b.body))
       .reply(200, { id: 555 });
 
+    // The 👀 is claimed once for the run's five model calls, not at each of them.
+    const claim = vi.spyOn(SideEffectLedger.prototype, "claim");
     const res = await sendWebhook(proc.port!, {
       event: "issue_comment",
       payload: issueCommentPayload({ installationId: 4242, number: 8, issueId: 8008, commentId: 901, body: "@open-swe add a CONTRIBUTING.md" }),
@@ -95,6 +98,8 @@ describe("e2e: a GitHub comment becomes a pushed branch, a draft PR and a reply"
     expect(await testRedis().get(threadSandboxKey(prefix, thread))).toMatch(/^local-/);
     expect(Number(await testRedis().zscore(sandboxActivityKey(prefix), thread))).toBeGreaterThanOrEqual(repliedAt);
     expect(pr.isDone() && reply.isDone() && summary.isDone() && ack.isDone()).toBe(true);
+    expect(claim.mock.calls.map(([key]) => key).filter((k) => k.endsWith(":ack"))).toEqual([`${deliveryJobId(res.deliveryId)}:ack`]);
+    claim.mockRestore();
 
     const branches = remote
       .git("branch", "--list", "open-swe/*")
