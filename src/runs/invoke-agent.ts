@@ -1,4 +1,4 @@
-import type { BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, type HumanMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
@@ -56,6 +56,13 @@ export interface InvokeAgentResult {
   resumed: boolean;
   /** Set when the run paused before `ask` tool calls: what they are; the checkpoint holds the rest. */
   interrupt?: PendingToolCalls;
+}
+
+/** Whether the conversation ends with an AI message whose tool calls have not all been answered. */
+function unansweredToolCalls(messages: readonly BaseMessage[]): boolean {
+  const last = messages.at(-1);
+  if (!last || !AIMessage.isInstance(last)) return false;
+  return (last.tool_calls ?? []).length > 0;
 }
 
 /** Builds the deepagents graph over the sandbox and runs one turn of the thread's conversation. */
@@ -145,13 +152,23 @@ export async function invokeAgent(o: InvokeAgentOptions): Promise<InvokeAgentRes
       ]
     : undefined;
   const config = { configurable: { thread_id: o.threadId }, recursionLimit: 10_000, signal: o.signal, durability: "sync" as const, ...(callbacks ? { callbacks } : {}) };
-  const resumed = o.resumeIfPending ? (await o.resumeIfPending()) && (await stateOf(config)).next.length > 0 : false;
+  const resumedAt = o.resumeIfPending && (await o.resumeIfPending()) ? await stateOf(config) : undefined;
+  // A checkpoint waiting in a node this version's graph no longer has (an upgrade during the run) has no
+  // next node here; when the model's tool calls are what it left unanswered, the run resumes with them.
+  const orphaned = resumedAt !== undefined && resumedAt.next.length === 0 && unansweredToolCalls(resumedAt.values.messages ?? []);
+  const resumed = resumedAt !== undefined && (resumedAt.next.length > 0 || orphaned);
   if (resumed && o.resumeNote) resumeNote = o.resumeNote;
   // A decision is sent only while the thread still waits for one (a retried resume job may find it applied).
   const waiting = o.decision !== undefined ? pendingToolCalls(await stateOf(config)) : undefined;
   const decide = waiting !== undefined;
   try {
-    const input = waiting ? new Command({ resume: { decisions: waiting.actionRequests.map(() => o.decision) } }) : resumed || o.decision !== undefined ? null : { messages: [o.message] };
+    const input = waiting
+      ? new Command({ resume: { decisions: waiting.actionRequests.map(() => o.decision) } })
+      : orphaned
+        ? new Command({ goto: "tools" })
+        : resumed || o.decision !== undefined
+          ? null
+          : { messages: [o.message] };
     const result = await agent.invoke(input as never, config);
     const interrupt = pendingToolCalls(await stateOf(config));
     return { messages: result.messages as BaseMessage[], meter, resumed: resumed || decide, ...(interrupt ? { interrupt } : {}) };
