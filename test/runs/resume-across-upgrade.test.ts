@@ -1,31 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createDeepAgent } from "deepagents";
 import { todoListMiddleware, tool, type AgentMiddleware } from "langchain";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RedisSaver } from "../../src/agent/checkpoint/redis-saver.js";
 import { invokeAgent } from "../../src/runs/invoke-agent.js";
-import { LocalSandboxProvider } from "../../src/sandbox/providers/local.js";
-import type { Sandbox } from "../../src/sandbox/types.js";
+import { useLocalSandbox } from "../helpers/local-sandbox.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 describe("a run resumed by a newer version whose graph lost the node its checkpoint waited in", () => {
-  let root: string;
-  let provider: LocalSandboxProvider;
-  let sb: Sandbox;
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), "osw-upgrade-"));
-    provider = new LocalSandboxProvider({ root, execTimeoutMs: 10_000, maxOutputBytes: 1 << 20 });
-    sb = await provider.create({ network: false });
-  });
-  afterAll(async () => {
-    await provider.destroy(sb.id);
-    await rm(root, { recursive: true, force: true });
-  });
+  const box = useLocalSandbox("upgrade");
 
   it("runs the tool calls the model had asked for, once, and goes on", async () => {
     const checkpointer = new RedisSaver({ redis: testRedis(), prefix: uniquePrefix() });
@@ -44,7 +29,7 @@ describe("a run resumed by a newer version whose graph lost the node its checkpo
 
     const result = await invokeAgent({
       model,
-      sandbox: sb,
+      sandbox: box.sb,
       tools: [work],
       middleware: { modelCallLimit: 10, drainFollowUps: async () => [], notifyStepLimit: async () => {} },
       checkpointer,
