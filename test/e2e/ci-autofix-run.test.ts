@@ -227,8 +227,16 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     });
     for (let i = 0; i < 200 && (await locks.holder(ISSUE_THREAD)) === null; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
-    // The running job is on the registry the hourly reconcile checks; it leaves it at its own end.
-    expect((await new RunRegistry(testRedis(), app.prefix).list()).map((r) => r.jobId)).toEqual([deliveryJobId(task.deliveryId)]);
+    // The running job is on the registry the hourly reconcile checks (it registers a few round trips after
+    // taking the lock); it leaves it at its own end.
+    const registry = new RunRegistry(testRedis(), app.prefix);
+    let registered: string[] = [];
+    for (let i = 0; i < 100 && registered.length === 0; i++) {
+      registered = (await registry.list()).map((r) => r.jobId);
+      if (registered.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(registered).toEqual([deliveryJobId(task.deliveryId)]);
+    expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
 
     const red = () => {
       nock(API)
