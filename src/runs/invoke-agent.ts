@@ -58,7 +58,7 @@ export interface InvokeAgentResult {
   interrupt?: PendingToolCalls;
 }
 
-/** Whether the conversation ends with an AI message whose tool calls have not all been answered. */
+/** Whether the conversation ends with the model's tool calls, none of them answered yet. */
 function unansweredToolCalls(messages: readonly BaseMessage[]): boolean {
   const last = messages.at(-1);
   if (!last || !AIMessage.isInstance(last)) return false;

@@ -13,6 +13,9 @@
  *   whole history again — nor in the writes, where langchain's agent puts the whole state at every tool step
  * - `p:{t}:w:n:id` hash of pending writes, field `taskId\0idx`
  */
+/** The field of a channel value at a version in the thread namespace's blob hash. */
+export const blobField = (channel: string, version: string | number): string => `${channel}\u0000${version}`;
+
 export class CheckpointKeys {
   readonly #prefix: string;
 

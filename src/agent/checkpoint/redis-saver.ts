@@ -19,7 +19,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { Redis } from "ioredis";
 import { OpenSweError } from "../../errors.js";
-import { CheckpointKeys } from "./checkpoint-keys.js";
+import { CheckpointKeys, blobField } from "./checkpoint-keys.js";
 import { ITEM_SEP, ItemCodec } from "./item-codec.js";
 import { putCheckpoint, putCheckpointWrites } from "./checkpoint-scripts.js";
 import { KnownItems } from "./known-items.js";
@@ -151,12 +151,12 @@ export class RedisSaver extends BaseCheckpointSaver {
     const blobs = new Map<string, StoredBlob>();
     for (const [channel, version] of Object.entries(newVersions)) {
       blobs.set(
-        `${channel}\u0000${version}`,
+        blobField(channel, version),
         Object.prototype.hasOwnProperty.call(values, channel) ? await this.#dump(itemsKey, (values as Record<string, unknown>)[channel], newItems) : { type: EMPTY, value: "" },
       );
     }
     // The channel values this checkpoint refers to, readable without deserialising it (prune reads them).
-    const refs = Object.entries(checkpoint.channel_versions).map(([channel, version]) => `${channel}\u0000${version}`);
+    const refs = Object.entries(checkpoint.channel_versions).map(([channel, version]) => blobField(channel, version));
     const fields: Array<string | Buffer> = ["checkpoint", Buffer.from(cpBytes), "checkpointType", cpType, "metadata", Buffer.from(mdBytes), "metadataType", mdType, "refs", JSON.stringify(refs)];
     if (parent) fields.push("parent", parent);
     const items = Object.entries(newItems);
@@ -367,7 +367,7 @@ export class RedisSaver extends BaseCheckpointSaver {
         fields = JSON.parse(refs.toString()) as string[];
       } else if (cpBytes && cpType) {
         const cp = (await this.serde.loadsTyped(cpType.toString(), cpBytes)) as Checkpoint;
-        fields = Object.entries(cp.channel_versions).map(([channel, version]) => `${channel}\u0000${version}`);
+        fields = Object.entries(cp.channel_versions).map(([channel, version]) => blobField(channel, version));
       }
       const writeItems = new Set(reply<string[]>(unknown.length + i).flatMap((w) => (JSON.parse(w) as StoredWrite).items ?? []));
       // A checkpoint this process put meanwhile is known better than what was just read.
@@ -398,7 +398,7 @@ export class RedisSaver extends BaseCheckpointSaver {
   async #loadValues(thread: string, ns: string, versions: ChannelVersions): Promise<Record<string, unknown>> {
     const entries = Object.entries(versions);
     if (entries.length === 0) return {};
-    const raw = await this.#redis.hmget(this.#keys.blobs(thread, ns), ...entries.map(([ch, v]) => `${ch}\u0000${v}`));
+    const raw = await this.#redis.hmget(this.#keys.blobs(thread, ns), ...entries.map(([ch, v]) => blobField(ch, v)));
     const values: Record<string, unknown> = {};
     for (const [i, [channel]] of entries.entries()) {
       const stored = raw[i];
