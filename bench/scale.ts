@@ -14,7 +14,7 @@ import { createSandboxProvider } from "../src/sandbox/registry.js";
 import { startEmbeddedRedis } from "../src/store/embedded-redis.js";
 import { benchVariants, busyCore } from "./busy-core.js";
 import { makeRemote, mockRunGitHub } from "./run-fixture.js";
-import { phaseLine, setupPhaseMeans, setupTotals } from "./setup-phases.js";
+import { phaseLine, setupPhaseMeans, setupTotals, yieldedSeconds } from "./setup-phases.js";
 import { connectRedis } from "../src/store/redis.js";
 import { spawner } from "../src/sandbox/spawner.js";
 
@@ -79,6 +79,9 @@ function hostCpu(): { busy: number; total: number } {
  * Every round runs idle and then "loaded" (one core kept busy by `yes > /dev/null`, started and killed
  * here; `--variants idle` or `--variants loaded` runs one), each against its own N = 1.
  *
+ * `--start-priority-ms <ms>` sets START_PRIORITY_MS (how long runs under way wait, per call, for a run that
+ * starts; 0 turns it off) to compare with the default.
+ *
  * `--cpu-prof <file>` writes a CPU profile (`.cpuprofile`) of this process over the measured rounds only
  * (not start-up, warm-up or clean-up): the worker's own cost per run.
  *
@@ -94,6 +97,7 @@ export async function main(argv: string[]): Promise<void> {
   const delayMs = Number(flag(argv, "--delay-ms", "1000"));
   const probes = Number(flag(argv, "--probes", "10"));
   const cpuProf = flag(argv, "--cpu-prof", "");
+  const startPriorityMs = flag(argv, "--start-priority-ms", "");
   const variants = benchVariants(argv);
   const maxN = Math.max(...ns);
   const threads = maxN + probes;
@@ -124,6 +128,7 @@ export async function main(argv: string[]): Promise<void> {
     WORKER_CONCURRENCY: String(threads + 2),
     OPEN_SWE_MODEL: `replay:${replay}`,
     GIT_REMOTE_TEMPLATE: `file://${remoteRoot}/{owner}/{repo}.git`,
+    ...(startPriorityMs ? { START_PRIORITY_MS: startPriorityMs } : {}),
   });
   const api = mockRunGitHub();
   // The run puts 👀 on the request as its first model call starts: that is when a probe's wait ends.
@@ -228,6 +233,7 @@ export async function main(argv: string[]): Promise<void> {
     }> = [];
     const firstCall: Partial<Record<"idle" | "loaded", number[]>> = {};
     const probePhases: Partial<Record<"idle" | "loaded", Record<string, number>>> = {};
+    const probeYielded: Partial<Record<"idle" | "loaded", number>> = {};
     // The last round is the largest N again with probe runs asked for while it is busy: its wall time
     // is not a round's figure (it has more runs), only the probes' first model calls are. Every round
     // runs once per variant: idle, and with one core kept busy by `yes > /dev/null`.
@@ -257,6 +263,7 @@ export async function main(argv: string[]): Promise<void> {
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       let phases0 = await setupTotals();
+      let yielded0 = await yieldedSeconds();
       const t0 = performance.now();
       await Promise.all(Array.from({ length: n }, (_, i) => ask(i + 1)));
       expected += n;
@@ -266,6 +273,7 @@ export async function main(argv: string[]): Promise<void> {
         await sleep(Math.min(5 * delayMs, (steps * delayMs) / 3));
         // The busy runs are set up by now: the phases below are the probes' own.
         phases0 = await setupTotals();
+        yielded0 = await yieldedSeconds();
         for (let p = 0; p < probes; p++) {
           const sent = performance.now();
           const call = firstModelCall(commentId + 1, sent);
@@ -332,6 +340,7 @@ export async function main(argv: string[]): Promise<void> {
       if (probeCalls.length > 0) {
         firstCall[variant] = await Promise.all(probeCalls);
         probePhases[variant] = setupPhaseMeans(phases0, await setupTotals());
+        probeYielded[variant] = round((await yieldedSeconds()) - yielded0);
       }
     }
     if (profiler) {
@@ -341,9 +350,18 @@ export async function main(argv: string[]): Promise<void> {
       console.log(`CPU profile of the measured rounds: ${cpuProf}`);
     }
     const baseOf = (variant: string) => rounds.find((r) => r.variant === variant && r.n === 1) ?? rounds.find((r) => r.variant === variant)!;
-    const whileBusy = (calls: number[] | undefined, phases: Record<string, number> | undefined) =>
+    const whileBusy = (calls: number[] | undefined, phases: Record<string, number> | undefined, yielded: number | undefined) =>
       calls && calls.length > 0
-        ? { runsBusy: maxN, probes: calls.length, p50Ms: round(pct(calls, 0.5)), p99Ms: round(pct(calls, 0.99)), maxMs: round(Math.max(...calls)), setupPhasesMs: phases ?? {} }
+        ? {
+            runsBusy: maxN,
+            probes: calls.length,
+            p50Ms: round(pct(calls, 0.5)),
+            p99Ms: round(pct(calls, 0.99)),
+            maxMs: round(Math.max(...calls)),
+            allMs: [...calls].sort((a, b) => a - b).map(Math.round),
+            setupPhasesMs: phases ?? {},
+            busyRunsYieldedS: yielded ?? 0,
+          }
         : null;
     const figures = {
       bench: "scale",
@@ -353,7 +371,7 @@ export async function main(argv: string[]): Promise<void> {
       warmUp: { runs: threads, wallMs: round(warmMs) },
       rounds: rounds.map((r) => ({ ...r, vsN1: round(r.wallMs / baseOf(r.variant).wallMs) })),
       idealWallMs: steps * delayMs,
-      firstModelCallWhileBusy: Object.fromEntries(variants.map((v) => [v, whileBusy(firstCall[v], probePhases[v])])),
+      firstModelCallWhileBusy: Object.fromEntries(variants.map((v) => [v, whileBusy(firstCall[v], probePhases[v], probeYielded[v])])),
     };
     for (const r of figures.rounds) {
       console.log(
@@ -370,7 +388,8 @@ export async function main(argv: string[]): Promise<void> {
     }
     for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {
       if (w) {
-        console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs)`);
+        console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs: ${w.allMs.join(", ")})`);
+        console.log(`  the busy runs waited ${w.busyRunsYieldedS} s in all for the probes to start (START_PRIORITY_MS)`);
         console.log(`  set-up of the ${w.probes} probe runs, mean ms per phase: ${phaseLine(w.setupPhasesMs)}`);
       }
     }

@@ -1,4 +1,4 @@
-import { runSetupSeconds } from "../src/observability/metrics.js";
+import { runSetupSeconds, runYieldSeconds } from "../src/observability/metrics.js";
 
 type Totals = Record<string, { sum: number; count: number }>;
 
@@ -33,3 +33,8 @@ export const phaseLine = (means: Record<string, number>) =>
   Object.entries(means)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
+
+/** Seconds runs under way have waited for starting runs so far (`open_swe_run_yield_seconds_total`). */
+export async function yieldedSeconds(): Promise<number> {
+  return (await runYieldSeconds.get()).values[0]?.value ?? 0;
+}

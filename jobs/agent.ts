@@ -29,6 +29,16 @@ import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
  * still pending when a run ends starts a continuation run on the same thread.
  */
 export async function processAgent(data: AgentJob, ctx: JobContext): Promise<JobOutcome> {
+  // From pickup to its first model call this run is "starting": runs under way on this worker yield to it.
+  const started = ctx.runtime.startPriority.begin();
+  try {
+    return await processAgentJob(data, ctx, started);
+  } finally {
+    started();
+  }
+}
+
+async function processAgentJob(data: AgentJob, ctx: JobContext, started: () => void): Promise<JobOutcome> {
   const octokit = await ctx.github.installation(data.installationId);
   const channel = sourceChannel(ctx, data);
   const target = data.number !== undefined && !channel ? { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login } : null;
@@ -126,7 +136,7 @@ export async function processAgent(data: AgentJob, ctx: JobContext): Promise<Job
     if (ran) await continueSafely();
   };
   try {
-    const record = await runAgent(data, ctx, octokit, ctx.runtime);
+    const record = await runAgent(data, ctx, octokit, ctx.runtime, started);
     ran = true;
     finished = record;
     status = record.outcome;

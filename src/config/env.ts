@@ -92,6 +92,8 @@ export const EnvSchema = z.object({
   THREAD_MODELS: csv(""),
   TRIGGER_LABEL: z.string().min(1).default("open-swe"),
   WORKER_CONCURRENCY: int(4, 1, 256),
+  /** While a run starts, runs under way on the same worker wait at most this long per model or tool call; 0: off. */
+  START_PRIORITY_MS: int(1000, 0, 60_000),
   MAX_WEBHOOK_BYTES: int(25 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   /** Slack, Linear, Jira and Confluence bodies are small: larger ones get 413 as soon as the limit is passed. */
   SOURCE_MAX_BODY_BYTES: int(1024 * 1024, 1024, 100 * 1024 * 1024),

@@ -41,6 +41,11 @@ export function mcpServerOf(tool: string): string {
   const m = /^mcp__(.+?)__/.exec(tool);
   return m ? m[1]! : "";
 }
+export const runYieldSeconds = new Counter({
+  name: "open_swe_run_yield_seconds_total",
+  help: "Seconds runs under way waited at a model or tool call for runs starting on the same worker (START_PRIORITY_MS)",
+  registers: [registry],
+});
 export const runSetupSeconds = new Histogram({
   name: "open_swe_run_setup_seconds",
   help: "A run's set-up before its first model call, by phase (config, model, workspace, tools, inputs, agent)",

@@ -4,6 +4,7 @@ import { createSandboxProvider } from "../sandbox/registry.js";
 import { RunFeed } from "../store/run-feed.js";
 import { SideEffectLedger } from "../store/side-effects.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
+import { StartPriority } from "../threads/start-priority.js";
 import { FeedSaver } from "./feed-saver.js";
 
 /** Checkpoints kept per thread namespace: resume needs the latest and its writes; a few more cost little. */
@@ -22,5 +23,6 @@ export function createAgentRuntime(config: AppConfig, redis: Redis, prefix: stri
       keepCheckpoints: KEEP_CHECKPOINTS,
     }),
     effects: new SideEffectLedger(redis, prefix),
+    startPriority: new StartPriority(config.env.START_PRIORITY_MS),
   };
 }

@@ -73,7 +73,7 @@ async function refuse(ctx: JobContext, octokit: Octokit, data: AgentJob, channel
  * One coding-agent run: model → workspace → deepagents over the sandbox with host-side tools →
  * record and summary. Resumes from the last checkpoint when the job is retried after a crash.
  */
-export async function runAgent(data: AgentJob, ctx: JobContext & { sources: SourceRegistry }, octokit: Octokit, runtime: AgentRuntime): Promise<RunRecord> {
+export async function runAgent(data: AgentJob, ctx: JobContext & { sources: SourceRegistry }, octokit: Octokit, runtime: AgentRuntime, started: () => void = () => undefined): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
   const clock = new SetupClock();
   // Every outward effect of this execution goes through its fence: lost the job's lock, it does nothing more.
@@ -255,6 +255,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
         return items.map((i) => `Follow-up from @${i.author} (${i.source}): ${i.text}`);
       },
       threadId: data.threadId,
+      startPriority: { started, yieldToStarting: () => runtime.startPriority.yieldToStarting(ctx.signal) },
       // Side-effecting tool results are remembered per tool call: a step re-run after a crash returns them.
       idempotency: { redis: ctx.redis, prefix: `${ctx.prefix}:toolcalls`, tools: RUN_SIDE_EFFECT_TOOLS, fence: ctx.fence },
       replyTools: RUN_REPLY_TOOLS,

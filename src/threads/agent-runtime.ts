@@ -1,6 +1,7 @@
 import type { RedisSaver } from "../agent/checkpoint/redis-saver.js";
 import type { SandboxCache } from "../sandbox/lifecycle.js";
 import type { SandboxProvider } from "../sandbox/types.js";
+import type { StartPriority } from "./start-priority.js";
 import type { SideEffectLedger } from "../store/side-effects.js";
 
 /**
@@ -12,6 +13,8 @@ export interface AgentRuntime {
   sandboxCache: SandboxCache;
   checkpointer: RedisSaver;
   effects: SideEffectLedger;
+  /** Runs being set up go first: runs under way wait for them at their next model or tool call (bounded). */
+  startPriority: StartPriority;
   /** Local sandboxes: this worker's host id (its threads' jobs are routed here; src/queue/host-routes.ts). */
   hostId?: string | undefined;
 }

@@ -13,6 +13,7 @@ import { sandboxCircuitBreakerMiddleware, type SandboxCircuitBreakerDeps } from 
 import { sanitizeThinkingBlocksMiddleware } from "./sanitize-thinking-blocks.js";
 import { sanitizeToolInputsMiddleware } from "./sanitize-tool-inputs.js";
 import { scopedAgentsMdMiddleware } from "./scoped-agents-md.js";
+import { startPriorityMiddleware, type StartPriorityDeps } from "./start-priority.js";
 import { sourceStatusMiddleware, type AgentStatus } from "./source-status.js";
 import { stepLimitNoticeMiddleware } from "./step-limit-notice.js";
 import { toolErrorsMiddleware } from "./tool-errors.js";
@@ -39,6 +40,8 @@ export interface AgentMiddlewareDeps {
   /** Remember side-effecting tool results so a resumed run does not repeat them (tools default to SIDE_EFFECT_TOOLS). */
   idempotency?: Omit<IdempotentToolCallsDeps, "tools"> & { tools?: readonly string[] };
   logger?: Logger;
+  /** Runs starting on this worker go first (src/threads/start-priority.ts); unset: never yields. */
+  startPriority?: StartPriorityDeps;
   /** USD the run may spend, priced at `budgetModelId`'s rates; unset: no budget. */
   budgetUsd?: number;
   budgetModelId?: string;
@@ -52,6 +55,7 @@ export interface AgentMiddlewareDeps {
 export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware[] {
   const logger = deps.logger ? { logger: deps.logger } : {};
   const stack: Array<AgentMiddleware | undefined> = [
+    deps.startPriority ? startPriorityMiddleware(deps.startPriority) : undefined,
     sanitizeToolInputsMiddleware(),
     modelCallLimit(deps.modelCallLimit, deps.meter),
     deps.budgetUsd !== undefined ? runBudgetMiddleware({ budgetUsd: deps.budgetUsd, modelId: deps.budgetModelId ?? "", ...(deps.meter ? { meter: deps.meter } : {}) }) : undefined,
