@@ -19,7 +19,7 @@ export async function setupTotals(): Promise<Totals> {
 export function setupPhaseMeans(before: Totals, after: Totals): Record<string, number> {
   const means: Record<string, number> = {};
   let total = 0;
-  for (const phase of ["config", "model", "workspace", "tools", "inputs", "agent"]) {
+  for (const phase of ["claim", "config", "model", "workspace", "tools", "inputs", "agent"]) {
     const a = after[phase];
     const b = before[phase] ?? { sum: 0, count: 0 };
     if (!a || a.count === b.count) continue;

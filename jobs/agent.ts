@@ -6,7 +6,8 @@ import { approvalStore } from "../src/approvals/handle-approval.js";
 import type { AgentJob } from "../src/queue/schemas.js";
 import type { RunRecord } from "../src/shared/run-record.js";
 import type { RunStatus } from "../src/store/run-index.js";
-import { runAgent } from "../src/runs/run-agent.js";
+import { runAgent, type RunStart } from "../src/runs/run-agent.js";
+import { SetupClock } from "../src/observability/setup-clock.js";
 import { holdSandbox } from "../src/sandbox/keep-alive.js";
 import { touchThreadSandbox } from "../src/sandbox/lifecycle.js";
 import { RunRegistry } from "../src/threads/run-registry.js";
@@ -30,15 +31,15 @@ import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
  */
 export async function processAgent(data: AgentJob, ctx: JobContext): Promise<JobOutcome> {
   // From pickup to its first model call this run is "starting": runs under way on this worker yield to it.
-  const started = ctx.runtime.startPriority.begin();
+  const start: RunStart = { clock: new SetupClock(), started: ctx.runtime.startPriority.begin() };
   try {
-    return await processAgentJob(data, ctx, started);
+    return await processAgentJob(data, ctx, start);
   } finally {
-    started();
+    start.started();
   }
 }
 
-async function processAgentJob(data: AgentJob, ctx: JobContext, started: () => void): Promise<JobOutcome> {
+async function processAgentJob(data: AgentJob, ctx: JobContext, start: RunStart): Promise<JobOutcome> {
   const octokit = await ctx.github.installation(data.installationId);
   const channel = sourceChannel(ctx, data);
   const target = data.number !== undefined && !channel ? { owner: data.owner, repo: data.repo, number: data.number, comment: data.comment, login: data.requester.login } : null;
@@ -136,7 +137,8 @@ async function processAgentJob(data: AgentJob, ctx: JobContext, started: () => v
     if (ran) await continueSafely();
   };
   try {
-    const record = await runAgent(data, ctx, octokit, ctx.runtime, started);
+    start.clock.lap("claim");
+    const record = await runAgent(data, ctx, octokit, ctx.runtime, start);
     ran = true;
     finished = record;
     status = record.outcome;

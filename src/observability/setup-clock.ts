@@ -1,10 +1,10 @@
 import { runSetupSeconds } from "./metrics.js";
 
 /** The phases of a run's set-up, in order, up to its first model call. */
-export type SetupPhase = "config" | "model" | "workspace" | "tools" | "inputs" | "agent";
+export type SetupPhase = "claim" | "config" | "model" | "workspace" | "tools" | "inputs" | "agent";
 
 /**
- * Times a run's set-up phase by phase into `open_swe_run_setup_seconds{phase}`: each `lap` is the time
+ * Times a run's set-up phase by phase (from the worker picking its job up: `claim` is authorization and the thread's lock) into `open_swe_run_setup_seconds{phase}`: each `lap` is the time
  * since the previous one. Laps after the first model call (`agent`) are ignored, so a resumed or
  * multi-call run counts its set-up once.
  */

@@ -69,13 +69,25 @@ async function refuse(ctx: JobContext, octokit: Octokit, data: AgentJob, channel
   throw new UnrecoverableError(message);
 }
 
+/** How a run's start is timed and ended: set-up laps, and the end of its start priority at the first model call. */
+export interface RunStart {
+  clock: SetupClock;
+  started: () => void;
+}
+
 /**
  * One coding-agent run: model → workspace → deepagents over the sandbox with host-side tools →
  * record and summary. Resumes from the last checkpoint when the job is retried after a crash.
  */
-export async function runAgent(data: AgentJob, ctx: JobContext & { sources: SourceRegistry }, octokit: Octokit, runtime: AgentRuntime, started: () => void = () => undefined): Promise<RunRecord> {
+export async function runAgent(
+  data: AgentJob,
+  ctx: JobContext & { sources: SourceRegistry },
+  octokit: Octokit,
+  runtime: AgentRuntime,
+  start: RunStart = { clock: new SetupClock(), started: () => undefined },
+): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
-  const clock = new SetupClock();
+  const { clock, started } = start;
   // Every outward effect of this execution goes through its fence: lost the job's lock, it does nothing more.
   const effects = runtime.effects.withFence(ctx.fence);
   // The repo config (an API call) and the requester's settings (Redis) are fetched together.

@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ReplayChatModel } from "../../src/agent/model/replay-chat-model.js";
-import { runYieldSeconds } from "../../src/observability/metrics.js";
+import { runSetupSeconds, runYieldSeconds } from "../../src/observability/metrics.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { issueCommentPayload, sendWebhook } from "../helpers/github-app.js";
@@ -55,6 +55,8 @@ describe("e2e: a run that starts goes first — the runs under way on the worker
 
     const yielded = async () => (await runYieldSeconds.get()).values[0]?.value ?? 0;
     const yieldedBefore = await yielded();
+    const claims = async () => (await runSetupSeconds.get()).values.find((v) => v.metricName?.endsWith("_count") && v.labels["phase"] === "claim")?.value ?? 0;
+    const claimsBefore = await claims();
     const a = await sendWebhook(app.proc.port!, {
       event: "issue_comment",
       payload: issueCommentPayload({ installationId: 6161, number: 3, issueId: 3003, commentId: 71, body: "@open-swe task A" }),
@@ -79,6 +81,8 @@ describe("e2e: a run that starts goes first — the runs under way on the worker
     expect(aDuringB).toEqual([]);
     // The wait is counted (open_swe_run_yield_seconds_total): A waited out most of B's set-up.
     expect((await yielded()) - yieldedBefore).toBeGreaterThan(1);
+    // Each run's set-up is timed from its pickup: the claim phase (authorization, the thread's lock) is one lap per run.
+    expect((await claims()) - claimsBefore).toBe(2);
     // A was under way before and went on after: it waited, it was not done or stuck.
     expect(calls.filter((c) => c.run === "A" && c.at < bAskedAt!).length).toBeGreaterThanOrEqual(3);
     const aAfterB = calls.filter((c) => c.run === "A" && c.at > firstB);

@@ -9,6 +9,8 @@ describe("SetupClock", () => {
     runSetupSeconds.reset();
     let now = 1000;
     const clock = new SetupClock(() => now);
+    now += 10;
+    clock.lap("claim");
     now += 30;
     clock.lap("config");
     now += 200;
@@ -18,6 +20,6 @@ describe("SetupClock", () => {
     now += 999;
     clock.lap("agent");
     clock.lap("tools");
-    expect(await sums()).toEqual({ config: 0.03, workspace: 0.2, agent: 0.05 });
+    expect(await sums()).toEqual({ claim: 0.01, config: 0.03, workspace: 0.2, agent: 0.05 });
   });
 });
