@@ -79,13 +79,7 @@ export interface RunStart {
  * One coding-agent run: model → workspace → deepagents over the sandbox with host-side tools →
  * record and summary. Resumes from the last checkpoint when the job is retried after a crash.
  */
-export async function runAgent(
-  data: AgentJob,
-  ctx: JobContext & { sources: SourceRegistry },
-  octokit: Octokit,
-  runtime: AgentRuntime,
-  start: RunStart = { clock: new SetupClock(), started: () => undefined },
-): Promise<RunRecord> {
+export async function runAgent(data: AgentJob, ctx: JobContext & { sources: SourceRegistry }, octokit: Octokit, runtime: AgentRuntime, start: RunStart): Promise<RunRecord> {
   const channel = sourceChannel(ctx, data);
   const { clock, started } = start;
   // Every outward effect of this execution goes through its fence: lost the job's lock, it does nothing more.

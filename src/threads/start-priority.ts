@@ -5,6 +5,9 @@ import { runYieldSeconds } from "../observability/metrics.js";
  * call, the runs already under way on the same worker wait at their next model or tool call — at most
  * `maxHoldMs` per call, and only while some run is starting. On a busy machine a new request's first
  * response then does not queue for CPU behind every other run's steps. `maxHoldMs` 0 turns it off.
+ *
+ * A set-up that takes long (a first clone of a big repository) is waiting on the network, not on CPU:
+ * a run counts as starting for at most 5 × maxHoldMs, so it does not slow the others for all that time.
  */
 export class StartPriority {
   #starting = 0;
@@ -21,12 +24,16 @@ export class StartPriority {
   begin(): () => void {
     this.#starting++;
     let ended = false;
-    return () => {
+    const end = () => {
       if (ended) return;
       ended = true;
+      clearTimeout(expiry);
       this.#starting--;
       if (this.#starting === 0) for (const wake of [...this.#waiting]) wake();
     };
+    const expiry = setTimeout(end, 5 * this.maxHoldMs);
+    expiry.unref();
+    return end;
   }
 
   /** A run under way yields to starting runs: resolves when none is starting, after maxHoldMs, or on abort. */

@@ -50,6 +50,20 @@ describe("StartPriority: runs under way yield to runs starting on the same worke
     ).toBe(true);
   });
 
+  it("a run counts as starting for at most 5 × maxHoldMs: a long set-up does not hold the others all along", async () => {
+    const priority = new StartPriority(100);
+    priority.begin();
+    for (let i = 0; i < 4; i++) expect(await settledAfter(priority.yieldToStarting(), 100)).toBe(true);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(priority.starting).toBe(1);
+    // Held at 450 ms: the cap would end it at 550, the start's expiry at 500 does.
+    const last = priority.yieldToStarting();
+    expect(await settledAfter(last, 49)).toBe(false);
+    expect(await settledAfter(last, 1)).toBe(true);
+    expect(priority.starting).toBe(0);
+    expect(await settledAfter(priority.yieldToStarting(), 0)).toBe(true);
+  });
+
   it("an aborted run stops waiting at once, and one already aborted never waits", async () => {
     const priority = new StartPriority(60_000);
     priority.begin();
