@@ -25,10 +25,13 @@ export interface RunTarget {
 }
 
 export interface RunWorkspace {
-  /** The thread's sandbox; its workspace is in place once `ready` resolves (use `sandboxWhenReady` until then). */
+  /** The thread's sandbox; its workspace is in place once `prepare()` resolves (use `sandboxWhenReady` until then). */
   sandbox: Sandbox;
-  /** The checkout, identity and branch in the sandbox, put in place while the run's first model call goes out. */
-  ready: Promise<PreparedWorkspace>;
+  /**
+   * Puts the checkout, identity and branch in the sandbox: started by the first call (the run's first model
+   * call or first use of the sandbox, whichever comes first), the same promise after.
+   */
+  prepare: () => Promise<PreparedWorkspace>;
   /** The commit the workspace starts from. */
   sha: string;
   workspaceLost: boolean;
@@ -119,29 +122,31 @@ export async function prepareRunWorkspace(opts: {
   const baseKey = keyer(`${opts.prefix}:thread`)(t.threadId, "base");
   if (!ensured.reused || ensured.workspaceLost) await opts.redis.set(baseKey, sha);
   const base = (await opts.redis.get(baseKey)) ?? sha;
-  // The sandbox side (identity, checkout, branch) is not awaited here: nothing before the first model call reads it.
-  const ready = (ensured.reused ? setWorkspaceIdentity(ensured.sandbox, identity) : Promise.resolve())
-    .then(() =>
-      prepareWorkspace({
-        sandbox: ensured.sandbox,
-        sha,
-        mirrorRoot: config.sandbox.mirrorRoot,
-        mirror,
-        ref,
-        branch,
-        publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
-        identity,
-        reused: ensured.reused,
-      }),
-    )
-    .then((workspace) => {
-      opts.log.info({ sandbox: ensured.sandbox.id, outcome: ensured.outcome, mode: workspace.mode, branch, ms: Math.round(workspace.readyMs) }, "workspace ready");
-      return workspace;
-    });
-  ready.catch(() => undefined);
+  // The sandbox side (identity, checkout, branch) is not started here: nothing before the first model call reads it,
+  // and on a busy machine its processes would compete with the rest of the run's set-up.
+  const putInPlace = () =>
+    (ensured.reused ? setWorkspaceIdentity(ensured.sandbox, identity) : Promise.resolve())
+      .then(() =>
+        prepareWorkspace({
+          sandbox: ensured.sandbox,
+          sha,
+          mirrorRoot: config.sandbox.mirrorRoot,
+          mirror,
+          ref,
+          branch,
+          publicUrl: `https://github.com/${t.owner}/${t.repo}.git`,
+          identity,
+          reused: ensured.reused,
+        }),
+      )
+      .then((workspace) => {
+        opts.log.info({ sandbox: ensured.sandbox.id, outcome: ensured.outcome, mode: workspace.mode, branch, ms: Math.round(workspace.readyMs) }, "workspace ready");
+        return workspace;
+      });
+  let preparing: Promise<PreparedWorkspace> | undefined;
   return {
     sandbox: ensured.sandbox,
-    ready,
+    prepare: () => (preparing ??= putInPlace()),
     sha,
     workspaceLost: ensured.workspaceLost,
     lostReason: ensured.lostReason,

@@ -7,7 +7,7 @@ import { BUILTIN_TOOL_NAMES, resolveRunToolPolicies } from "../config/tool-polic
 import { requestApproval } from "../approvals/handle-approval.js";
 import { sourceApprovalChannel } from "../sources/source-approval.js";
 import { RunEvents, toolExecutedEvent } from "../observability/run-events.js";
-import { SetupClock } from "../observability/setup-clock.js";
+import type { SetupClock } from "../observability/setup-clock.js";
 import { connectMcpServers, mcpFailureNote } from "../mcp/connect-mcp-servers.js";
 import { runMcpServers } from "../config/mcp-config.js";
 import { secretBoxFromEnv } from "../store/secret-box.js";
@@ -142,13 +142,19 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     throw err;
   };
   const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log }).catch(setupFailed);
-  // The checkout goes in while the first model call goes out; the agent's and tools' first use of the sandbox waits for it.
+  // The checkout starts as the first model call goes out (or at the first use of the sandbox, if sooner), not while the
+  // rest of the set-up still competes for the CPU; the agent's and tools' first use of the sandbox waits for it.
   // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.
-  const ready = ws.ready.then(async () => {
-    if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, ws.expectedOld);
-  });
   const setupAborted = new AbortController();
-  ready.catch((err: unknown) => setupAborted.abort(err));
+  let readying: Promise<void> | undefined;
+  const ready = (): Promise<void> => {
+    if (readying) return readying;
+    readying = ws.prepare().then(async () => {
+      if (data.autofixBase) await shareBranchWithSandbox(ws.sandbox, ws.mirror, data.autofixBase, ws.expectedOld);
+    });
+    readying.catch((err: unknown) => setupAborted.abort(err));
+    return readying;
+  };
   const sandbox = sandboxWhenReady(ws.sandbox, ready);
   clock.lap("workspace");
   let expectedOld = ws.expectedOld;
@@ -268,7 +274,10 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
       notifyStepLimit: async (text) => void (await postRunComment(gh, text)),
       // The first model call puts 👀 on the request, once per run (resumes included), without waiting for it.
       onStatus: (status) => {
-        if (status.kind === "thinking") clock.lap("agent");
+        if (status.kind === "thinking") {
+          clock.lap("agent");
+          void ready().catch(() => undefined);
+        }
         // The source's own indicator (Slack's assistant status); the intake already acknowledged.
         if (channel) return channel.client.status?.(channel.origin.ref, status);
         if (status.kind !== "thinking" || !gh.target || acked) return;
@@ -307,7 +316,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
   // Lost the job's lock mid-run: the execution that has the job now records and answers for the run.
   if (ctx.lockLost()) throw new LockLostError(ctx.jobId);
   // A workspace that could not be put in place fails the run as it did before the agent started.
-  await ready.catch(setupFailed);
+  if (readying) await readying.catch(setupFailed);
   const record = buildRunRecord({
     threadId: data.threadId,
     trigger: data.trigger,

@@ -6,9 +6,9 @@ import type { ExecOptions, Sandbox } from "./types.js";
  * the repository's name and branches, not its files, so it does not wait for the checkout. Only the
  * agent and its tools hold this view; the thread's sandbox cache (read-only checks, keep-alive) holds the sandbox.
  */
-export function sandboxWhenReady(sandbox: Sandbox, ready: Promise<unknown>): Sandbox {
+export function sandboxWhenReady(sandbox: Sandbox, ready: () => Promise<unknown>): Sandbox {
   const after = async <T>(op: () => Promise<T>): Promise<T> => {
-    await ready;
+    await ready();
     return op();
   };
   const open = sandbox.openProcess?.bind(sandbox);
@@ -21,7 +21,7 @@ export function sandboxWhenReady(sandbox: Sandbox, ready: Promise<unknown>): San
     upload: (files) => after(() => sandbox.upload(files)),
     download: (paths) => after(() => sandbox.download(paths)),
     ping: () =>
-      ready.then(
+      ready().then(
         () => sandbox.ping(),
         () => false,
       ),

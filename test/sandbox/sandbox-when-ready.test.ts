@@ -8,11 +8,16 @@ describe("a sandbox whose workspace is still being put in place", () => {
   it("runs nothing until the workspace is ready, then runs as the sandbox itself", async () => {
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const gated = sandboxWhenReady(
-      box.sb,
-      ready.then(() => box.sb.exec("echo prepared > marker")),
-    );
+    let calls = 0;
+    let preparing: Promise<unknown> | undefined;
+    const gated = sandboxWhenReady(box.sb, () => {
+      calls++;
+      return (preparing ??= ready.then(() => box.sb.exec("echo prepared > marker")));
+    });
+    // Nothing is asked of the workspace until the sandbox is first used.
+    expect(calls).toBe(0);
     const read = gated.exec("cat marker");
+    expect(calls).toBe(1);
     const first = await Promise.race([read.then(() => "ran"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
     expect(first).toBe("waiting");
     markReady();
@@ -23,7 +28,8 @@ describe("a sandbox whose workspace is still being put in place", () => {
 
   it("fails every operation with the set-up's own error when the workspace could not be put in place", async () => {
     const broken = Promise.reject(new Error("checkout failed: ENOTDIR"));
-    const gated = sandboxWhenReady(box.sb, broken);
+    broken.catch(() => undefined);
+    const gated = sandboxWhenReady(box.sb, () => broken);
     await expect(gated.exec("touch should-not-exist")).rejects.toThrow(/ENOTDIR/);
     await expect(gated.upload([{ path: "x", content: new Uint8Array([1]) }])).rejects.toThrow(/ENOTDIR/);
     expect(await gated.ping()).toBe(false);
