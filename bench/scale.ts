@@ -388,7 +388,9 @@ export async function main(argv: string[]): Promise<void> {
     }
     for (const [variant, w] of Object.entries(figures.firstModelCallWhileBusy)) {
       if (w) {
-        console.log(`[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs, in the order asked: ${w.inOrderSentMs.join(", ")})`);
+        console.log(
+          `[${variant}] webhook → first model call while ${w.runsBusy} runs are busy: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (${w.probes} runs, in the order asked: ${w.inOrderSentMs.join(", ")})`,
+        );
         console.log(`  the busy runs waited ${w.busyRunsYieldedS} s in all for the probes to start (START_PRIORITY_MS)`);
         console.log(`  set-up of the ${w.probes} probe runs, mean ms per phase: ${phaseLine(w.setupPhasesMs)}`);
       }
