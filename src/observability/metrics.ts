@@ -48,7 +48,7 @@ export const runYieldSeconds = new Counter({
 });
 export const runSetupSeconds = new Histogram({
   name: "open_swe_run_setup_seconds",
-  help: "A run's set-up before its first model call, by phase (config, model, workspace, tools, inputs, agent)",
+  help: "A run's set-up before its first model call, by phase (claim, config, model, workspace, tools, inputs, agent)",
   labelNames: ["phase"],
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],

@@ -4,8 +4,8 @@ import { runSetupSeconds } from "./metrics.js";
 export type SetupPhase = "claim" | "config" | "model" | "workspace" | "tools" | "inputs" | "agent";
 
 /**
- * Times a run's set-up phase by phase (from the worker picking its job up: `claim` is authorization and the thread's lock) into `open_swe_run_setup_seconds{phase}`: each `lap` is the time
- * since the previous one. Laps after the first model call (`agent`) are ignored, so a resumed or
+ * Times a run's set-up phase by phase into `open_swe_run_setup_seconds{phase}`, from the worker picking its job
+ * up (`claim`: authorization and the thread's lock): each `lap` is the time since the previous one. Laps after the first model call (`agent`) are ignored, so a resumed or
  * multi-call run counts its set-up once.
  */
 export class SetupClock {

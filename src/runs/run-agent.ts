@@ -276,7 +276,8 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
       onStatus: (status) => {
         if (status.kind === "thinking") {
           clock.lap("agent");
-          void ready().catch(() => undefined);
+          // Its failure aborts the run (the handler in `ready`), so nothing is left unhandled here.
+          void ready();
         }
         // The source's own indicator (Slack's assistant status); the intake already acknowledged.
         if (channel) return channel.client.status?.(channel.origin.ref, status);

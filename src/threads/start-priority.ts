@@ -22,6 +22,7 @@ export class StartPriority {
 
   /** A run starts; call the returned function (any number of times) when it reaches its first model call or ends. */
   begin(): () => void {
+    if (this.maxHoldMs <= 0) return () => undefined;
     this.#starting++;
     let ended = false;
     const end = () => {
@@ -38,7 +39,7 @@ export class StartPriority {
 
   /** A run under way yields to starting runs: resolves when none is starting, after maxHoldMs, or on abort. */
   async yieldToStarting(signal?: AbortSignal): Promise<void> {
-    if (this.#starting === 0 || this.maxHoldMs <= 0 || signal?.aborted) return;
+    if (this.#starting === 0 || signal?.aborted) return;
     const from = performance.now();
     await new Promise<void>((resolve) => {
       const wake = () => {
