@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # Build: compile TypeScript to dist/. Runtime: production deps only, non-root, `web` or `worker` by argument.
-FROM node:20.20-bookworm-slim AS build
+# The runtime: Node 24 LTS, the version in .node-version (test/architecture/runtime-version.test.ts keeps them equal).
+ARG NODE_VERSION=24.22.3
+FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,7 +12,7 @@ COPY jobs ./jobs
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20.20-bookworm-slim AS runtime
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 # git for host-side mirrors and pushes; bubblewrap for the local sandbox provider (util-linux, bash and
 # findutils from the base image are used too). `worker` checks at start that it can build sandboxes.
 RUN apt-get update && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \

@@ -74,7 +74,7 @@ export const SandboxEnv = z.object({
   MODAL_TOKEN_ID: optionalString,
   MODAL_TOKEN_SECRET: optionalString,
   MODAL_APP_NAME: z.string().default("open-swe"),
-  MODAL_IMAGE: z.string().default("node:20-bookworm"),
+  MODAL_IMAGE: z.string().default("node:24-bookworm"),
   DAYTONA_API_KEY: optionalString,
   DAYTONA_API_URL: httpUrl("https://app.daytona.io/api").default("https://app.daytona.io/api"),
   DAYTONA_IMAGE: optionalString,
