@@ -85,7 +85,7 @@ export function checkLinearExchange(requestBody: string, status: number, respons
     if (answer.errors === undefined) violations.push(`${operation}: an answer without data must carry "errors" (HTTP ${status})`);
     return { operation, violations };
   }
-  if (!coerced.coerced) return { operation, violations };
+  if (coerced.errors) return { operation, violations };
   const result = execute({ schema: linearSchema(), document: doc, rootValue: answer.data, variableValues: request.variables as Json, fieldResolver: readField }) as {
     data?: unknown;
     errors?: readonly GraphQLError[];
