@@ -30,6 +30,8 @@ describe("skipNotice", () => {
   it.each<AutofixReason>([
     "repo_not_enabled",
     "no_open_pr",
+    // Every red check on every fork PR would carry one: the job's outcome, the ledger and the log say it.
+    "fork_head",
     "no_agent_thread",
     "autofix_disabled_user",
     "ci_read_failed",

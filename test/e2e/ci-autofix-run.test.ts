@@ -97,7 +97,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     );
     nock(API)
       .get("/repos/octo/hello/pulls/12")
-      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } }, base: { sha: BASE } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API)
@@ -170,7 +170,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     };
     nock(API)
       .get("/repos/octo/hello/pulls/12")
-      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } }, base: { sha: BASE } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
     red();
@@ -241,7 +241,14 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const red = () => {
       nock(API)
         .get("/repos/octo/hello/pulls/12")
-        .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
+        .reply(200, {
+          number: 12,
+          state: "open",
+          body: "A file.",
+          user: { login: "open-swe[bot]" },
+          head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } },
+          base: { sha: BASE, ref: "main" },
+        });
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
       nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
       nock(API)
@@ -317,7 +324,15 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const dirty = () =>
       nock(API)
         .get("/repos/octo/hello/pulls/12")
-        .reply(200, { number: 12, state: "open", mergeable_state: "dirty", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: main, ref: "main" } });
+        .reply(200, {
+          number: 12,
+          state: "open",
+          mergeable_state: "dirty",
+          body: "A file.",
+          user: { login: "open-swe[bot]" },
+          head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } },
+          base: { sha: main, ref: "main" },
+        });
     dirty(); // the sweep
     dirty(); // the ci-event job
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
