@@ -7,7 +7,7 @@ export interface AutofixInput {
   repoEnabled: boolean;
   /**
    * `headInBase`: the head branch is in this repository (not a fork's: the agent never pushed there).
-   * `headCommitAuthor`: the head commit's GitHub login; null when GitHub names no account.
+   * `headCommitAuthor`: the head commit's GitHub login; null when GitHub names no account (a person's email).
    */
   pr: { open: boolean; headSha: string; baseSha: string; headInBase: boolean; headCommitAuthor: string | null } | null;
   /** `@open-swe autofix on|off` on this PR; null = never said. */
@@ -76,8 +76,9 @@ export function decideAutofix(input: AutofixInput): AutofixDecision {
   if (ci && input.failing !== null && input.failing.length === 0) return skip("no_failing_checks");
   if (ci && input.failing !== null && input.failing.every((name) => input.failingOnBase.includes(name))) return skip("all_failing_on_base");
   if (input.handled.includes(input.fingerprint)) return skip("already_handled");
+  // An author GitHub cannot name (a commit email with no account) is a person's commit like any other.
   const author = pr.headCommitAuthor;
-  if (!input.manual && author !== null && !input.botLogins.map(lower).includes(lower(author)) && lower(author) !== lower(thread.requester)) {
+  if (!input.manual && (author === null || (!input.botLogins.map(lower).includes(lower(author)) && lower(author) !== lower(thread.requester)))) {
     return skip("human_commit");
   }
   if (thread.active) return { action: "batch", reason: "batched" };

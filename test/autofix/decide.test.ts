@@ -64,6 +64,8 @@ describe("decideAutofix", () => {
     ["pr null", { pr: null }, "no_open_pr"],
     ["one attempt already on this head (CI)", { attempts: { total: 1, onHead: 1 } }, "max_attempts"],
     ["every failing name also red on base", { failing: ["lint", "test"], failingOnBase: ["test", "lint", "other"] }, "all_failing_on_base"],
+    // Issue #42: a commit email with no GitHub account gives author null; that is a person, not the agent.
+    ["a head author GitHub cannot name (null) is a person", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: null } }, "human_commit"],
     ["a fork's head, its commit by our bot", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: false, headCommitAuthor: "open-swe[bot]" } }, "fork_head"],
     ["a fork's head, on a PR turned on with `autofix on`", { prToggle: true, pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: false, headCommitAuthor: "open-swe[bot]" } }, "fork_head"],
   ] as const)("%s → %s", (_n, patch, reason) => {
@@ -74,7 +76,6 @@ describe("decideAutofix", () => {
     ["an explicit `autofix on` overrides both opt-ins off", { prToggle: true, requesterAutoFixCi: false, repoDefault: false }],
     ["the repo default opts in", { requesterAutoFixCi: false, repoDefault: true }],
     ["some failures are new on the head", { failing: ["lint", "test"], failingOnBase: ["test"] }],
-    ["an unknown head author is not a person", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: null } }],
     ["the requester's own commit", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: "Alice" } }],
     ["a configured bot's commit (any case)", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: "Open-SWE[bot]" } }],
     ["a different fingerprint was handled", { handled: [ciFingerprint(HEAD, ["test"])] }],
@@ -101,7 +102,10 @@ describe("decideAutofix", () => {
       const input = { ...base(), manual: true, requesterAutoFixCi: false, pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: "carol" } };
       expect(decideAutofix(input).reason).toBe("dispatched");
     });
-    it.each([["a fork's head (a writer asked for it)", { headInBase: false, headCommitAuthor: "mallory" }]] as const)("acts on %s", (_n, patch) => {
+    it.each([
+      ["a fork's head (a writer asked for it)", { headInBase: false, headCommitAuthor: "mallory" }],
+      ["a head author GitHub cannot name", { headInBase: true, headCommitAuthor: null }],
+    ] as const)("acts on %s", (_n, patch) => {
       expect(decideAutofix({ ...base(), manual: true, pr: { open: true, headSha: HEAD, baseSha: "b", ...patch } }).reason).toBe("dispatched");
     });
     it.each([

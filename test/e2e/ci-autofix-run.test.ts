@@ -110,7 +110,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}`)
+      .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     nock(API)
       .get("/repos/octo/hello/check-runs/77")
       .reply(200, { id: 77, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
@@ -176,7 +178,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     red();
     nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}`)
+      .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     nock(API)
       .get("/repos/octo/hello/check-runs/78")
       .reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
@@ -261,7 +265,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
       nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
       nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-      nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+      nock(API)
+        .get(`/repos/octo/hello/commits/${head}`)
+        .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     };
     red();
     const sent = await sendWebhook(app.proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 79, name: "types", headSha: head, branch, pr: 12 }));
@@ -337,7 +343,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     dirty(); // the ci-event job
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}`)
+      .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     // The fix run on the thread's branch.
     repoCalls();
     nock(API)

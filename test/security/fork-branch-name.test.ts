@@ -5,7 +5,7 @@ import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { jobAppears, waitForJob } from "../helpers/jobs.js";
-import { API, BASE, THREAD, head, nextInstallation, recordOurPr, startAutofixProcess } from "../integration/ci-autofix-fixture.js";
+import { API, BASE, THREAD, ciFacts, head, neutralCheck, nextInstallation, pull, recordOurPr, startAutofixProcess } from "../integration/ci-autofix-fixture.js";
 
 // Issue #42, finding 1. The agent's branch names (`open-swe/<thread>-<slug>`) are public. An outsider opens a PR from
 // a fork whose head branch has the name of a writer's thread branch: nothing of it may reach her thread — not its red
@@ -132,5 +132,37 @@ describe("a fork PR under the name of a writer's thread branch (issue #42)", () 
     const job = await jobAppears(proc.queues.queues.agent, deliveryJobId(res.deliveryId));
     expect(job.data).toMatchObject({ number: 71, threadId: threadId({ kind: "pr", owner: "octo", repo: "hello", number: 71 }) });
     expect(job.data.threadId).not.toBe(THREAD);
+  });
+
+  it("a head commit whose author GitHub cannot name (author null: an email with no account) is a person's: autofix stands back", async () => {
+    await recordOurPr(prefix, 80);
+    const sha = head();
+    const installation = nextInstallation();
+    mockInstallationToken(installation);
+    pull(80, sha);
+    ciFacts(sha, { commitAuthor: null, logs: false });
+    const check = neutralCheck(sha, "Autofix stands back");
+    const payload = {
+      action: "completed",
+      installation: { id: installation },
+      repository,
+      sender: { login: "github-actions[bot]", id: 41898282, type: "Bot" },
+      check_run: {
+        id: 55,
+        name: "lint",
+        status: "completed",
+        conclusion: "failure",
+        head_sha: sha,
+        html_url: "https://github.com/octo/hello/runs/55",
+        app: { slug: "github-actions", name: "GitHub Actions" },
+        check_suite: { head_branch: "open-swe/80" },
+        pull_requests: [{ number: 80 }],
+      },
+    };
+    const agents = await proc.queues.queues.agent.count();
+    const res = await sendWebhook(proc.port!, { event: "check_run", payload });
+    expect(await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "skip", reason: "human_commit" } });
+    expect(check.isDone()).toBe(true);
+    expect(await proc.queues.queues.agent.count()).toBe(agents);
   });
 });
