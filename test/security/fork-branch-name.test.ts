@@ -73,6 +73,18 @@ function forkWorkflowRun(installation: number, sha: string, branch: string) {
   };
 }
 
+/** A writer's review asking for changes on the fork PR: review feedback, the CI-fix path of a person. */
+function forkReview(installation: number, number: number, sha: string, branch: string) {
+  return {
+    action: "submitted",
+    installation: { id: installation },
+    repository,
+    sender: WRITER,
+    review: { id: 4400 + number, state: "changes_requested", body: "Please rename foo.", user: WRITER, html_url: `https://github.com/octo/hello/pull/${number}#r1` },
+    pull_request: { number, id: 5000 + number, body: "Small fix.", user: { login: "mallory", id: 666 }, head: { ref: branch, sha, repo: FORK }, base: { ref: "main", sha: BASE, repo: BASE_REPO } },
+  };
+}
+
 describe("a fork PR under the name of a writer's thread branch (issue #42)", () => {
   let proc: RunningProcess;
   let prefix: string;
@@ -81,17 +93,20 @@ describe("a fork PR under the name of a writer's thread branch (issue #42)", () 
   });
   afterAll(async () => proc?.stop());
 
-  it.each([
-    ["check_run (the fork PR in pull_requests[])", 61],
-    ["workflow_run (no PR listed: found through the commit)", 63],
-  ] as const)("its red %s queues no fix run on her thread: skipped as a fork's head, said in the job's outcome", async (kind, number) => {
+  type Delivery = (installation: number, number: number, sha: string, branch: string) => { event: string; payload: unknown };
+  const CI_PATHS: [string, number, "pull" | "commit", Delivery][] = [
+    ["check_run (the fork PR in pull_requests[])", 61, "pull", (i, n, sha, b) => ({ event: "check_run", payload: forkCheckRun(i, n, sha, b) })],
+    ["workflow_run (no PR listed: found through the commit)", 63, "commit", (i, _n, sha, b) => ({ event: "workflow_run", payload: forkWorkflowRun(i, sha, b) })],
+    ["review asking for changes, by a writer", 65, "pull", (i, n, sha, b) => ({ event: "pull_request_review", payload: forkReview(i, n, sha, b) })],
+  ];
+  it.each(CI_PATHS)("its red %s queues no fix run on her thread: skipped as a fork's head, said in the job's outcome", async (_kind, number, lookup, delivery) => {
     // Alice's thread opened PR #(n-1) from open-swe/<n-1>; mallory's fork PR #n uses that branch name.
     await recordOurPr(prefix, number - 1);
     const branch = `open-swe/${number - 1}`;
     const sha = head();
     const installation = nextInstallation();
     mockInstallationToken(installation);
-    if (kind.startsWith("check_run"))
+    if (lookup === "pull")
       nock(API)
         .get(`/repos/octo/hello/pulls/${number}`)
         .reply(200, forkPull(number, sha, branch));
@@ -100,9 +115,7 @@ describe("a fork PR under the name of a writer's thread branch (issue #42)", () 
         .get(`/repos/octo/hello/commits/${sha}/pulls`)
         .reply(200, [forkPull(number, sha, branch)]);
     const agents = await proc.queues.queues.agent.count();
-    const res = kind.startsWith("check_run")
-      ? await sendWebhook(proc.port!, { event: "check_run", payload: forkCheckRun(installation, number, sha, branch) })
-      : await sendWebhook(proc.port!, { event: "workflow_run", payload: forkWorkflowRun(installation, sha, branch) });
+    const res = await sendWebhook(proc.port!, delivery(installation, number, sha, branch));
     expect(res.status).toBe(200);
     const done = await waitForJob(proc.queues.queues["ci-event"], deliveryJobId(res.deliveryId));
     expect(done).toMatchObject({ state: "completed", returnvalue: { outcome: "skip", reason: "fork_head", pr: `octo/hello#${number}` } });
