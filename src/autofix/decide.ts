@@ -2,10 +2,14 @@ export type AutofixTrigger = "ci" | "review_feedback" | "merge_conflict";
 
 export interface AutofixInput {
   trigger: AutofixTrigger;
-  /** `@open-swe fix ci` from a writer: bypasses the opt-in (5) and the human-commit rule (13). */
+  /** `@open-swe fix ci` from a writer: bypasses the fork rule, the opt-in and the human-commit rule. */
   manual?: boolean;
   repoEnabled: boolean;
-  pr: { open: boolean; headSha: string; baseSha: string; headCommitAuthor: string | null } | null;
+  /**
+   * `headInBase`: the head branch is in this repository (not a fork's: the agent never pushed there).
+   * `headCommitAuthor`: the head commit's GitHub login; null when GitHub names no account (a person's email).
+   */
+  pr: { open: boolean; headSha: string; baseSha: string; headInBase: boolean; headCommitAuthor: string | null } | null;
   /** `@open-swe autofix on|off` on this PR; null = never said. */
   prToggle: boolean | null;
   /** `.github/open-swe.yml` `autofix.default`. */
@@ -35,6 +39,7 @@ export interface AutofixInput {
 export type AutofixReason =
   | "repo_not_enabled"
   | "no_open_pr"
+  | "fork_head"
   | "pr_disabled"
   | "no_agent_thread"
   | "autofix_disabled_user"
@@ -60,6 +65,7 @@ export function decideAutofix(input: AutofixInput): AutofixDecision {
   const ci = input.trigger === "ci";
   if (!input.repoEnabled) return skip("repo_not_enabled");
   if (!pr || !pr.open) return skip("no_open_pr");
+  if (!input.manual && !pr.headInBase) return skip("fork_head");
   if (input.prToggle === false) return skip("pr_disabled");
   if (!thread) return skip("no_agent_thread");
   if (!input.manual && input.prToggle === null && !input.requesterAutoFixCi && !input.repoDefault) return skip("autofix_disabled_user");
@@ -70,8 +76,9 @@ export function decideAutofix(input: AutofixInput): AutofixDecision {
   if (ci && input.failing !== null && input.failing.length === 0) return skip("no_failing_checks");
   if (ci && input.failing !== null && input.failing.every((name) => input.failingOnBase.includes(name))) return skip("all_failing_on_base");
   if (input.handled.includes(input.fingerprint)) return skip("already_handled");
+  // An author GitHub cannot name (a commit email with no account) is a person's commit like any other.
   const author = pr.headCommitAuthor;
-  if (!input.manual && author !== null && !input.botLogins.map(lower).includes(lower(author)) && lower(author) !== lower(thread.requester)) {
+  if (!input.manual && (author === null || (!input.botLogins.map(lower).includes(lower(author)) && lower(author) !== lower(thread.requester)))) {
     return skip("human_commit");
   }
   if (thread.active) return { action: "batch", reason: "batched" };

@@ -16,6 +16,7 @@ export function fixCiReply(reason: AutofixReason, facts: { pending?: unknown }):
       return "I can't fix CI here: this pull request is not open.";
     case "pr_disabled":
       return "CI autofix is **off** for this pull request, so I have not started a fix run. `@open-swe autofix on` turns it back on.";
+    case "fork_head":
     case "no_agent_thread":
     case "autofix_disabled_user":
     case "human_commit":

@@ -7,6 +7,7 @@ import { GitHubUnreachableError } from "../github/permission.js";
 import { jobHasWriteAccess } from "../github/authorize.js";
 import { jobId } from "../queue/job-ids.js";
 import type { AgentJob, CiEventJob } from "../queue/schemas.js";
+import { headInBase } from "../shared/head-in-base.js";
 import { prRef, threadId as prThreadId } from "../shared/thread-id.js";
 import type { JobContext, JobOutcome } from "../threads/job-context.js";
 import { AutofixLedger } from "./autofix-ledger.js";
@@ -24,17 +25,22 @@ interface OpenPr {
   state: string;
   body: string | null;
   user: { login: string } | null;
-  head: { sha: string; ref: string };
+  /** `repo`: where the head branch lives (a fork's, or null for a deleted fork). */
+  head: { sha: string; ref: string; repo?: { full_name: string } | null };
   base: { sha: string; ref: string };
 }
 
-/** The PR a red check is about: the event names it, or the head commit's open PR in this repo. */
+/**
+ * The PR a red check is about: the event names it, or the head commit's open PR in this repo (a PR whose
+ * head is in this repository first: a fork's PR on the same commit must not hide ours).
+ */
 async function resolvePr(octokit: Octokit, data: Pick<CiEventJob, "owner" | "repo" | "prNumbers" | "headSha">): Promise<OpenPr | null> {
   const repo = { owner: data.owner, repo: data.repo };
   const number = data.prNumbers[0];
   if (number !== undefined) return (await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repo, pull_number: number })).data as OpenPr;
   const { data: prs } = await octokit.request("GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", { ...repo, commit_sha: data.headSha });
-  return (prs.find((p) => p.state === "open" && p.head.sha === data.headSha) as OpenPr | undefined) ?? null;
+  const open = prs.filter((p) => p.state === "open" && p.head.sha === data.headSha) as OpenPr[];
+  return open.find((p) => headInBase(p.head.repo?.full_name, repo)) ?? open[0] ?? null;
 }
 
 /** Nothing else known: the first rule that applies decides, so later facts need not be fetched. */
@@ -147,7 +153,10 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   const ref = found ? prRef(data.owner, data.repo, found.number) : undefined;
   const prToggle = ref ? await ctx.settings.getAutofix(ref) : null;
   const threadId = found
-    ? await ctx.prThreads.origin({ ...repo, number: found.number, body: found.body, authorLogin: found.user?.login, headRef: found.head.ref }, `${ctx.config.env.APP_SLUG}[bot]`)
+    ? await ctx.prThreads.origin(
+        { ...repo, number: found.number, body: found.body, authorLogin: found.user?.login, head: { ref: found.head.ref, repo: found.head.repo?.full_name ?? null } },
+        `${ctx.config.env.APP_SLUG}[bot]`,
+      )
     : null;
   let requester = threadId ? await ctx.prThreads.requester(threadId) : null;
   if (threadId && !requester && !manual) log.warn({ threadId }, "CI autofix: the PR's thread has no recorded requester; treated as no agent thread");
@@ -155,9 +164,13 @@ export async function handleCiEvent(data: CiEventJob, ctx: JobContext, manual?: 
   const runThread = manual && found ? (threadId ?? prThreadId({ kind: "pr", owner: data.owner, repo: data.repo, number: found.number })) : threadId;
   if (manual) requester = manual.requester;
   const thread = runThread && requester ? { id: runThread, requester: requester.login, active: (await ctx.locks.holder(runThread)) !== null } : null;
-  const pr = found ? { open: found.state === "open", headSha: found.head.sha, baseSha: found.base.sha, headCommitAuthor: null as string | null } : null;
+  const pr = found
+    ? { open: found.state === "open", headSha: found.head.sha, baseSha: found.base.sha, headInBase: headInBase(found.head.repo?.full_name, repo), headCommitAuthor: null as string | null }
+    : null;
   const early = decideAutofix({ ...UNKNOWN, repoEnabled, pr, prToggle, thread, requesterAutoFixCi: true, repoDefault: true, ...(manual ? { manual: true } : {}) });
-  if (early.action === "skip" && ["no_open_pr", "pr_disabled", "no_agent_thread"].includes(early.reason)) {
+  if (early.action === "skip" && ["no_open_pr", "fork_head", "pr_disabled", "no_agent_thread"].includes(early.reason)) {
+    if (early.reason === "fork_head")
+      log.info({ pr: ref, headRepo: found?.head.repo?.full_name ?? null }, "CI autofix: the head is another repository's (a fork); only a writer's `fix ci` acts on it");
     if (found && ref && !manual) await show(found.number, ref, found.head.sha, early, { attempts: { total: 0, onHead: 0 }, maxAttempts: 0, headCommitAuthor: null, failing: [] });
     return done(early, { ...(ref ? { pr: ref } : {}) });
   }

@@ -31,7 +31,7 @@ export function skipNotice(reason: AutofixReason, f: SkipFacts): { title: string
     case "human_commit":
       return {
         title: "Autofix stands back",
-        summary: `The head commit is by @${f.headCommitAuthor ?? "someone"}, not by Open SWE or the requester: while a person works on the branch, autofix keeps its hands off.`,
+        summary: `The head commit is by ${f.headCommitAuthor ? `@${f.headCommitAuthor}` : "an author with no GitHub account"}, not by Open SWE or the requester: while a person works on the branch, autofix keeps its hands off.`,
         capReached: false,
       };
     case "all_failing_on_base":

@@ -12,6 +12,7 @@ import { prepareWorkspace, setWorkspaceIdentity, workspaceHasRepo, type Prepared
 import { keyer } from "../store/keys.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
 import { agentBranchName, remoteUrl } from "./branch-name.js";
+import { headInBase } from "../shared/head-in-base.js";
 
 export interface RunTarget {
   installationId: number;
@@ -102,7 +103,7 @@ export async function prepareRunWorkspace(opts: {
   let baseBranch = defaultBranch;
   if (pull) {
     const pr = pull.data;
-    const sameRepo = pr.head.repo?.full_name?.toLowerCase() === `${t.owner}/${t.repo}`.toLowerCase();
+    const sameRepo = headInBase(pr.head.repo?.full_name, t);
     ref = `refs/pull/${pr.number}/head`;
     if (sameRepo && pr.head.ref.startsWith("open-swe/")) {
       branch = pr.head.ref;

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { keyer } from "./keys.js";
+import { headInBase } from "../shared/head-in-base.js";
 import { prRef } from "../shared/thread-id.js";
 
 const TTL_SECONDS = 180 * 86400;
@@ -24,8 +25,11 @@ export interface PullRequestFacts {
   body: string | null | undefined;
   /** The PR's author: a marker counts only in a PR our app opened (anyone can write one into their own PR). */
   authorLogin: string | null | undefined;
-  /** Head branch, when the event carries it (review events do; issue comments do not). */
-  headRef?: string | null | undefined;
+  /**
+   * Head branch and the repository it lives in (`head.repo.full_name`, null for a deleted fork), when the
+   * event carries them (review events do; issue comments do not). A branch counts only in the base repository.
+   */
+  head?: { ref: string; repo: string | null } | null | undefined;
 }
 
 /**
@@ -47,10 +51,12 @@ export class PrThreads {
    * installation, the PR is watched by the `ci-monitor` sweep until it is seen closed.
    */
   async record(pr: { owner: string; repo: string; number: number; branch: string }, threadId: string, requester?: ThreadRequester, installationId?: number): Promise<void> {
+    // The agent pushes its branch to the base repository: that is the branch's head repository.
+    const base = `${pr.owner}/${pr.repo}`;
     const tx = this.redis
       .multi()
       .set(this.key("pr", prRef(pr.owner, pr.repo, pr.number)), threadId, "EX", TTL_SECONDS)
-      .set(this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.branch), threadId, "EX", TTL_SECONDS);
+      .set(this.branchKey(base, base, pr.branch), threadId, "EX", TTL_SECONDS);
     if (requester) tx.set(this.key("requester", threadId), JSON.stringify(ThreadRequester.parse(requester)), "EX", TTL_SECONDS);
     if (installationId !== undefined) {
       const ref = prRef(pr.owner, pr.repo, pr.number);
@@ -86,13 +92,24 @@ export class PrThreads {
     return parsed.success ? parsed.data : null;
   }
 
+  /** A branch by base repository, head repository and name: a fork's branch of the same name is another key. */
+  private branchKey(base: string, headRepo: string, ref: string): string {
+    return this.key("head", base.toLowerCase(), headRepo.toLowerCase(), ref);
+  }
+
   /**
    * The keys that may name a PR's originating thread, in precedence order (by PR number, then head
    * branch). The webhook path hands them to `QueueSet.add` (`threadFrom`), read in the route's round trip.
+   * The branch is looked up only when the head is in the base repository (`headInBase`): a fork's PR, or one
+   * whose head repository is unknown, is matched by its number alone. Keys written before the head repository
+   * was part of them (`branch:<repo>:<ref>`, only ever for the agent's branches in the base repository) are
+   * read last, under the same condition, until they expire.
    */
-  originKeys(pr: Pick<PullRequestFacts, "owner" | "repo" | "number" | "headRef">): string[] {
+  originKeys(pr: Pick<PullRequestFacts, "owner" | "repo" | "number" | "head">): string[] {
     const byPr = this.key("pr", prRef(pr.owner, pr.repo, pr.number));
-    return pr.headRef ? [byPr, this.key("branch", `${pr.owner}/${pr.repo}`.toLowerCase(), pr.headRef)] : [byPr];
+    if (!pr.head || !headInBase(pr.head.repo, pr)) return [byPr];
+    const base = `${pr.owner}/${pr.repo}`;
+    return [byPr, this.branchKey(base, pr.head.repo!, pr.head.ref), this.key("branch", base.toLowerCase(), pr.head.ref)];
   }
 
   async origin(pr: PullRequestFacts, appLogin: string): Promise<string | null> {

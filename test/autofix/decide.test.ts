@@ -5,7 +5,7 @@ const HEAD = "a".repeat(40);
 const base = (): AutofixInput => ({
   trigger: "ci",
   repoEnabled: true,
-  pr: { open: true, headSha: HEAD, baseSha: "b".repeat(40), headCommitAuthor: "open-swe[bot]" },
+  pr: { open: true, headSha: HEAD, baseSha: "b".repeat(40), headInBase: true, headCommitAuthor: "open-swe[bot]" },
   prToggle: null,
   repoDefault: false,
   thread: { id: "t1", requester: "alice", active: false },
@@ -25,6 +25,7 @@ type Mutate = (i: AutofixInput) => AutofixInput;
 const RULES: [AutofixReason, AutofixInput["trigger"] | "any", Mutate][] = [
   ["repo_not_enabled", "any", (i) => ({ ...i, repoEnabled: false })],
   ["no_open_pr", "any", (i) => ({ ...i, pr: i.pr && { ...i.pr, open: false } })],
+  ["fork_head", "any", (i) => ({ ...i, pr: i.pr && { ...i.pr, headInBase: false } })],
   ["pr_disabled", "any", (i) => ({ ...i, prToggle: false })],
   ["no_agent_thread", "any", (i) => ({ ...i, thread: null })],
   ["autofix_disabled_user", "any", (i) => ({ ...i, requesterAutoFixCi: false })],
@@ -63,6 +64,10 @@ describe("decideAutofix", () => {
     ["pr null", { pr: null }, "no_open_pr"],
     ["one attempt already on this head (CI)", { attempts: { total: 1, onHead: 1 } }, "max_attempts"],
     ["every failing name also red on base", { failing: ["lint", "test"], failingOnBase: ["test", "lint", "other"] }, "all_failing_on_base"],
+    // Issue #42: a commit email with no GitHub account gives author null; that is a person, not the agent.
+    ["a head author GitHub cannot name (null) is a person", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: null } }, "human_commit"],
+    ["a fork's head, its commit by our bot", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: false, headCommitAuthor: "open-swe[bot]" } }, "fork_head"],
+    ["a fork's head, on a PR turned on with `autofix on`", { prToggle: true, pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: false, headCommitAuthor: "open-swe[bot]" } }, "fork_head"],
   ] as const)("%s → %s", (_n, patch, reason) => {
     expect(decideAutofix({ ...base(), ...patch } as AutofixInput).reason).toBe(reason);
   });
@@ -71,9 +76,8 @@ describe("decideAutofix", () => {
     ["an explicit `autofix on` overrides both opt-ins off", { prToggle: true, requesterAutoFixCi: false, repoDefault: false }],
     ["the repo default opts in", { requesterAutoFixCi: false, repoDefault: true }],
     ["some failures are new on the head", { failing: ["lint", "test"], failingOnBase: ["test"] }],
-    ["an unknown head author is not a person", { pr: { open: true, headSha: HEAD, baseSha: "b", headCommitAuthor: null } }],
-    ["the requester's own commit", { pr: { open: true, headSha: HEAD, baseSha: "b", headCommitAuthor: "Alice" } }],
-    ["a configured bot's commit (any case)", { pr: { open: true, headSha: HEAD, baseSha: "b", headCommitAuthor: "Open-SWE[bot]" } }],
+    ["the requester's own commit", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: "Alice" } }],
+    ["a configured bot's commit (any case)", { pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: "Open-SWE[bot]" } }],
     ["a different fingerprint was handled", { handled: [ciFingerprint(HEAD, ["test"])] }],
     ["under the cap", { attempts: { total: 2, onHead: 0 } }],
   ] as const)("dispatches: %s", (_n, patch) => {
@@ -95,8 +99,14 @@ describe("decideAutofix", () => {
 
   describe("`fix ci` (manual)", () => {
     it("bypasses the opt-in and the human-commit rule", () => {
-      const input = { ...base(), manual: true, requesterAutoFixCi: false, pr: { open: true, headSha: HEAD, baseSha: "b", headCommitAuthor: "carol" } };
+      const input = { ...base(), manual: true, requesterAutoFixCi: false, pr: { open: true, headSha: HEAD, baseSha: "b", headInBase: true, headCommitAuthor: "carol" } };
       expect(decideAutofix(input).reason).toBe("dispatched");
+    });
+    it.each([
+      ["a fork's head (a writer asked for it)", { headInBase: false, headCommitAuthor: "mallory" }],
+      ["a head author GitHub cannot name", { headInBase: true, headCommitAuthor: null }],
+    ] as const)("acts on %s", (_n, patch) => {
+      expect(decideAutofix({ ...base(), manual: true, pr: { open: true, headSha: HEAD, baseSha: "b", ...patch } }).reason).toBe("dispatched");
     });
     it.each([
       ["pr_disabled", { prToggle: false }],

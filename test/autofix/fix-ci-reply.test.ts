@@ -5,6 +5,7 @@ import { fixCiReply } from "../../src/autofix/fix-ci-reply.js";
 const ALL: AutofixReason[] = [
   "repo_not_enabled",
   "no_open_pr",
+  "fork_head",
   "pr_disabled",
   "no_agent_thread",
   "autofix_disabled_user",
@@ -27,6 +28,7 @@ describe("fixCiReply", () => {
     repo_not_enabled: "I can't fix CI here: this repository is not enabled for Open SWE (an operator enables it with `open-swe settings repos enable owner/repo`).",
     no_open_pr: "I can't fix CI here: this pull request is not open.",
     pr_disabled: "CI autofix is **off** for this pull request, so I have not started a fix run. `@open-swe autofix on` turns it back on.",
+    fork_head: "I have not started a fix run (fork_head).",
     no_agent_thread: "I have not started a fix run (no_agent_thread).",
     autofix_disabled_user: "I have not started a fix run (autofix_disabled_user).",
     human_commit: "I have not started a fix run (human_commit).",

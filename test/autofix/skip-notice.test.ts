@@ -15,6 +15,10 @@ describe("skipNotice", () => {
     expect(n?.summary).toMatch(summary);
   });
 
+  it("a head commit GitHub names no account for is said as such, not as a login", () => {
+    expect(skipNotice("human_commit", { ...facts, headCommitAuthor: null })?.summary).toMatch(/^The head commit is by an author with no GitHub account, not by Open SWE/);
+  });
+
   it("the cap reached (total, not just this head) is the one that asks for a human", () => {
     const n = skipNotice("max_attempts", { ...facts, attempts: { total: 3, onHead: 0 } });
     expect(n).toMatchObject({ title: "Autofix limit reached", capReached: true });
@@ -30,6 +34,8 @@ describe("skipNotice", () => {
   it.each<AutofixReason>([
     "repo_not_enabled",
     "no_open_pr",
+    // Every red check on every fork PR would carry one: the job's outcome, the ledger and the log say it.
+    "fork_head",
     "no_agent_thread",
     "autofix_disabled_user",
     "ci_read_failed",

@@ -97,7 +97,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     );
     nock(API)
       .get("/repos/octo/hello/pulls/12")
-      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } }, base: { sha: BASE } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API)
@@ -110,7 +110,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}`)
+      .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     nock(API)
       .get("/repos/octo/hello/check-runs/77")
       .reply(200, { id: 77, name: "lint", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
@@ -170,13 +172,15 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     };
     nock(API)
       .get("/repos/octo/hello/pulls/12")
-      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE } });
+      .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } }, base: { sha: BASE } });
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").times(2).reply(404, {});
     red();
     nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
     nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}`)
+      .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     nock(API)
       .get("/repos/octo/hello/check-runs/78")
       .reply(200, { id: 78, name: "test", conclusion: "failure", app: { slug: "github-actions" }, output: {} });
@@ -241,7 +245,14 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const red = () => {
       nock(API)
         .get("/repos/octo/hello/pulls/12")
-        .reply(200, { number: 12, state: "open", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: BASE, ref: "main" } });
+        .reply(200, {
+          number: 12,
+          state: "open",
+          body: "A file.",
+          user: { login: "open-swe[bot]" },
+          head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } },
+          base: { sha: BASE, ref: "main" },
+        });
       nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
       nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
       nock(API)
@@ -254,7 +265,9 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
       nock(API).get(`/repos/octo/hello/commits/${head}/status`).query(true).reply(200, { state: "success", statuses: [] });
       nock(API).get(`/repos/octo/hello/commits/${BASE}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
       nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
-      nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+      nock(API)
+        .get(`/repos/octo/hello/commits/${head}`)
+        .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     };
     red();
     const sent = await sendWebhook(app.proc.port!, failedCheckRunDelivery({ installationId: INSTALLATION, checkRunId: 79, name: "types", headSha: head, branch, pr: 12 }));
@@ -317,12 +330,22 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const dirty = () =>
       nock(API)
         .get("/repos/octo/hello/pulls/12")
-        .reply(200, { number: 12, state: "open", mergeable_state: "dirty", body: "A file.", user: { login: "open-swe[bot]" }, head: { sha: head, ref: branch }, base: { sha: main, ref: "main" } });
+        .reply(200, {
+          number: 12,
+          state: "open",
+          mergeable_state: "dirty",
+          body: "A file.",
+          user: { login: "open-swe[bot]" },
+          head: { sha: head, ref: branch, repo: { full_name: "octo/hello" } },
+          base: { sha: main, ref: "main" },
+        });
     dirty(); // the sweep
     dirty(); // the ci-event job
     nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, {});
     nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, {});
-    nock(API).get(`/repos/octo/hello/commits/${head}`).reply(200, { sha: head, author: null });
+    nock(API)
+      .get(`/repos/octo/hello/commits/${head}`)
+      .reply(200, { sha: head, author: { login: "open-swe[bot]" } });
     // The fix run on the thread's branch.
     repoCalls();
     nock(API)

@@ -11,6 +11,8 @@ import { startTestProcess } from "../helpers/test-process.js";
 export const API = "https://api.github.com";
 export const THREAD = "6f1c2f0e-8a55-4c1b-9d7e-3b2a1c0d9e8f";
 export const BASE = "b".repeat(40);
+/** The base repository as a PR's `head.repo` / `base.repo`: a PR the agent opened has its head here. */
+export const HELLO = { id: 1, name: "hello", full_name: "octo/hello" };
 let installation = 700;
 let seq = 0;
 
@@ -56,10 +58,10 @@ export const head = () => (++seq).toString(16).padStart(40, "c");
 export const pull = (number: number, headSha: string, author = "open-swe[bot]") =>
   nock(API)
     .get(`/repos/octo/hello/pulls/${number}`)
-    .reply(200, { number, state: "open", body: "Fixes it.", user: { login: author }, head: { sha: headSha, ref: `open-swe/${number}` }, base: { sha: BASE } });
+    .reply(200, { number, state: "open", body: "Fixes it.", user: { login: author }, head: { sha: headSha, ref: `open-swe/${number}`, repo: HELLO }, base: { sha: BASE, repo: HELLO } });
 
 /** Everything the job reads after the PR when it gets as far as the CI facts. */
-export function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: boolean; pending?: boolean; baseFailing?: boolean } = {}) {
+export function ciFacts(headSha: string, o: { commitAuthor?: string | null; logs?: boolean; pending?: boolean; baseFailing?: boolean } = {}) {
   nock(API).get("/repos/octo/hello/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API).get("/repos/octo/.github/contents/.github%2Fopen-swe.yml").reply(404, { message: "Not Found" });
   nock(API)
@@ -80,7 +82,7 @@ export function ciFacts(headSha: string, o: { commitAuthor?: string; logs?: bool
   if (!o.pending) nock(API).get(`/repos/octo/hello/commits/${BASE}/status`).query(true).reply(200, { state: "success", statuses: [] });
   nock(API)
     .get(`/repos/octo/hello/commits/${headSha}`)
-    .reply(200, { sha: headSha, author: { login: o.commitAuthor ?? "open-swe[bot]" } });
+    .reply(200, { sha: headSha, author: o.commitAuthor === null ? null : { login: o.commitAuthor ?? "open-swe[bot]" } });
   if (o.logs !== false) {
     nock(API)
       .get("/repos/octo/hello/check-runs/55")

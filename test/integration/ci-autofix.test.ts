@@ -165,7 +165,7 @@ describe("CI autofix: a red check on our PR becomes a fix run on the thread that
     mockInstallationToken(installation);
     nock(API)
       .get(`/repos/octo/hello/commits/${sha}/pulls`)
-      .reply(200, [{ number: 19, state: "open", body: "", user: { login: "open-swe[bot]" }, head: { sha, ref: "open-swe/19" }, base: { sha: BASE } }]);
+      .reply(200, [{ number: 19, state: "open", body: "", user: { login: "open-swe[bot]" }, head: { sha, ref: "open-swe/19", repo: { full_name: "octo/hello" } }, base: { sha: BASE } }]);
     ciFacts(sha, { commitAuthor: "carol", logs: false });
     neutralCheck(sha, "Autofix stands back");
     const payload = {

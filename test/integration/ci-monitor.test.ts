@@ -26,7 +26,7 @@ const pull = (number: number, headSha: string, o: { mergeable_state?: string; st
       mergeable_state: o.mergeable_state ?? "clean",
       body: "Fixes it.",
       user: { login: "open-swe[bot]" },
-      head: { sha: headSha, ref: `open-swe/${number}` },
+      head: { sha: headSha, ref: `open-swe/${number}`, repo: { full_name: "octo/hello" } },
       base: { sha: BASE, ref: "main" },
     });
 const redChecks = (headSha: string) => {

@@ -68,7 +68,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
       installation: { id: 1 },
       repository: repo,
       sender: human,
-      pull_request: { number, id: 5000 + number, body, user: { login: author, id: 7 }, head: { ref: head } },
+      pull_request: { number, id: 5000 + number, body, user: { login: author, id: 7 }, head: { ref: head, repo } },
       comment: { id: 77 + number, body: "@open-swe rename this", user: human },
     });
     // Number 40 was never recorded, but its branch was (a PR re-opened from our branch).

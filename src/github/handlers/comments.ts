@@ -22,7 +22,7 @@ async function enqueueMention(deps: HandlerDeps, payload: Parameters<typeof repo
   // GitHub) is read by `QueueSet.add` in the same round trip as the thread's host route.
   // Objects here are written out field by field: a leading spread makes V8 define each later field by a runtime call.
   const { owner, repo } = coords;
-  const pr = command.kind === "task" && src.pr ? { owner, repo, number: src.number, body: src.pr.body, authorLogin: src.pr.authorLogin, headRef: src.pr.headRef } : null;
+  const pr = command.kind === "task" && src.pr ? { owner, repo, number: src.number, body: src.pr.body, authorLogin: src.pr.authorLogin, head: src.pr.head } : null;
   const plan = planCommentJob({
     installationId: coords.installationId,
     owner,
@@ -65,7 +65,7 @@ export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
     ctx: {
       id: string;
       payload: Parameters<typeof repoCoords>[0] & {
-        pull_request: { number: number; id: number; body: string | null; user: { login: string } | null; head: { ref: string } };
+        pull_request: { number: number; id: number; body: string | null; user: { login: string } | null; head: { ref: string; repo: { full_name: string } | null } };
         sender: Sender;
       };
     },
@@ -85,7 +85,8 @@ export function registerCommentHandlers(app: Probot, deps: HandlerDeps): void {
       isPullRequest: true,
       author: authorOf(item.user, sender),
       comment: { kind, id: item.id },
-      pr: { body: pr.body, authorLogin: pr.user?.login, headRef: pr.head.ref },
+      // The head's repository decides whether its branch name may name a thread (a fork's never does).
+      pr: { body: pr.body, authorLogin: pr.user?.login, head: { ref: pr.head.ref, repo: pr.head.repo?.full_name ?? null } },
     });
   };
   app.on("pull_request_review.submitted", (ctx) => onPullRequestItem(ctx, ctx.payload.review, "review"));
