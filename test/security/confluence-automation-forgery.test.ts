@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sourceEventJobId } from "../../src/http/source-routes.js";
 import { createLogger } from "../../src/logger.js";
 import { startProcess, type RunningProcess } from "../../src/main.js";
-import { CONFLUENCE_AUTOMATION_PATH, CONFLUENCE_SECRET_HEADER } from "../../src/sources/confluence/confluence-source.js";
+import { readConfig } from "../../src/config/env.js";
+import { CONFLUENCE_AUTOMATION_PATH, CONFLUENCE_SECRET_HEADER, confluenceSource } from "../../src/sources/confluence/confluence-source.js";
 import { sourceRunJobId } from "../../src/sources/intake.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/shared/thread-id.js";
@@ -174,5 +175,26 @@ describe("Confluence Automation route: forged, replayed and lying requests (real
       threadId: threadId({ kind: "source", key: threadKey, repo: "octo/hello" }),
       source: { kind: "confluence", threadKey, ref: { kind: "comment", site: SITE, pageId: "98305", commentId: id, threadRoot: id, spaceKey: "ENG" } },
     });
+  });
+});
+
+describe("the API-token client fails closed on a reference it has no credentials for", () => {
+  const client = confluenceSource(readConfig({ ...AUTOMATION_ENV, LOG_LEVEL: "silent" }).env, null).client(createLogger("silent"));
+
+  it("another site's reference (a forged job, a stale checkpoint): no re-read, no reply, no tools — without a call", async () => {
+    const ref = { kind: "comment", site: "evil.atlassian.net", pageId: "98305", commentId: "1", threadRoot: "1", spaceKey: "ENG" };
+    expect(await client.fetchMessage(ref)).toBeNull();
+    await expect(client.reply(ref, "hi")).rejects.toThrow("no Confluence API token for evil.atlassian.net");
+    expect(() => client.tools(ref)).toThrow("no Confluence API token for evil.atlassian.net");
+    // A Connect reference on a server with no Connect: refused the same way.
+    await expect(client.reply({ kind: "page", clientKey: "a1b2", pageId: "98305" }, "hi")).rejects.toThrow("the Confluence site uninstalled the app");
+    // Neither or both of the credentials: not a reference at all.
+    await expect(client.reply({ kind: "page", pageId: "98305" }, "hi")).rejects.toThrow(/not a Confluence reference/);
+    await expect(client.reply({ kind: "page", clientKey: "a1b2", site: SITE, pageId: "98305" }, "hi")).rejects.toThrow(/not a Confluence reference/);
+  });
+
+  it("the token's own site without a known space: the write tools refuse outside the request's page", async () => {
+    const tools = Object.fromEntries(client.tools({ kind: "comment", site: SITE, pageId: "98305", commentId: "1", threadRoot: "1" }).map((t) => [t.name, t]));
+    expect(await tools.confluence_create_page!.invoke({ spaceKey: "HR", title: "x", body: "x" })).toMatch(/^Refused: I do not know which space/);
   });
 });
