@@ -40,6 +40,7 @@ const wiki = () => nock(`https://${SITE}`, { reqheaders: { authorization: BASIC_
  */
 export const confluenceAutomationFixture: SourceFixture = {
   name: "confluence",
+  label: "confluence (Automation rule, API token)",
   env: AUTOMATION_ENV,
   windowSeconds: ATLASSIAN_MAX_AGE_MS / 1000,
   deliver(m, { at }) {
