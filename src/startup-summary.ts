@@ -11,7 +11,7 @@ export interface StartupSummaryInput {
   /** The web listener's port, when this process serves HTTP. */
   port: number | null;
   /** The sources besides GitHub (Slack, Linear, …); one whose secret is unset refuses every request. */
-  sources?: Array<Pick<Source, "name" | "configured" | "secretEnv">>;
+  sources?: Array<Pick<Source, "name" | "configured" | "secretEnv" | "warning">>;
   /** Which form of the app runs: the compiled dist/ or the TypeScript sources through tsx (bin/open-swe.mjs chose). */
   runtime?: "dist" | "tsx";
   /** The sandbox provider's isolation check at worker start; absent when it was not run. */
@@ -80,6 +80,7 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
     const url = `${(env.APP_URL ?? `http://localhost:${input.port ?? env.PORT}`).replace(/\/+$/, "")}/app`;
     dashboard = { url, signIn, message: `dashboard at ${url}; sign-in ${signIn ? "on" : "off: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the setup flow saves them)"}` };
     const unconfigured = (input.sources ?? []).filter((s) => !s.configured);
+    for (const s of input.sources ?? []) if (s.warning) warnings.push(s.warning);
     const publicUrl = env.WEBHOOK_PROXY_URL ?? env.APP_URL ?? null;
     lines.push({
       role: "web",

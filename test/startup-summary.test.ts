@@ -88,6 +88,31 @@ describe("startupSummary", () => {
     ]);
   });
 
+  it("a Connect install warns once, naming the end of support and the migration; the Automation path alone does not", () => {
+    const base = { LOG_LEVEL: "silent", APP_URL: "https://swe.example.com", OPEN_SWE_SECRET_KEY: "a".repeat(64) };
+    const redis = { redis: {} as never };
+    const connect = confluenceSource(readConfig({ ...base, CONFLUENCE_SITES: "acme.atlassian.net" }, "/srv").env, redis);
+    const s = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [connect] }));
+    expect(s.warnings).toEqual([
+      {
+        key: "CONFLUENCE_SITES",
+        message:
+          "Confluence runs through Atlassian Connect (CONFLUENCE_SITES), whose support ends 2026-12-31, after which it may stop without notice: set CONFLUENCE_BASE_URL, CONFLUENCE_EMAIL, CONFLUENCE_API_TOKEN, CONFLUENCE_WEBHOOK_SECRET, create the Automation rule that posts to <APP_URL>/webhooks/confluence/automation (README, From Confluence), then uninstall the Connect app and unset CONFLUENCE_SITES",
+      },
+    ]);
+    expect(s.lines[0]!.fields["sources"]).toEqual(["github", "confluence"]);
+    const automation = { CONFLUENCE_BASE_URL: "https://acme.atlassian.net", CONFLUENCE_EMAIL: "bot@acme.test", CONFLUENCE_API_TOKEN: "t", CONFLUENCE_WEBHOOK_SECRET: "c".repeat(32) };
+    const moved = confluenceSource(readConfig({ ...base, ...automation }, "/srv").env, redis);
+    const after = startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [moved] }));
+    expect(after.warnings).toEqual([]);
+    expect(after.lines[0]!.fields["sources"]).toEqual(["github", "confluence"]);
+    // Neither: the Automation variables are what it names.
+    const none = confluenceSource(readConfig(base, "/srv").env, redis);
+    expect(startupSummary(input({ ANTHROPIC_API_KEY: "sk" }, { role: "web", sources: [none] })).lines[0]!.fields["sourcesRefusing"]).toEqual([
+      "confluence: CONFLUENCE_BASE_URL, CONFLUENCE_EMAIL, CONFLUENCE_API_TOKEN, CONFLUENCE_WEBHOOK_SECRET are not set, every request to its routes gets 401",
+    ]);
+  });
+
   it.each([
     [
       "no APP_URL, no smee channel",

@@ -152,7 +152,18 @@ export const EnvSchema = z.object({
   JIRA_API_TOKEN: z.string().min(1).optional(),
   /** Signs Jira admin webhooks (`X-Hub-Signature`) and is the shared-secret header of Automation web requests. */
   JIRA_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
-  /** Confluence sites allowed to install the Connect app (`acme.atlassian.net`); unset: Confluence is off. */
+  /**
+   * Confluence Cloud without Connect: the site (`https://acme.atlassian.net`; `/wiki` is added) or the API gateway
+   * (`https://api.atlassian.com/ex/confluence/<cloudId>/wiki`, for a scoped token) the worker reads and writes, with
+   * the bot account's (or a service account's) email and API token; Automation web requests come in signed with
+   * `CONFLUENCE_WEBHOOK_SECRET`.
+   */
+  CONFLUENCE_BASE_URL: httpUrl("https://acme.atlassian.net").optional(),
+  CONFLUENCE_EMAIL: z.string().min(3).optional(),
+  CONFLUENCE_API_TOKEN: z.string().min(1).optional(),
+  /** The Automation rule's `X-Open-SWE-Webhook-Secret` header, or the key of an `X-Hub-Signature` HMAC of the body. */
+  CONFLUENCE_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
+  /** Confluence sites allowed to install the Connect app (`acme.atlassian.net`); unset: the Connect routes are off. */
   CONFLUENCE_SITES: csv(""),
   CONFLUENCE_APP_KEY: z
     .string()

@@ -22,9 +22,10 @@ export function sourceEventJobId(source: string, dedupeKey: string): string {
   return jobId("src", source, dedupeKey);
 }
 
-const refuse = (res: ServerResponse, unread = false) => {
+const refuse = (res: ServerResponse, unread = false, reason?: string) => {
   // A body we did not read is not drained: `connection: close` ends the socket once the answer is out.
-  res.writeHead(401, { "content-length": 0, ...(unread ? { connection: "close" } : {}) }).end();
+  const why = reason === undefined ? {} : { "www-authenticate": `Signature error="${reason.replace(/[^\x20-\x7e]|["\\]/g, "'").slice(0, 200)}"` };
+  res.writeHead(401, { "content-length": 0, ...why, ...(unread ? { connection: "close" } : {}) }).end();
   return true;
 };
 
@@ -55,13 +56,14 @@ export function sourceRoutes(deps: SourceRoutesDeps) {
     if (!hit) return false;
     const { source, route } = hit;
     // Decided on the headers, before a byte of the body is read: an unsigned request costs nothing.
-    if (!source.configured) {
+    const explain = (reason: string) => (route.explainRefusal ? reason : undefined);
+    if (!source.configured || route.configured === false) {
       refused({ source: source.name, path, reason: "secret not set" });
-      return refuse(res, true);
+      return refuse(res, true, explain("not configured on this server"));
     }
     if (!hasSignatureHeader(req.headers, route.signatureHeaders)) {
       refused({ source: source.name, path, reason: "no signature header" });
-      return refuse(res, true);
+      return refuse(res, true, explain("no signature header"));
     }
     const read = await readRawBytes(req, deps.maxBytes);
     if (!read.ok) {
@@ -72,7 +74,7 @@ export function sourceRoutes(deps: SourceRoutesDeps) {
     const verification = await route.verify(inbound).catch((err: unknown) => ({ ok: false as const, reason: `verifier failed: ${String(err)}` }));
     if (!verification.ok) {
       refused({ source: source.name, path, reason: verification.reason });
-      return refuse(res);
+      return refuse(res, false, explain(verification.reason));
     }
     const event = await Promise.resolve()
       .then(() => route.parse(inbound, verification))

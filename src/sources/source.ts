@@ -66,6 +66,13 @@ export interface SourceRoute {
    * for a route that takes no signed body (Connect's descriptor).
    */
   signatureHeaders: readonly string[];
+  /** False when this route's own settings are unset though its source is configured (Confluence: Connect or Automation): refused like an unconfigured source. */
+  configured?: boolean;
+  /**
+   * A refusal says why in a `WWW-Authenticate` header (the body stays empty), for a sender whose admin reads
+   * the answer (an Automation rule's audit log). Reasons never carry a secret.
+   */
+  explainRefusal?: true;
   /** Verify first, on the raw bytes, timing-safe. Never throws for bad input. */
   verify(req: InboundRequest): Promise<Verification>;
   /** Only called on a verified request. Never throws for bad input: an `ignore` says why. */
@@ -134,6 +141,8 @@ export interface Source {
   configured: boolean;
   /** What is missing, named by the start-up warning: the unset variables (`SLACK_SIGNING_SECRET`, or `JIRA_EMAIL, JIRA_API_TOKEN`). */
   secretEnv?: string | undefined;
+  /** One start-up warning line, when the source is configured in a way that needs the operator (Confluence's Connect path). */
+  warning?: { key: string; message: string };
   routes: SourceRoute[];
   /** Built in the worker, with the source's API credentials. */
   client(log: Logger): SourceClient;

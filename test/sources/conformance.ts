@@ -37,6 +37,8 @@ export interface SignedRequest {
 /** What a source provides to run the suite: how to sign a request, how its API looks under nock. */
 export interface SourceFixture {
   name: SourceName;
+  /** The suite's title when one source runs it on two ways in (Confluence: Connect and Automation); default the name. */
+  label?: string;
   /** Variables that configure the source (secret, token). */
   env: Record<string, string>;
   /**
@@ -77,7 +79,7 @@ const API = "https://api.github.com";
 /** The suite every source runs: verification, dedupe, identity, write access, repository resolution, replies. */
 export function describeSourceConformance(fx: SourceFixture): void {
   const signsBody = fx.signsBody ?? true;
-  describe(`source conformance: ${fx.name}`, () => {
+  describe(`source conformance: ${fx.label ?? fx.name}`, () => {
     let proc: RunningProcess;
     let prefix: string;
     let settings: SettingsStore;

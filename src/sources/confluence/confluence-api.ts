@@ -13,17 +13,31 @@ export class ConfluenceHttpError extends OpenSweError<"confluence_http"> {
   }
 }
 
-/** Confluence REST (v1) as the Connect app: each call signed with a fresh JWT (iss = app key, qsh of the call). */
+/** An API token of the bot (or a scoped service account): basic auth, no Connect app. */
+export interface ConfluenceToken {
+  /** The REST base: `https://acme.atlassian.net/wiki`, or the API gateway's `…/ex/confluence/<cloudId>/wiki`. */
+  baseUrl: string;
+  email: string;
+  apiToken: string;
+}
+
+/** Who the calls are made as: a Connect install (its shared secret signs a JWT per call) or an API token. */
+export type ConfluenceCredentials = ConnectInstall | ConfluenceToken;
+
+/**
+ * Confluence REST (v1) as the Connect app — each call signed with a fresh JWT (iss = app key, qsh of the
+ * call) — or as the account of an API token (basic auth).
+ */
 export class ConfluenceApi {
-  private install: Promise<ConnectInstall> | undefined;
+  private install: Promise<ConfluenceCredentials> | undefined;
 
   /** `loadInstall` is read once, on the first call (the install's secret is decrypted only when needed). */
   constructor(
-    private readonly loadInstall: () => Promise<ConnectInstall>,
-    private readonly appKey: string,
+    private readonly loadInstall: () => Promise<ConfluenceCredentials>,
+    private readonly appKey = "",
   ) {}
 
-  private resolve(): Promise<ConnectInstall> {
+  private resolve(): Promise<ConfluenceCredentials> {
     this.install ??= this.loadInstall();
     this.install.catch(() => (this.install = undefined));
     return this.install;
@@ -38,11 +52,14 @@ export class ConfluenceApi {
     const relative = `${path}${qs}`;
     const now = Math.floor(Date.now() / 1000);
     const install = await this.resolve();
-    const token = encodeSymmetric({ iss: this.appKey, iat: now, exp: now + 180, qsh: connectQsh(method, relative) }, install.sharedSecret);
+    const authorization =
+      "sharedSecret" in install
+        ? `JWT ${encodeSymmetric({ iss: this.appKey, iat: now, exp: now + 180, qsh: connectQsh(method, relative) }, install.sharedSecret)}`
+        : `Basic ${Buffer.from(`${install.email}:${install.apiToken}`).toString("base64")}`;
     const res = await fetch(`${install.baseUrl.replace(/\/+$/, "")}${relative}`, {
       method,
       headers: {
-        authorization: `JWT ${token}`,
+        authorization,
         accept: "application/json",
         ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
       },

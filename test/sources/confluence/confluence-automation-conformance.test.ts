@@ -1,0 +1,4 @@
+import { describeSourceConformance } from "../conformance.js";
+import { confluenceAutomationFixture } from "./confluence-automation-fixture.js";
+
+describeSourceConformance(confluenceAutomationFixture);
