@@ -53,3 +53,9 @@ export const runSetupSeconds = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],
 });
+export const webhookBodiesRefused = new Counter({
+  name: "open_swe_webhook_bodies_refused_total",
+  help: "GitHub webhook bodies refused before their signature was checked, by reason (too_large, address_busy, server_busy, unreadable)",
+  labelNames: ["reason"],
+  registers: [registry],
+});
