@@ -102,6 +102,8 @@ export const EnvSchema = z.object({
   /** The same over every address: past either, 503. */
   WEBHOOK_UNVERIFIED_TOTAL: int(512, 1, 1_000_000),
   WEBHOOK_UNVERIFIED_MB_TOTAL: int(256, 1, 1_000_000),
+  /** A signed GitHub delivery is handled once per delivery id and per body within this window (a redelivery or a replay: 200, no job). */
+  WEBHOOK_DEDUPE_SECONDS: int(7 * 86_400, 60, 90 * 86_400),
   /** Slack, Linear, Jira and Confluence bodies are small: larger ones get 413 as soon as the limit is passed. */
   SOURCE_MAX_BODY_BYTES: int(1024 * 1024, 1024, 100 * 1024 * 1024),
   PERMISSION_CACHE_SECONDS: int(60, 0, 3600),

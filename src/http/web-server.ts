@@ -19,6 +19,8 @@ import { sendJson } from "../net/raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
 import { UnverifiedBodies } from "./unverified-bodies.js";
+import { deliveryGate } from "./delivery-gate.js";
+import { DeliveryDedupe } from "../store/delivery-dedupe.js";
 import { startWebhookProxy, WEBHOOK_PATH } from "../net/webhook-proxy.js";
 import { listen } from "../net/listen.js";
 
@@ -79,6 +81,11 @@ export async function startWebServer(opts: {
     }),
     log: opts.log.child({ component: "webhooks" }),
   });
+  const once = deliveryGate({
+    secret: opts.github.webhookSecret,
+    dedupe: new DeliveryDedupe(opts.redis, env.QUEUE_PREFIX, env.WEBHOOK_DEDUPE_SECONDS),
+    log: opts.log.child({ component: "webhooks" }),
+  });
   // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
   // answers before Probot's not-found handler; webhooks keep their own body limit.
   const dashboard = opts.dashboard
@@ -113,6 +120,7 @@ export async function startWebServer(opts: {
         if (sources && (await sources(req, res))) return;
         if (await metrics(req, res)) return;
         if (await limit(req, res)) return;
+        if (await once(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
       } catch (err) {
         opts.log.error({ err }, "request failed");
