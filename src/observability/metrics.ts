@@ -46,6 +46,11 @@ export const runYieldSeconds = new Counter({
   help: "Seconds runs under way waited at a model or tool call for runs starting on the same worker (START_PRIORITY_MS)",
   registers: [registry],
 });
+export const runStartsTotal = new Counter({
+  name: "open_swe_run_starts_total",
+  help: "Runs that counted as starting on this worker (START_PRIORITY_MS): each after its requester's rights were checked",
+  registers: [registry],
+});
 export const runSetupSeconds = new Histogram({
   name: "open_swe_run_setup_seconds",
   help: "A run's set-up before its first model call, by phase (claim, config, model, workspace, tools, inputs, agent)",
