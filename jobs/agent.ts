@@ -30,8 +30,9 @@ import type { JobContext, JobOutcome } from "../src/worker/job-context.js";
  * still pending when a run ends starts a continuation run on the same thread.
  */
 export async function processAgent(data: AgentJob, ctx: JobContext): Promise<JobOutcome> {
-  // From pickup to its first model call this run is "starting": runs under way on this worker yield to it.
-  const start: RunStart = { clock: new SetupClock(), started: ctx.runtime.startPriority.begin() };
+  // Set-up is timed from pickup; the run counts as "starting" (runs under way on this worker yield to it)
+  // only once its requester's rights are checked, until its first model call: a refused request never does.
+  const start: RunStart = { clock: new SetupClock(), started: () => undefined };
   try {
     return await processAgentJob(data, ctx, start);
   } finally {
@@ -50,6 +51,7 @@ async function processAgentJob(data: AgentJob, ctx: JobContext, start: RunStart)
     if (!(await authorizeRequester(ctx, octokit, target))) return { outcome: "refused" };
     if (!(await applyThreadModel(ctx, octokit, target, data))) return { outcome: "model_refused" };
   }
+  start.started = ctx.runtime.startPriority.begin();
 
   // This request, for the thread's follow-up list when another run holds (or a paused approval blocks) the thread.
   const asFollowUp = () => ({

@@ -95,6 +95,15 @@ export const EnvSchema = z.object({
   /** While a run starts, runs under way on the same worker wait at most this long per model or tool call; 0: off. */
   START_PRIORITY_MS: int(1000, 0, 60_000),
   MAX_WEBHOOK_BYTES: int(25 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** GitHub webhook bodies held at once before their signature is checked, per sending address (IPv6: /64): past it, 429. */
+  WEBHOOK_UNVERIFIED_PER_ADDRESS: int(64, 1, 100_000),
+  /** …and their bytes (the declared length, or what has arrived): past it, 429. At least MAX_WEBHOOK_BYTES. */
+  WEBHOOK_UNVERIFIED_MB_PER_ADDRESS: int(64, 1, 100_000),
+  /** The same over every address: past either, 503. */
+  WEBHOOK_UNVERIFIED_TOTAL: int(512, 1, 1_000_000),
+  WEBHOOK_UNVERIFIED_MB_TOTAL: int(256, 1, 1_000_000),
+  /** A signed GitHub delivery is handled once per delivery id and per body within this window (a redelivery or a replay: 200, no job). */
+  WEBHOOK_DEDUPE_SECONDS: int(7 * 86_400, 60, 90 * 86_400),
   /** Slack, Linear, Jira and Confluence bodies are small: larger ones get 413 as soon as the limit is passed. */
   SOURCE_MAX_BODY_BYTES: int(1024 * 1024, 1024, 100 * 1024 * 1024),
   PERMISSION_CACHE_SECONDS: int(60, 0, 3600),

@@ -5,6 +5,7 @@ import type { AppConfig } from "../config/env.js";
 import { GitHubUnreachableError, hasWriteAccess } from "./permission.js";
 import { NOT_ALLOWED_REPLY, replyTo, type ReplyTarget } from "./reply.js";
 import type { Octokit } from "./app-auth.js";
+import { keyer } from "../store/keys.js";
 
 /** What a job's write-access check needs: its Redis cache, the permission settings, a logger. */
 type AccessCtx = { redis: Redis; prefix: string; config: Pick<AppConfig, "env">; log: Logger };
@@ -39,8 +40,19 @@ export async function authorizeRequester(ctx: AccessCtx, octokit: Octokit, targe
     throw new UnrecoverableError(err.message);
   }
   if (!allowed) {
-    ctx.log.info({ login: target.login }, "requester lacks write access: refused");
-    await replyTo(octokit, target, NOT_ALLOWED_REPLY(target.login));
+    // One refusal per person per issue or PR within the window: a review of 40 mentions by someone who
+    // cannot write gets one answer (in the first comment's thread), not 40.
+    const key = refusalReplyKey(ctx.prefix, target);
+    const first = (await ctx.redis.set(key, "1", "EX", REFUSAL_REPLY_SECONDS, "NX")) === "OK";
+    ctx.log.info({ login: target.login, replied: first }, first ? "requester lacks write access: refused" : "requester lacks write access: refused (already told within the hour)");
+    if (first) await replyTo(octokit, target, NOT_ALLOWED_REPLY(target.login));
   }
   return allowed;
+}
+
+/** A non-writer is told they cannot ask at most once per issue or PR within this window. */
+export const REFUSAL_REPLY_SECONDS = 3600;
+
+function refusalReplyKey(prefix: string, t: { owner: string; repo: string; number: number; login: string }): string {
+  return keyer(`${prefix}:refusal-reply`)(`${t.owner}/${t.repo}#${t.number}`, t.login.toLowerCase());
 }

@@ -18,8 +18,13 @@ import type { SourceRegistry } from "../sources/registry.js";
 import { sendJson } from "../net/raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
 import { webhookBodyLimit } from "./webhook-body-limit.js";
+import { UnverifiedBodies } from "./unverified-bodies.js";
+import { deliveryGate } from "./delivery-gate.js";
+import { DeliveryDedupe } from "../store/delivery-dedupe.js";
 import { startWebhookProxy, WEBHOOK_PATH } from "../net/webhook-proxy.js";
 import { listen } from "../net/listen.js";
+
+const MB = 1024 * 1024;
 
 export interface WebServer {
   server: Server;
@@ -63,7 +68,24 @@ export async function startWebServer(opts: {
     queueCacheMs: opts.config.env.METRICS_QUEUE_CACHE_SECONDS * 1000,
     ...(opts.queues ? { queues: opts.queues } : {}),
   });
-  const limit = webhookBodyLimit(WEBHOOK_PATH, opts.config.env.MAX_WEBHOOK_BYTES);
+  const env = opts.config.env;
+  const limit = webhookBodyLimit({
+    path: WEBHOOK_PATH,
+    limit: env.MAX_WEBHOOK_BYTES,
+    // A body of GitHub's largest size always fits an address's share and the route's.
+    bodies: new UnverifiedBodies({
+      perAddressBodies: env.WEBHOOK_UNVERIFIED_PER_ADDRESS,
+      perAddressBytes: Math.max(env.WEBHOOK_UNVERIFIED_MB_PER_ADDRESS * MB, env.MAX_WEBHOOK_BYTES),
+      totalBodies: Math.max(env.WEBHOOK_UNVERIFIED_TOTAL, env.WEBHOOK_UNVERIFIED_PER_ADDRESS),
+      totalBytes: Math.max(env.WEBHOOK_UNVERIFIED_MB_TOTAL * MB, env.WEBHOOK_UNVERIFIED_MB_PER_ADDRESS * MB, env.MAX_WEBHOOK_BYTES),
+    }),
+    log: opts.log.child({ component: "webhooks" }),
+  });
+  const once = deliveryGate({
+    secret: opts.github.webhookSecret,
+    dedupe: new DeliveryDedupe(opts.redis, env.QUEUE_PREFIX, env.WEBHOOK_DEDUPE_SECONDS),
+    log: opts.log.child({ component: "webhooks" }),
+  });
   // Our own server, not Probot's addHandler: the dashboard needs the web role's Redis and queues, and
   // answers before Probot's not-found handler; webhooks keep their own body limit.
   const dashboard = opts.dashboard
@@ -98,6 +120,7 @@ export async function startWebServer(opts: {
         if (sources && (await sources(req, res))) return;
         if (await metrics(req, res)) return;
         if (await limit(req, res)) return;
+        if (await once(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));
       } catch (err) {
         opts.log.error({ err }, "request failed");

@@ -46,10 +46,21 @@ export const runYieldSeconds = new Counter({
   help: "Seconds runs under way waited at a model or tool call for runs starting on the same worker (START_PRIORITY_MS)",
   registers: [registry],
 });
+export const runStartsTotal = new Counter({
+  name: "open_swe_run_starts_total",
+  help: "Runs that counted as starting on this worker (START_PRIORITY_MS): each after its requester's rights were checked",
+  registers: [registry],
+});
 export const runSetupSeconds = new Histogram({
   name: "open_swe_run_setup_seconds",
   help: "A run's set-up before its first model call, by phase (claim, config, model, workspace, tools, inputs, agent)",
   labelNames: ["phase"],
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+export const webhookBodiesRefused = new Counter({
+  name: "open_swe_webhook_bodies_refused_total",
+  help: "GitHub webhook bodies refused before their signature was checked, by reason (too_large, address_busy, server_busy, unreadable)",
+  labelNames: ["reason"],
   registers: [registry],
 });

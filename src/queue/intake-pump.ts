@@ -31,7 +31,9 @@ export interface IntakePumpOptions {
  * refused with one log line and dropped), routes and signs its jobs (`QueueSet.prepare`, the same code
  * as a direct add), adds them with one `addBulk` per queue and only then acknowledges and deletes the
  * entries. A pump that dies in between leaves them pending; after `claimIdleMs` another pump (or this one)
- * claims them and adds them again under the same job ids, which BullMQ keeps as the one job.
+ * claims them and adds them again under the same job ids — except a job that is already in any of its
+ * queue's queues: routed again now, it could land in another one (the thread gained a host meanwhile),
+ * where BullMQ would not know its id.
  */
 export class IntakePump {
   private stopped = false;
@@ -97,17 +99,25 @@ export class IntakePump {
     do {
       const [next, entries, deleted] = (await this.opts.connection.xautoclaim(key, INTAKE_GROUP, this.consumer, this.claimIdleMs, cursor, "COUNT", this.batch)) as [string, Entry[], string[]?];
       if (entries.length > 0) this.opts.log.info({ stream: key, entries: entries.length }, "intake pump: took over entries another pump left unacknowledged");
-      await this.move(key, [...entries, ...(deleted ?? []).map((id): Entry => [id, null])]);
+      await this.move(key, [...entries, ...(deleted ?? []).map((id): Entry => [id, null])], true);
       cursor = next;
     } while (cursor !== "0-0" && !this.stopped);
   }
 
-  private async move(key: string, entries: Entry[]): Promise<void> {
+  /** `retaken`: entries another pump read before (it may have added their jobs already). */
+  private async move(key: string, entries: Entry[], retaken = false): Promise<void> {
     if (entries.length === 0) return;
     const queue = this.queueOf.get(key) as QueueName;
-    const prepared = await Promise.all(entries.map(([id, fields]) => (fields ? this.prepare(key, queue, id, fields) : [])));
+    const prepared = (await Promise.all(entries.map(([id, fields]) => (fields ? this.prepare(key, queue, id, fields) : [])))).flat();
+    const added = retaken ? await Promise.all(prepared.map((job) => this.opts.queues.findJob(queue, job.opts.jobId))) : [];
     const byQueue = new Map<Queue, PreparedJob[]>();
-    for (const job of prepared.flat()) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+    for (const [i, job] of prepared.entries()) {
+      if (added[i]) {
+        this.opts.log.info({ stream: key, jobId: job.opts.jobId, queue: added[i].queueName }, "intake pump: a taken-over entry's job was already added, not added again");
+        continue;
+      }
+      byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+    }
     await Promise.all([...byQueue].map(([q, jobs]) => q.addBulk(jobs.map(({ name, data, opts }) => ({ name, data, opts })))));
     const ids = entries.map(([id]) => id);
     await this.opts.afterAdd?.(ids);

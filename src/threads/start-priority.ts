@@ -1,4 +1,4 @@
-import { runYieldSeconds } from "../observability/metrics.js";
+import { runStartsTotal, runYieldSeconds } from "../observability/metrics.js";
 
 /**
  * Runs starting on this worker go first. From the moment a run's job is picked up until its first model
@@ -24,6 +24,7 @@ export class StartPriority {
   begin(): () => void {
     if (this.maxHoldMs <= 0) return () => undefined;
     this.#starting++;
+    runStartsTotal.inc();
     let ended = false;
     const end = () => {
       if (ended) return;
