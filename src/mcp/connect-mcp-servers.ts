@@ -12,6 +12,9 @@ import { shellJoin } from "../shared/shell-quote.js";
 import { resolveHeaders, type McpServerEntry } from "../config/mcp-config.js";
 import { SandboxStdioTransport, type StdioHost } from "./sandbox-stdio-transport.js";
 import type { FetchLike } from "../net/pinned-fetch.js";
+import type { Logger } from "../logger.js";
+import { cappedFetch } from "./capped-fetch.js";
+import { MCP_ANSWER_LIMITS, McpAnswerRefused, type McpAnswerLimits } from "./mcp-answer-limits.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -28,6 +31,10 @@ export interface McpConnectOptions {
   lookup?: LookupAll;
   /** This machine's addresses (refused like loopback); tests inject them. */
   ownAddresses?: () => ReadonlySet<string>;
+  /** How large and how deep one message of a server may be (`MCP_ANSWER_LIMITS`); tests lower them. */
+  limits?: McpAnswerLimits;
+  /** Where a refused answer is logged, with the server's name (the run's logger). */
+  log?: Pick<Logger, "warn">;
 }
 
 export interface McpConnection {
@@ -43,13 +50,31 @@ interface Seen {
   status?: number;
   /** The code of the last connection failure (ECONNREFUSED, …). */
   netError?: string;
+  /** An answer refused for its size or nesting. */
+  refusal?: McpAnswerRefused;
+  /** Told of the first refusal: the connection is closed (a refused SSE stream would otherwise leave its request waiting). */
+  onRefusal?: (err: McpAnswerRefused) => void;
 }
 
 async function transportFor(entry: McpServerEntry, o: McpConnectOptions, seen: Seen): Promise<Transport> {
   const c = entry.config;
+  const limits = o.limits ?? MCP_ANSWER_LIMITS;
+  const onRefused = (err: McpAnswerRefused): void => {
+    if (seen.refusal) return;
+    seen.refusal = err;
+    seen.onRefusal?.(err);
+    o.log?.warn({ server: entry.name, code: err.code, maxBytes: limits.maxBytes, maxDepth: limits.maxDepth }, "MCP server answer refused");
+  };
   if ("command" in c) {
     // The server's command line is run by the sandbox's shell, inside the sandbox, as any `execute` is.
-    return new SandboxStdioTransport(o.sandbox, shellJoin([c.command, ...c.args]), { env: c.env, timeoutMs: o.runTimeoutMs, signal: o.signal });
+    return new SandboxStdioTransport(o.sandbox, shellJoin([c.command, ...c.args]), {
+      env: c.env,
+      timeoutMs: o.runTimeoutMs,
+      signal: o.signal,
+      server: entry.name,
+      limits,
+      onRefused,
+    });
   }
   const headers = resolveHeaders(entry, c.headers, o.secrets);
   const url = new URL(c.url);
@@ -60,6 +85,8 @@ async function transportFor(entry: McpServerEntry, o: McpConnectOptions, seen: S
     const checked = await resolvePublicUrl(c.url, o.lookup, o.ownAddresses);
     base = pinnedFetch(checked.url, checked.addresses);
   }
+  // Every answer is capped while it streams and checked for nesting before the SDK parses it.
+  base = cappedFetch(base, entry.name, limits, onRefused);
   const fetch: FetchLike = async (input, init) => {
     try {
       const res = await base(input, init);
@@ -80,6 +107,7 @@ async function transportFor(entry: McpServerEntry, o: McpConnectOptions, seen: S
  */
 export function remoteFailureReason(err: unknown, seen: Seen): string {
   if (err instanceof HttpGuardError) return err.message;
+  if (seen.refusal) return seen.refusal.message;
   if (seen.status !== undefined && (seen.status < 200 || seen.status > 299)) return `HTTP ${seen.status} (${STATUS_CODES[seen.status] ?? "unknown status"})`;
   const code = seen.netError ?? networkCode(err);
   if (code) return `cannot connect (${code})`;
@@ -104,6 +132,14 @@ async function connectOne(entry: McpServerEntry, o: McpConnectOptions): Promise<
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`did not start and list its tools within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
   });
+  // A refused answer ends the connection at once, during the connect or any later call.
+  const refused = new Promise<never>((_, reject) => {
+    seen.onRefusal = (err) => {
+      reject(err);
+      void client.close().catch(() => undefined);
+    };
+  });
+  refused.catch(() => undefined);
   try {
     return await Promise.race([
       (async () => {
@@ -112,11 +148,13 @@ async function connectOne(entry: McpServerEntry, o: McpConnectOptions): Promise<
         return { client, tools: tools as StructuredToolInterface[] };
       })(),
       timeout,
+      refused,
     ]);
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
     if (!(transport instanceof SandboxStdioTransport)) throw new Error(remoteFailureReason(err, seen), { cause: err });
+    if (seen.refusal) throw seen.refusal;
     const stderr = transport.stderr.trim() ? ` (stderr: ${transport.stderr.trim().split("\n").slice(-3).join(" / ")})` : "";
     throw new Error(`${errorMessage(err)}${stderr}`);
   } finally {

@@ -199,6 +199,7 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
       secrets: { ...(teamMcpSecrets ?? {}), ...ctx.config.mcpSecrets },
       runTimeoutMs: ctx.config.env.AGENT_TIMEOUT_MINUTES * 60_000,
       signal: ctx.signal,
+      log: ctx.log,
     },
   );
   for (const f of mcp.failures) ctx.log.warn({ server: f.name, reason: f.reason }, "MCP server left out of the run");

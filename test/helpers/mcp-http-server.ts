@@ -5,10 +5,10 @@ import { z } from "zod";
 
 /**
  * A real MCP server (the official SDK, Streamable HTTP, stateless) on loopback with one `search` tool;
- * requests without `Authorization: Bearer <token>` get 401. `calls` records what the tool was asked,
+ * requests without `Authorization: Bearer <token>` get 401; answers are JSON, or SSE streams with `sse`. `calls` records what the tool was asked,
  * `requests` counts every request.
  */
-export async function startMcpHttpServer(token: string): Promise<{ url: string; calls: string[]; authFailures: number; requests: number; close(): Promise<void> }> {
+export async function startMcpHttpServer(token: string, options: { sse?: boolean } = {}): Promise<{ url: string; calls: string[]; authFailures: number; requests: number; close(): Promise<void> }> {
   const state = { calls: [] as string[], authFailures: 0, requests: 0 };
   const server: Server = createServer((req, res) => {
     state.requests += 1;
@@ -22,7 +22,7 @@ export async function startMcpHttpServer(token: string): Promise<{ url: string; 
       state.calls.push(query);
       return { content: [{ type: "text", text: `3 pages about ${query}` }] };
     });
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: !options.sse });
     res.on("close", () => void transport.close().then(() => mcp.close()));
     void mcp.connect(transport).then(() => transport.handleRequest(req, res));
   });

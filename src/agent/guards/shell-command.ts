@@ -23,4 +23,6 @@ export interface ParsedShell {
   unresolved: string[];
   /** Every variable assignment (`X=1 cmd`, `X=1`, `export X=1`), in order. */
   assignments: Array<[string, string]>;
+  /** Text bash evaluates as arithmetic or as a variable name that we cannot read (an array subscript in it runs commands). */
+  arithmetic: string[];
 }

@@ -1,4 +1,5 @@
 import { judgeBody, targetOf, unknown, type Note, type Part, type Target, type Verdict } from "./shell-verdict-body.js";
+import { curlConfigArgs } from "./shell-client-config.js";
 import { SPLIT } from "./shell-command.js";
 import { isDynamic } from "./shell-words.js";
 
@@ -295,23 +296,6 @@ export function analyzeCurl(args: string[], stdin: StdinText, note: Note): Verdi
   return judgeBody(parts, target, note);
 }
 
-/** `curl -K - <<EOF … EOF`: the config lines as arguments (`url = x`, `data = "…"`, `-d x`). */
-function curlConfigArgs(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const m = /^(-{0,2}[A-Za-z][\w-]*)\s*[=:\s]\s*(.*)$/.exec(line);
-    if (!m) {
-      out.push(line.startsWith("-") ? line : `--${line}`);
-      continue;
-    }
-    const name = m[1]!.startsWith("-") ? m[1]! : `--${m[1]!}`;
-    out.push(name, m[2]!.replace(/^"(.*)"$/s, "$1").replace(/\\(.)/g, "$1"));
-  }
-  return out;
-}
-
 export function analyzeWget(args: string[], stdin: StdinText, note: Note): Verdict {
   const parsed = parseArgs(args, "OoaiePUTtw", new Set(["method", "body-data", "body-file", "post-data", "post-file", "header", "output-document", "user-agent"]), {
     O: "output-document",
@@ -334,9 +318,67 @@ export function analyzeWget(args: string[], stdin: StdinText, note: Note): Verdi
   return judgeBody(parts.length > 0 ? parts : [{ kind: "raw", text: "" }], target, note);
 }
 
-/** httpie / xh: `http POST url event=APPROVE`, `key:=json`, `@file` bodies. */
+/** httpie's and xh's options that take a value (as the next word or after `=`). */
+const HTTPIE_VALUE = new Set([
+  "--raw",
+  "--auth",
+  "-a",
+  "--auth-type",
+  "-A",
+  "--bearer",
+  "--session",
+  "--session-read-only",
+  "--output",
+  "-o",
+  "--print",
+  "-p",
+  "--history-print",
+  "-P",
+  "--pretty",
+  "--style",
+  "-s",
+  "--format-options",
+  "--response-charset",
+  "--response-mime",
+  "--max-redirects",
+  "--max-headers",
+  "--timeout",
+  "--proxy",
+  "--verify",
+  "--ssl",
+  "--ciphers",
+  "--cert",
+  "--cert-key",
+  "--cert-key-pass",
+  "--default-scheme",
+  "--boundary",
+  "--http-version",
+  "--resolve",
+  "--interface",
+  "--unix-socket",
+]);
+
+/** httpie / xh: `http POST url event=APPROVE`, `key:=json`, `@file` bodies, `--raw 'body'`. */
 export function analyzeHttpie(args: string[], stdin: StdinText, note: Note): Verdict {
-  const positionals = args.filter((a) => !a.startsWith("-"));
+  const positionals: string[] = [];
+  const raws: string[] = [];
+  let ignoreStdin = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    if (w === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!w.startsWith("-") || w === "-") {
+      positionals.push(w);
+      continue;
+    }
+    const eq = w.startsWith("--") ? w.indexOf("=") : -1;
+    const name = eq === -1 ? w : w.slice(0, eq);
+    const value = eq !== -1 ? w.slice(eq + 1) : HTTPIE_VALUE.has(name) ? args[++i] : undefined;
+    if (name === "--raw") raws.push(value ?? "");
+    if (name === "--ignore-stdin" || name === "-I") ignoreStdin = true;
+  }
   let i = 0;
   let method: string | undefined;
   if (positionals[0] !== undefined && (/^[A-Za-z]+$/.test(positionals[0]) || isDynamic(positionals[0])) && positionals.length > 1) method = positionals[i++];
@@ -345,15 +387,16 @@ export function analyzeHttpie(args: string[], stdin: StdinText, note: Note): Ver
   const target = targetOf(url, "url");
   if (target === null) return null;
   const items = positionals.slice(i + 1).filter((it) => !/^[^=:]*(?:==|:(?!=))/.test(it) || /^[^=:]*:=/.test(it));
-  const usesStdin = stdin !== null && !args.includes("--ignore-stdin") && !args.includes("-I");
-  const effective = method ?? (items.length > 0 || usesStdin ? "POST" : "GET");
-  if (!isDynamic(effective) && effective.toUpperCase() === "GET") return null;
+  const usesStdin = stdin !== null && !ignoreStdin;
+  const effective = method ?? (items.length > 0 || raws.length > 0 || usesStdin ? "POST" : "GET");
+  if (!isDynamic(effective) && effective.toUpperCase() === "GET" && raws.length === 0) return null;
   const parts: Part[] = items.map((it) => {
     if (/^[^=:]*(?:=@|:=@|@)/.test(it)) return { kind: "unseen", what: "the request body comes from a file" };
     const m = /^([^=:]*)(:?)=(.*)$/s.exec(it);
     if (!m) return { kind: "raw", text: it };
     return m[2] === ":" ? { kind: "raw", text: `{${JSON.stringify(m[1])}:${m[3]}}` } : { kind: "field", key: m[1]!, value: m[3]! };
   });
+  for (const raw of raws) parts.push({ kind: "raw", text: raw });
   if (usesStdin) parts.push({ kind: "raw", text: stdin });
   return judgeBody(parts.length > 0 ? parts : [{ kind: "raw", text: "" }], target, note);
 }

@@ -2,6 +2,7 @@ import { unknown, type Verdict } from "./shell-verdict-body.js";
 import { analyzeCode, analyzeSed } from "./shell-verdict-code.js";
 import { analyzeCurl, analyzeGh, analyzeHttpie, analyzeWget, type StdinText } from "./shell-verdict-tools.js";
 import { outputOf } from "./shell-static.js";
+import { clientConfig, type Client } from "./shell-client-config.js";
 import { dropOptions, envSplitString, xargsCommands } from "./shell-wrappers.js";
 import type { SimpleCommand, Stdin, Vars } from "./shell-command.js";
 import { isAssignment, isDynamic, parseShell, procSubIndex } from "./shell-words.js";
@@ -15,8 +16,10 @@ export interface ShellFinding {
 }
 
 const MAX_DEPTH = 8;
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox", "fish", "rbash", "yash", "tcsh", "csh"]);
-const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "ruby", "perl", "deno", "bun", "php", "lua", "Rscript", "tclsh", "jshell", "groovy"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "tcsh", "csh", "hush", "loksh", "oksh", "pdksh", "posh"]);
+const INTERPRETERS = new Set(["python", "pypy", "jython", "ipython", "node", "nodejs", "ruby", "jruby", "perl", "deno", "bun", "php", "lua", "luajit", "Rscript", "tclsh", "wish", "jshell", "groovy"]);
+/** Programs that run one of their own applets, named by their first argument (`busybox sh -c …`). */
+const MULTICALL = new Set(["busybox", "toybox"]);
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
 const TRANSPARENT = new Set(["builtin", "noglob", "unbuffer", "chronic", "setsid", "strace", "ltrace", "nocorrect", "caffeinate", "catchsegv"]);
 /** Programs that turn encoded text into other text: their output run as code cannot be read. */
@@ -116,7 +119,7 @@ const TEXTUAL = new Set([
   ...DECODERS,
 ]);
 /** Where a wrapped command may start inside an unknown program's arguments (`docker exec c gh …`). */
-const RUNNABLE = new Set(["gh", "hub", "curl", "wget", "http", "https", "xh", "xhs", "env", "sudo", "doas", "xargs", "eval", ...SHELLS, ...INTERPRETERS]);
+const RUNNABLE = new Set(["gh", "hub", "curl", "wget", "http", "https", "xh", "xhs", "env", "sudo", "doas", "xargs", "eval", ...MULTICALL, ...SHELLS, ...INTERPRETERS]);
 /** Text that says a command is about GitHub reviews; used to fail closed where code cannot be read. */
 const GITHUB_WORDS = /\bgh\b|\bhub\b|api\.github|\/api\/v3|graphql|\/pulls\/|reviews|approve|request[-_ ]?changes|pullrequestreview/i;
 
@@ -129,6 +132,10 @@ interface Shared {
   files: Map<string, string | null>;
   /** Encoded text was decoded somewhere in the command (base64, xxd, an undecodable `$'…'`). */
   tainted: boolean;
+  /** Each file written by a redirect or `tee`, in order (a client's config file among them). */
+  written: string[];
+  /** Variables the command assigns anywhere (`X=1`, `X=1 cmd`, `env X=1 cmd`). */
+  assigned: Set<string>;
 }
 
 interface Ctx {
@@ -146,7 +153,7 @@ interface Ctx {
  */
 export function analyzeShellCommand(command: string): ShellFinding | null {
   const script = command.replaceAll("\u0000", "");
-  const shared: Shared = { raw: script, notes: [], tainted: false, aliases: new Map(), files: new Map() };
+  const shared: Shared = { raw: script, notes: [], tainted: false, aliases: new Map(), files: new Map(), written: [], assigned: new Set() };
   let v: Verdict;
   try {
     v = scan(script, new Map(), 0, shared);
@@ -168,11 +175,17 @@ function scan(script: string, vars: Vars, depth: number, shared: Shared): Verdic
   if (parsed.unresolved.some((u) => u.startsWith("an ANSI-C"))) shared.tainted = true;
   if (parsed.commands.some((c) => DECODERS.has(basename(c.words[0] ?? "")))) shared.tainted = true;
   const ctx: Ctx = { vars, depth, procSubs: parsed.procSubs, shared };
+  for (const [name] of parsed.assignments) shared.assigned.add(name);
   const checks = parsed.commands.map((cmd) => () => {
     recordWrites(cmd, shared);
     return analyze(cmd.words, cmd.stdin, ctx);
   });
   for (const [name, value] of parsed.assignments) if (EXEC_ENV.test(name)) checks.push(() => shellText(value, ctx));
+  const arithmetic = parsed.arithmetic[0];
+  if (arithmetic !== undefined)
+    checks.push(() =>
+      opaque(ctx, `bash evaluates ${arithmetic} as arithmetic or as a variable name, and its value is only known when the command runs (an array subscript in it would run a command)`),
+    );
   if (parsed.parseError) checks.push(() => (GITHUB_WORDS.test(script) ? unknown(note, "part of it is not valid shell syntax, and bash would still run what comes before") : null));
   return worst(checks);
 }
@@ -205,6 +218,7 @@ function recordWrites(cmd: SimpleCommand, shared: Shared): void {
     const path = normalizeFile(append ? t.slice(1) : t);
     const before = append ? (shared.files.get(path) ?? "") : "";
     shared.files.set(path, text === null || before === null ? null : before + text);
+    shared.written.push(path);
   }
 }
 
@@ -245,7 +259,43 @@ function opaque(ctx: Ctx, what: string): Verdict {
   return null;
 }
 
-function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
+function analyze(input: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
+  return worst([() => exportedFunctions(input, ctx), () => analyzeWords(input, stdin, ctx)]);
+}
+
+/**
+ * `env 'BASH_FUNC_f%%=() { …; }' bash -c f`: a value that starts with `() {` handed to an environment
+ * is imported by bash as a function, and its body runs when the function is called. Every such word
+ * is scanned as that function's definition; an exported function we cannot read is refused.
+ */
+function exportedFunctions(words: string[], ctx: Ctx): Verdict {
+  const checks: Array<() => Verdict> = [];
+  for (const w of words) {
+    const m = /^[^\s=]*=\s*(\(\)\s*\{[\s\S]*)$/.exec(w);
+    if (m) checks.push(() => shellText(`f${m[1]!}`, ctx));
+    else if (/^BASH_FUNC_[^=]*=/.test(w) && isDynamic(w)) checks.push(() => unknown((r) => void ctx.shared.notes.push(r), "a function is exported to bash from text we cannot read"));
+  }
+  return worst(checks);
+}
+
+/** `python3.11` → `python`, `node22` → `node`, `perl5.36` → `perl`, `pypy3` → `pypy`: a versioned build is the program. */
+export function programFamily(name: string): string {
+  const m = /^([A-Za-z][A-Za-z_]*?)-?v?\d+(?:[._]\d+)*[a-z]?(?:-(?:dbg|debug))?$/.exec(name);
+  return m ? m[1]! : name;
+}
+
+/** A client call, with the configuration this command wrote for it before the call read first. */
+function withClientConfig(client: Client, args: string[], ctx: Ctx, run: (args: string[]) => Verdict): Verdict {
+  const ignores = client === "curl" ? args[0] === "-q" || args[0] === "--disable" : client === "wget" && args.includes("--no-config");
+  if (ignores) return run(args);
+  const written = ctx.shared.written.map((path) => ({ path, text: ctx.shared.files.get(path) ?? null }));
+  const config = clientConfig(client, ctx.shared.raw, written, ctx.shared.assigned);
+  if (config.kind === "none") return run(args);
+  if (config.kind === "args") return run([...config.args, ...args]);
+  return worst([() => run(args), () => unknown((r) => void ctx.shared.notes.push(r), config.why)]);
+}
+
+function analyzeWords(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
   const note = (r: string): void => void ctx.shared.notes.push(r);
   const rescan = (script: string): Verdict => scan(script, ctx.vars, ctx.depth + 1, ctx.shared);
   let words = input;
@@ -279,6 +329,11 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
         const split = envSplitString(rest);
         if (split !== null) return rescan(split);
         words = dropOptions(rest, new Set(["-u", "--unset", "-C", "--chdir", "-S"]));
+        // env sets every NAME=VALUE word before the command, whatever the name.
+        while (words[0]?.includes("=")) {
+          ctx.shared.assigned.add(words[0].slice(0, words[0].indexOf("=")));
+          words = words.slice(1);
+        }
         continue;
       }
       case "sudo":
@@ -362,11 +417,10 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       case "trap":
         return rest[0] === undefined || rest[0].startsWith("-") ? null : shellText(rest[0], ctx);
       case "busybox":
-        if (rest[0] !== undefined && !SHELLS.has(rest[0])) {
-          words = rest;
-          continue;
-        }
-        break;
+      case "toybox":
+        if (rest[0] === undefined || rest[0].startsWith("-")) return null;
+        words = rest;
+        continue;
       case "git":
         return scanGitAliases(rest, ctx);
       case "source":
@@ -378,17 +432,19 @@ function analyze(input: string[], stdinIn: Stdin | null, ctx: Ctx): Verdict {
       default:
         break;
     }
-    if (SHELLS.has(name)) return analyzeShell(rest, stdin, ctx);
+    const family = programFamily(name);
+    if (SHELLS.has(name) || SHELLS.has(family)) return analyzeShell(rest, stdin, ctx);
     const text = resolveStdin(stdin, ctx.shared.files);
-    if (INTERPRETERS.has(name)) return analyzeInterpreter(rest, text, ctx);
-    if (AWKS.has(name)) {
+    if (INTERPRETERS.has(name) || INTERPRETERS.has(family)) return analyzeInterpreter(rest, text, ctx);
+    if (AWKS.has(name) || AWKS.has(family)) {
       const program = dropOptions(rest, new Set(["-F", "-v", "-f", "--field-separator", "--assign"]))[0];
       return program === undefined || rest.includes("-f") ? null : analyzeCode(program, { note, scan: rescan });
     }
-    if (name === "gh" || name === "hub") return analyzeGh(rest, { stdin: text, note, scan: rescan }, name === "hub");
-    if (name === "curl") return analyzeCurl(rest, text, note);
-    if (name === "wget") return analyzeWget(rest, text, note);
-    if (name === "http" || name === "https" || name === "xh" || name === "xhs") return analyzeHttpie(rest, text, note);
+    if (name === "gh") return withClientConfig("gh", rest, ctx, (args) => analyzeGh(args, { stdin: text, note, scan: rescan }));
+    if (name === "hub") return analyzeGh(rest, { stdin: text, note, scan: rescan }, true);
+    if (name === "curl") return withClientConfig("curl", rest, ctx, (args) => analyzeCurl(args, text, note));
+    if (name === "wget") return withClientConfig("wget", rest, ctx, (args) => analyzeWget(args, text, note));
+    if (name === "http" || name === "https" || name === "xh" || name === "xhs") return withClientConfig("httpie", rest, ctx, (args) => analyzeHttpie(args, text, note));
     if (isDynamic(name)) return unknownProgram(rest, text, ctx);
     if (TEXTUAL.has(name)) return null;
     return unknownWrapper(rest, text, ctx);
@@ -491,7 +547,8 @@ function analyzeShell(rest: string[], stdin: Stdin | null, ctx: Ctx): Verdict {
 /** `python -c "…"`, `node -e`, `python3 - <<EOF`, or a script piped in. */
 function analyzeInterpreter(rest: string[], text: StdinText, ctx: Ctx): Verdict {
   const note = (r: string): void => void ctx.shared.notes.push(r);
-  const at = rest.findIndex((w) => /^-(?:c|e|p|r|E|-eval|-print|-command)$/.test(w) || w === "eval");
+  // `-c`, `-e`, and bundles that end in one (`python -Ic`, `perl -we`, `node -pe`).
+  const at = rest.findIndex((w) => /^-(?:[A-Za-z]*[ce]|p|r|E|-eval|-print|-command)$/.test(w) || w === "eval");
   const inline = at === -1 ? undefined : rest[at + 1];
   const file = at === -1 ? rest.find((w) => !w.startsWith("-")) : undefined;
   const written = writtenScript(file, ctx, (t) => analyzeCode(t, { note, scan: (s) => scan(s, ctx.vars, ctx.depth + 1, ctx.shared) }));

@@ -1,3 +1,4 @@
+import { arithmeticNode, nameArguments, nameText, printsNumber, testExpression, type ArithmeticHost } from "./shell-arithmetic.js";
 import { withBashTree, type ShellNode } from "./shell-grammar.js";
 import { decodeAnsiC, staticOutput } from "./shell-static.js";
 import { DYN, SPLIT, type ParsedShell, type SimpleCommand, type Stdin, type Vars } from "./shell-command.js";
@@ -36,16 +37,53 @@ const STATEMENTS = new Set([
   "postfix_expression",
 ]);
 
-class Walker {
-  readonly commands: SimpleCommand[] = [];
-  readonly procSubs: Array<SimpleCommand | null> = [];
-  readonly unresolved: string[] = [];
-  readonly assignments: Array<[string, string]> = [];
+/** What a walk collects; a subscript walked as more of the script (`walkArithmetic`) adds to its parent's. */
+interface Collected {
+  commands: SimpleCommand[];
+  procSubs: Array<SimpleCommand | null>;
+  unresolved: string[];
+  assignments: Array<[string, string]>;
+  arithmetic: string[];
+  integers: Set<string>;
+  assoc: Set<string>;
+}
+
+const MAX_ARITHMETIC_NESTING = 4;
+
+class Walker implements ArithmeticHost {
+  readonly commands: SimpleCommand[];
+  readonly procSubs: Array<SimpleCommand | null>;
+  readonly unresolved: string[];
+  readonly assignments: Array<[string, string]>;
+  readonly arithmetic: string[];
+  readonly integers: Set<string>;
+  readonly assoc: Set<string>;
 
   constructor(
     private readonly src: string,
     readonly vars: Vars,
-  ) {}
+    parent?: Collected,
+    private readonly nesting = 0,
+  ) {
+    const c = parent ?? { commands: [], procSubs: [], unresolved: [], assignments: [], arithmetic: [], integers: new Set(), assoc: new Set() };
+    this.commands = c.commands;
+    this.procSubs = c.procSubs;
+    this.unresolved = c.unresolved;
+    this.assignments = c.assignments;
+    this.arithmetic = c.arithmetic;
+    this.integers = c.integers;
+    this.assoc = c.assoc;
+  }
+
+  walkArithmetic(text: string): boolean {
+    if (this.nesting >= MAX_ARITHMETIC_NESTING) return false;
+    const script = `(( ${text} ))`;
+    return withBashTree(script, (root, hasError) => {
+      if (hasError) return false;
+      new Walker(script, this.vars, this, this.nesting + 1).stmt(root, null);
+      return true;
+    });
+  }
 
   /** Walks a statement; returns the command whose output a pipe after it would read. */
   stmt(node: ShellNode, stdin: Stdin | null): SimpleCommand | null {
@@ -90,6 +128,19 @@ class Walker {
         if (variable) this.vars.delete(variable.text);
         break;
       }
+      case "compound_statement":
+        if (!node.text.startsWith("((")) break;
+        for (const c of node.namedChildren) arithmeticNode(this, c);
+        return null;
+      case "c_style_for_statement":
+        for (const c of node.namedChildren) {
+          if (c.type === "do_group" || c.type === "compound_statement") this.stmt(c, null);
+          else arithmeticNode(this, c);
+        }
+        return null;
+      case "test_command":
+        testExpression(this, node, (n) => void this.stmt(n, null));
+        return null;
       default:
         break;
     }
@@ -145,6 +196,7 @@ class Walker {
       const target = c.type === "command_name" ? (c.firstNamedChild ?? c) : c;
       cmd.words.push(...splitFields(this.value(target, false)));
     }
+    nameArguments(this, cmd.words);
     this.commands.push(cmd);
     return cmd;
   }
@@ -221,21 +273,46 @@ class Walker {
   }
 
   private assign(node: ShellNode, persist: boolean): void {
-    const name = node.childForFieldName("name")?.text;
+    const nameNode = node.childForFieldName("name");
+    const name = nameNode?.text;
     const valueNode = node.childForFieldName("value");
+    const before = this.commands.length;
     const value = valueNode ? this.value(valueNode, true) : "";
     if (name !== undefined) this.assignments.push([name, value]);
+    // `a[$(cmd)]=1`: the subscript of an indexed array is arithmetic.
+    if (nameNode?.type === "subscript") arithmeticNode(this, nameNode);
     if (!persist || name === undefined) return;
+    this.integers.delete(name);
     if (node.children.some((c) => c.type === "+=")) this.vars.set(name, (this.vars.get(name) ?? DYN) + value);
     else this.vars.set(name, value);
+    const last = this.commands.slice(before).at(-1);
+    if (valueNode?.type === "arithmetic_expansion" || (valueNode?.type === "command_substitution" && last && printsNumber(last))) this.integers.add(name);
   }
 
   private declaration(node: ShellNode): SimpleCommand {
     const cmd: SimpleCommand = { words: [node.child(0)?.type ?? "declare"], stdin: null };
+    const flags = node.namedChildren
+      .filter((c) => c.type === "word" && c.text.startsWith("-"))
+      .map((c) => c.text)
+      .join("");
     for (const c of node.namedChildren) {
-      if (c.type === "variable_assignment") this.assign(c, true);
-      else if (c.type === "variable_name") cmd.words.push(c.text);
-      else cmd.words.push(this.value(c, false));
+      const name = c.type === "variable_assignment" ? c.childForFieldName("name")?.text : c.type === "variable_name" ? c.text : undefined;
+      if (name !== undefined && flags.includes("A")) this.assoc.add(name);
+      if (c.type === "variable_assignment") {
+        this.assign(c, true);
+        // `declare -i n=expr`: the value is evaluated as arithmetic.
+        if (flags.includes("i") && name !== undefined) {
+          const valueNode = c.childForFieldName("value");
+          if (valueNode) arithmeticNode(this, valueNode);
+          this.vars.delete(name);
+          this.integers.add(name);
+        }
+      } else if (c.type === "variable_name") cmd.words.push(c.text);
+      else {
+        const word = this.value(c, false);
+        cmd.words.push(word);
+        if (!word.startsWith("-")) nameText(this, word.replace(/=.*$/s, ""), c.text);
+      }
     }
     this.commands.push(cmd);
     return cmd;
@@ -294,7 +371,7 @@ class Walker {
         return `${DYN}PS${this.procSubs.push(inner.at(-1) ?? null) - 1}${DYN}`;
       }
       case "arithmetic_expansion":
-        this.nested(node);
+        for (const c of node.namedChildren) arithmeticNode(this, c);
         return DYN;
       case "concatenation": {
         if (!quoted && isBrace(node.text)) {
@@ -341,10 +418,22 @@ class Walker {
     const known = simple ? this.vars.get(named[0]!.text) : undefined;
     if (known === undefined || (!quoted && this.vars.has("IFS"))) {
       // With IFS changed we do not model how an unquoted expansion splits.
-      for (const c of named) if (c.type !== "variable_name") this.value(c, true);
+      for (const c of named) {
+        if (c.type === "subscript") this.subscript(c);
+        else if (c.type !== "variable_name") this.value(c, true);
+      }
       return quoted ? DYN : `${DYN}${SPLIT}`;
     }
     return quoted ? known : toFields(known);
+  }
+
+  /** `${a[i]}`: an indexed array's subscript is arithmetic (`@`, `*` and an associative array's are not). */
+  private subscript(node: ShellNode): void {
+    const name = node.childForFieldName("name")?.text ?? "";
+    const index = node.childForFieldName("index");
+    if (!index || index.text === "@" || index.text === "*") return;
+    if (this.assoc.has(name)) this.value(index, true);
+    else arithmeticNode(this, index);
   }
 }
 
@@ -380,7 +469,14 @@ export function parseShell(input: string, vars: Vars = new Map()): ParsedShell {
   return withBashTree(script, (root, hasError) => {
     const walker = new Walker(script, vars);
     walker.stmt(root, null);
-    return { commands: walker.commands, procSubs: walker.procSubs, parseError: hasError, unresolved: walker.unresolved, assignments: walker.assignments };
+    return {
+      commands: walker.commands,
+      procSubs: walker.procSubs,
+      parseError: hasError,
+      unresolved: walker.unresolved,
+      assignments: walker.assignments,
+      arithmetic: walker.arithmetic,
+    };
   });
 }
 
