@@ -218,6 +218,8 @@ export const EnvSchema = z.object({
   SLACK_BOT_TOKEN: z.string().min(1).optional(),
   /** A run stops before the model call that would take its cost past this (USD); unset: no budget. */
   AGENT_MAX_BUDGET_USD: z.coerce.number().positive("a positive amount in USD").optional(),
+  /** A run stops before the model call that would take its tokens (input and output) past this; unset: none, but a model without a price is capped at 20M. */
+  AGENT_MAX_BUDGET_TOKENS: z.coerce.number().int().positive("a positive whole number of tokens").optional(),
   /** User-level agents and skills: `<root>/<login>/.agents/agents/*.md`; default `$DATA_DIR/users`. */
   USER_AGENTS_ROOT: z.string().min(1).optional(),
   /** Linear webhook signing secret; unset: every request to /webhooks/linear is refused. */

@@ -41,6 +41,8 @@ export const RepoConfig = z
         mcp_servers: McpServers.default({}),
         /** USD one run may spend; with AGENT_MAX_BUDGET_USD set too, the lower wins. */
         max_budget_usd: z.number().positive().optional(),
+        /** Tokens (input and output) one run may use; with AGENT_MAX_BUDGET_TOKENS set too, the lower wins. */
+        max_budget_tokens: z.number().int().positive().optional(),
         /** The repository's instructions for its runs (a system-prompt part after the run's mode). */
         instructions: z.string().max(8000).optional(),
       })

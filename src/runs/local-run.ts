@@ -5,6 +5,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
+import { runBudget } from "../agent/budget.js";
 import { buildRunRecord, formatRunSummary } from "../agent/run-record.js";
 import { createFetchUrlTool } from "../agent/tools/fetch-url-tool.js";
 import { createHttpRequestTool } from "../agent/tools/http-request-tool.js";
@@ -171,7 +172,7 @@ export async function runLocal(o: LocalRunOptions, { isPath, source }: LocalRunT
         notifyStepLimit: async (text) => o.out(`\n${text}\n`),
         replyTools: ["reply_to_user"],
         ...(runModel.fallback ? { fallbackModel: runModel.fallback } : {}),
-        ...(o.config.env.AGENT_MAX_BUDGET_USD !== undefined ? { budgetUsd: o.config.env.AGENT_MAX_BUDGET_USD, budgetModelId: runModel.settings.modelId } : {}),
+        ...runBudget(runModel.settings.modelId, { usd: [o.config.env.AGENT_MAX_BUDGET_USD], tokens: [o.config.env.AGENT_MAX_BUDGET_TOKENS] }),
       },
       agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId, skills: agents.skills },
       checkpointer: new MemorySaver(),

@@ -1,5 +1,6 @@
 import type { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { runBudget } from "../agent/budget.js";
 import type { AgentMiddlewareDeps } from "../agent/middleware/build-agent-middleware.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import { errorMessage } from "../errors.js";
@@ -20,7 +21,7 @@ const PERSON_TRIGGERS = ["comment", "issue_opened", "issue_labeled"];
 export interface AgentInputs {
   message: HumanMessage;
   agents: NonNullable<InvokeAgentOptions["agents"]>;
-  budget: Pick<AgentMiddlewareDeps, "budgetUsd" | "budgetModelId">;
+  budget: Pick<AgentMiddlewareDeps, "budgetUsd" | "budgetTokens" | "budgetModelId">;
   /** For the reply: agent files that did not load. */
   note?: string;
 }
@@ -65,11 +66,13 @@ export async function prepareAgentInputs(o: {
   const withImages = await attachRequestImages(data, o.task, { token: () => ctx.github.repoScopedToken(data.installationId, data.repo), signal: ctx.signal });
   const contextPaths = person ? requestContextPaths(data.text) : [];
   const message = withContextBlocks(withImages, contextPaths.length > 0 ? await readContextAttachments(ws.mirror, ws.sha, contextPaths) : []);
-  const budgets = [ctx.config.env.AGENT_MAX_BUDGET_USD, o.repoConfig.agent.max_budget_usd].filter((b): b is number => b !== undefined);
   return {
     message,
     agents: { resolved: agents.agents, models: agents.models, runModelId: runModel.settings.modelId, skills: agents.skills },
-    budget: budgets.length > 0 ? { budgetUsd: Math.min(...budgets), budgetModelId: runModel.settings.modelId } : {},
+    budget: runBudget(runModel.settings.modelId, {
+      usd: [ctx.config.env.AGENT_MAX_BUDGET_USD, o.repoConfig.agent.max_budget_usd],
+      tokens: [ctx.config.env.AGENT_MAX_BUDGET_TOKENS, o.repoConfig.agent.max_budget_tokens],
+    }),
     ...(agents.note ? { note: agents.note } : {}),
   };
 }

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type UsageMetad
 import { fakeModel } from "@langchain/core/testing";
 import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
 import { describe, expect, it } from "vitest";
-import { estimateInputTokens, isBudgetStop, nextCallUsd, spentUsd } from "../../src/agent/budget.js";
+import { UNPRICED_TOKEN_CAP, estimateInputTokens, isBudgetStop, nextCallUsd, runBudget, spentUsd } from "../../src/agent/budget.js";
 import { createOpenSweAgent } from "../../src/agent/create-agent.js";
 import { buildAgentMiddleware, buildSubagentMiddleware, type AgentMiddlewareDeps } from "../../src/agent/middleware/build-agent-middleware.js";
 import { buildRunRecord } from "../../src/agent/run-record.js";
@@ -30,7 +30,7 @@ function turn(name: string, args: Record<string, unknown>, id: string, input: nu
   return m;
 }
 
-function run(model: ReturnType<typeof fakeModel>, budgetUsd: number, modelId = SONNET) {
+function run(model: ReturnType<typeof fakeModel>, budgetUsd: number | undefined, modelId = SONNET, budgetTokens?: number) {
   const meter = new RunMeter();
   const deps: AgentMiddlewareDeps & { meter: RunMeter } = {
     modelCallLimit: 50,
@@ -39,7 +39,8 @@ function run(model: ReturnType<typeof fakeModel>, budgetUsd: number, modelId = S
     drainFollowUps: async () => [],
     notifyStepLimit: async () => {},
     meter,
-    budgetUsd,
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+    ...(budgetTokens !== undefined ? { budgetTokens } : {}),
     budgetModelId: modelId,
   };
   const backend = new Sandbox();
@@ -84,6 +85,31 @@ describe("the run budget", () => {
       expect(record.outcome).toBe("budget_exceeded");
       expect(messages.at(-1)?.text).toMatch(/^Budget reached: the next model call would take this run past its budget of \$[\d.]+ \(spent \$[\d.]+ so far\), so I stopped before it\.$/);
     } else expect(record.outcome).not.toBe("budget_exceeded");
+  });
+
+  it("stops a $0 model's runaway run at the token cap, which the USD budget never reaches", async () => {
+    const model = fakeModel();
+    // Ten calls of 10k tokens each, at $0: the USD budget would let all of them through.
+    for (let i = 0; i < 10; i += 1) model.respond(turn("execute", { command: `echo ${i}` }, `e${i}`, 10_000, "openai:local-llm"));
+    const budget = runBudget("openai:local-llm", { usd: [1], tokens: [undefined, 25_000] });
+    expect(budget).toEqual({ budgetUsd: 1, budgetTokens: 25_000, budgetModelId: "openai:local-llm" });
+    const { backend, go } = run(model, budget.budgetUsd, "openai:local-llm", budget.budgetTokens);
+    const { messages, record } = await go();
+    expect(backend.commands).toHaveLength(3); // 20k used + the next input fits; 30k used is past 25k
+    expect(isBudgetStop(messages.at(-1))).toBe(true);
+    expect(record.outcome).toBe("budget_exceeded");
+    expect(record.costUsd).toBeUndefined();
+    expect(messages.at(-1)?.text).toMatch(/^Budget reached: the next model call would take this run past its budget of 25,000 tokens \(used 30,000 so far\), so I stopped before it\.$/);
+  });
+
+  it.each([
+    ["a priced model with a USD cap only: no token cap", SONNET, [2], [], { budgetUsd: 2, budgetModelId: SONNET }],
+    ["an unpriced model with a USD cap only: the default token cap", "openai:local-llm", [2], [], { budgetUsd: 2, budgetTokens: UNPRICED_TOKEN_CAP, budgetModelId: "openai:local-llm" }],
+    ["an unpriced model, no cap at all: still the default token cap", "openai:local-llm", [], [], { budgetTokens: UNPRICED_TOKEN_CAP, budgetModelId: "openai:local-llm" }],
+    ["the lower of the deployment's and the repository's", SONNET, [3, 2], [50_000, 80_000], { budgetUsd: 2, budgetTokens: 50_000, budgetModelId: SONNET }],
+    ["a replay: no budget", "replay:x.json", [], [], {}],
+  ])("runBudget: %s", (_t, modelId, usdCaps, tokenCaps, expected) => {
+    expect(runBudget(modelId, { usd: usdCaps, tokens: tokenCaps })).toEqual(expected);
   });
 
   it("counts the subagent's spend and stops the subagent at it too", async () => {

@@ -44,6 +44,8 @@ export interface AgentMiddlewareDeps {
   startPriority?: StartPriorityDeps;
   /** USD the run may spend, priced at `budgetModelId`'s rates; unset: no budget. */
   budgetUsd?: number;
+  /** Tokens the run may use (input and output, every model of the run); unset: no token cap. */
+  budgetTokens?: number;
   budgetModelId?: string;
 }
 
@@ -58,7 +60,9 @@ export function buildAgentMiddleware(deps: AgentMiddlewareDeps): AgentMiddleware
     deps.startPriority ? startPriorityMiddleware(deps.startPriority) : undefined,
     sanitizeToolInputsMiddleware(),
     modelCallLimit(deps.modelCallLimit, deps.meter),
-    deps.budgetUsd !== undefined ? runBudgetMiddleware({ budgetUsd: deps.budgetUsd, modelId: deps.budgetModelId ?? "", ...(deps.meter ? { meter: deps.meter } : {}) }) : undefined,
+    deps.budgetUsd !== undefined || deps.budgetTokens !== undefined
+      ? runBudgetMiddleware({ budgetUsd: deps.budgetUsd, budgetTokens: deps.budgetTokens, modelId: deps.budgetModelId ?? "", ...(deps.meter ? { meter: deps.meter } : {}) })
+      : undefined,
     toolErrorsMiddleware(),
     scopedAgentsMdMiddleware({ workspaceRoot: deps.workspaceRoot, readFile: deps.readWorkspaceFile }),
     followUpQueueMiddleware({ drainFollowUps: deps.drainFollowUps, ...(deps.threadId ? { threadId: deps.threadId } : {}), ...logger }),

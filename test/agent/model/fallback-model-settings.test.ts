@@ -8,6 +8,15 @@ describe("fallbackModelSettings", () => {
     ["configured fallback wins, effort clamped", "claude-opus-4-7", "max", "claude-haiku-4-5", { modelId: "anthropic:claude-haiku-4-5", effort: "high" }],
     ["no fallback when it is the primary", "claude-sonnet-4-5", undefined, "anthropic:claude-sonnet-4-5", undefined],
     ["no fallback when the model has none and none is configured", "claude-haiku-4-5", undefined, undefined, undefined],
+    [
+      "across providers: Bedrock first, Anthropic's API second",
+      "bedrock:us.anthropic.claude-opus-4-7-v1:0",
+      "high",
+      "claude-sonnet-4-6",
+      { modelId: "anthropic:claude-sonnet-4-6", provider: "anthropic", effort: "high" },
+    ],
+    ["across providers: Azure first, Vertex second", "azure:gpt-5", "low", "vertex:claude-sonnet-4-5@20250929", { modelId: "vertex:claude-sonnet-4-5@20250929", provider: "vertex", effort: "low" }],
+    ["a cloud's Claude takes no Anthropic default fallback (the operator names one)", "bedrock:us.anthropic.claude-opus-4-7-v1:0", undefined, undefined, undefined],
   ])("%s", (_name, modelId, effort, fallbackModel, expected) => {
     const primary = resolveModelSettings({ thread: { modelId, effort } });
     const result = fallbackModelSettings(primary, fallbackModel ? { fallbackModel } : {});
