@@ -8,7 +8,12 @@ import { chooseEntry } from "./choose-entry.mjs";
 
 const entry = chooseEntry(join(dirname(fileURLToPath(import.meta.url)), ".."));
 if (entry.form === "tsx") {
-  const { register } = await import("tsx/esm/api");
-  register();
+  // tsx is a devDependency: a production install (the image, `npm ci --omit=dev`) runs dist/ only.
+  const tsx = await import("tsx/esm/api").catch(() => undefined);
+  if (!tsx) {
+    process.stderr.write(`open-swe: ${entry.reason} and tsx is not installed (a production install runs dist/ only): run \`npm run build\` in a full install\n`);
+    process.exit(1);
+  }
+  tsx.register();
 }
 await import(pathToFileURL(entry.file).href);

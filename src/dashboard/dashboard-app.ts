@@ -102,13 +102,12 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashboardEnv> {
   mountApprovals(app, deps);
   mountInsights(app, deps);
 
-  // @bull-board/hono 9.10.1 carries its own @bull-board/api 9.10.1: same shape, separate declarations.
   const board = new HonoAdapter(serveStatic);
   // Admins administer, they do not impersonate: the queue view only reads (no add, retry, edit, clean:
   // bull-board answers 405). A job it could add would be unsigned anyway, and the worker refuses those.
   const bull = createBullBoard({
     queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
-    serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]["serverAdapter"],
+    serverAdapter: board,
   });
   board.setBasePath(QUEUES_PATH);
   // A thread's later runs wait in its sandbox's host's own queue (`agent@<host>`): those join the view as hosts register.

@@ -3,6 +3,7 @@ import { shellJoin } from "../../shared/shell-quote.js";
 import type { CreateSandboxOptions, FileErrorCode, SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";
 import { TIMED_OUT, VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
+import { loadVendorSdk } from "./load-vendor-sdk.js";
 import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /** The slice of `@daytonaio/sdk` this provider uses (axios under the hood: tests mock its HTTP with nock). */
@@ -36,7 +37,8 @@ export const DAYTONA_AUTO_STOP_MINUTES = 15;
 export function daytonaSdkClient(config: SandboxConfig["daytona"]): DaytonaApi {
   type Sdk = typeof import("@daytonaio/sdk");
   let client: Promise<InstanceType<Sdk["Daytona"]>> | undefined;
-  const get = () => (client ??= import("@daytonaio/sdk").then((m) => new m.Daytona({ ...(config.apiKey ? { apiKey: config.apiKey } : {}), apiUrl: config.apiUrl })));
+  const get = () =>
+    (client ??= loadVendorSdk("@daytonaio/sdk", () => import("@daytonaio/sdk")).then((m) => new m.Daytona({ ...(config.apiKey ? { apiKey: config.apiKey } : {}), apiUrl: config.apiUrl })));
   const wrap = (sb: InstanceType<Sdk["Sandbox"]>): DaytonaHandle => ({
     id: sb.id,
     async executeCommand(command, cwd, env, timeoutSec) {

@@ -3,6 +3,7 @@ import { shellJoin } from "../../shared/shell-quote.js";
 import type { CreateSandboxOptions, FileErrorCode, SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";
 import { TIMED_OUT, VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
+import { loadVendorSdk } from "./load-vendor-sdk.js";
 import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /**
@@ -40,7 +41,7 @@ export function e2bSdkClient(config: SandboxConfig["e2b"]): E2bClient {
     ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
     ...(config.sandboxUrl ? { sandboxUrl: config.sandboxUrl } : {}),
   };
-  const load = () => import("e2b");
+  const load = () => loadVendorSdk("e2b", () => import("e2b"));
   const wrap = (sb: import("e2b").Sandbox): E2bHandle => ({
     sandboxId: sb.sandboxId,
     run: (cmd, o) => sb.commands.run(cmd, { cwd: o.cwd, envs: o.envs, timeoutMs: o.timeoutMs }),

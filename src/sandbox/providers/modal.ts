@@ -4,6 +4,7 @@ import { KEEP_ALIVE_EVERY_MS } from "../keep-alive.js";
 import { SandboxError, type CreateSandboxOptions, type FileErrorCode, type SandboxInfo } from "../types.js";
 import { vendorError, type RawExec } from "./vendor-common.js";
 import { VendorSandbox, type VendorRun, type VendorSandboxOptions } from "./vendor-sandbox.js";
+import { loadVendorSdk } from "./load-vendor-sdk.js";
 import { VendorSandboxProvider } from "./vendor-sandbox-provider.js";
 
 /**
@@ -35,7 +36,9 @@ export const MODAL_LIFETIME_MS = 24 * 60 * 60_000;
 export function modalSdkClient(config: SandboxConfig["modal"]): ModalApi {
   let client: Promise<import("modal").ModalClient> | undefined;
   const get = () =>
-    (client ??= import("modal").then((m) => new m.ModalClient({ ...(config.tokenId ? { tokenId: config.tokenId } : {}), ...(config.tokenSecret ? { tokenSecret: config.tokenSecret } : {}) })));
+    (client ??= loadVendorSdk("modal", () => import("modal")).then(
+      (m) => new m.ModalClient({ ...(config.tokenId ? { tokenId: config.tokenId } : {}), ...(config.tokenSecret ? { tokenSecret: config.tokenSecret } : {}) }),
+    ));
   const wrap = (sb: import("modal").Sandbox): ModalHandle => ({
     sandboxId: sb.sandboxId,
     async exec(argv, o) {
