@@ -107,7 +107,7 @@ async function processAgentJob(data: AgentJob, ctx: JobContext, start: RunStart)
   let finished: RunRecord | null = null;
   let thrown: unknown;
   // Until its own end below, the run is on the registry the hourly reconcile checks for runs that vanished.
-  const registry = new RunRegistry(ctx.redis, ctx.prefix);
+  const registry = new RunRegistry(ctx.redis, ctx.prefix, ctx.queues.signer, ctx.log);
   await registry.register(ctx.jobId, data);
   // A CI fix run shows itself on the head it fixes; a fix that became a follow-up above has no check of its own.
   const fixCheck = data.trigger === "ci_fix" && data.autofixHead ? await startFixRunCheck(octokit, { owner: data.owner, repo: data.repo, headSha: data.autofixHead }, ctx.log) : null;

@@ -191,7 +191,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
         github: createGitHubAuth(config.github, { log, ...(opts.octokitDefaults ? { octokitDefaults: opts.octokitDefaults } : {}) }),
         settings,
         locks: new RunLocks(redis, prefix, config.env.RUN_LOCK_SECONDS * 1000),
-        followUps: new FollowUpQueue(redis, prefix, config.env.FOLLOW_UP_CAP),
+        followUps: new FollowUpQueue(redis, prefix, config.env.FOLLOW_UP_CAP, queues.signer, log),
         prThreads,
         queues,
         sources,

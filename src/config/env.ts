@@ -122,6 +122,11 @@ export const EnvSchema = z.object({
   CI_MONITOR_EVERY_SECONDS: int(600, 30, 86_400),
   JOB_ATTEMPTS: int(3, 1, 20),
   /**
+   * A signed job runs at most this long after it was due (issued, plus its delay); older, the worker refuses
+   * it. Retries and stalled-job recovery of the same job count from the same issue time.
+   */
+  JOB_MAX_AGE_HOURS: int(24, 1, 24 * 30),
+  /**
    * How a GitHub webhook is made durable before its 2xx: `stream` (default) appends it (one XADD, sealed)
    * to the intake stream a worker's pump moves into BullMQ; `queue` adds its job to BullMQ there and then
    * (the job is in BullMQ at the 2xx even with no worker running, for more work per webhook).

@@ -255,7 +255,7 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
       );
     const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the message was not sent");
     if (refused) return refused;
-    const followUps = new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP);
+    const followUps = new FollowUpQueue(deps.redis, deps.prefix, deps.config.env.FOLLOW_UP_CAP, deps.queues.signer, deps.log);
     const { queued } = await followUps.push(entry.threadId, { text: text.trim(), author: session.login, source: "dashboard", at: Date.now() });
     if (!queued) return c.html(messagePage("Nothing sent", session, followUpRefusedText(followUps.cap)), 429);
     return c.redirect(`/app/runs/${encodeURIComponent(entry.runId)}`, 303);

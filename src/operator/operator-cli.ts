@@ -119,6 +119,8 @@ export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (l
       if (!job) throw new UsageError(`no job "${id}" in any queue`);
       const state = await job.getState();
       if (state !== "failed") throw new UsageError(`job "${id}" is ${state}, not failed: only failed jobs are retried`);
+      // Issued again (a fresh time, the same principal): a retry is a new run, not a replay of the old one.
+      await deps.queues.reissue(job.queueName.split("@")[0] as QueueName, job);
       await job.retry("failed");
       return print(await jobLine(job));
     }

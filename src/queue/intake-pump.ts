@@ -142,6 +142,7 @@ export class IntakePump {
         via: entry.via,
         ...(entry.principal !== undefined ? { principal: entry.principal } : {}),
         ...(entry.threadFrom ? { threadFrom: entry.threadFrom } : {}),
+        issuedAt: entry.at,
       });
     } catch (err) {
       if (err instanceof ZodError) return refuse(`payload does not fit the ${queue} job: ${err.issues[0]?.path.join(".")}`);

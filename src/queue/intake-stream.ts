@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
+import { RedisClock } from "../shared/redis-clock.js";
 import { intakeStreamKey } from "./intake-keys.js";
 import { Principal, Via, type JobSigner } from "./job-provenance.js";
 import { QUEUE_NAMES, type QueueName } from "./names.js";
@@ -15,6 +16,8 @@ export const IntakeEntry = z.object({
   via: Via,
   principal: Principal.optional(),
   threadFrom: z.array(z.string()).optional(),
+  /** When the web tier took the webhook (Redis time, ms): the job's issue time, so a re-appended entry signs the same job and ages. */
+  at: z.number().int(),
 });
 export type IntakeEntry = z.infer<typeof IntakeEntry>;
 
@@ -27,11 +30,15 @@ export class IntakeEntryError extends OpenSweError<"intake_entry_refused"> {}
  * still one job. Costs what a bare XADD costs instead of BullMQ's add script (`npm run bench:intake`).
  */
 export class IntakeStream implements Enqueue {
+  private readonly clock: RedisClock;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly signer: JobSigner,
-  ) {}
+  ) {
+    this.clock = new RedisClock(redis);
+  }
 
   async add<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: AddOptions): Promise<string> {
     const { via, principal, threadFrom, ...rest } = options;
@@ -44,6 +51,7 @@ export class IntakeStream implements Enqueue {
       via,
       ...(principal !== undefined ? { principal } : {}),
       ...(threadFrom?.length ? { threadFrom: [...threadFrom] } : {}),
+      at: await this.clock.now(),
     };
     const text = JSON.stringify(entry);
     await this.redis.xadd(intakeStreamKey(this.prefix, name), "*", "e", text, "s", this.signer.sealEntry(text));

@@ -22,25 +22,61 @@ export type Via = z.infer<typeof Via>;
 export const Principal = z.object({ login: z.string().min(1), id: z.number().int().optional() }).nullable();
 export type Principal = z.infer<typeof Principal>;
 
-/** Stored beside the payload in the job's data under `provenance`; `sig` is the HMAC of `canonical(...)`. */
-export const Provenance = z.object({ v: z.literal(1), via: Via, principal: Principal, sig: z.string().regex(/^[0-9a-f]{64}$/) });
+/**
+ * Stored beside the payload in the job's data under `provenance`; `sig` is the HMAC of `canonical(...)`,
+ * which also covers the job's id (or, for a job scheduler's template, the scheduler whose `repeat:<id>:<ms>`
+ * jobs it makes), when it was issued (`iat`, Redis time, ms) and until when it may run (`exp`; none for a
+ * scheduler's template, which is signed as the system once and runs at every iteration).
+ */
+export const Provenance = z.object({
+  v: z.literal(2),
+  via: Via,
+  principal: Principal,
+  iat: z.number().int(),
+  exp: z.number().int().nullable(),
+  scheduler: z.string().min(1).optional(),
+  sig: z.string().regex(/^[0-9a-f]{64}$/),
+});
 export type Provenance = z.infer<typeof Provenance>;
-export type VerifiedProvenance = Omit<Provenance, "sig" | "v">;
+export type VerifiedProvenance = Pick<Provenance, "via" | "principal">;
+
+/** What a signature is bound to: the one job id it may run under, or a job scheduler's iterations. */
+export type JobBinding = { jobId: string } | { scheduler: string };
+
+/** When a job is issued: Redis's time at signing (or its intake entry's), and its delay if any. */
+export interface Issue {
+  iat: number;
+  delayMs?: number;
+}
+
+/** Why a job is refused: its provenance (unsigned, forged, altered, bound elsewhere), or `expired` past its age. */
+export type Refusal = { ok: false; reason: string; expired?: true };
 
 const PROVENANCE_KEY = "provenance";
+const DEFAULT_MAX_AGE_MS = 24 * 3600_000;
+const SYSTEM = new Set<string>(SYSTEM_VIAS);
+
+/** The domains of the Redis entries the signer's key seals, one per kind (never a job's `v1\n…`). */
+export type SealDomain = "intake-entry v1" | "follow-up v1" | "run-registry v1";
 
 export class ProvenanceError extends OpenSweError<"provenance_invalid" | "provenance_key_missing"> {}
 
 /** The message a worker fails an unsigned or altered job with. */
 export const NO_PROVENANCE = "job has no valid provenance signature: added outside the web tier?";
+/** The message a worker fails a job past its maximum age with. */
+export const JOB_EXPIRED = "job refused: too old to run (past JOB_MAX_AGE_HOURS after it was due)";
 
 /**
- * The one string a job's signature covers: queue, via, principal and the whole zod-parsed payload (its
- * repository, thread, requester and the fields that decide rights, such as `verdictAuthorized`).
+ * The one string a job's signature covers: the base queue (`agent`, never `agent@<host>`: our router
+ * moves a job between them), the job id or scheduler it is bound to, its issue time and expiry, via,
+ * principal and the whole zod-parsed payload (its repository, thread, requester and the fields that
+ * decide rights, such as `verdictAuthorized`).
  */
-function canonical(queue: QueueName, via: Via, principal: Principal, payloadJson: string): string {
-  return `v1\n${queue}\n${via}\n${principal?.login ?? ""}\n${principal?.id ?? ""}\n${payloadJson}`;
+function canonical(queue: QueueName, bind: string, iat: number, exp: number | null, via: Via, principal: Principal, payloadJson: string): string {
+  return `v2\n${queue}\n${bind}\n${iat}\n${exp ?? ""}\n${via}\n${principal?.login ?? ""}\n${principal?.id ?? ""}\n${payloadJson}`;
 }
+
+const bindingOf = (b: JobBinding): string => ("jobId" in b ? `id:${b.jobId}` : `scheduler:${b.scheduler}`);
 
 const derive = (ikm: Buffer): Buffer => Buffer.from(hkdfSync("sha256", ikm, "open-swe", "job-provenance v1", 32));
 
@@ -52,26 +88,49 @@ const derive = (ikm: Buffer): Buffer => Buffer.from(hkdfSync("sha256", ikm, "ope
 export class JobSigner {
   private readonly keys: Buffer[];
 
-  /** With no secret it still reads (`runs ls` on a laptop): signing says what to set, verifying refuses every job. */
-  constructor(secrets: readonly Buffer[]) {
+  /**
+   * With no secret it still reads (`runs ls` on a laptop): signing says what to set, verifying refuses every job.
+   * `maxAgeMs`: how long after it is due (issued + delay) a job may still start (`JOB_MAX_AGE_HOURS`).
+   */
+  constructor(
+    secrets: readonly Buffer[],
+    readonly maxAgeMs = DEFAULT_MAX_AGE_MS,
+  ) {
     this.keys = secrets.map(derive);
   }
 
-  static fromEnv(env: { OPEN_SWE_SECRET_KEY?: string | undefined; OPEN_SWE_SECRET_KEY_PREVIOUS?: string | undefined; WEBHOOK_SECRET?: string | undefined }): JobSigner {
-    if (env.OPEN_SWE_SECRET_KEY) return new JobSigner([env.OPEN_SWE_SECRET_KEY, ...(env.OPEN_SWE_SECRET_KEY_PREVIOUS ? [env.OPEN_SWE_SECRET_KEY_PREVIOUS] : [])].map((h) => Buffer.from(h, "hex")));
-    return new JobSigner(env.WEBHOOK_SECRET ? [Buffer.from(env.WEBHOOK_SECRET, "utf8")] : []);
+  static fromEnv(env: {
+    OPEN_SWE_SECRET_KEY?: string | undefined;
+    OPEN_SWE_SECRET_KEY_PREVIOUS?: string | undefined;
+    WEBHOOK_SECRET?: string | undefined;
+    JOB_MAX_AGE_HOURS?: number | undefined;
+  }): JobSigner {
+    const maxAge = env.JOB_MAX_AGE_HOURS !== undefined ? env.JOB_MAX_AGE_HOURS * 3600_000 : DEFAULT_MAX_AGE_MS;
+    if (env.OPEN_SWE_SECRET_KEY)
+      return new JobSigner(
+        [env.OPEN_SWE_SECRET_KEY, ...(env.OPEN_SWE_SECRET_KEY_PREVIOUS ? [env.OPEN_SWE_SECRET_KEY_PREVIOUS] : [])].map((h) => Buffer.from(h, "hex")),
+        maxAge,
+      );
+    return new JobSigner(env.WEBHOOK_SECRET ? [Buffer.from(env.WEBHOOK_SECRET, "utf8")] : [], maxAge);
   }
 
   private mac(key: Buffer, text: string): Buffer {
     return createHmac("sha256", key).update(text).digest();
   }
 
-  /** The job's data as stored: the payload with its signed provenance. */
-  sign<T extends object>(queue: QueueName, payload: T, via: Via, principal: Principal): T & { provenance: Provenance } {
+  /**
+   * The job's data as stored: the payload with its signed provenance, bound to `bind` (its job id, or a
+   * scheduler's iterations: system jobs only, no expiry) and issued at `issue.iat`.
+   */
+  sign<T extends object>(queue: QueueName, bind: JobBinding, payload: T, via: Via, principal: Principal, issue: Issue): T & { provenance: Provenance } {
     const key = this.keys[0];
     if (!key) throw new ProvenanceError("provenance_key_missing", "no key to sign jobs with: set OPEN_SWE_SECRET_KEY or WEBHOOK_SECRET");
-    const sig = this.mac(key, canonical(queue, via, principal, JSON.stringify(payload))).toString("hex");
-    return { ...payload, [PROVENANCE_KEY]: { v: 1, via, principal, sig } } as T & { provenance: Provenance };
+    const scheduler = "scheduler" in bind ? bind.scheduler : undefined;
+    if (scheduler !== undefined && (!SYSTEM.has(via) || principal !== null)) throw new ProvenanceError("provenance_invalid", "only a system job with no principal is signed for a scheduler");
+    const exp = scheduler !== undefined ? null : issue.iat + (issue.delayMs ?? 0) + this.maxAgeMs;
+    const sig = this.mac(key, canonical(queue, bindingOf(bind), issue.iat, exp, via, principal, JSON.stringify(payload))).toString("hex");
+    const provenance: Provenance = { v: 2, via, principal, iat: issue.iat, exp, ...(scheduler !== undefined ? { scheduler } : {}), sig };
+    return { ...payload, [PROVENANCE_KEY]: provenance } as T & { provenance: Provenance };
   }
 
   /**
@@ -79,27 +138,57 @@ export class JobSigner {
    * pump before it becomes a job: its own domain, so neither MAC can pass for the other.
    */
   sealEntry(text: string): string {
-    const key = this.keys[0];
-    if (!key) throw new ProvenanceError("provenance_key_missing", "no key to sign jobs with: set OPEN_SWE_SECRET_KEY or WEBHOOK_SECRET");
-    return this.mac(key, `intake-entry v1\n${text}`).toString("hex");
+    return this.seal("intake-entry v1", text);
   }
 
   entryHolds(text: string, seal: string): boolean {
-    if (!/^[0-9a-f]{64}$/.test(seal)) return false;
-    const sig = Buffer.from(seal, "hex");
-    return this.keys.some((k) => timingSafeEqual(this.mac(k, `intake-entry v1\n${text}`), sig));
+    return this.holds("intake-entry v1", text, seal);
   }
 
-  /** The payload without its provenance, when the signature holds; otherwise why not. */
-  verify(queue: QueueName, data: unknown): { ok: true; payload: Record<string, unknown>; provenance: VerifiedProvenance } | { ok: false; reason: string } {
-    if (typeof data !== "object" || data === null || Array.isArray(data)) return { ok: false, reason: "not an object" };
+  /**
+   * A Redis entry the web tier or the worker wrote and later acts on (a follow-up, a registered run):
+   * MAC'd under its own domain, so no entry, intake seal or job signature passes for another.
+   */
+  seal(domain: SealDomain, text: string): string {
+    const key = this.keys[0];
+    if (!key) throw new ProvenanceError("provenance_key_missing", "no key to sign jobs with: set OPEN_SWE_SECRET_KEY or WEBHOOK_SECRET");
+    return this.mac(key, `${domain}\n${text}`).toString("hex");
+  }
+
+  holds(domain: SealDomain, text: string, seal: string): boolean {
+    if (!/^[0-9a-f]{64}$/.test(seal)) return false;
+    const sig = Buffer.from(seal, "hex");
+    return this.keys.some((k) => timingSafeEqual(this.mac(k, `${domain}\n${text}`), sig));
+  }
+
+  /**
+   * Pure: the payload without its provenance, when the signature holds for this job id and the job is not
+   * past its expiry at `nowMs` (Redis time); otherwise why not. A retry or a stalled job's recovery is the
+   * same id and the same signature: it verifies as the first execution did (until its expiry).
+   */
+  verify(queue: QueueName, jobId: string, data: unknown, nowMs: number): { ok: true; payload: Record<string, unknown>; provenance: VerifiedProvenance } | Refusal {
+    const refuse = (reason: string): Refusal => ({ ok: false, reason });
+    if (typeof data !== "object" || data === null || Array.isArray(data)) return refuse("not an object");
     const { [PROVENANCE_KEY]: raw, ...payload } = data as Record<string, unknown>;
-    if (raw === undefined) return { ok: false, reason: "unsigned" };
+    if (raw === undefined) return refuse("unsigned");
+    if (typeof raw === "object" && raw !== null && (raw as { v?: unknown }).v === 1) return refuse("signed by a version before job ids and expiry (v1): ask again");
     const p = Provenance.safeParse(raw);
-    if (!p.success) return { ok: false, reason: "malformed provenance" };
-    const text = canonical(queue, p.data.via, p.data.principal, JSON.stringify(payload));
+    if (!p.success) return refuse("malformed provenance");
+    const { scheduler, iat, exp, via, principal } = p.data;
+    if (scheduler !== undefined && !jobId.startsWith(`repeat:${scheduler}:`)) return refuse(`signed for scheduler ${scheduler}'s jobs, found as ${jobId}`);
+    if (scheduler === undefined && exp === null) return refuse("no expiry");
+    const bind = scheduler !== undefined ? { scheduler } : { jobId };
+    const text = canonical(queue, bindingOf(bind), iat, exp, via, principal, JSON.stringify(payload));
     const sig = Buffer.from(p.data.sig, "hex");
-    if (!this.keys.some((k) => timingSafeEqual(this.mac(k, text), sig))) return { ok: false, reason: "signature mismatch" };
-    return { ok: true, payload, provenance: { via: p.data.via, principal: p.data.principal } };
+    // A signature holds for one job id: a copy under another id (or in another queue) is a mismatch here.
+    if (!this.keys.some((k) => timingSafeEqual(this.mac(k, text), sig))) return refuse("signature mismatch");
+    if (exp !== null && nowMs > exp) return { ok: false, expired: true, reason: `issued ${new Date(iat).toISOString()}, expired ${new Date(exp).toISOString()}` };
+    return { ok: true, payload, provenance: { via, principal } };
+  }
+
+  /** Pure: a job's signature, issue time and expiry as it claims them (null if it has none) (what its one-shot record is kept under, and how long). */
+  static issueOf(data: object): { sig: string; iat: number; exp: number | null } | null {
+    const p = Provenance.safeParse((data as { [PROVENANCE_KEY]?: unknown })[PROVENANCE_KEY]);
+    return p.success ? { sig: p.data.sig, iat: p.data.iat, exp: p.data.exp } : null;
   }
 }

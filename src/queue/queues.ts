@@ -3,18 +3,21 @@ import type { Redis } from "ioredis";
 import { QUEUE_NAMES, type QueueName } from "./names.js";
 import { JOB_SCHEMAS, type JobInput } from "./schemas.js";
 import { redisNowMs } from "../shared/redis-time.js";
-import type { JobSigner, Principal, Via } from "./job-provenance.js";
+import { RedisClock } from "../shared/redis-clock.js";
+import { JobSigner, type Issue, type JobBinding, type Principal, type Via } from "./job-provenance.js";
 import { principalOf } from "./principal-of.js";
 import { intakeStreamKey } from "./intake-keys.js";
 import { hostQueueName, hostsKey, isHostQueue, routeThread, threadsOf, type HostQueue } from "./host-routes.js";
 
 /**
  * Every job says how its principal was established; `principal` only when it is not the payload's requester.
+ * `issuedAt`: the Redis time the request was made, when earlier than the add (an intake entry's), so the
+ * same entry signs the same job however often it is pumped.
  * `threadFrom` (agent jobs): Redis keys that may name the job's thread — the first that holds one replaces
  * the payload's `threadId` (a comment on our PR continues the thread that opened it) — read in the same
  * round trip as the route, before the job is signed.
  */
-export type AddOptions = JobsOptions & { via: Via; principal?: Principal; threadFrom?: readonly string[] };
+export type AddOptions = JobsOptions & { via: Via; principal?: Principal; threadFrom?: readonly string[]; issuedAt?: number };
 
 /** What the webhook handlers need of a queue: `QueueSet` adds at once, `IntakeStream` through the intake pump. */
 export type Enqueue = Pick<QueueSet, "add">;
@@ -43,10 +46,13 @@ export class QueueSet {
   readonly connection: Redis;
   readonly signer: JobSigner;
   readonly names = QUEUE_NAMES;
+  /** Redis's time, as jobs are signed and verified by it (issue time, expiry). */
+  readonly clock: RedisClock;
 
   constructor(private readonly opts: QueueSetOptions) {
     this.connection = opts.connection;
     this.signer = opts.signer;
+    this.clock = new RedisClock(opts.connection);
     this.queues = Object.fromEntries(
       QUEUE_NAMES.map((name) => [
         name,
@@ -95,12 +101,13 @@ export class QueueSet {
 
   /** The jobs `add` would add, routed and signed, for a caller that adds many at once (the intake pump's `addBulk`). */
   async prepare<Q extends QueueName>(name: Q, data: JobInput<Q>, jobId: string, options: AddOptions): Promise<PreparedJob[]> {
-    const { via, principal, threadFrom, ...jobOptions } = options;
+    const { via, principal, threadFrom, issuedAt, ...jobOptions } = options;
     const stamped = jobOptions.delay && jobOptions.timestamp === undefined ? { timestamp: await redisNowMs(this.connection) } : {};
+    const issue = { iat: issuedAt ?? (await this.clock.now()), ...(jobOptions.delay ? { delayMs: jobOptions.delay } : {}) };
     return (await this.placements(name, data, jobId, threadFrom ?? [])).map((part) => ({
       queue: part.queue,
       name,
-      data: this.signed(name, part.data, via, principal),
+      data: this.signed(name, { jobId: part.jobId }, part.data, via, principal, issue),
       opts: { ...jobOptions, ...stamped, jobId: part.jobId },
     }));
   }
@@ -138,6 +145,20 @@ export class QueueSet {
    */
   async moveToShared(name: HostQueue, job: Job): Promise<void> {
     await this.queues[name].add(job.name, job.data, { jobId: job.id!, ...(job.opts.attempts !== undefined ? { attempts: job.opts.attempts } : {}) });
+  }
+
+  /**
+   * A failed job the operator retries is issued again: when its signature holds (a forged job is left
+   * as it is, and refused again), it is re-signed, same principal, via and payload, with a fresh issue time. Without
+   * this the retry would be refused as a replay (the job ran to its end) or as too old.
+   */
+  async reissue(name: QueueName, job: Job): Promise<boolean> {
+    const issue = JobSigner.issueOf(job.data as object);
+    const verified = issue ? this.signer.verify(name, job.id ?? "", job.data, issue.iat) : null;
+    // Not ours (added by hand, altered): left as it is, and the worker refuses it again.
+    if (!verified?.ok) return false;
+    await job.updateData(this.signer.sign(name, { jobId: job.id ?? "" }, verified.payload, verified.provenance.via, verified.provenance.principal, { iat: await this.clock.now() }));
+    return true;
   }
 
   /** The queue and, for a host-routed one, every registered host's queue of it (`agent`, `agent@<host>`, …). */
@@ -190,13 +211,14 @@ export class QueueSet {
     host?: string,
   ): Promise<void> {
     const queue = host !== undefined && isHostQueue(name) ? this.hostQueue(name, host) : this.queues[name];
-    await queue.upsertJobScheduler(schedulerId, repeat, { name: job.name, data: this.signed(name, job.data, via, undefined), ...(job.opts ? { opts: job.opts } : {}) });
+    const data = this.signed(name, { scheduler: schedulerId }, job.data, via, undefined, { iat: await this.clock.now() });
+    await queue.upsertJobScheduler(schedulerId, repeat, { name: job.name, data, ...(job.opts ? { opts: job.opts } : {}) });
   }
 
-  /** The one place a job's data is built: zod-checked payload + its signed provenance. */
-  private signed<Q extends QueueName>(name: Q, data: JobInput<Q>, via: Via, principal: Principal | undefined): object {
+  /** The one place a job's data is built: zod-checked payload + its signed provenance, bound to its id. */
+  private signed<Q extends QueueName>(name: Q, bind: JobBinding, data: JobInput<Q>, via: Via, principal: Principal | undefined, issue: Issue): object {
     const payload = JOB_SCHEMAS[name].parse(data) as object;
-    return this.signer.sign(name, payload, via, principal !== undefined ? principal : principalOf(name, payload));
+    return this.signer.sign(name, bind, payload, via, principal !== undefined ? principal : principalOf(name, payload), issue);
   }
 
   async close(): Promise<void> {

@@ -36,7 +36,7 @@ export interface ReconcileResult {
  * so, its thread's pending follow-ups a continuation; then the sandbox sweep (orphans, idle) is queued.
  */
 export async function reconcileRuns(ctx: JobContext & { sources: SourceRegistry; runtime: AgentRuntime }): Promise<ReconcileResult> {
-  const registry = new RunRegistry(ctx.redis, ctx.prefix);
+  const registry = new RunRegistry(ctx.redis, ctx.prefix, ctx.queues.signer, ctx.log);
   const result: ReconcileResult = { checked: 0, ended: 0, continued: 0, errors: 0 };
   for (const run of await registry.list()) {
     result.checked += 1;

@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
+import { JOB_REPLAYED } from "../queue/consumed-jobs.js";
 import { AgentJob } from "../queue/schemas.js";
 import { continueIfPending } from "../threads/thread-run.js";
 import type { WorkerServices } from "./job-context.js";
@@ -10,8 +11,9 @@ import type { WorkerServices } from "./job-context.js";
  * continuation, instead of waiting out the lock's TTL.
  */
 export async function releaseAbandonedRun(services: Pick<WorkerServices, "locks" | "followUps" | "queues">, job: Job, log: Logger): Promise<void> {
-  // A job refused for its provenance never ran and queues nothing.
-  const signed = services.queues.signer.verify("agent", job.data);
+  // A job refused for its provenance, its age or as a replay never ran and queues nothing.
+  if (job.failedReason?.startsWith(JOB_REPLAYED)) return;
+  const signed = services.queues.signer.verify("agent", job.id ?? "", job.data, job.processedOn ?? (await services.queues.clock.now()));
   if (!signed.ok) return;
   const parsed = AgentJob.safeParse(signed.payload);
   if (!parsed.success || !job.id) return;

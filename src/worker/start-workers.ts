@@ -4,7 +4,8 @@ import { rateLimitedLog } from "../logger.js";
 import { QUEUE_NAMES, type QueueName } from "../queue/names.js";
 import { hostQueueName, isHostQueue } from "../queue/host-routes.js";
 import { jobDuration } from "../observability/metrics.js";
-import { NO_PROVENANCE } from "../queue/job-provenance.js";
+import { JOB_EXPIRED, JobSigner, NO_PROVENANCE } from "../queue/job-provenance.js";
+import { ConsumedJobs, JOB_REPLAYED } from "../queue/consumed-jobs.js";
 import { JOB_SCHEMAS } from "../queue/schemas.js";
 import { RunStops, STOP_REASON } from "../store/run-stop.js";
 import { releaseAbandonedRun } from "./release-abandoned-run.js";
@@ -50,13 +51,17 @@ export interface StartWorkersOptions {
 }
 
 /** `bullName`: the BullMQ queue the job sits in — `name` itself, or its host queue `name@host`. */
-function processorFor(name: QueueName, bullName: string, opts: StartWorkersOptions, watch: JobLockWatch) {
+function processorFor(name: QueueName, bullName: string, opts: StartWorkersOptions, watch: JobLockWatch, consumed: ConsumedJobs) {
   return async (job: Job, token?: string, bullSignal?: AbortSignal): Promise<JobOutcome> => {
     const log = opts.log.child({ queue: name, jobId: job.id, attempt: job.attemptsMade + 1 });
-    // Before anything else: a job added by hand (bull-board, redis-cli, a script) acts as nobody.
-    const signed = opts.services.queues.signer.verify(name, job.data);
-    // One line for it: the `failed` listener's, with this message.
-    if (!signed.ok) throw new UnrecoverableError(`${NO_PROVENANCE} (${signed.reason})`);
+    // Before anything else: a job added by hand (bull-board, redis-cli, a script), copied under another id,
+    // past its age or run before acts as nobody. One line for it: the `failed` listener's, with this message.
+    const { queues } = opts.services;
+    const signed = queues.signer.verify(name, job.id ?? "", job.data, await queues.clock.now());
+    if (!signed.ok) throw new UnrecoverableError(signed.expired ? `${JOB_EXPIRED} (${signed.reason})` : `${NO_PROVENANCE} (${signed.reason})`);
+    const { sig, exp } = JobSigner.issueOf(job.data as object)!;
+    if (await consumed.consumed(name, job.id ?? "", sig)) throw new UnrecoverableError(JOB_REPLAYED);
+    const ranToItsEnd = async () => consumed.record(name, job.id ?? "", sig, exp, await queues.clock.now());
     const parsed = JOB_SCHEMAS[name].safeParse(signed.payload);
     if (!parsed.success) {
       log.error({ issues: parsed.error.issues.slice(0, 5) }, "invalid job payload");
@@ -76,11 +81,24 @@ function processorFor(name: QueueName, bullName: string, opts: StartWorkersOptio
       provenance: signed.provenance,
     };
     try {
-      return await runJob(name, opts, job, token, parsed.data, ctx);
+      const result = await runJob(name, opts, job, token, parsed.data, ctx);
+      await ranToItsEnd();
+      return result;
+    } catch (err) {
+      // A failure for good is an end too; a retry to come, a job sent back to waiting or a lost lock is not.
+      if (endsTheJob(err, job)) await ranToItsEnd().catch((e: unknown) => log.warn({ err: String(e) }, "could not record the job as run"));
+      throw err;
     } finally {
       execution.end();
     }
   };
+}
+
+/** Pure: whether a processor's throw is the job's last execution (BullMQ will not run this id again). */
+export function endsTheJob(err: unknown, job: Pick<Job, "attemptsMade" | "opts">): boolean {
+  if (err instanceof WaitingError || err instanceof LockLostError) return false;
+  if (err instanceof UnrecoverableError) return true;
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
 async function runJob(name: QueueName, opts: StartWorkersOptions, job: Job, token: string | undefined, data: unknown, ctx: JobContext): Promise<JobOutcome> {
@@ -146,9 +164,10 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
   // A host (local sandboxes) also consumes its own queue of the threads whose sandbox lives here.
   // (Tests may start workers without a runtime: no host queue then.)
   const hostId = services.runtime?.hostId;
+  const consumedJobs = new ConsumedJobs(services.queues.connection, services.prefix);
   const consumed = names.flatMap((name) => [{ name, bullName: name as string }, ...(hostId && isHostQueue(name) ? [{ name, bullName: hostQueueName(name, hostId) }] : [])]);
   const workers = consumed.map(({ name, bullName }) => {
-    const worker = new Worker(bullName, processorFor(name, bullName, opts, watch), {
+    const worker = new Worker(bullName, processorFor(name, bullName, opts, watch, consumedJobs), {
       connection: services.queues.connection,
       prefix: services.prefix,
       concurrency: opts.concurrency,

@@ -14,6 +14,7 @@ import { humanMessages } from "../helpers/approval-run.js";
 import { jobId } from "../../src/queue/job-ids.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const PR_URL = "https://github.com/octo/hello/pull/21";
 const dana = { login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] };
@@ -153,7 +154,7 @@ describe("dashboard in a real browser: a task started from the page streams live
     await expect(page.locator("#run-status").textContent()).resolves.toBe("running");
     // A message past the thread's follow-up cap (20) is not sent, and the page says so.
     const { threadId } = (await new RunIndex(app.proc.redis, app.prefix).get(runId))!;
-    const queue = new FollowUpQueue(app.proc.redis, app.prefix, 20);
+    const queue = new FollowUpQueue(app.proc.redis, app.prefix, 20, testSigner());
     for (let i = 0; i < 20; i++) await queue.push(threadId, { text: `m${i}`, author: "dana", source: "dashboard", at: i });
     const runPage = page.url();
     await page.getByLabel("Message the running agent").fill("one too many");
@@ -233,7 +234,7 @@ describe("dashboard in a real browser: a task started from the page streams live
     // Nothing continues it: the follow-up is gone and no continuation run was queued.
     await new Promise((r) => setTimeout(r, 500));
     expect(await findJob(app.proc.queues.queues.agent, jobId("continue", threadId, runId))).toBeUndefined();
-    expect(await new FollowUpQueue(app.proc.redis, app.prefix, 10).length(threadId)).toBe(0);
+    expect(await new FollowUpQueue(app.proc.redis, app.prefix, 10, testSigner()).length(threadId)).toBe(0);
     expect((await index.list({ repos: new Set(["octo/hello"]) }, { size: 50 })).entries.filter((e) => e.threadId === threadId).map((e) => e.runId)).toEqual([runId]);
 
     // A later comment starts a new run on the same thread, told that the one before was stopped.

@@ -18,6 +18,7 @@ import { failedCheckRunDelivery, issueCommentPayload, mockInstallationToken, sen
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 const INSTALLATION = 6161;
@@ -233,7 +234,7 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     expect(await locks.holder(ISSUE_THREAD)).not.toBeNull();
     // The running job is on the registry the hourly reconcile checks (it registers a few round trips after
     // taking the lock); it leaves it at its own end.
-    const registry = new RunRegistry(testRedis(), app.prefix);
+    const registry = new RunRegistry(testRedis(), app.prefix, testSigner());
     let registered: string[] = [];
     for (let i = 0; i < 100 && registered.length === 0; i++) {
       registered = (await registry.list()).map((r) => r.jobId);
@@ -299,8 +300,8 @@ describe("e2e: a red check on the agent's PR → a ci_fix run on the issue's thr
     const replays = (await app.proc.queues.queues["ci-event"].getJobs(["completed"])).filter((j) => j.id?.startsWith("j__autofix-replay"));
     expect(replays.map((j) => j.returnvalue)).toMatchObject([{ outcome: "dispatch", reason: "dispatched", attempt: 2 }]);
     expect(await ledger.attempts("octo/hello#12", head)).toEqual({ total: 2, onHead: 1 });
-    for (let i = 0; i < 100 && (await new RunRegistry(testRedis(), app.prefix).list()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(await new RunRegistry(testRedis(), app.prefix).list()).toEqual([]);
+    for (let i = 0; i < 100 && (await new RunRegistry(testRedis(), app.prefix, testSigner()).list()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await new RunRegistry(testRedis(), app.prefix, testSigner()).list()).toEqual([]);
   });
 
   it("a PR in conflict with its base, found by the CI monitor: the fix run merges the base in the sandbox and pushes a merge commit", async () => {

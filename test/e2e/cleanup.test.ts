@@ -14,6 +14,7 @@ import { sendWebhook } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 describe("e2e: closing a PR tears its threads down", () => {
   let app: E2eApp;
@@ -31,7 +32,7 @@ describe("e2e: closing a PR tears its threads down", () => {
       const { sandbox } = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: t, provider, creationTimeoutMs: 30_000, cache: new Map() });
       ids.push(sandbox.id);
     }
-    await new FollowUpQueue(redis, app.prefix, 10).push(threads[0]!, { text: "also this", author: "a", source: "github", at: 1 });
+    await new FollowUpQueue(redis, app.prefix, 10, testSigner()).push(threads[0]!, { text: "also this", author: "a", source: "github", at: 1 });
     expect((await provider.list()).map((s) => s.id)).toEqual(expect.arrayContaining(ids));
 
     const res = await sendWebhook(app.proc.port!, {
@@ -59,7 +60,7 @@ describe("e2e: closing a PR tears its threads down", () => {
     const issueThread = threadId({ kind: "issue", issueId: 7001 });
     const { sandbox } = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: issueThread, provider, creationTimeoutMs: 30_000, cache: new Map() });
     await new PrThreads(redis, app.prefix).record({ owner: "octo", repo: "hello", number: 31, branch: "open-swe/issue-5" }, issueThread);
-    await new FollowUpQueue(redis, app.prefix, 10).push(issueThread, { text: "and docs", author: "a", source: "github", at: 1 });
+    await new FollowUpQueue(redis, app.prefix, 10, testSigner()).push(issueThread, { text: "and docs", author: "a", source: "github", at: 1 });
     const repository = { name: "hello", full_name: "octo/hello", owner: { login: "octo" } };
     const sender = { login: "alice", id: 1, type: "User" };
 

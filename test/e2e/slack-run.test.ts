@@ -18,6 +18,7 @@ import { testRedis } from "../helpers/redis.js";
 import type { Mention } from "../sources/conformance.js";
 import { SLACK, SLACK_SECRET, slackEventBody, signSlack } from "../sources/slack/slack-fixture.js";
 import { slackBody } from "../contracts/slack-contract.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 const PR_URL = "https://github.com/octo/hello/pull/21";
@@ -151,7 +152,7 @@ describe("e2e: a Slack mention becomes a pushed branch, a draft PR and a thread 
     // The thread's run is busy (its lock held by a job BullMQ still has) and 20 messages already wait for it.
     await app.proc.queues.queues.agent.add("agent", {}, { jobId: "slack-busy-job", delay: 3600_000 });
     await new RunLocks(testRedis(), app.prefix, 60_000).acquire(thread, "slack-busy-job");
-    const queue = new FollowUpQueue(testRedis(), app.prefix, 20);
+    const queue = new FollowUpQueue(testRedis(), app.prefix, 20, testSigner());
     for (let i = 0; i < 20; i++) await queue.push(thread, { text: `m${i}`, author: "dana", source: "slack", at: i });
     nockReread(extra, [{ ts: root.id, user: "U0DANA", text: `<@UBOT> ${root.text}` }]);
     nock(API).get("/users/dana").optionally().reply(200, { login: "dana", id: 31 });

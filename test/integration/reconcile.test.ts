@@ -11,6 +11,7 @@ import { mockInstallationToken } from "../helpers/github-app.js";
 import { waitForJob, findJob, jobsEverywhere } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 const INSTALLATION = 5501;
@@ -55,14 +56,14 @@ describe("reconcile sweep", () => {
   });
 
   it("a vanished run gets one reply, its stranded follow-ups a continuation; live runs are left alone; the sandbox sweep is queued", async () => {
-    const registry = new RunRegistry(testRedis(), prefix);
+    const registry = new RunRegistry(testRedis(), prefix, testSigner());
     const locks = new RunLocks(testRedis(), prefix, 60_000);
     const lost = "0a1c2f0e-8a55-4c1b-9d7e-3b2a1c0d9e01";
     const locked = "0a1c2f0e-8a55-4c1b-9d7e-3b2a1c0d9e02";
     const queued = "0a1c2f0e-8a55-4c1b-9d7e-3b2a1c0d9e03";
     // Gone: no BullMQ job, no lock. A message arrived for it that nobody will read.
     await registry.register("gone-job", run(lost, 41));
-    await new FollowUpQueue(testRedis(), prefix, 20).push(lost, {
+    await new FollowUpQueue(testRedis(), prefix, 20, testSigner()).push(lost, {
       text: "also fix the docs",
       author: "dana",
       source: "github",

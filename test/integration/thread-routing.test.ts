@@ -58,7 +58,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
     const job = await findJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId));
     expect(job?.queueName).toBe(hostQueueName("agent", "h-origin014"));
     expect(job?.data).toMatchObject({ threadId: origin, number: 14, provenance: { via: "github-webhook", principal: { login: "dana" } } });
-    expect(proc.queues.signer.verify("agent", job!.data)).toMatchObject({ ok: true });
+    expect(proc.queues.signer.verify("agent", job!.id!, job!.data, Date.now())).toMatchObject({ ok: true });
   });
 
   it("a review comment on our branch joins the thread by branch name; by the body's marker only if our app wrote the PR", async () => {

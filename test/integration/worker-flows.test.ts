@@ -12,6 +12,7 @@ import { mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
 import { waitForJob, jobsEverywhere } from "../helpers/jobs.js";
 import { redisUrl, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 let installation = 100;
@@ -139,7 +140,7 @@ describe("workers: permission first, then the command", () => {
     permission("walt", "admin");
     const res = await sendWebhook(proc.port!, { event: "issue_comment", payload });
     expect(await waitForJob(proc.queues.queues.agent, deliveryJobId(res.deliveryId))).toMatchObject({ returnvalue: { outcome: "follow_up", queued: 1 } });
-    const items = await new FollowUpQueue(testRedis(), prefix, 20).drain(thread);
+    const items = await new FollowUpQueue(testRedis(), prefix, 20, testSigner()).drain(thread);
     expect(items.map((i) => [i.text, i.author])).toEqual([["also update the README", "walt"]]);
   });
 
@@ -147,7 +148,7 @@ describe("workers: permission first, then the command", () => {
     const thread = threadId({ kind: "pr", owner: "octo", repo: "hello", number: 16 });
     await proc.queues.queues.agent.add("agent", {}, { jobId: "busy-job", delay: 3600_000 });
     await new RunLocks(testRedis(), prefix, 60_000).acquire(thread, "busy-job");
-    const queue = new FollowUpQueue(testRedis(), prefix, 20);
+    const queue = new FollowUpQueue(testRedis(), prefix, 20, testSigner());
     for (let i = 0; i < 20; i++) expect((await queue.push(thread, { text: `m${i}`, author: "walt", source: "github", at: i })).queued).toBe(true);
     const { payload, installationId } = commentEvent("@open-swe one more thing", "wilma", { number: 16 });
     mockInstallationToken(installationId);
@@ -216,7 +217,7 @@ describe("workers: permission first, then the command", () => {
     const installationId = 9035;
     // What a worker killed mid-run leaves: the thread's lock, and a message that arrived meanwhile.
     await new RunLocks(testRedis(), prefix, 60_000).acquire(thread, dead);
-    await new FollowUpQueue(testRedis(), prefix, 20).push(thread, {
+    await new FollowUpQueue(testRedis(), prefix, 20, testSigner()).push(thread, {
       text: "also check the docs",
       author: "wes",
       source: "github",

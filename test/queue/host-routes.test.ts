@@ -96,7 +96,7 @@ describe("QueueSet.add routes a thread's job to its sandbox's host", () => {
     expect(await queues.queues.agent.getJob("j__a1")).toBeUndefined();
     const job = await queues.hostQueue("agent", "h-live0002").getJob("j__a1");
     expect(job?.queueName).toBe(hostQueueName("agent", "h-live0002"));
-    expect(queues.signer.verify("agent", job!.data)).toMatchObject({ ok: true });
+    expect(queues.signer.verify("agent", job!.id!, job!.data, Date.now())).toMatchObject({ ok: true });
     expect((await queues.findJob("agent", "j__a1"))?.queueName).toBe("agent@h-live0002");
     expect(await queues.jobState("agent", "j__a1")).toBe("waiting");
     expect(await queues.jobState("agent", "j__nothing")).toBe("unknown");
@@ -112,7 +112,7 @@ describe("QueueSet.add routes a thread's job to its sandbox's host", () => {
     await queues.add("agent", agentJob(prThread), "j__a3", { via: "github-webhook", threadFrom: [`${prefix}:origin:pr`] });
     const job = await queues.hostQueue("agent", "h-live0003").getJob("j__a3");
     expect(job?.data).toMatchObject({ threadId: origin });
-    expect(queues.signer.verify("agent", job!.data)).toMatchObject({ ok: true });
+    expect(queues.signer.verify("agent", job!.id!, job!.data, Date.now())).toMatchObject({ ok: true });
     expect(await queues.queues.agent.getJob("j__a3")).toBeUndefined();
   });
 

@@ -65,7 +65,7 @@ describe("an intake pump killed between adding and acknowledging", () => {
     worker = new Worker(
       "agent",
       async (j) => {
-        if (!queues.signer.verify("agent", j.data).ok) throw new Error("unsigned");
+        if (!queues.signer.verify("agent", j.id!, j.data, Date.now()).ok) throw new Error("unsigned");
         runs += 1;
       },
       { connection: connectRedis(redisUrl()), prefix },

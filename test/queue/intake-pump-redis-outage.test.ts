@@ -146,7 +146,7 @@ describe("the intake pump while Redis itself stops", () => {
     expect(await window).toBeGreaterThan(0);
     await drained();
     // One job per delivery (a re-added entry lands on its job's id), each signed as the web tier's.
-    for (const id of ids) expect(queues.signer.verify("agent", (await queues.findJob("agent", id))?.data).ok, id).toBe(true);
+    for (const id of ids) expect(queues.signer.verify("agent", id, (await queues.findJob("agent", id))?.data, Date.now()).ok, id).toBe(true);
     expect(await queues.jobCounts("agent", ["waiting", "active", "completed", "failed"])).toEqual({ waiting: ids.length, active: 0, completed: 0, failed: 0 });
     // The web tier is back too: a webhook after the restart is one job like any other.
     const after = await deliver(101, 5);
@@ -163,7 +163,7 @@ describe("the intake pump while Redis itself stops", () => {
     worker = new Worker(
       "agent",
       async (job) => {
-        if (!queues.signer.verify("agent", job.data).ok) throw new Error("unsigned");
+        if (!queues.signer.verify("agent", job.id!, job.data, Date.now()).ok) throw new Error("unsigned");
         runs.set(job.id!, (runs.get(job.id!) ?? 0) + 1);
       },
       { connection: workerConnection, prefix },
@@ -274,7 +274,7 @@ describe("pump processes while Redis is killed and restarted and a pump dies wit
     worker = new Worker(
       "agent",
       async (job) => {
-        if (!queues.signer.verify("agent", job.data).ok) throw new Error("unsigned");
+        if (!queues.signer.verify("agent", job.id!, job.data, Date.now()).ok) throw new Error("unsigned");
         runs.set(job.id!, (runs.get(job.id!) ?? 0) + 1);
       },
       { connection: workerConnection, prefix },

@@ -51,7 +51,7 @@ describe("webhook → intake stream → pump → job → worker", () => {
     worker = new Worker(
       hostQueueName("agent", "h-intake21"),
       async (job) => {
-        const verified = queues.signer.verify("agent", job.data);
+        const verified = queues.signer.verify("agent", job.id!, job.data, Date.now());
         if (!verified.ok) throw new Error(verified.reason);
         ran.push(job);
         done();

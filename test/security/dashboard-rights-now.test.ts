@@ -10,6 +10,7 @@ import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 import { mockInstallationToken } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 const API = "https://api.github.com";
 const THREAD = "5f0c6a52-8a1e-4c1b-9a57-3f1f5e7d2b99";
@@ -77,7 +78,7 @@ describe("security: dashboard rights are GitHub's answer when the action happens
     const { jar, csrf } = await signIn();
     const post = (p: string, f: Record<string, string> = {}) =>
       fetch(`${base}${p}`, { method: "POST", redirect: "manual", headers: { cookie: cookieHeader(jar) }, body: new URLSearchParams({ _csrf: csrf, ...f }) });
-    const followUps = new FollowUpQueue(proc.redis, prefix, 10);
+    const followUps = new FollowUpQueue(proc.redis, prefix, 10, testSigner());
 
     // While GitHub says write: the message goes through (asked once, then cached).
     mockInstallationToken(4242);

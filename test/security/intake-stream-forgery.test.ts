@@ -34,7 +34,7 @@ describe("intake stream: an entry the web tier did not seal never becomes a job"
     comment: { kind: "issue_comment", id: 1 },
     deliveryId: "d-1",
   });
-  const request = (repo: string) => JSON.stringify({ queue: "agent", data: payload(repo), jobId: `j__forged__${repo}`, via: "github-webhook" });
+  const request = (repo: string) => JSON.stringify({ queue: "agent", data: payload(repo), jobId: `j__forged__${repo}`, via: "github-webhook", at: Date.now() });
   beforeAll(() => {
     queues = new QueueSet({ connection: connectRedis(redisUrl()), prefix, attempts: 1, signer: testSigner() });
     const sink = new Writable({
@@ -74,6 +74,6 @@ describe("intake stream: an entry the web tier did not seal never becomes a job"
     for (const repo of ["unsealed", "foreign", "altered", "misplaced"]) expect(await queues.findJob("agent", `j__forged__${repo}`)).toBeUndefined();
     expect(await queues.findJob("cleanup", "j__forged__misplaced")).toBeUndefined();
     const genuine = await queues.findJob("agent", "j__genuine");
-    expect(queues.signer.verify("agent", genuine?.data)).toMatchObject({ ok: true, provenance: { via: "github-webhook", principal: { login: "mallory", id: 66 } } });
+    expect(queues.signer.verify("agent", "j__genuine", genuine?.data, Date.now())).toMatchObject({ ok: true, provenance: { via: "github-webhook", principal: { login: "mallory", id: 66 } } });
   });
 });

@@ -30,7 +30,7 @@ describe("continuation runs answer where the pending follow-up was asked", () =>
       queues,
       ctx: {
         locks: new RunLocks(redis, prefix, 60_000),
-        followUps: new FollowUpQueue(redis, prefix, 10),
+        followUps: new FollowUpQueue(redis, prefix, 10, testSigner()),
         queues,
         jobId: "run-1",
         log: createLogger("silent"),

@@ -3,6 +3,7 @@ import { connectRedis } from "../../src/store/redis.js";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { startFixture } from "../helpers/fixture-process.js";
 import { startPrivateRedis, type PrivateRedis } from "../helpers/private-redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 let redis: PrivateRedis | undefined;
 afterEach(async () => {
@@ -26,7 +27,7 @@ describe("a thread's follow-ups with two worker processes and a Redis that stops
     expect(await a.exited).toBe(0);
     expect(await b.exited).toBe(0);
     const client = connectRedis(redis.url);
-    const rest = (await new FollowUpQueue(client, prefix, 10_000).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).map((i) => i.text);
+    const rest = (await new FollowUpQueue(client, prefix, 10_000, testSigner()).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).map((i) => i.text);
     await client.quit();
     const drained = [...a.output().matchAll(/^drained (\S+)$/gm), ...b.output().matchAll(/^drained (\S+)$/gm)].map((m) => m[1]!).concat(rest);
     const pushed = ["a", "b"].flatMap((n) => Array.from({ length: count }, (_, i) => `${n}-${i}`));
@@ -51,7 +52,7 @@ describe("a thread's follow-ups with two worker processes and a Redis that stops
     expect(await b.exited).toBe(0);
     const said = (word: string) => [...a.output().matchAll(new RegExp(`^${word} (\\S+)$`, "gm")), ...b.output().matchAll(new RegExp(`^${word} (\\S+)$`, "gm"))].map((m) => m[1]!);
     const client = connectRedis(redis.url);
-    const kept = (await new FollowUpQueue(client, prefix, 25).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).map((i) => i.text);
+    const kept = (await new FollowUpQueue(client, prefix, 25, testSigner()).drain("0b7c5a2e-6f1d-5c3e-8a9b-1c2d3e4f5a6b")).map((i) => i.text);
     await client.quit();
     expect(kept).toHaveLength(25);
     expect(new Set(kept)).toEqual(new Set(said("queued")));

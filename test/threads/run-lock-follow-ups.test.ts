@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { RunLocks } from "../../src/threads/run-lock.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 describe("RunLocks (real Redis)", () => {
   it("lets one owner in across connections, releases only for the owner, expires", async () => {
@@ -28,7 +29,7 @@ describe("RunLocks (real Redis)", () => {
 
 describe("FollowUpQueue (real Redis)", () => {
   it("keeps order, refuses past the cap (what is queued stays), drains once", async () => {
-    const q = new FollowUpQueue(testRedis(), uniquePrefix(), 3);
+    const q = new FollowUpQueue(testRedis(), uniquePrefix(), 3, testSigner());
     const pushed = [];
     for (let i = 1; i <= 5; i++) pushed.push(await q.push("t", { text: `m${i}`, author: "alice", source: "github", at: i }));
     expect(pushed).toEqual([
@@ -45,7 +46,7 @@ describe("FollowUpQueue (real Redis)", () => {
 
   it("is shared across connections", async () => {
     const prefix = uniquePrefix();
-    await new FollowUpQueue(testRedis(), prefix, 10).push("t", { text: "hi", author: "a", source: "slack", at: 1 });
-    expect((await new FollowUpQueue(testRedis(), prefix, 10).drain("t"))[0]?.text).toBe("hi");
+    await new FollowUpQueue(testRedis(), prefix, 10, testSigner()).push("t", { text: "hi", author: "a", source: "slack", at: 1 });
+    expect((await new FollowUpQueue(testRedis(), prefix, 10, testSigner()).drain("t"))[0]?.text).toBe("hi");
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FollowUpQueue } from "../../src/threads/follow-ups.js";
 import { afterStopLine, endStoppedWork, stoppedWorkNote, takeThreadStop } from "../../src/threads/thread-stop.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testSigner } from "../helpers/job-signer.js";
 
 describe("stoppedWorkNote / afterStopLine (pure)", () => {
   it.each([
@@ -30,7 +31,7 @@ describe("endStoppedWork (real Redis)", () => {
   it("drops the thread's follow-ups (counted) and leaves a marker read exactly once", async () => {
     const prefix = uniquePrefix();
     const redis = testRedis();
-    const followUps = new FollowUpQueue(redis, prefix, 5);
+    const followUps = new FollowUpQueue(redis, prefix, 5, testSigner());
     for (const text of ["a", "b", "c"]) await followUps.push("t1", { text, author: "erin", source: "github", at: 1 });
     const stop = await endStoppedWork(redis, prefix, followUps, "t1", { runId: "r1", by: "dana" }, 1000);
     expect(stop).toEqual({ runId: "r1", by: "dana", at: 1000, dropped: 3 });
