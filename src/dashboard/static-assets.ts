@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Hono, MiddlewareHandler } from "hono";
+import { compress } from "hono/compress";
+import { etag } from "hono/etag";
 import type { DashboardEnv } from "./dashboard-deps.js";
 import { CSS } from "./views/layout.js";
 import { RUN_PAGE_CSS } from "./views/conversation-view.js";
@@ -29,8 +31,13 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   "favicon.svg": { type: "image/svg+xml", body: FAVICON_SVG },
 };
 
-/** `/app/static/*`, open before sign-in: the sign-in page uses them too. */
+/**
+ * `/app/static/*`, open before sign-in: the sign-in page uses them too. Compressed when the browser
+ * accepts it (Hono's `compress`: gzip or deflate) and tagged (Hono's `etag`, on the uncompressed body):
+ * after the 5 minutes, the browser asks again and a 304 answers, not the megabyte of Primer.
+ */
 export function mountStaticAssets(app: Hono<DashboardEnv>): void {
+  app.use("/app/static/*", compress(), etag());
   for (const [name, a] of Object.entries(ASSETS)) {
     app.get(`/app/static/${name}`, (c) => c.body(a.body, 200, { "content-type": a.type, "cache-control": "max-age=300" }));
   }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { ProbotOctokit } from "probot";
 import { z } from "zod";
 import { OpenSweError } from "../errors.js";
 
@@ -91,37 +92,50 @@ export function refreshUserToken(client: OAuthClient, refreshToken: string, now 
 }
 
 const GitHubUser = z.object({ login: z.string().min(1), id: z.number().int() });
-const InstallationRepos = z.object({
-  total_count: z.number().int(),
-  repositories: z.array(z.object({ full_name: z.string(), permissions: z.object({ push: z.boolean().optional(), admin: z.boolean().optional() }).optional() })),
-});
+const InstallationRepo = z.object({ full_name: z.string(), permissions: z.object({ push: z.boolean().optional(), admin: z.boolean().optional() }).optional() });
 
-async function apiGet(client: OAuthClient, token: string, path: string): Promise<Response> {
-  return fetch(new URL(path.replace(/^\//, ""), `${client.apiBase.replace(/\/$/, "")}/`), {
-    headers: { authorization: `Bearer ${token}`, accept: "application/vnd.github+json", "user-agent": "open-swe-dashboard" },
-    signal: AbortSignal.timeout(15_000),
+/**
+ * An Octokit acting as the signed-in user (Probot's: pagination, retry, throttling), each request given
+ * 15 s. The code exchange above stays a plain POST: it is not the REST API.
+ */
+function userOctokit(client: OAuthClient, token: string): ProbotOctokit {
+  return new ProbotOctokit({
+    auth: { token },
+    baseUrl: client.apiBase.replace(/\/$/, ""),
+    userAgent: "open-swe-dashboard",
+    request: { fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(15_000) }) },
   });
 }
 
+const statusOf = (err: unknown): number | undefined => {
+  const s = (err as { status?: unknown } | null)?.status;
+  return typeof s === "number" ? s : undefined;
+};
+
 export async function fetchUser(client: OAuthClient, token: string): Promise<{ login: string; id: number }> {
-  const res = await apiGet(client, token, "/user");
-  if (!res.ok) throw new OAuthError(`GitHub did not say who signed in (HTTP ${res.status})`);
-  return GitHubUser.parse(await res.json());
+  let data: unknown;
+  try {
+    data = (await userOctokit(client, token).request("GET /user")).data;
+  } catch (err) {
+    throw new OAuthError(`GitHub did not say who signed in (${statusOf(err) ? `HTTP ${statusOf(err)}` : "unreachable"})`, err);
+  }
+  return GitHubUser.parse(data);
 }
 
 /**
  * The repos of one installation this user can push to, asked with the user's own token (GitHub answers
- * only what both the app and the user can see, with the user's permissions). 404/403: none.
+ * only what both the app and the user can see, with the user's permissions), every page. 404/403: none.
  */
-export async function writableInInstallation(client: OAuthClient, token: string, installationId: number, maxPages = 10): Promise<string[]> {
-  const out: string[] = [];
-  for (let page = 1; page <= maxPages; page++) {
-    const res = await apiGet(client, token, `/user/installations/${installationId}/repositories?per_page=100&page=${page}`);
-    if (res.status === 404 || res.status === 403) return out;
-    if (!res.ok) throw new OAuthError(`GitHub did not list your repositories (HTTP ${res.status})`);
-    const body = InstallationRepos.parse(await res.json());
-    for (const r of body.repositories) if (r.permissions?.push || r.permissions?.admin) out.push(r.full_name.toLowerCase());
-    if (body.repositories.length < 100) break;
+export async function writableInInstallation(client: OAuthClient, token: string, installationId: number): Promise<string[]> {
+  let repos: unknown[];
+  try {
+    repos = await userOctokit(client, token).paginate("GET /user/installations/{installation_id}/repositories", { installation_id: installationId, per_page: 100, page: 1 });
+  } catch (err) {
+    const status = statusOf(err);
+    if (status === 404 || status === 403) return [];
+    throw new OAuthError(`GitHub did not list your repositories (${status ? `HTTP ${status}` : "unreachable"})`, err);
   }
+  const out: string[] = [];
+  for (const r of z.array(InstallationRepo).parse(repos)) if (r.permissions?.push || r.permissions?.admin) out.push(r.full_name.toLowerCase());
   return out;
 }

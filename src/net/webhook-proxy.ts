@@ -1,3 +1,4 @@
+import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Logger } from "pino";
 
 /** Where GitHub delivers our webhooks (the web server mounts Probot there; the manifest and the relay point at it). */
@@ -35,21 +36,10 @@ export function startWebhookProxy(source: string, target: string, log: Logger): 
         if (!res.ok || !res.body) throw new Error(`webhook proxy answered ${res.status}`);
         log.info({ source }, "webhook proxy connected");
         delay = 1_000;
-        const decoder = new TextDecoder();
-        let buffer = "";
-        for await (const chunk of res.body) {
-          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-          let end: number;
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block
-              .split("\n")
-              .filter((l) => l.startsWith("data:"))
-              .map((l) => l.slice(5).trimStart())
-              .join("\n");
-            if (data) await forward(data).catch((err: unknown) => log.warn({ err: String(err) }, "relay failed"));
-          }
+        // The event stream read by eventsource-parser (the WHATWG grammar: LF, CR or CRLF line ends; an event may span chunks).
+        const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+        for await (const event of events) {
+          if (event.data) await forward(event.data).catch((err: unknown) => log.warn({ err: String(err) }, "relay failed"));
         }
       } catch (err) {
         if (controller.signal.aborted) return;

@@ -1,43 +1,39 @@
+import ignore, { type Ignore } from "ignore";
+import micromatch from "micromatch";
+
 /**
- * gitignore-flavoured glob matching for repo-relative paths: `*` and `?` stay within a segment,
- * `**` spans segments, `{a,b}` alternates, a pattern without `/` matches at any depth, and a
- * pattern naming a directory (`dist/`, `vendor`) matches everything under it.
+ * A gitignore-style list of patterns, with git's own rules (the `ignore` package): `*`, `?` and `[abc]`
+ * stay within a segment, `**` spans segments, a pattern without a `/` (but a trailing one) matches at any
+ * depth, a leading `/` anchors, a pattern naming a directory covers everything under it, and a later
+ * `!pattern` re-includes what an earlier one matched (not under a directory that stays excluded, as in git).
+ * On top of git: `{a,b}` alternates (expanded by micromatch's braces first, so a branch may hold a glob).
  */
-export function globToRegExp(pattern: string): RegExp {
-  let p = pattern.trim().replace(/^\.\//, "");
-  const anchored = p.startsWith("/") || p.replace(/\/$/, "").includes("/");
-  p = p.replace(/^\//, "").replace(/\/$/, "");
-  let re = "";
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i]!;
-    if (c === "*") {
-      if (p[i + 1] === "*") {
-        const slash = p[i + 2] === "/";
-        re += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else re += "[^/]*";
-    } else if (c === "?") re += "[^/]";
-    else if (c === "{") {
-      const close = p.indexOf("}", i);
-      if (close === -1) re += "\\{";
-      else {
-        re += `(?:${p
-          .slice(i + 1, close)
-          .split(",")
-          .map(escape)
-          .join("|")})`;
-        i = close;
-      }
-    } else re += escape(c);
+interface GitignoreList {
+  rules: Ignore;
+  /** Each expanded pattern → the pattern as written. */
+  written: Map<string, string>;
+}
+
+const compiled = new WeakMap<readonly string[], GitignoreList>();
+
+function compile(patterns: readonly string[]): GitignoreList {
+  const cached = compiled.get(patterns);
+  if (cached) return cached;
+  const written = new Map<string, string>();
+  for (const p of patterns) {
+    for (const one of p.includes("{") ? micromatch.braces(p, { expand: true }) : [p]) if (!written.has(one)) written.set(one, p);
   }
-  return new RegExp(`^${anchored ? "" : "(?:.*/)?"}${re}(?:/.*)?$`);
+  const list = { rules: ignore({ ignorecase: false, allowRelativePaths: true }).add([...written.keys()]), written };
+  compiled.set(patterns, list);
+  return list;
 }
 
-function escape(s: string): string {
-  return s.replace(/[.+^${}()|[\]\\*?]/g, "\\$&");
-}
-
+/** The pattern (as written) that leaves this repo-relative path matched by the list, or null. */
 export function matchesAnyGlob(path: string, patterns: readonly string[]): string | null {
-  for (const p of patterns) if (p.trim() !== "" && globToRegExp(p).test(path)) return p;
-  return null;
+  if (patterns.length === 0) return null;
+  const { rules, written } = compile(patterns);
+  const r = rules.test(path);
+  if (!r.ignored) return null;
+  const pattern = r.rule?.pattern ?? "";
+  return written.get(pattern) ?? pattern;
 }

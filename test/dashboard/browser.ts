@@ -59,11 +59,11 @@ export function mockSignIn(u: GitHubUserMock, challenge: () => string | undefine
         return b["client_id"] === CLIENT_ID && b["client_secret"] === CLIENT_SECRET && /^code-\d+$/.test(b["code"] ?? "") && verified;
       })
       .reply(200, { access_token: token, refresh_token: `ghr_${u.login}_refresh`, expires_in: 28800, refresh_token_expires_in: 15_811_200, token_type: "bearer" }),
-    nock(API).get("/user").matchHeader("authorization", `Bearer ${token}`).reply(200, { login: u.login, id: u.id }),
+    nock(API).get("/user").matchHeader("authorization", `token ${token}`).reply(200, { login: u.login, id: u.id }),
     nock(API)
       .get(`/user/installations/${u.installationId ?? 4242}/repositories`)
       .query({ per_page: "100", page: "1" })
-      .matchHeader("authorization", `Bearer ${token}`)
+      .matchHeader("authorization", `token ${token}`)
       .reply(200, { total_count: u.repos.length, repositories: u.repos.map((r) => ({ full_name: r.full_name, permissions: { push: r.push, pull: true, admin: false } })) }),
   ];
 }

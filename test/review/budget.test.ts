@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { classifyFile, estimateTokens, exclusionReason, selectFilesForReview, type FileClass, type SkipCode } from "../../src/review/budget.js";
-import { globToRegExp } from "../../src/review/glob.js";
+import { matchesAnyGlob } from "../../src/review/glob.js";
 
 const patch = (n: number): string => `@@ -1,1 +1,${n} @@\n${"+x\n".repeat(n)}`;
 
-describe("globToRegExp", () => {
+describe("matchesAnyGlob: one pattern", () => {
   const table: Array<[string, string, boolean]> = [
     ["*.md", "README.md", true],
     ["*.md", "docs/guide/intro.md", true],
@@ -23,7 +23,39 @@ describe("globToRegExp", () => {
     ["*.ts", "a.tsx", false],
   ];
   it.each(table)("%s vs %s → %s", (pattern, path, want) => {
-    expect(globToRegExp(pattern).test(path)).toBe(want);
+    expect(matchesAnyGlob(path, [pattern]) !== null).toBe(want);
+  });
+});
+
+describe("matchesAnyGlob: review.ignored_paths is gitignore syntax (git's rules, plus {a,b})", () => {
+  const table: Array<[string, string[], string, string | null]> = [
+    // The README's cases.
+    ["a character class", ["src/[ab].ts"], "src/a.ts", "src/[ab].ts"],
+    ["a character class, a name outside it", ["src/[ab].ts"], "src/c.ts", null],
+    ["a negation re-includes", ["*.ts", "!keep.ts"], "keep.ts", null],
+    ["a negation re-includes at any depth", ["*.ts", "!keep.ts"], "lib/keep.ts", null],
+    ["a negation leaves the rest", ["*.ts", "!keep.ts"], "lib/drop.ts", "*.ts"],
+    // git's rules.
+    ["a range", ["v[0-9].txt"], "v7.txt", "v[0-9].txt"],
+    ["a negated class", ["v[!0-9].txt"], "v7.txt", null],
+    ["the last match wins", ["!keep.ts", "*.ts"], "keep.ts", "*.ts"],
+    ["no re-include under an excluded directory", ["dist/", "!dist/keep.js"], "dist/keep.js", "dist/"],
+    ["re-include under excluded contents", ["dist/*", "!dist/keep.js"], "dist/keep.js", null],
+    ["a name matches at any depth", ["*.snap"], "a/b/c.snap", "*.snap"],
+    ["a directory name covers its contents", ["generated"], "src/generated/a.ts", "generated"],
+    ["a leading slash anchors", ["/build"], "pkg/build/a.js", null],
+    ["a middle slash anchors", ["pkg/build"], "x/pkg/build/a.js", null],
+    ["** in the middle is zero or more directories", ["a/**/b.ts"], "a/b.ts", "a/**/b.ts"],
+    ["* does not cross a slash", ["src/*.ts"], "src/x/a.ts", null],
+    ["comments and blank lines are not patterns", ["# *.ts", "", "*.md"], "a.ts", null],
+    ["an escaped leading #", ["\\#notes"], "#notes", "\\#notes"],
+    ["case-sensitive", ["*.ts"], "A.TS", null],
+    // Braces on top of git: a branch may hold a glob.
+    ["braces holding globs", ["{dist/**,**/*.snap}"], "x/y.snap", "{dist/**,**/*.snap}"],
+    ["braces in a negation", ["*.ts", "!{keep,also}.ts"], "also.ts", null],
+  ];
+  it.each(table)("%s: %j vs %s → %s", (_n, patterns, path, want) => {
+    expect(matchesAnyGlob(path, patterns)).toBe(want);
   });
 });
 

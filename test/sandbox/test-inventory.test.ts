@@ -85,6 +85,9 @@ describe("hollowedTests (pure): a changed test left with no assertion that can f
   ])("%s", (_n, path, before, after, want) => expect(hollowedTests(path, before, after)).toEqual(want));
 });
 
+const PYPROJECT = '[project]\nname = "calc"\n';
+const CARGO = '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n';
+
 describe("testConfigChange (pure): how tests are selected or run", () => {
   const c = (path: string, before: string, after: string) => testConfigChange({ path, before, after });
   it.each<[string, string | null, RegExp | null]>([
@@ -110,6 +113,27 @@ describe("testConfigChange (pure): how tests are selected or run", () => {
     ["setup.cfg [tool:pytest]", c("setup.cfg", "[metadata]\n", "[metadata]\n[tool:pytest]\naddopts = -x\n"), /test sections/],
     ["Cargo.toml [[test]]", c("Cargo.toml", "[package]\n", "[package]\n[[test]]\nname = 'x'\nharness = false\n"), /test sections/],
     ["Cargo.toml dependencies", c("Cargo.toml", "[dependencies]\na = '1'\n", "[dependencies]\na = '2'\n"), null],
+    // Parsed, not read line by line: what the runner reads, however it is written.
+    ["pyproject: a top-level dotted key", c("pyproject.toml", PYPROJECT, `tool.pytest.ini_options.addopts = "-q -k nothing"\n${PYPROJECT}`), /tool\.pytest/],
+    ["pyproject: an inline table", c("pyproject.toml", PYPROJECT, `tool = { pytest = { ini_options = { addopts = "--collect-only" } } }\n${PYPROJECT}`), /tool\.pytest/],
+    [
+      "pyproject: a multi-line string hiding a header",
+      c("pyproject.toml", '[tool.pytest.ini_options]\naddopts = """\n-q\n"""\n', '[tool.pytest.ini_options]\naddopts = """\n[x]\n-q -k nothing\n"""\n'),
+      /tool\.pytest/,
+    ],
+    ["pyproject: the same table rewritten as dotted keys", c("pyproject.toml", "[tool.pytest.ini_options]\na = 1\n", "tool.pytest.ini_options.a = 1\n"), null],
+    ["pyproject: comments and spacing only", c("pyproject.toml", "[tool.pytest.ini_options]\na = 1\n", "# tests\n[tool.pytest.ini_options]\na   =   1 # one\n"), null],
+    ["pyproject: coverage's fail_under lowered", c("pyproject.toml", "[tool.coverage.report]\nfail_under = 90\n", "[tool.coverage.report]\nfail_under = 0\n"), /tool\.coverage/],
+    ["pyproject made unparseable", c("pyproject.toml", PYPROJECT, `${PYPROJECT}name = "again"\n`), /pyproject\.toml \(not valid TOML/],
+    ["pyproject deleted with its pytest table", c("pyproject.toml", "[tool.pytest.ini_options]\na = 1\n", ""), /tool\.pytest/],
+    ["pyproject repaired from unparseable, no test table", c("pyproject.toml", "[project\n", PYPROJECT), null],
+    ["Cargo.toml: a top-level dotted lib.test = false", c("Cargo.toml", CARGO, `lib.test = false\n${CARGO}`), /Cargo\.toml \(its test sections\) \[lib\]/],
+    ["Cargo.toml: an inline lib table", c("Cargo.toml", CARGO, `lib = { test = false }\n${CARGO}`), /lib/],
+    ["Cargo.toml: autotests = false in [package]", c("Cargo.toml", CARGO, CARGO.replace('edition = "2021"', 'edition = "2021"\nautotests = false')), /package\.autotests/],
+    ["Cargo.toml: a version bump", c("Cargo.toml", CARGO, CARGO.replace("0.1.0", "0.1.1")), null],
+    ["Cargo.toml made unparseable", c("Cargo.toml", CARGO, "[package\n"), /not valid TOML/],
+    ["setup.cfg: a continuation line of addopts", c("setup.cfg", "[tool:pytest]\naddopts =\n  -q\n", "[tool:pytest]\naddopts =\n  -q -k nothing\n"), /tool:pytest/],
+    ["setup.cfg: metadata only", c("setup.cfg", "[metadata]\nname = a\n[tool:pytest]\naddopts = -q\n", "[metadata]\nname = b\n[tool:pytest]\naddopts = -q\n"), null],
     ["a Go build tag on a test file", c("sum_test.go", "package sum\n", "//go:build never\n\npackage sum\n"), /build tags/],
     ["an ordinary source file", c("src/sum.ts", "a", "b"), null],
   ])("%s", (_n, got, want) => {

@@ -156,6 +156,11 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
       "tests/test_calc.py": CALC_TEST,
       "pyproject.toml": '[project]\nname = "calc"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n',
     });
+    await addRepo("pyproject", { "calc.py": "def add(a, b):\n    return a - b\n", "test_calc.py": CALC_TEST, "pyproject.toml": '[project]\nname = "calc"\n' });
+    await addRepo("cargo", {
+      "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+      "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
+    });
     await addRepo("plain", { "main.c": "int main(void) { return 1; }\n", "tests/check.sh": "./main\n" });
   }, 60_000);
   const destroyAll = async () => {
@@ -207,6 +212,21 @@ describe("a hostile CI fix greens CI by weakening the tests: the host refuses th
       `printf 'addopts = "--deselect tests/test_calc.py::test_negatives"\\n' >> pyproject.toml`,
       /test_config.*pyproject\.toml \(its test sections\)/,
     ],
+    // Config the runner reads, written where a line-by-line reading of the file does not look (issue #43).
+    [
+      'a top-level dotted key: tool.pytest.ini_options.addopts = "--collect-only" (pytest lists the tests, runs none)',
+      "pyproject",
+      `{ printf 'tool.pytest.ini_options.addopts = "--collect-only"\\n'; cat pyproject.toml; } > p && mv p pyproject.toml`,
+      /test_config.*pyproject\.toml \(its test sections\) \[tool\.pytest\]/,
+    ],
+    [
+      "an inline table: tool = { pytest = { ini_options = { addopts = … } } }",
+      "pyproject",
+      `{ printf 'tool = { pytest = { ini_options = { addopts = "--collect-only" } } }\\n'; cat pyproject.toml; } > p && mv p pyproject.toml`,
+      /test_config.*pyproject\.toml \(its test sections\) \[tool\.pytest\]/,
+    ],
+    ["Cargo.toml: a top-level lib.test = false", "cargo", `{ printf 'lib.test = false\\n'; cat Cargo.toml; } > c && mv c Cargo.toml`, /test_config.*Cargo\.toml \(its test sections\) \[lib\]/],
+    ["a pyproject.toml made unparseable", "pytest", `printf 'name = "again"\\n[project]\\n' >> pyproject.toml`, /test_config.*pyproject\.toml \(not valid TOML/],
     // Only the runner sees these: no test file changes, or a config change the writer allowed.
     [
       "emptying the table an it.each reads (a source file, not a test file)",

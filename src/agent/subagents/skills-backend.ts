@@ -1,4 +1,5 @@
 import type { BackendProtocolV2, EditResult, FileDownloadResponse, FileInfo, GlobResult, GrepResult, LsResult, ReadRawResult, ReadResult, WriteResult } from "deepagents";
+import micromatch from "micromatch";
 import type { SkillFiles } from "./read-agent-dirs.js";
 
 /** Where the run's skills appear in the agent's file tools; the sandbox never holds them. */
@@ -6,19 +7,8 @@ export const SKILLS_MOUNT = "/skills/";
 
 const READ_ONLY = "skills are read-only here: they come from the repository (or your user directory), not the sandbox";
 
-function globRegex(pattern: string): RegExp {
-  let re = "";
-  for (let i = 0; i < pattern.length; i += 1) {
-    const c = pattern[i]!;
-    if (c === "*" && pattern[i + 1] === "*") {
-      re += ".*";
-      i += pattern[i + 2] === "/" ? 2 : 1;
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}
+/** deepagents' own matching for its file tools (micromatch, these options): the same glob means the same here. */
+const GLOB = { dot: true, nobrace: false } as const;
 
 /**
  * The run's skills as a read-only file tree (`/<skill>/SKILL.md`, …), mounted at SKILLS_MOUNT through
@@ -61,10 +51,9 @@ export class SkillsBackend implements BackendProtocolV2 {
 
   grep(pattern: string, path?: string | null, glob?: string | null): GrepResult {
     const matches: Array<{ path: string; line: number; text: string }> = [];
-    const only = glob ? globRegex(glob) : null;
     for (const [p, text] of this.#files) {
       if (path && !p.startsWith(path)) continue;
-      if (only && !only.test(p.slice(p.lastIndexOf("/") + 1))) continue;
+      if (glob && !micromatch.isMatch(p.slice(p.lastIndexOf("/") + 1), glob, GLOB)) continue;
       text.split("\n").forEach((line, i) => {
         if (line.includes(pattern)) matches.push({ path: p, line: i + 1, text: line });
       });
@@ -74,8 +63,10 @@ export class SkillsBackend implements BackendProtocolV2 {
 
   glob(pattern: string, path = "/"): GlobResult {
     const base = path.endsWith("/") ? path : `${path}/`;
-    const re = globRegex(pattern);
-    return { files: [...this.#files.keys()].filter((p) => p.startsWith(base) && re.test(p.slice(base.length))).map((p) => ({ path: p, is_dir: false })) };
+    const relative = pattern.replace(/^\//, "");
+    return {
+      files: [...this.#files.keys()].filter((p) => p.startsWith(base) && micromatch.isMatch(p.slice(base.length), relative, GLOB)).map((p) => ({ path: p, is_dir: false })),
+    };
   }
 
   write(): WriteResult {

@@ -5,6 +5,10 @@
  * (`@open-swe fix ci --allow-test-config`).
  */
 
+import { isDeepStrictEqual } from "node:util";
+import { parse as parseIni } from "ini";
+import { parse as parseToml } from "smol-toml";
+
 export interface ConfigFileChange {
   path: string;
   /** The file before the change ("" when added). */
@@ -28,27 +32,71 @@ const WHOLE_FILES: readonly RegExp[] = [
   /^noxfile\.py$/i,
 ];
 
-/** Sections of shared files that configure the runner: `[tool.pytest.ini_options]`, `[tool:pytest]`, `[[test]]`. */
-const SECTIONS: ReadonlyArray<readonly [RegExp, RegExp]> = [
-  [/^pyproject\.toml$/i, /^\[\s*tool\.(?:pytest|hatch\.envs|tox|nox)\b/],
-  [/^setup\.cfg$/i, /^\[\s*(?:tool:pytest|pytest)\s*\]/],
-  [/^Cargo\.toml$/i, /^\[\[?\s*(?:test|bench|lib)\s*\]?\]/],
+/**
+ * Shared files parsed by a real parser (`smol-toml`, `ini`), and the subtrees of each that select or run the
+ * tests: compared by value, so a dotted key, an inline table or a multi-line string is seen as what the runner
+ * reads, wherever in the file it is written.
+ */
+const STRUCTURED: ReadonlyArray<{ file: RegExp; format: "TOML" | "ini"; subtrees: readonly (readonly string[])[] }> = [
+  {
+    file: /^pyproject\.toml$/i,
+    format: "TOML",
+    subtrees: [
+      ["tool", "pytest"],
+      ["tool", "hatch", "envs"],
+      ["tool", "tox"],
+      ["tool", "nox"],
+      ["tool", "coverage"],
+    ],
+  },
+  { file: /^setup\.cfg$/i, format: "ini", subtrees: [["tool:pytest"], ["pytest"], ["coverage:run"], ["coverage:report"]] },
+  {
+    file: /^Cargo\.toml$/i,
+    format: "TOML",
+    subtrees: [
+      ["lib"],
+      ["test"],
+      ["bench"],
+      ["bin"],
+      ["example"],
+      ["package", "autotests"],
+      ["package", "autobenches"],
+      ["package", "autobins"],
+      ["package", "autoexamples"],
+      ["package", "autolib"],
+      ["workspace", "members"],
+      ["workspace", "exclude"],
+      ["workspace", "default-members"],
+      ["features", "default"],
+    ],
+  },
 ];
+
+/** The file parsed ("" is an empty document), or the parser's complaint. */
+function parseConfig(format: "TOML" | "ini", text: string): { value: unknown } | { error: string } {
+  if (format === "ini") return { value: parseIni(text) };
+  try {
+    return { value: parseToml(text) };
+  } catch (e) {
+    return { error: (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "" };
+  }
+}
+
+const subtree = (value: unknown, path: readonly string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), value);
+
+/** Why a parsed file's test subtrees differ, or null. An unparseable result is refused; an unparseable original counts as empty. */
+function structuredChange(c: ConfigFileChange, format: "TOML" | "ini", subtrees: readonly (readonly string[])[]): string | null {
+  const after = parseConfig(format, c.after);
+  if ("error" in after) return `${c.path} (not valid ${format}, so what it asks of the test runner cannot be checked: ${after.error})`;
+  const before = parseConfig(format, c.before);
+  const was = "error" in before ? {} : before.value;
+  const changed = subtrees.filter((p) => !isDeepStrictEqual(subtree(was, p), subtree(after.value, p)));
+  return changed.length === 0 ? null : `${c.path} (its test sections) [${changed.map((p) => p.join(".")).join(", ")}]`;
+}
 
 /** package.json keys that decide what `npm test` runs. */
 const PACKAGE_KEYS = ["scripts", "jest", "mocha", "ava", "vitest", "workspaces"] as const;
-
-/** The lines of the named sections of an ini/TOML file, in order (a section runs to the next header). */
-export function sectionText(text: string, header: RegExp): string {
-  const out: string[] = [];
-  let inside = false;
-  for (const line of text.split("\n")) {
-    const t = line.trim();
-    if (/^\[/.test(t)) inside = header.test(t);
-    if (inside && t && !t.startsWith("#")) out.push(t);
-  }
-  return out.join("\n");
-}
 
 function packageKeys(text: string): string | null {
   if (!text) return "";
@@ -81,9 +129,8 @@ export function testConfigChange(c: ConfigFileChange): string | null {
     if (a === null || b === null || a !== b) return `${c.path} (its "scripts" or test-runner settings)`;
     return null;
   }
-  for (const [file, header] of SECTIONS) {
-    if (file.test(name) && sectionText(c.before, header) !== sectionText(c.after, header)) return `${c.path} (its test sections)`;
-  }
+  const structured = STRUCTURED.find((f) => f.file.test(name));
+  if (structured) return structuredChange(c, structured.format, structured.subtrees);
   if (/_test\.go$/.test(name) && goConstraints(c.before) !== goConstraints(c.after)) return `${c.path} (its build tags)`;
   return null;
 }
@@ -97,7 +144,7 @@ export function mayBeTestConfig(path: string): boolean {
     lower.startsWith(".github/workflows") ||
     WHOLE_FILES.some((re) => re.test(name)) ||
     name === "package.json" ||
-    SECTIONS.some(([file]) => file.test(name)) ||
+    STRUCTURED.some((f) => f.file.test(name)) ||
     /_test\.go$/.test(name)
   );
 }

@@ -32,6 +32,10 @@ function block(b: AdfBlock): string {
       return `<blockquote>${b.content.map(block).join("")}</blockquote>`;
     case "rule":
       return "<hr />";
+    case "table":
+      return `<table><tbody>${b.content
+        .map((row) => `<tr>${row.content.map((c) => (c.type === "tableHeader" ? `<th>${c.content.map(block).join("")}</th>` : `<td>${c.content.map(block).join("")}</td>`)).join("")}</tr>`)
+        .join("")}</tbody></table>`;
   }
 }
 

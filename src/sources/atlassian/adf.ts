@@ -16,7 +16,19 @@ export type AdfBlock =
   | { type: "bulletList"; content: AdfListItem[] }
   | { type: "orderedList"; attrs?: { order: number }; content: AdfListItem[] }
   | { type: "blockquote"; content: AdfBlock[] }
-  | { type: "rule" };
+  | { type: "rule" }
+  | { type: "table"; attrs?: { isNumberColumnEnabled: boolean; layout: "default" }; content: AdfTableRow[] };
+
+export interface AdfTableRow {
+  type: "tableRow";
+  content: AdfTableCell[];
+}
+
+export interface AdfTableCell {
+  type: "tableHeader" | "tableCell";
+  attrs?: Record<string, never>;
+  content: AdfBlock[];
+}
 
 export interface AdfListItem {
   type: "listItem";

@@ -35,7 +35,8 @@ const cases: [string, string, AdfBlock[]][] = [
     "PR: https://github.com/o/r/pull/2.",
     [p(t("PR: "), t("https://github.com/o/r/pull/2", { type: "link", attrs: { href: "https://github.com/o/r/pull/2" } }), t("."))] as AdfBlock[],
   ],
-  ["a javascript: link stays text", "[x](javascript:alert(1))", [p(t("[x](javascript:alert(1)"), t(")"))] as AdfBlock[]],
+  // One text node now (the lexer reads the whole link; neighbouring text is joined): still no link mark.
+  ["a javascript: link stays text", "[x](javascript:alert(1))", [p(t("[x](javascript:alert(1))"))] as AdfBlock[]],
   [
     "bold, italic, strike, code",
     "**b** *i* _j_ ~~s~~ `c`",
@@ -56,6 +57,71 @@ describe("markdownToAdf", () => {
   it("never emits an empty text node", () => {
     const json = JSON.stringify(markdownToAdf("**x**\n\n- \n\n``\n\n[a]()"));
     expect(json).not.toContain('"text":""');
+  });
+});
+
+const link = (href: string) => ({ type: "link", attrs: { href } });
+const cell = (type: "tableHeader" | "tableCell", ...content: object[]) => ({ type, attrs: {}, content: [p(...content)] });
+const TABLE_ATTRS = { isNumberColumnEnabled: false, layout: "default" };
+
+/** GitHub-flavoured tables, and ADF's rules kept on top of marked's lexer. */
+const gfmAndRules: [string, string, AdfBlock[]][] = [
+  [
+    "a GFM table is an ADF table (header cells, inline marks kept)",
+    "| name | state |\n|---|:-:|\n| `a.ts` | **red** |\n| [b](https://x.test) | ok |",
+    [
+      {
+        type: "table",
+        attrs: TABLE_ATTRS,
+        content: [
+          { type: "tableRow", content: [cell("tableHeader", t("name")), cell("tableHeader", t("state"))] },
+          { type: "tableRow", content: [cell("tableCell", t("a.ts", { type: "code" })), cell("tableCell", t("red", { type: "strong" }))] },
+          { type: "tableRow", content: [cell("tableCell", t("b", link("https://x.test"))), cell("tableCell", t("ok"))] },
+        ],
+      },
+    ] as AdfBlock[],
+  ],
+  [
+    "an empty cell is an empty paragraph",
+    "| a | b |\n|---|---|\n| | x |",
+    [
+      {
+        type: "table",
+        attrs: TABLE_ATTRS,
+        content: [
+          { type: "tableRow", content: [cell("tableHeader", t("a")), cell("tableHeader", t("b"))] },
+          { type: "tableRow", content: [cell("tableCell"), cell("tableCell", t("x"))] },
+        ],
+      },
+    ] as AdfBlock[],
+  ],
+  [
+    "a table inside a list is its Markdown in a code block",
+    "- rows:\n\n  | a |\n  |---|\n  | 1 |",
+    [{ type: "bulletList", content: [li(p(t("rows:")), { type: "codeBlock", content: [t("| a |\n|---|\n| 1 |")] })] }] as AdfBlock[],
+  ],
+  ["a data: link stays text", "[x](data:text/html,hi)", [p(t("[x](data:text/html,hi)"))] as AdfBlock[]],
+  ["a vbscript: autolink stays text", "<vbscript:msgbox>", [p(t("<vbscript:msgbox>"))] as AdfBlock[]],
+  ["a mailto link is a link", "[mail](mailto:a@b.test)", [p(t("mail", link("mailto:a@b.test")))] as AdfBlock[]],
+  ["code inside a link keeps the link", "[`run()`](https://x.test)", [p(t("run()", link("https://x.test"), { type: "code" }))] as AdfBlock[]],
+  ["code inside emphasis and strike drops them", "*~~a `b`~~*", [p(t("a ", { type: "em" }, { type: "strike" }), t("b", { type: "code" }))] as AdfBlock[]],
+  ["no link inside a link", "[see https://y.test](https://x.test)", [p(t("see https://y.test", link("https://x.test")))] as AdfBlock[]],
+  ["a heading inside a list is a bold paragraph", "- # Title\n  text", [{ type: "bulletList", content: [li(p(t("Title", { type: "strong" })), p(t("text")))] }] as AdfBlock[]],
+  ["a rule inside a quote is dropped, a nested quote flattened", "> a\n>\n> ---\n>\n> > b", [{ type: "blockquote", content: [p(t("a")), p(t("b"))] }] as AdfBlock[]],
+  ["task items keep their boxes", "- [x] done\n- [ ] todo", [{ type: "bulletList", content: [li(p(t("☑ done"))), li(p(t("☐ todo")))] }] as AdfBlock[]],
+  ["inline HTML is text", "a <b>bold</b>", [p(t("a <b>bold</b>"))] as AdfBlock[]],
+  ["escapes are their character", "\\*not em\\*", [p(t("*not em*"))] as AdfBlock[]],
+];
+
+describe("markdownToAdf: GFM tables and ADF's rules", () => {
+  it.each(gfmAndRules)("%s", (_name, md, content) => {
+    expect(markdownToAdf(md)).toEqual({ version: 1, type: "doc", content });
+  });
+
+  it("a table reaches Confluence as an XHTML table", () => {
+    expect(adfToStorage(markdownToAdf("| a | b |\n|---|---|\n| 1 | <2> |"))).toBe(
+      "<table><tbody><tr><th><p>a</p></th><th><p>b</p></th></tr><tr><td><p>1</p></td><td><p>&lt;2&gt;</p></td></tr></tbody></table>",
+    );
   });
 });
 

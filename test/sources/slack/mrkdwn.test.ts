@@ -14,6 +14,15 @@ describe("markdownToMrkdwn", () => {
     ["thanks @Dana(U012ABC) and @Bo Lee(W99XYZ)", "thanks <@U012ABC> and <@W99XYZ>"],
     ["2 * 3 * 4", "2 * 3 * 4"],
     ["<!channel> hi", "&lt;!channel&gt; hi"],
+    // Read by the same lexer as the ADF renderer.
+    ["a\r\n\r\nb", "a\n\nb"],
+    ["- a\n  - b\n- c", "• a\n  • b\n• c"],
+    ["3. c\n4. d", "3. c\n4. d"],
+    ["- [x] done\n- [ ] todo", "• ☑ done\n• ☐ todo"],
+    ["| a | b |\n|---|---|\n| 1 | <2> |", "```\n| a | b |\n|---|---|\n| 1 | &lt;2&gt; |\n```"],
+    ["[x](javascript:alert(1))", "[x](javascript:alert(1))"],
+    ["see https://x.test/a_b_c.", "see https://x.test/a_b_c."],
+    ["snake_case_name", "snake_case_name"],
   ])("%j → %j", (md, want) => {
     expect(markdownToMrkdwn(md)).toBe(want);
   });
