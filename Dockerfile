@@ -8,6 +8,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY jobs ./jobs
 COPY bench ./bench
+COPY scripts/write-build-info.mjs ./scripts/
+# The commit this image is built from (the release workflow passes it): `open-swe --version`, the start-up
+# lines and open_swe_build_info on /metrics say it (dist/build-info.json).
+ARG OPEN_SWE_COMMIT=""
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20.20-bookworm-slim AS runtime

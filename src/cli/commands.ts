@@ -40,7 +40,7 @@ export const COMMANDS = {
 
 export type CommandName = keyof typeof COMMANDS;
 
-export const USAGE = `usage: open-swe <command> [--help]
+export const USAGE = `usage: open-swe <command> [--help] | --version
   web | worker | all        run the webhook server, the job workers, or both (default: all)
   settings …                read and change settings (open-swe settings --help)
   analyze <owner/repo> [--continual]   queue the review-style analyzer for a repo (bootstrap by default)

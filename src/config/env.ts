@@ -213,6 +213,8 @@ export const EnvSchema = z.object({
   /** `@handles` that mention the app in a Linear comment; unset: MENTION_HANDLES. */
   LINEAR_MENTION_HANDLES: csv("").optional(),
   NODE_ENV: z.string().optional(),
+  /** The commit this build was made from (the image's build argument sets it); `open-swe --version`, start-up lines, /metrics. */
+  OPEN_SWE_COMMIT: z.string().min(1).max(64).optional(),
 });
 
 export type Env = Omit<z.infer<typeof EnvSchema>, "MENTION_HANDLES"> & { MENTION_HANDLES: string[] };

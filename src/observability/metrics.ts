@@ -4,6 +4,13 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: "open_swe_process_" });
 
+/** `open_swe_build_info{version,commit,node} 1`: set once at start (`startProcess`). */
+export const buildInfo = new Gauge({
+  name: "open_swe_build_info",
+  help: "The running build: version, commit (empty when unknown), Node version",
+  labelNames: ["version", "commit", "node"],
+  registers: [registry],
+});
 export const runsTotal = new Counter({ name: "open_swe_runs_total", help: "Agent runs finished, by outcome", labelNames: ["outcome", "trigger"], registers: [registry] });
 export const tokensTotal = new Counter({
   name: "open_swe_tokens_total",
