@@ -10,7 +10,8 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
-const EnvSchema = z.object({
+/** The model part of the app's env (`readModelConfig`). */
+export const ModelEnv = z.object({
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl("https://api.anthropic.com").optional()),
   OPEN_SWE_MODEL: optionalString,
@@ -59,7 +60,7 @@ function checkModels(env: Record<string, string | undefined>, cwd: string): void
 }
 
 export function readModelConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ModelConfig {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = ModelEnv.safeParse(env);
   if (!parsed.success) throw new OpenSweError("config_invalid", envRefusal(parsed.error, env), { cause: parsed.error });
   checkModels(env, cwd);
   const e = parsed.data;
