@@ -33,6 +33,6 @@ RUN install -d -o node -g node -m 0700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "const e=process.env,ports=[...new Set([e.HEALTH_PORT,e.PORT||3000].filter(Boolean))];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/health').then(r=>{if(!r.ok)throw 0}))).then(()=>process.exit(0),()=>process.exit(1))"
+HEALTHCHECK --interval=30s --timeout=3s CMD node -e "const e=process.env,ports=[...new Set([e.HEALTH_PORT,e.PORT||3000].filter(Boolean))];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/livez').then(r=>{if(!r.ok)throw 0}))).then(()=>process.exit(0),()=>process.exit(1))"
 ENTRYPOINT ["node", "bin/open-swe.mjs"]
 CMD ["web"]

@@ -52,7 +52,7 @@ export const EnvSchema = z.object({
   HOST: z.string().default("0.0.0.0"),
   /** Setup mode (no credentials yet) listens here: loopback unless told otherwise (`0.0.0.0` in a container). */
   SETUP_HOST: z.string().min(1).default("127.0.0.1"),
-  /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
+  /** The `worker` role serves GET /livez, /readyz (= /health) and /metrics on this port (containers); unset: no listener. */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   QUEUE_REDIS_URL: z
     .string()

@@ -33,6 +33,14 @@ describe("compose.yaml", () => {
     for (const s of [services.web, ...workers.map(([, w]) => w)]) expect([s?.image, s?.build]).toEqual(["${OPEN_SWE_IMAGE:-open-swe:local}", "."]);
   });
 
+  it("the image's HEALTHCHECK asks the liveness probe (a Redis outage must not mark every process unhealthy)", () => {
+    const check = readFileSync(join(ROOT, "Dockerfile"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("HEALTHCHECK "));
+    expect(check).toContain("/livez");
+    expect(check).not.toMatch(/\/health|\/readyz/);
+  });
+
   it("web and the workers have a restart policy", () => {
     expect(services.web?.restart).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
     for (const [, s] of workers) expect(s.restart).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
