@@ -10,6 +10,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY jobs ./jobs
 COPY bench ./bench
+COPY scripts/write-build-info.mjs ./scripts/
+# The commit this image is built from (the release workflow passes it): `open-swe --version`, the start-up
+# lines and open_swe_build_info on /metrics say it (dist/build-info.json).
+ARG OPEN_SWE_COMMIT=""
 RUN npm run build && npm prune --omit=dev
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
@@ -31,6 +35,6 @@ RUN install -d -o node -g node -m 0700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "const e=process.env,ports=[...new Set([e.HEALTH_PORT,e.PORT||3000].filter(Boolean))];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/health').then(r=>{if(!r.ok)throw 0}))).then(()=>process.exit(0),()=>process.exit(1))"
+HEALTHCHECK --interval=30s --timeout=3s CMD node -e "const e=process.env,ports=[...new Set([e.HEALTH_PORT,e.PORT||3000].filter(Boolean))];Promise.any(ports.map(p=>fetch('http://127.0.0.1:'+p+'/livez').then(r=>{if(!r.ok)throw 0}))).then(()=>process.exit(0),()=>process.exit(1))"
 ENTRYPOINT ["node", "bin/open-swe.mjs"]
 CMD ["web"]

@@ -13,4 +13,5 @@ if (entry.form === "tsx" && existsSync(join(root, "node_modules", ".bin", "tsc")
   process.stderr.write(`open-swe: building dist/ (${entry.reason})\n`);
   const r = spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
   if (r.status !== 0) process.stderr.write("open-swe: the build failed; starting from the TypeScript sources\n");
+  else if (existsSync(join(root, "scripts", "write-build-info.mjs"))) spawnSync(process.execPath, [join(root, "scripts", "write-build-info.mjs")], { cwd: root, stdio: "inherit" });
 }

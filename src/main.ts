@@ -33,6 +33,8 @@ import { scheduleReconcile } from "./runs/reconcile.js";
 import { scheduleInstallationSync } from "./github/sync-installations.js";
 import { createAgentRuntime } from "./runs/agent-runtime.js";
 import { checkSandboxIsolation } from "./sandbox/preflight.js";
+import { readBuildInfo } from "./shared/build-info.js";
+import { buildInfo } from "./observability/metrics.js";
 import { spawner } from "./sandbox/spawner.js";
 import { buildSourceRegistry } from "./sources/registry.js";
 import type { Source } from "./sources/source.js";
@@ -78,6 +80,8 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T | "timeout"> => {
 export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
   const { config, log, role } = opts;
   if (!config.github) throw new Error("startProcess needs GitHub App credentials; without them run the setup flow");
+  const build = readBuildInfo(config.env.OPEN_SWE_COMMIT);
+  buildInfo.set({ version: build.version, commit: build.commit ?? "", node: build.node }, 1);
   await makeDataDirsPrivate(config);
   let sandboxIsolation: { ok: boolean; detail?: string; reason?: string } | undefined;
   if (role !== "web") {
@@ -230,6 +234,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const summary = startupSummary({
     role,
     config,
+    build,
     redis: config.redis ? ("sentinels" in config.redis ? "sentinel" : "external") : embedded?.owned ? "embedded" : "embedded (shared)",
     port: web?.port ?? null,
     runtime: RUNTIME,

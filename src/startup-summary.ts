@@ -14,6 +14,8 @@ export interface StartupSummaryInput {
   sources?: Array<Pick<Source, "name" | "configured" | "secretEnv" | "warning">>;
   /** Which form of the app runs: the compiled dist/ or the TypeScript sources through tsx (bin/open-swe.mjs chose). */
   runtime?: "dist" | "tsx";
+  /** The running build (version, commit when known). */
+  build?: { version: string; commit: string | null };
   /** The sandbox provider's isolation check at worker start; absent when it was not run. */
   sandboxIsolation?: { ok: boolean; detail?: string; reason?: string };
 }
@@ -66,7 +68,10 @@ export function startupSummary(input: StartupSummaryInput): StartupSummary {
   const { config, role } = input;
   const env = config.env;
   const lines: StartupSummary["lines"] = [];
-  const runtime = input.runtime ? { runtime: input.runtime === "dist" ? "dist/ (compiled)" : "src/ through tsx (npm run build, or npm start, compiles dist/)" } : {};
+  const runtime = {
+    ...(input.build ? { version: input.build.version, ...(input.build.commit ? { commit: input.build.commit } : {}) } : {}),
+    ...(input.runtime ? { runtime: input.runtime === "dist" ? "dist/ (compiled)" : "src/ through tsx (npm run build, or npm start, compiles dist/)" } : {}),
+  };
   const warnings: StartupSummary["warnings"] = [];
   let dashboard: StartupSummary["dashboard"];
   if (role === "web" || role === "all") {

@@ -28,6 +28,11 @@ export const COMMANDS = {
     positionals: [1, 1],
   },
   ...OPERATOR_COMMANDS,
+  "config check": {
+    usage:
+      "usage: open-swe config check [--repo-file PATH]\n  check the environment (the process's and ./.env) as the roles read it, without starting anything (credentials masked);\n  --repo-file: check a .github/open-swe.yml file instead. One line per problem naming the field; exit 1 when something is invalid",
+    options: { "repo-file": { type: "string" } },
+  },
   run: {
     usage: 'usage: open-swe run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"\n  run the agent locally: progress, branch, diff, transcript',
     options: { repo: { type: "string" }, model: { type: "string" }, verbose: { type: "boolean" }, record: { type: "string" }, context: { type: "string", multiple: true } },
@@ -40,12 +45,13 @@ export const COMMANDS = {
 
 export type CommandName = keyof typeof COMMANDS;
 
-export const USAGE = `usage: open-swe <command> [--help]
+export const USAGE = `usage: open-swe <command> [--help] | --version
   web | worker | all        run the webhook server, the job workers, or both (default: all)
   settings …                read and change settings (open-swe settings --help)
   analyze <owner/repo> [--continual]   queue the review-style analyzer for a repo (bootstrap by default)
   runs ls|show …            recent agent/review runs and one run's record (open-swe runs --help)
   jobs ls|retry …           a queue's jobs; retry a failed one (open-swe jobs --help)
+  config check [--repo-file PATH]   check the environment, or a .github/open-swe.yml file (exit 1 when invalid)
   run --repo <path|owner/name> [--model ID] [--verbose] [--record FILE] [--context PATH]… "<task>"   run the agent locally: progress, branch, diff, transcript
   agents list --repo <path|owner/name> [--user <login>]   the repo's (and a user's) subagents as JSON: where each came from, which files lost and why
   sandbox exec|ls|rm …      run a command in a fresh sandbox; list or remove sandboxes (open-swe sandbox --help)

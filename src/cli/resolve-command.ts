@@ -3,9 +3,11 @@ import { BENCH_NAMES, COMMANDS, USAGE, type CommandName } from "./commands.js";
 
 export type Resolved =
   | { kind: "usage"; text: string }
+  | { kind: "version" }
   | { kind: "run"; name: CommandName; args: ParsedCommand /** The arguments after the command's words, as given (bench: the benchmark's own). */; argv: string[] };
 
 const HELP = new Set(["help", "--help", "-h"]);
+const VERSION = new Set(["--version", "-v"]);
 const GROUPS = [...new Set(Object.keys(COMMANDS).flatMap((k) => (k.includes(" ") ? [k.split(" ")[0]!] : [])))];
 
 const groupUsage = (group: string) =>
@@ -16,11 +18,12 @@ const groupUsage = (group: string) =>
 
 /**
  * Which command an `open-swe` command line names and its parsed arguments, or the usage to print
- * (`help`, `--help`, a group's bare name). Pure: a `CommandLineError` names what was wrong.
+ * (`help`, `--help`, a group's bare name), or `version` (`--version`, `-v`). Pure: a `CommandLineError` names what was wrong.
  */
 export function resolveCommand(argv: readonly string[]): Resolved {
   const [first = "all", ...tail] = argv;
   if (HELP.has(first)) return { kind: "usage", text: USAGE };
+  if (VERSION.has(first) && tail.length === 0) return { kind: "version" };
   if (first.startsWith("-")) {
     const args = parseCommand("all", COMMANDS.all, argv);
     return args.help ? { kind: "usage", text: COMMANDS.all.usage } : { kind: "run", name: "all", args, argv: [...argv] };

@@ -62,6 +62,11 @@ async function serve(role: "web" | "worker" | "all", config: AppConfig, log: Log
 
 /** Runs a resolved command; returns its exit code. Errors propagate (the entry prints them in one line). */
 export async function runCommand({ name, args, argv }: Run, env: Record<string, string | undefined>, benches: BenchLoaders): Promise<number> {
+  // Before readConfig: a bad environment is what it reports (every problem, exit 1), not a refusal.
+  if (name === "config check") {
+    const { runConfigCheck } = await import("./config-check.js");
+    return runConfigCheck(args.string("repo-file"), env, (line) => console.log(line));
+  }
   const config = readConfig(env);
   const log = createLogger(SERVE.has(name) ? config.env.LOG_LEVEL : "warn", "open-swe", undefined, config.env.LOG_FORMAT);
   const print = (line: string) => console.log(line);

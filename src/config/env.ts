@@ -52,7 +52,7 @@ export const EnvSchema = z.object({
   HOST: z.string().default("0.0.0.0"),
   /** Setup mode (no credentials yet) listens here: loopback unless told otherwise (`0.0.0.0` in a container). */
   SETUP_HOST: z.string().min(1).default("127.0.0.1"),
-  /** The `worker` role serves GET /health on this port (containers); unset: no listener. */
+  /** The `worker` role serves GET /livez, /readyz (= /health) and /metrics on this port (containers); unset: no listener. */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   QUEUE_REDIS_URL: z
     .string()
@@ -240,6 +240,8 @@ export const EnvSchema = z.object({
   /** `@handles` that mention the app in a Linear comment; unset: MENTION_HANDLES. */
   LINEAR_MENTION_HANDLES: csv("").optional(),
   NODE_ENV: z.string().optional(),
+  /** The commit this build was made from (the image's build argument sets it); `open-swe --version`, start-up lines, /metrics. */
+  OPEN_SWE_COMMIT: z.string().min(1).max(64).optional(),
 });
 
 export type Env = Omit<z.infer<typeof EnvSchema>, "MENTION_HANDLES"> & { MENTION_HANDLES: string[] };

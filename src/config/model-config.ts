@@ -12,7 +12,8 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
-const EnvSchema = z.object({
+/** The model part of the app's env (`readModelConfig`). */
+export const ModelEnv = z.object({
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl("https://api.anthropic.com").optional()),
   OPEN_SWE_MODEL: optionalString,
@@ -77,7 +78,7 @@ function checkModels(env: Record<string, string | undefined>, cwd: string, cloud
   }
 }
 
-function cloudConfig(e: z.infer<typeof EnvSchema>, env: Record<string, string | undefined>): CloudModelConfig {
+function cloudConfig(e: z.infer<typeof ModelEnv>, env: Record<string, string | undefined>): CloudModelConfig {
   const c: CloudModelConfig = {};
   const region = e.AWS_REGION ?? e.AWS_DEFAULT_REGION;
   if (region) c.awsRegion = region;
@@ -98,7 +99,7 @@ function cloudConfig(e: z.infer<typeof EnvSchema>, env: Record<string, string | 
 }
 
 export function readModelConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ModelConfig {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = ModelEnv.safeParse(env);
   if (!parsed.success) throw new OpenSweError("config_invalid", envRefusal(parsed.error, env), { cause: parsed.error });
   const e = parsed.data;
   const config: ModelConfig = cloudConfig(e, env);

@@ -13,13 +13,15 @@ export const PrConventions = z
       .max(200)
       .refine((t) => t.includes("{title}"), "must contain {title}")
       .refine((t) => [...t.matchAll(PLACEHOLDER)].every((m) => KNOWN_PLACEHOLDERS.has(m[1]!)), "only {title} and {issue} can be used")
-      .optional(),
+      .optional()
+      .meta({ description: "The PR title's template, e.g. `feat: {title} ({issue})`: {title} is the agent's title (required), {issue} `#<n>` of the issue it was asked on (empty elsewhere)" }),
     /** Headings the PR description must have, in this order, e.g. `[Summary, Validation, Tests, Notes]`. */
     body_sections: z
       .array(z.string().regex(/^[^\n#]{1,60}$/, "a heading of 1–60 characters, no `#` or line break"))
       .max(12)
       .refine((s) => new Set(s.map((x) => x.trim().toLowerCase())).size === s.length, "each section once")
-      .optional(),
+      .optional()
+      .meta({ description: "Headings the PR description must have, in this order (any level, any case), e.g. [Summary, Validation, Tests, Notes]; the host refuses a description without them" }),
   })
   .strict();
 export type PrConventions = z.infer<typeof PrConventions>;

@@ -15,46 +15,59 @@ export const RepoConfig = z
   .object({
     review: z
       .object({
-        auto: z.boolean().default(true),
-        include_drafts: z.boolean().default(false),
-        ignored_paths: z.array(z.string().min(1)).default([]),
-        severity_floor: Severity.default("low"),
-        model: z.string().min(1).optional(),
+        auto: z.boolean().default(true).meta({ description: "Auto-review pull requests (in repositories enabled for review)" }),
+        include_drafts: z.boolean().default(false).meta({ description: "Review draft pull requests too" }),
+        ignored_paths: z.array(z.string().min(1)).default([]).meta({ description: 'Globs of paths the reviewer ignores, e.g. ["dist/**", "**/*.snap"]' }),
+        severity_floor: Severity.default("low").meta({ description: "The lowest severity of a finding the reviewer posts" }),
+        model: z.string().min(1).optional().meta({ description: "The reviewer's model (a model id, e.g. claude-sonnet-4-5)" }),
       })
       .strict()
-      .default({ auto: true, include_drafts: false, ignored_paths: [], severity_floor: "low" }),
+      .default({ auto: true, include_drafts: false, ignored_paths: [], severity_floor: "low" })
+      .meta({ description: "The PR reviewer" }),
     autofix: z
       .object({
-        default: z.boolean().default(false),
-        max_attempts: z.number().int().min(1).max(20).default(3),
+        default: z.boolean().default(false).meta({ description: "CI autofix on for every PR the agent opens here (unless `@open-swe autofix off` on it)" }),
+        max_attempts: z.number().int().min(1).max(20).default(3).meta({ description: "Fix runs per pull request, at most" }),
       })
       .strict()
-      .default({ default: false, max_attempts: 3 }),
+      .default({ default: false, max_attempts: 3 })
+      .meta({ description: "CI autofix: fix runs when a pull request's checks fail" }),
     agent: z
       .object({
-        model: z.string().min(1).optional(),
-        network: z.boolean().default(true),
-        allow_workflow_changes: z.boolean().default(false),
+        model: z.string().min(1).optional().meta({ description: "The coding agent's model (a model id)" }),
+        network: z.boolean().default(true).meta({ description: "Sandbox egress (dependency installs); false: no network in the sandbox" }),
+        allow_workflow_changes: z.boolean().default(false).meta({ description: "Let the agent push changes to .github/workflows/" }),
         /** Per-tool policy: `{ execute: ask, "mcp__docs__*": deny }`; beats the team default. */
-        tools: ToolPolicies.default({}),
+        tools: ToolPolicies.default({}).meta({
+          description: 'Per-tool policy, beating the team default: a tool name or a prefix ending in * \u2192 always_allow | ask | deny, e.g. { execute: ask, "mcp__docs__*": always_allow }',
+        }),
         /** MCP servers for this repository's runs (no secrets; remote ones must be public addresses). */
-        mcp_servers: McpServers.default({}),
+        mcp_servers: McpServers.default({}).meta({
+          description: "MCP servers for this repository's runs, by name: { url, transport?, headers? } (a public http(s) address; no secrets) or { command, args?, env? } (started inside the sandbox)",
+        }),
         /** USD one run may spend; with AGENT_MAX_BUDGET_USD set too, the lower wins. */
-        max_budget_usd: z.number().positive().optional(),
+        max_budget_usd: z.number().positive().optional().meta({ description: "USD one run may spend (the lower of this and AGENT_MAX_BUDGET_USD)" }),
         /** Tokens (input and output) one run may use; with AGENT_MAX_BUDGET_TOKENS set too, the lower wins. */
-        max_budget_tokens: z.number().int().positive().optional(),
+        max_budget_tokens: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .meta({ description: "Tokens (input and output) one run may use (the lower of this and AGENT_MAX_BUDGET_TOKENS); a $0 model is capped too" }),
         /** The repository's instructions for its runs (a system-prompt part after the run's mode). */
-        instructions: z.string().max(8000).optional(),
+        instructions: z.string().max(8000).optional().meta({ description: "Added to the agent's system prompt on every run here (up to 8000 characters)" }),
       })
       .strict()
-      .default({ network: true, allow_workflow_changes: false, tools: {}, mcp_servers: {} }),
-    model: z.string().min(1).optional(),
+      .default({ network: true, allow_workflow_changes: false, tools: {}, mcp_servers: {} })
+      .meta({ description: "The coding agent" }),
+    model: z.string().min(1).optional().meta({ description: "The model for both the agent and the reviewer, unless agent.model or review.model says otherwise" }),
     /** The team's PR conventions: title template, description sections (`pr-conventions.ts`). */
-    pr: PrConventions.default({}),
+    pr: PrConventions.default({}).meta({ description: "The team's PR conventions: title template and description sections" }),
     /** The run's cost line: `off`, on its reply (`comment`, as before), or on its reply and its PR (`all`). */
-    footer: FooterSetting.default("comment"),
+    footer: FooterSetting.default("comment").meta({ description: "The run's cost line: off, comment (on its reply) or all (its reply and its PR)" }),
   })
-  .strict();
+  .strict()
+  .meta({ title: "Open SWE repository config", description: "`.github/open-swe.yml`: how Open SWE works on this repository. Unknown keys are errors." });
 export type RepoConfig = z.infer<typeof RepoConfig>;
 
 export class RepoConfigError extends OpenSweError<"repo_config_invalid"> {

@@ -6,7 +6,7 @@ import { healthHandler } from "./health.js";
 import { sendJson } from "../net/raw-body.js";
 import { listen } from "../net/listen.js";
 
-/** A worker's own endpoints (it serves no webhooks): GET /health for container checks, GET /metrics. */
+/** A worker's own endpoints (it serves no webhooks): GET /livez, /readyz (= /health) for probes, GET /metrics. */
 export async function startHealthServer(o: {
   redis: Redis;
   role: string;
@@ -27,7 +27,7 @@ export async function startHealthServer(o: {
     ...(o.queues ? { queues: o.queues } : {}),
   });
   const server: Server = createServer((req, res) => {
-    void (async () => (await health(req, res)) || (await metrics(req, res)) || sendJson(res, 404, { error: "only GET /health and GET /metrics here" }))().catch(() => {
+    void (async () => (await health(req, res)) || (await metrics(req, res)) || sendJson(res, 404, { error: "only GET /livez, /readyz, /health and /metrics here" }))().catch(() => {
       if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
     });
   });

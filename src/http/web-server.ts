@@ -17,10 +17,12 @@ import { SourceDedupe } from "../sources/dedupe.js";
 import type { SourceRegistry } from "../sources/registry.js";
 import { sendJson } from "../net/raw-body.js";
 import { sourceRoutes } from "./source-routes.js";
-import { webhookBodyLimit } from "./webhook-body-limit.js";
+import { routedPath, webhookBodyLimit } from "./webhook-body-limit.js";
 import { UnverifiedBodies } from "./unverified-bodies.js";
 import { deliveryGate } from "./delivery-gate.js";
 import { DeliveryDedupe } from "../store/delivery-dedupe.js";
+import { webhooksTotal } from "../observability/metrics.js";
+import { webhookLabels } from "../observability/metric-labels.js";
 import { startWebhookProxy, WEBHOOK_PATH } from "../net/webhook-proxy.js";
 import { listen } from "../net/listen.js";
 
@@ -119,6 +121,7 @@ export async function startWebServer(opts: {
         if (dashboard && (await dashboard(req, res))) return;
         if (sources && (await sources(req, res))) return;
         if (await metrics(req, res)) return;
+        if (routedPath((req.url ?? "").split("?")[0] ?? "") === WEBHOOK_PATH) res.once("finish", () => webhooksTotal.inc(webhookLabels(req.headers["x-github-event"], res.statusCode)));
         if (await limit(req, res)) return;
         if (await once(req, res)) return;
         await webhooks(req, res, () => sendJson(res, 404, { error: `no route for ${req.method} ${req.url?.split("?")[0]}` }));

@@ -2,8 +2,22 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 
 /** One registry per process: each role's `/metrics` shows what that process did plus the shared queue depths. */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: "open_swe_process_" });
+// Unprefixed, as the standard Node.js dashboards query them (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`).
+collectDefaultMetrics({ register: registry });
 
+/** `open_swe_build_info{version,commit,node} 1`: set once at start (`startProcess`). */
+export const buildInfo = new Gauge({
+  name: "open_swe_build_info",
+  help: "The running build: version, commit (empty when unknown), Node version",
+  labelNames: ["version", "commit", "node"],
+  registers: [registry],
+});
+export const webhooksTotal = new Counter({
+  name: "open_swe_webhooks_total",
+  help: "Requests to the GitHub webhook path, by event (X-GitHub-Event, or other) and result (accepted, refused, failed)",
+  labelNames: ["event", "result"],
+  registers: [registry],
+});
 export const runsTotal = new Counter({ name: "open_swe_runs_total", help: "Agent runs finished, by outcome", labelNames: ["outcome", "trigger"], registers: [registry] });
 export const tokensTotal = new Counter({
   name: "open_swe_tokens_total",
@@ -14,7 +28,7 @@ export const tokensTotal = new Counter({
 export const costUsdTotal = new Counter({ name: "open_swe_cost_usd_total", help: "Model cost of finished runs in USD, by model", labelNames: ["model"], registers: [registry] });
 export const toolDuration = new Histogram({
   name: "open_swe_tool_duration_seconds",
-  help: "Tool call durations, by tool and MCP server (empty for our own tools)",
+  help: "Tool call durations, by tool (an MCP server's tools as mcp__<server>__*) and MCP server (empty for our own tools; past 20 servers: other)",
   labelNames: ["tool", "server", "status"],
   buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 600],
   registers: [registry],

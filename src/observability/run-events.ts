@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { toolLabels } from "./metric-labels.js";
 import { approvalLatency, approvalsRequested, costUsdTotal, mcpServerOf, runsTotal, tokensTotal, toolDuration } from "./metrics.js";
 
 /** The stream keeps about this many events (XADD MAXLEN ~): a window for dashboards, not an archive. */
@@ -54,10 +55,13 @@ export type RunEvent = z.infer<typeof RunEvent>;
 
 export const runEventsKey = (prefix: string) => `${prefix}:events`;
 
+/** The MCP servers this process has labelled by name (`toolLabels` keeps it bounded). */
+const mcpServersSeen = new Set<string>();
+
 function observe(e: RunEvent): void {
   switch (e.type) {
     case "tool.executed":
-      toolDuration.observe({ tool: e.name, server: e.server, status: e.status }, e.durationMs / 1000);
+      toolDuration.observe({ ...toolLabels(e.name, e.server, mcpServersSeen), status: e.status }, e.durationMs / 1000);
       return;
     case "approval.requested":
       approvalsRequested.inc();

@@ -8,6 +8,40 @@ import type { RunRecords } from "../store/run-records.js";
 import { parseCommand, type ParsedCommand } from "../shared/parse-command.js";
 import { JOB_STATES, OPERATOR_COMMANDS, type OperatorCommand } from "./operator-commands.js";
 import { UsageError } from "./settings-cli.js";
+import { formatTable, type Column } from "./format-table.js";
+
+interface RunRow {
+  id: string;
+  repo: string | null;
+  source: string | null;
+  trigger: string;
+  model: string;
+  outcome: string;
+  startedAt: string;
+  durationMs: number;
+  costUsd: number | null;
+  prUrl: string | null;
+}
+const RUN_COLUMNS: Column<RunRow>[] = [
+  { header: "ID", cell: (r) => r.id },
+  { header: "REPO", cell: (r) => r.repo },
+  { header: "SOURCE", cell: (r) => r.source },
+  { header: "OUTCOME", cell: (r) => r.outcome },
+  { header: "MODEL", cell: (r) => r.model },
+  { header: "STARTED", cell: (r) => r.startedAt },
+  { header: "SECONDS", cell: (r) => Math.round(r.durationMs / 1000) },
+  { header: "COST", cell: (r) => (r.costUsd === null ? null : `$${r.costUsd.toFixed(2)}`) },
+  { header: "PR", cell: (r) => r.prUrl },
+];
+type JobRow = Awaited<ReturnType<typeof jobLine>>;
+const JOB_COLUMNS: Column<JobRow>[] = [
+  { header: "ID", cell: (j) => j.id },
+  { header: "QUEUE", cell: (j) => j.queue },
+  { header: "STATE", cell: (j) => j.state },
+  { header: "ATTEMPTS", cell: (j) => j.attemptsMade },
+  { header: "CREATED", cell: (j) => j.createdAt },
+  { header: "FAILED REASON", cell: (j) => j.failedReason },
+];
 
 function limitOf(args: ParsedCommand, fallback: number): number {
   const raw = args.string("limit");
@@ -55,7 +89,7 @@ const jobLine = async (job: Job) => ({
   ...(job.failedReason ? { failedReason: job.failedReason } : {}),
 });
 
-/** `open-swe runs …` and `open-swe jobs …`: JSON to `out`; UsageError with the reason for bad input. */
+/** `open-swe runs …` and `open-swe jobs …`: tables (`ls`) or JSON (`ls --json`, `show`, `retry`) to `out`; UsageError with the reason for bad input. */
 export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (line: string) => void): Promise<void> {
   const [area, verb, ...tail] = argv;
   const command = `${area ?? ""} ${verb ?? ""}`.trim();
@@ -70,7 +104,7 @@ export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (l
       const status = args.string("status");
       if (status !== undefined && !RunOutcome.safeParse(status).success) throw new UsageError(`--status takes ${RunOutcome.options.join(", ")}, not "${status}"`);
       const limit = limitOf(args, 20);
-      const rows: unknown[] = [];
+      const rows: RunRow[] = [];
       // Scan a bounded window of recent runs; filters apply within it.
       for (const id of await deps.runs.recent(Math.max(limit * 10, 200))) {
         if (rows.length >= limit) break;
@@ -92,7 +126,7 @@ export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (l
           prUrl: record.prUrl ?? null,
         });
       }
-      return print(rows);
+      return args.flag("json") ? print(rows) : out(formatTable(rows, RUN_COLUMNS));
     }
     case "runs show": {
       const id = rest[0]!;
@@ -111,7 +145,8 @@ export async function runOperatorCli(argv: string[], deps: OperatorDeps, out: (l
       const states = (state ? [state] : ["active", "waiting", "delayed", "failed"]) as JobType[];
       const jobs = (await Promise.all((await deps.queues.allQueues(queue as QueueName)).map((q) => q.getJobs(states, 0, limit - 1)))).flat().filter(Boolean);
       jobs.sort((a, b) => b.timestamp - a.timestamp);
-      return print(await Promise.all(jobs.slice(0, limit).map((j) => jobLine(j))));
+      const lines = await Promise.all(jobs.slice(0, limit).map((j) => jobLine(j)));
+      return args.flag("json") ? print(lines) : out(formatTable(lines, JOB_COLUMNS));
     }
     case "jobs retry": {
       const id = rest[0]!;

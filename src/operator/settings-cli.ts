@@ -1,10 +1,12 @@
 import { z } from "zod";
+import { CommandLineError } from "../shared/parse-command.js";
 import { checkModelId } from "../config/check-model-id.js";
 import { ToolPolicy } from "../config/tool-policy.js";
 import type { SecretBox } from "../store/secret-box.js";
 import { ProfilePatch, type SettingsStore } from "../store/settings-store.js";
 
-export class UsageError extends Error {}
+/** A settings or operator command used wrongly: exit 2, like an unknown option. */
+export class UsageError extends CommandLineError {}
 
 function parseProfileAssignments(pairs: string[]): z.infer<typeof ProfilePatch> {
   const raw: Record<string, unknown> = {};

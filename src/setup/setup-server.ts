@@ -109,7 +109,7 @@ export async function startSetupServer(opts: SetupServerOptions): Promise<SetupS
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const [path = "/", query = ""] = (req.url ?? "/").split("?");
-    if (req.method === "GET" && path === "/health") {
+    if (req.method === "GET" && (path === "/health" || path === "/livez" || path === "/readyz")) {
       sendJson(res, 200, { status: "setup", role: "setup", detail: "no GitHub App credentials yet: finish the setup flow, then restart" });
       return;
     }

@@ -62,7 +62,7 @@ describe("open-swe run (local, replayed model)", () => {
     // Every run is recorded: `runs ls` on the same installation (its embedded Redis) lists it, source `local`.
     const runId = /^run: (j__local__[0-9a-f-]{36}) /m.exec(res.stdout)?.[1];
     expect(runId).toBeDefined();
-    const ls = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "runs", "ls"], {
+    const ls = spawnSync(process.execPath, [join(ROOT, "bin/open-swe.mjs"), "runs", "ls", "--json"], {
       cwd: mkdtempSync(join(tmpdir(), "cwd-")),
       env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: data },
       encoding: "utf8",

@@ -42,9 +42,9 @@ function committedRepo(): string {
   return repo;
 }
 
-/** One line on stderr, exit 2, nothing on stdout, no stack frame. */
-function refusedInOneLine(r: Result): string {
-  expect(r.status, r.stderr).toBe(2);
+/** One line on stderr, exit 2 (refused; 1: failed while running), nothing on stdout, no stack frame. */
+function refusedInOneLine(r: Result, status: 1 | 2 = 2): string {
+  expect(r.status, r.stderr).toBe(status);
   expect(r.stderr).toMatch(/^open-swe: [^\n]+\n$/);
   expect(r.stderr).not.toMatch(/\n\s+at /);
   return r.stderr.trim();
@@ -89,7 +89,7 @@ describe("open-swe CLI (spawned)", () => {
       `import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; }\n`,
     );
     writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`);
-    for (const args of [["help"], ["web", "--help"], ["runs", "ls", "--help"], ["settings", "--help"], ["run", "--help"]]) {
+    for (const args of [["help"], ["--version"], ["web", "--help"], ["runs", "ls", "--help"], ["settings", "--help"], ["run", "--help"]]) {
       writeFileSync(log, "");
       const r = await cli(args, {}, ["--import", pathToFileURL(join(dir, "register.mjs")).href]);
       expect(r.status, r.stderr).toBe(0);
@@ -100,6 +100,14 @@ describe("open-swe CLI (spawned)", () => {
       expect(loaded.some((u) => u.endsWith("/src/cli.ts") || u.endsWith("/dist/src/cli.js"))).toBe(true);
       expect(loaded.filter((u) => /\/src\/main\.[jt]s$|node_modules\/(probot|bullmq|ioredis|@langchain|deepagents|zod)\//.test(u))).toEqual([]);
     }
+  }, 60_000);
+
+  it("--version and -v print the version (package.json's) and the commit when OPEN_SWE_COMMIT names it, exit 0", async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    const data = mkdtempSync(join(tmpdir(), "cli-data-"));
+    const [long, short] = await Promise.all([cli(["--version"], { DATA_DIR: data, OPEN_SWE_COMMIT: "0123456789abcdef" }), cli(["-v"], { DATA_DIR: data, OPEN_SWE_COMMIT: "0123456789abcdef" })]);
+    for (const r of [long, short]) expect([r.status, r.stderr, r.stdout]).toEqual([0, "", `open-swe ${version} (commit 0123456789ab, node ${process.versions.node})\n`]);
+    expect(readdirSync(data)).toEqual([]);
   }, 60_000);
 
   it("an unknown option is refused in one line naming it, before anything runs", async () => {
@@ -127,24 +135,25 @@ describe("open-swe CLI (spawned)", () => {
     expect(readdirSync(data)).toEqual([]);
   }, 120_000);
 
-  it("a failing run is one line and exit 2: no model key, an unclonable repository, a missing or bad replay file", async () => {
+  it("a failing run is one line: exit 2 for no model key, a missing or bad replay file; exit 1 for an unclonable repository", async () => {
     const repo = committedRepo();
     const bad = join(mkdtempSync(join(tmpdir(), "cli-replay-")), "bad.json");
     writeFileSync(bad, "{not json");
     const env = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), "cli-data-")) });
-    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+    const cases: Array<[string[], Record<string, string>, RegExp, (1 | 2)?]> = [
       [["run", "--repo", repo, "fix it"], {}, /^open-swe: model anthropic:[\w.-]+ needs ANTHROPIC_API_KEY, which is not set$/],
       [
         ["run", "--repo", "octo/hello", "fix it"],
         { GIT_REMOTE_TEMPLATE: "http://127.0.0.1:1/{owner}/{repo}.git" },
         /^open-swe: git clone failed \(exit 128\): .*127\.0\.0\.1.*Couldn't connect to server$/,
+        1,
       ],
       [["run", "--repo", repo, "--model", "replay:/missing.json", "fix it"], {}, /^open-swe: cannot read replay script \/missing\.json: ENOENT/],
       [["run", "--repo", repo, "--model", `replay:${bad}`, "fix it"], {}, /is not JSON/],
     ];
     const results = await Promise.all(cases.map(([args, extra]) => cli(args, { ...env(), ...extra })));
     results.forEach((r, i) => {
-      expect(refusedInOneLine(r)).toMatch(cases[i]![2]);
+      expect(refusedInOneLine(r, cases[i]![3])).toMatch(cases[i]![2]);
     });
   }, 120_000);
 

@@ -5,6 +5,8 @@ import { parse } from "yaml";
 import { ROOT } from "../helpers/paths.js";
 
 interface Service {
+  image?: string;
+  build?: string;
   command?: string[];
   volumes?: string[];
   restart?: string;
@@ -25,6 +27,18 @@ describe("compose.yaml", () => {
     expect(new Set(dataVolumes).size).toBe(workers.length);
     for (const v of dataVolumes) expect(Object.keys(volumes)).toContain(v);
     for (const [, s] of workers) expect(s.deploy?.replicas ?? 1).toBe(1);
+  });
+
+  it("web and the workers run one image: OPEN_SWE_IMAGE (a published tag) or built here", () => {
+    for (const s of [services.web, ...workers.map(([, w]) => w)]) expect([s?.image, s?.build]).toEqual(["${OPEN_SWE_IMAGE:-open-swe:local}", "."]);
+  });
+
+  it("the image's HEALTHCHECK asks the liveness probe (a Redis outage must not mark every process unhealthy)", () => {
+    const check = readFileSync(join(ROOT, "Dockerfile"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("HEALTHCHECK "));
+    expect(check).toContain("/livez");
+    expect(check).not.toMatch(/\/health|\/readyz/);
   });
 
   it("web and the workers have a restart policy", () => {

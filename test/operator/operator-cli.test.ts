@@ -50,12 +50,19 @@ async function setup() {
   closers.push(() => queues.close());
   const runs = new RunRecords(redis, prefix);
   const out: string[] = [];
+  /** `ls` as JSON (`--json`; its default is a table). */
   const cli = async (...argv: string[]) => {
     out.length = 0;
-    await runOperatorCli(argv, { runs, queues }, (l) => out.push(l));
+    await runOperatorCli(argv[1] === "ls" ? [...argv, "--json"] : argv, { runs, queues }, (l) => out.push(l));
     return JSON.parse(out.join("\n")) as unknown;
   };
-  return { redis, prefix, queues, runs, cli };
+  /** What a command prints, as given (no --json added). */
+  const text = async (...argv: string[]) => {
+    const lines: string[] = [];
+    await runOperatorCli(argv, { runs, queues }, (l) => lines.push(l));
+    return lines.join("\n");
+  };
+  return { redis, prefix, queues, runs, cli, text };
 }
 
 describe("open-swe runs / jobs", () => {
@@ -79,6 +86,22 @@ describe("open-swe runs / jobs", () => {
       toolCounts: { execute: 2 },
       modelCalls: 3,
     });
+  });
+
+  it("runs ls and jobs ls print a table by default; --json prints the same rows as a JSON array", async () => {
+    const { queues, runs, text } = await setup();
+    await queues.queues.agent.add("agent", agentJob("octo", "hello"), { jobId: "r1" });
+    await runs.save("r1", record({ outcome: "pr_opened", costUsd: 0.4217, prUrl: "https://github.com/octo/hello/pull/2" }));
+    expect((await text("runs", "ls")).split("\n")).toEqual([
+      expect.stringMatching(/^ID +REPO +SOURCE +OUTCOME +MODEL +STARTED +SECONDS +COST +PR$/),
+      expect.stringMatching(/^r1 +octo\/hello +github +pr_opened +anthropic:claude-sonnet-4-6 +2026-12-01T10:00:00\.000Z +1 +\$0\.42 +https:\/\/github\.com\/octo\/hello\/pull\/2$/),
+    ]);
+    expect(JSON.parse(await text("runs", "ls", "--json"))).toEqual([expect.objectContaining({ id: "r1", repo: "octo/hello", outcome: "pr_opened", costUsd: 0.4217 })]);
+    expect((await text("jobs", "ls", "agent", "--state", "waiting")).split("\n")).toEqual([
+      expect.stringMatching(/^ID +QUEUE +STATE +ATTEMPTS +CREATED +FAILED REASON$/),
+      expect.stringMatching(/^r1 +agent +waiting +0 +\d{4}-\d\d-\d\dT[\d:.]+Z +-$/),
+    ]);
+    expect(JSON.parse(await text("jobs", "ls", "agent", "--state", "waiting", "--json"))).toEqual([expect.objectContaining({ id: "r1", queue: "agent", state: "waiting", attemptsMade: 0 })]);
   });
 
   it("jobs ls --state failed lists the failure; jobs retry sends it back to waiting", async () => {
