@@ -52,7 +52,9 @@ export function inventoryCommand(runner: TestRunner, bin: { node_modules: string
   const INVENTORY_FILE = bin.out;
   switch (runner) {
     case "vitest":
-      return `rm -f ${INVENTORY_FILE}; node ${bin.node_modules}/vitest/vitest.mjs list --json=${INVENTORY_FILE} >/dev/null; cat ${INVENTORY_FILE}`;
+      // vitest 5's `list` parses files statically by default: an it.each over an imported table is one entry and an
+      // emptied table goes unseen. `--staticParse=false` runs the collection as before (vitest 4 has no such flag).
+      return `rm -f ${INVENTORY_FILE}; node ${bin.node_modules}/vitest/vitest.mjs list $(node -p "Number(require('${bin.node_modules}/vitest/package.json').version.split('.')[0]) >= 5 ? '--staticParse=false' : ''" 2>/dev/null) --json=${INVENTORY_FILE} >/dev/null; cat ${INVENTORY_FILE}`;
     case "jest":
       // A name no test has: every test is collected and reported, none runs.
       return `rm -f ${INVENTORY_FILE}; node ${bin.node_modules}/jest/bin/jest.js --ci --json --outputFile=${INVENTORY_FILE} --testNamePattern='^\\b$open-swe-no-test' --passWithNoTests >/dev/null 2>&1; cat ${INVENTORY_FILE}`;
