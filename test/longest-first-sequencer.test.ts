@@ -1,8 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import type { TestSpecification, Vitest } from "vitest/node";
 import { LongestFirstSequencer } from "./helpers/longest-first-sequencer.js";
 
-const ROOT = "/checkout";
+/** A checkout of real files: Vitest's own order reads their sizes from disk (a fallback for files with no cached result). */
+const ROOT = mkdtempSync(join(tmpdir(), "sequencer-"));
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
 /** A spec of `project` for `path`; `cached` ms is its duration in Vitest's results cache, `size` its bytes. */
 interface Row {
@@ -14,14 +19,17 @@ interface Row {
 
 function order(rows: Row[]): Promise<string[]> {
   const byKey = new Map(rows.map((r) => [`${r.project}:${r.path}`, r]));
+  for (const r of rows) {
+    mkdirSync(dirname(join(ROOT, r.path)), { recursive: true });
+    writeFileSync(join(ROOT, r.path), "x".repeat(r.size ?? 1));
+  }
   const ctx = {
     config: { root: ROOT },
     cache: {
-      getFileTestResults: (key: string) => {
-        const duration = byKey.get(key)?.cached;
+      getTestSpecificationResult: (spec: { moduleId: string; project: { name: string } }) => {
+        const duration = byKey.get(`${spec.project.name}:${spec.moduleId.slice(ROOT.length + 1)}`)?.cached;
         return duration === undefined ? undefined : { duration, failed: false };
       },
-      getFileStats: (key: string) => ({ size: byKey.get(key)?.size ?? 1 }),
     },
   } as unknown as Vitest;
   const specs = rows.map((r) => ({ moduleId: `${ROOT}/${r.path}`, project: { name: r.project, config: { isolate: r.project === "isolated", sequence: { groupOrder: 0 } } } }));

@@ -18,7 +18,7 @@ export class LongestFirstSequencer extends BaseSequencer {
     const root = this.ctx.config.root;
     const seconds = (spec: TestSpecification): number => {
       const path = relative(root, spec.moduleId);
-      const cached = this.ctx.cache.getFileTestResults(`${spec.project.name}:${path}`)?.duration;
+      const cached = this.ctx.cache.getTestSpecificationResult(spec)?.duration;
       return cached !== undefined ? cached / 1000 : (KNOWN[path] ?? -1);
     };
     const order = new Map(base.map((spec, i) => [spec, i]));

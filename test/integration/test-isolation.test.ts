@@ -36,7 +36,7 @@ describe("the test suite never touches the operator's data", () => {
       [`APP_ID=777`, `PRIVATE_KEY="${testPrivateKey().replace(/\n/g, "\\n")}"`, `WEBHOOK_SECRET=operator`, `QUEUE_REDIS_URL=unix:${socket}`, `APP_SLUG=operator-bot`, ""].join("\n"),
       { mode: 0o600 },
     );
-    for (const entry of ["src", "jobs", "bench", "bin", "prompts", "test", "app.yml", "package.json", "tsconfig.json", "vitest.config.ts"]) {
+    for (const entry of ["src", "jobs", "bench", "bin", "prompts", "test", "app.yml", "package.json", ".node-version", "tsconfig.json", "vitest.config.ts"]) {
       cpSync(join(ROOT, entry), join(checkout, entry), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(checkout, "node_modules"));
