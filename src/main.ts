@@ -114,15 +114,16 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   // in one write, so concurrent webhooks share a round trip. Never a worker's (BullMQ blocks on a copy of it).
   const queueConnection = role === "web" ? redis.duplicate({ enableAutoPipelining: true }) : redis.duplicate();
   queueConnection.on("error", (err) => redisError({ err: err.message }));
+  const signer = JobSigner.fromEnv(config.env);
   const queues = new QueueSet({
     connection: queueConnection,
     prefix,
     attempts: config.env.JOB_ATTEMPTS,
-    signer: JobSigner.fromEnv(config.env),
+    signer,
     onError: (err, queue) => queueError({ err: err.message, queue }),
   });
   const settings = new SettingsStore(redis, prefix);
-  const prThreads = new PrThreads(redis, prefix);
+  const prThreads = new PrThreads(redis, prefix, signer, log);
   const sources = buildSourceRegistry(config, opts.sources, { redis });
   await applySetupInstallations(config.dataDir, settings, log);
 

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { z } from "zod";
+import type { JobSigner } from "../queue/job-provenance.js";
 import type { GitPerson } from "../sandbox/workspace/identity.js";
 import { keyer } from "../store/keys.js";
 import type { Octokit } from "./app-auth.js";
@@ -22,16 +23,27 @@ export function botGitPerson(slug: string, id: number | null): GitPerson {
   return { name: login, email: id === null ? `${login}@users.noreply.github.com` : `${id}+${login}@users.noreply.github.com` };
 }
 
+/** What the cache's seal covers: the app it is for and the account's exact JSON (another app's entry does not hold). */
+const sealed = (appId: string, json: string): string => `${appId}\n${json}`;
+
 /**
  * The app's bot as a git author. Read once from GitHub (`GET /app` for the slug, `GET /users/<slug>[bot]`
- * for the id) and cached in Redis for every worker. When GitHub cannot say (down, a GHES without the
- * endpoint), the commit is authored `<fallbackSlug>[bot]` with the id-less address, one warning is logged,
- * and nothing is cached: the next run asks again.
+ * for the id) and cached in Redis for every worker: the account's JSON at `<prefix>:bot-account:<appId>`,
+ * its MAC (`JobSigner.seal`, domain `bot-account v1`, bound to the app id) at `…:seal`. A cached account
+ * whose seal does not hold (written by hand, or before the seal) is ignored with one warning and read
+ * again from GitHub: it would be the author of every push. When GitHub cannot say (down, a GHES without
+ * the endpoint), the commit is authored `<fallbackSlug>[bot]` with the id-less address, one warning is
+ * logged, and nothing is cached: the next run asks again.
  */
-export async function resolveBotIdentity(o: { octokit: Octokit; redis: Redis; prefix: string; appId: string; fallbackSlug: string; log: Logger }): Promise<GitPerson> {
+export async function resolveBotIdentity(o: { octokit: Octokit; redis: Redis; prefix: string; appId: string; fallbackSlug: string; signer: JobSigner; log: Logger }): Promise<GitPerson> {
   const key = keyer(`${o.prefix}:bot-account`)(o.appId);
-  const cached = BotAccount.safeParse(parseJson(await o.redis.get(key)));
-  if (cached.success) return botGitPerson(cached.data.slug, cached.data.id);
+  const sealKey = `${key}:seal`;
+  const [json = null, seal = null] = await o.redis.mget(key, sealKey);
+  if (json !== null) {
+    const cached = BotAccount.safeParse(parseJson(json));
+    if (cached.success && seal !== null && o.signer.holds("bot-account v1", sealed(o.appId, json), seal)) return botGitPerson(cached.data.slug, cached.data.id);
+    o.log.warn({ appId: o.appId }, "bot account cache ignored: its seal does not hold (written outside the worker, or altered); reading it from GitHub");
+  }
   let account: BotAccount;
   try {
     account = await readBotAccount(o.octokit);
@@ -39,7 +51,12 @@ export async function resolveBotIdentity(o: { octokit: Octokit; redis: Redis; pr
     o.log.warn({ err: String(err), slug: o.fallbackSlug }, "cannot read the app's bot account from GitHub: commits are authored without the bot's id this run");
     return botGitPerson(o.fallbackSlug, null);
   }
-  await o.redis.set(key, JSON.stringify(account), "EX", CACHE_SECONDS);
+  const fresh = JSON.stringify(account);
+  await o.redis
+    .multi()
+    .set(key, fresh, "EX", CACHE_SECONDS)
+    .set(sealKey, o.signer.seal("bot-account v1", sealed(o.appId, fresh)), "EX", CACHE_SECONDS)
+    .exec();
   return botGitPerson(account.slug, account.id);
 }
 

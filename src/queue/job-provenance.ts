@@ -57,7 +57,7 @@ const DEFAULT_MAX_AGE_MS = 24 * 3600_000;
 const SYSTEM = new Set<string>(SYSTEM_VIAS);
 
 /** The domains of the Redis entries the signer's key seals, one per kind (never a job's `v1\n…`). */
-export type SealDomain = "intake-entry v1" | "follow-up v1" | "run-registry v1";
+export type SealDomain = "intake-entry v1" | "follow-up v1" | "run-registry v1" | "bot-account v1" | "pr-thread-requester v1";
 
 export class ProvenanceError extends OpenSweError<"provenance_invalid" | "provenance_key_missing"> {}
 

@@ -1,9 +1,11 @@
+import { UnrecoverableError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/env.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { Octokit } from "../github/app-auth.js";
 import type { GitHubAuth } from "../shared/github-auth.js";
+import type { JobSigner } from "../queue/job-provenance.js";
 import { resolveBotIdentity } from "../github/bot-identity.js";
 import { ensureSandboxForThread } from "../sandbox/lifecycle.js";
 import type { Sandbox } from "../sandbox/types.js";
@@ -11,7 +13,7 @@ import { ensureMirror, resolveRef, resolveRefs } from "../sandbox/workspace/mirr
 import { prepareWorkspace, setWorkspaceIdentity, workspaceHasRepo, type PreparedWorkspace } from "../sandbox/workspace/prepare-workspace.js";
 import { keyer } from "../store/keys.js";
 import type { AgentRuntime } from "../threads/agent-runtime.js";
-import { agentBranchName, remoteUrl } from "./branch-name.js";
+import { agentBranchName, isThreadAgentBranch, remoteUrl } from "./branch-name.js";
 import { headInBase } from "../shared/head-in-base.js";
 
 export interface RunTarget {
@@ -65,13 +67,15 @@ export async function prepareRunWorkspace(opts: {
   runtime: AgentRuntime;
   redis: Redis;
   prefix: string;
+  /** Seals and checks what the run trusts from Redis (the bot account). */
+  signer: JobSigner;
   log: Logger;
 }): Promise<RunWorkspace> {
   const { target: t, octokit, config } = opts;
   const branchKey = keyer(`${opts.prefix}:thread`)(t.threadId, "branch");
   const remote = remoteUrl(config.gitRemoteTemplate, t.owner, t.repo);
   const token = opts.github.repoScopedToken(t.installationId, t.repo);
-  const bot = resolveBotIdentity({ octokit, redis: opts.redis, prefix: opts.prefix, appId: config.github?.appId ?? "none", fallbackSlug: config.env.APP_SLUG, log: opts.log });
+  const bot = resolveBotIdentity({ octokit, redis: opts.redis, prefix: opts.prefix, appId: config.github?.appId ?? "none", fallbackSlug: config.env.APP_SLUG, signer: opts.signer, log: opts.log });
   // The mirror fetch and the thread's sandbox need nothing from the repository's API answers: they start
   // with them. Errors are still said in this order: the API's, then the mirror's and the sandbox's.
   const mirrored = token.then((tok) => ensureMirror({ mirrorRoot: config.sandbox.mirrorRoot, repo: `${t.owner}/${t.repo}`, remoteUrl: remote, token: tok }));
@@ -99,19 +103,29 @@ export async function prepareRunWorkspace(opts: {
   const defaultBranch = repoInfo.default_branch;
   let ref = `refs/heads/${defaultBranch}`;
   // One branch per thread: a later request on the same issue keeps building on (and updating the PR of) it.
-  let branch = savedBranch ?? agentBranchName(t.threadId, t.text);
+  let branch: string | null = null;
   let baseBranch = defaultBranch;
   if (pull) {
     const pr = pull.data;
     const sameRepo = headInBase(pr.head.repo?.full_name, t);
     ref = `refs/pull/${pr.number}/head`;
     if (sameRepo && pr.head.ref.startsWith("open-swe/")) {
+      // GitHub's word on the verified job's PR: its head branch, whatever Redis recorded.
       branch = pr.head.ref;
       baseBranch = pr.base.ref;
     } else {
       baseBranch = sameRepo ? pr.head.ref : pr.base.ref;
     }
   }
+  // The recorded branch is Redis's word (issue #42): pushed to only when it is a name this thread's runs give their branch.
+  if (branch === null && savedBranch !== null && !isThreadAgentBranch(t.threadId, savedBranch)) {
+    // Said in a code span, at most 100 characters: the value is anyone's who could write the key.
+    const shown = savedBranch.slice(0, 100).replace(/[`\s]/g, "?");
+    const reason = `the branch recorded for this thread, \`${shown}\`, is not this thread's branch (\`open-swe/${t.threadId.slice(0, 8)}-…\`): I push nowhere else, and its record in Redis was not written by the worker`;
+    opts.log.warn({ threadId: t.threadId, branch: shown }, "thread branch refused: the recorded branch is not this thread's branch (its Redis key was written outside the worker?)");
+    throw new UnrecoverableError(reason);
+  }
+  branch ??= savedBranch ?? agentBranchName(t.threadId, t.text);
   const [mirror, ensured] = await Promise.all([mirrored, sandboxed, opts.redis.set(branchKey, branch, "EX", 90 * 86400)]);
   // A branch an earlier run already pushed is where this run picks up, whatever sandbox it gets.
   // The refs the run needs come from one git process: that branch, the PR's head, the default branch.

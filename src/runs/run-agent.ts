@@ -141,7 +141,18 @@ export async function runAgent(data: AgentJob, ctx: JobContext & { sources: Sour
     }
     throw err;
   };
-  const ws = await prepareRunWorkspace({ target: data, octokit, github: ctx.github, config: ctx.config, repoConfig, runtime, redis: ctx.redis, prefix: ctx.prefix, log: ctx.log }).catch(setupFailed);
+  const ws = await prepareRunWorkspace({
+    target: data,
+    octokit,
+    github: ctx.github,
+    config: ctx.config,
+    repoConfig,
+    runtime,
+    redis: ctx.redis,
+    prefix: ctx.prefix,
+    signer: ctx.queues.signer,
+    log: ctx.log,
+  }).catch(setupFailed);
   // The checkout starts as the first model call goes out (or at the first use of the sandbox, if sooner), not while the
   // rest of the set-up still competes for the CPU; the agent's and tools' first use of the sandbox waits for it.
   // A merge-conflict fix merges the base in: the sandbox gets it as origin/<base>.

@@ -1,10 +1,19 @@
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { z } from "zod";
 import { keyer } from "./keys.js";
 import { headInBase } from "../shared/head-in-base.js";
 import { prRef } from "../shared/thread-id.js";
 
 const TTL_SECONDS = 180 * 86400;
+const SEAL_HEX = 64;
+/** `JobSigner`'s seal under this store's domain (the store sits below the queue layer: only its shape is named here). */
+interface Sealer {
+  seal(domain: "pr-thread-requester v1", text: string): string;
+  holds(domain: "pr-thread-requester v1", text: string, seal: string): boolean;
+}
+/** What a thread's requester's seal covers: its thread and its exact JSON (moved to another thread, it no longer holds). */
+const sealedRequester = (threadId: string, json: string): string => `${threadId}\n${json}`;
 const THREAD_MARKER = /<!-- open-swe:thread=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) -->/;
 
 /** The thread id in the marker our PR bodies carry, or null. */
@@ -42,6 +51,8 @@ export class PrThreads {
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    private readonly signer: Sealer,
+    private readonly log?: Pick<Logger, "warn">,
   ) {
     this.key = keyer(`${prefix}:prthread`);
   }
@@ -57,7 +68,10 @@ export class PrThreads {
       .multi()
       .set(this.key("pr", prRef(pr.owner, pr.repo, pr.number)), threadId, "EX", TTL_SECONDS)
       .set(this.branchKey(base, base, pr.branch), threadId, "EX", TTL_SECONDS);
-    if (requester) tx.set(this.key("requester", threadId), JSON.stringify(ThreadRequester.parse(requester)), "EX", TTL_SECONDS);
+    if (requester) {
+      const json = JSON.stringify(ThreadRequester.parse(requester));
+      tx.set(this.key("requester", threadId), this.signer.seal("pr-thread-requester v1", sealedRequester(threadId, json)) + json, "EX", TTL_SECONDS);
+    }
     if (installationId !== undefined) {
       const ref = prRef(pr.owner, pr.repo, pr.number);
       tx.hset(this.key("watch"), ref, JSON.stringify({ installationId, owner: pr.owner, repo: pr.repo, number: pr.number } satisfies WatchedPr));
@@ -84,11 +98,21 @@ export class PrThreads {
     await this.redis.hdel(this.key("watch"), prRef(pr.owner, pr.repo, pr.number));
   }
 
-  /** Who started the thread that opened a PR, or null when no run recorded it (a marker-only PR). */
+  /**
+   * Who started the thread that opened a PR — who a CI fix run acts for —, or null when no run recorded it
+   * (a marker-only PR). Stored MAC'd by the worker (`JobSigner.seal`, domain `pr-thread-requester v1`, bound
+   * to its thread): one whose seal does not hold (a SET by hand, written before the seal) names nobody, with
+   * one warning.
+   */
   async requester(threadId: string): Promise<ThreadRequester | null> {
     const raw = await this.redis.get(this.key("requester", threadId));
     if (!raw) return null;
-    const parsed = ThreadRequester.safeParse(JSON.parse(raw));
+    const json = raw.slice(SEAL_HEX);
+    if (!this.signer.holds("pr-thread-requester v1", sealedRequester(threadId, json), raw.slice(0, SEAL_HEX))) {
+      this.log?.warn({ threadId }, "PR thread requester ignored: its seal does not hold (written outside the worker, or altered)");
+      return null;
+    }
+    const parsed = ThreadRequester.safeParse(JSON.parse(json));
     return parsed.success ? parsed.data : null;
   }
 

@@ -59,7 +59,7 @@ describe("e2e: closing a PR tears its threads down", () => {
     const provider = createSandboxProvider(readSandboxConfig({ SANDBOX_ROOT: join(app.dataDir, "sandboxes") }));
     const issueThread = threadId({ kind: "issue", issueId: 7001 });
     const { sandbox } = await ensureSandboxForThread({ repo: "octo/hello", redis, keyPrefix: app.prefix, threadId: issueThread, provider, creationTimeoutMs: 30_000, cache: new Map() });
-    await new PrThreads(redis, app.prefix).record({ owner: "octo", repo: "hello", number: 31, branch: "open-swe/issue-5" }, issueThread);
+    await new PrThreads(redis, app.prefix, testSigner()).record({ owner: "octo", repo: "hello", number: 31, branch: "open-swe/issue-5" }, issueThread);
     await new FollowUpQueue(redis, app.prefix, 10, testSigner()).push(issueThread, { text: "and docs", author: "a", source: "github", at: 1 });
     const repository = { name: "hello", full_name: "octo/hello", owner: { login: "octo" } };
     const sender = { login: "alice", id: 1, type: "User" };

@@ -1,5 +1,6 @@
 // The CI autofix tests' GitHub: a red check on a PR head, the PR, the CI facts the job reads, and one worker process
 // per file with autofix on for octo/hello (the fix run's agent queue paused: the tests read what was enqueued).
+import { testSigner } from "../helpers/job-signer.js";
 import nock from "nock";
 import type { RunningProcess } from "../../src/main.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
@@ -104,4 +105,4 @@ export async function startAutofixProcess(env: Record<string, string> = {}): Pro
 
 /** PR `number` was opened by the agent on THREAD for alice. */
 export const recordOurPr = (prefix: string, number: number) =>
-  new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number, branch: `open-swe/${number}` }, THREAD, { login: "alice", id: 11 });
+  new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number, branch: `open-swe/${number}` }, THREAD, { login: "alice", id: 11 });

@@ -1,4 +1,5 @@
 import nock from "nock";
+import { testSigner } from "../helpers/job-signer.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CiMonitorResult } from "../../src/autofix/ci-monitor.js";
 import type { RunningProcess } from "../../src/main.js";
@@ -73,7 +74,8 @@ describe("CI monitor sweep", () => {
   });
   afterAll(async () => proc?.stop());
 
-  const ourPr = (number: number) => new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number, branch: `open-swe/${number}` }, THREAD, { login: "alice", id: 11 }, INSTALLATION);
+  const ourPr = (number: number) =>
+    new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number, branch: `open-swe/${number}` }, THREAD, { login: "alice", id: 11 }, INSTALLATION);
   async function sweep(): Promise<CiMonitorResult> {
     const id = jobId("test-sweep", ++sweeps);
     await proc.queues.add("ci-monitor", { reason: "manual" }, id, { via: "github-webhook" });

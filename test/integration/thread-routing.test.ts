@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testSigner } from "../helpers/job-signer.js";
 import type { RunningProcess } from "../../src/main.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { PrThreads } from "../../src/store/pr-threads.js";
@@ -35,7 +36,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
   };
 
   it("a comment on a PR the agent opened joins the thread that opened it (recorded when the PR was opened)", async () => {
-    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 12, branch: "open-swe/abcd1234-x" }, ORIGIN);
+    await new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number: 12, branch: "open-swe/abcd1234-x" }, ORIGIN);
     const res = await sendWebhook(proc.port!, {
       event: "issue_comment",
       payload: issueCommentPayload({ installationId: 1, number: 12, issueId: 1012, commentId: 5, body: "@open-swe also fix the typo", pullRequest: true }),
@@ -45,7 +46,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
 
   it("…and goes to the host where that thread's local sandbox lives (origin and route read in one round trip)", async () => {
     const origin = threadId({ kind: "issue", issueId: 8009 });
-    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 14, branch: "open-swe/beef0000-z" }, origin);
+    await new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number: 14, branch: "open-swe/beef0000-z" }, origin);
     await testRedis().set(threadSandboxKey(prefix, origin), "sb-origin14");
     await testRedis().set(sandboxHostKey(prefix, "sb-origin14"), "h-origin014");
     await testRedis().sadd(hostsKey(prefix), "h-origin014");
@@ -62,7 +63,7 @@ describe("webhook routing onto threads and jobs (real web process, real Redis)",
   });
 
   it("a review comment on our branch joins the thread by branch name; by the body's marker only if our app wrote the PR", async () => {
-    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 13, branch: "open-swe/feed0000-y" }, ORIGIN);
+    await new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number: 13, branch: "open-swe/feed0000-y" }, ORIGIN);
     const reviewComment = (number: number, head: string, body: string, author: string) => ({
       action: "created",
       installation: { id: 1 },

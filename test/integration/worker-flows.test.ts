@@ -113,7 +113,10 @@ describe("workers: permission first, then the command", () => {
   });
 
   it("`autofix on` on a PR our agent opened says what it now does", async () => {
-    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 9, branch: "open-swe/x" }, threadId({ kind: "issue", issueId: 9009 }), { login: "milo", id: 7 });
+    await new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number: 9, branch: "open-swe/x" }, threadId({ kind: "issue", issueId: 9009 }), {
+      login: "milo",
+      id: 7,
+    });
     const { payload, installationId } = commentEvent("@open-swe autofix on", "milo", { number: 9 });
     mockInstallationToken(installationId);
     permission("milo", "write", "maintain");

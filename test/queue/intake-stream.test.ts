@@ -1,4 +1,5 @@
 import { Worker, type Job } from "bullmq";
+import { testSigner } from "../helpers/job-signer.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostAliveKey, hostQueueName, hostsKey, sandboxHostKey, threadSandboxKey } from "../../src/queue/host-routes.js";
 import { intakeStreamKey } from "../../src/queue/intake-keys.js";
@@ -30,7 +31,7 @@ describe("webhook → intake stream → pump → job → worker", () => {
   it("is durable in Redis at the 2xx, counted as waiting, and becomes one routed, signed job that a worker runs once", async () => {
     const { proc, queues } = intake;
     const origin = threadId({ kind: "issue", issueId: 8021 });
-    await new PrThreads(testRedis(), prefix).record({ owner: "octo", repo: "hello", number: 21, branch: "open-swe/abcd0021-x" }, origin);
+    await new PrThreads(testRedis(), prefix, testSigner()).record({ owner: "octo", repo: "hello", number: 21, branch: "open-swe/abcd0021-x" }, origin);
     await testRedis().set(threadSandboxKey(prefix, origin), "sb-21");
     await testRedis().set(sandboxHostKey(prefix, "sb-21"), "h-intake21");
     await testRedis().sadd(hostsKey(prefix), "h-intake21");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { testSigner } from "../helpers/job-signer.js";
 import { PrThreads } from "../../src/store/pr-threads.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
@@ -16,7 +17,7 @@ describe("PrThreads: a branch is keyed by its head repository", () => {
     ["no head known (an issue comment)", null, null],
     ["another branch of the base repository", { ref: "open-swe/other", repo: "octo/hello" }, null],
   ] as const)("%s → %s", async (_n, head, expected) => {
-    const threads = new PrThreads(testRedis(), uniquePrefix());
+    const threads = new PrThreads(testRedis(), uniquePrefix(), testSigner());
     await threads.record({ owner: "octo", repo: "hello", number: 12, branch: BRANCH }, THREAD);
     expect(await threads.origin(facts(40, head), "open-swe[bot]")).toBe(expected);
     // The PR the agent opened is its own by number, whatever its head says.
@@ -26,14 +27,14 @@ describe("PrThreads: a branch is keyed by its head repository", () => {
   it("a key written before the upgrade (no head repository in it) still names the thread for a head in the base repository, never for a fork's", async () => {
     const prefix = uniquePrefix();
     await testRedis().set(`${prefix}:prthread:branch:octo/hello:${BRANCH}`, THREAD);
-    const threads = new PrThreads(testRedis(), prefix);
+    const threads = new PrThreads(testRedis(), prefix, testSigner());
     expect(await threads.origin(facts(40, { ref: BRANCH, repo: "octo/hello" }), "open-swe[bot]")).toBe(THREAD);
     expect(await threads.origin(facts(40, { ref: BRANCH, repo: "mallory/hello" }), "open-swe[bot]")).toBeNull();
     expect(await threads.origin(facts(40, { ref: BRANCH, repo: null }), "open-swe[bot]")).toBeNull();
   });
 
   it("the webhook path's keys: a fork's PR gets its number's key alone", () => {
-    const threads = new PrThreads(testRedis(), "p");
+    const threads = new PrThreads(testRedis(), "p", testSigner());
     expect(threads.originKeys({ owner: "octo", repo: "hello", number: 40, head: { ref: BRANCH, repo: "mallory/hello" } })).toEqual(["p:prthread:pr:octo/hello#40"]);
     expect(threads.originKeys({ owner: "octo", repo: "hello", number: 40, head: { ref: BRANCH, repo: "octo/hello" } })).toEqual([
       "p:prthread:pr:octo/hello#40",

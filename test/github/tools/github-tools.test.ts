@@ -31,7 +31,7 @@ function context(prefix = uniquePrefix()): GitHubRunContext {
     baseBranch: "main",
     effects: new SideEffectLedger(redis, prefix),
     queues: new QueueSet({ connection: redis, prefix, attempts: 1, signer: testSigner() }),
-    prThreads: new PrThreads(redis, prefix),
+    prThreads: new PrThreads(redis, prefix, testSigner()),
     verdictAuthorized: false,
     provenance: { via: "github-webhook", principal: { login: "alice", id: 1 } },
     botLogin: "open-swe[bot]",
