@@ -8,7 +8,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { pausedRun, runStartMocks, SECRET, toolMessages } from "../helpers/approval-run.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, mockRepoRole } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
 
@@ -42,6 +42,8 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
   });
 
   it("a non-writer sees nothing and is refused; a CSRF-less post is refused; a writer's Approve resumes the run, Deny passes its reason", { timeout: 90_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("erin", "write", { optional: true });
     mockInstallationToken(4242, 2);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     const { id } = await pausedRun(app, { installationId: 4242, number: 5, issueId: 5005, commentId: 101, reply: "Wrote proof.txt.", requestCommentId: 900 });

@@ -9,7 +9,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { RunIndex, type RunEntry } from "../../src/store/run-index.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, mockRepoRole } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, screenshot, signedInPage } from "./browser.js";
@@ -162,6 +162,8 @@ describe("the run page tells the story: request as written, steps with times, to
   const signedIn = (view: { width: number; height: number; scheme: "light" | "dark" }) => signedInPage(browser, base, dana, view);
 
   it("shows the story, and a second view within the cache window asks GitHub nothing", { timeout: 120_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     const e = await seedRun(41);
     mockInstallationToken(4242);
     const health = mockPrHealth(41);
