@@ -116,6 +116,7 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
   for (const view of VIEWS) {
     const tag = `${view.width}-${view.scheme}`;
     it(`at ${view.width} px, ${view.scheme}: every page is Primer-styled, fits, passes axe and asks only 127.0.0.1`, { timeout: 90_000 }, async () => {
+      mockRepoRole("dana", "write", { optional: true });
       const { context, page, requests, cspErrors } = await signedIn(view);
 
       await page.goto(`${base}/app/runs`);

@@ -162,11 +162,11 @@ describe("the run page tells the story: request as written, steps with times, to
   const signedIn = (view: { width: number; height: number; scheme: "light" | "dark" }) => signedInPage(browser, base, dana, view);
 
   it("shows the story, and a second view within the cache window asks GitHub nothing", { timeout: 120_000 }, async () => {
-    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
-    mockRepoRole("dana", "write", { optional: true });
     const e = await seedRun(41);
     mockInstallationToken(4242);
     const health = mockPrHealth(41);
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     const { context, page } = await signedIn(VIEWS[2]);
     await page.goto(`${base}/app/runs/${e.runId}`);
     // The request as the person wrote it, not the prompt the agent was given.
@@ -208,6 +208,7 @@ describe("the run page tells the story: request as written, steps with times, to
     it(`at ${view.width} px, ${view.scheme}: the run page fits, passes axe, breaks no CSP rule`, { timeout: 90_000 }, async () => {
       const e = await seedRun(50 + i);
       mockPrHealth(50 + i);
+      mockRepoRole("dana", "write", { optional: true });
       const { context, page, cspErrors } = await signedIn(view);
       await page.goto(`${base}/app/runs/${e.runId}`);
       await page.locator("#pr-state").waitFor();

@@ -98,6 +98,7 @@ describe("the run page shows a real run's subagent conversation and the diff it 
   for (const view of VIEWS) {
     const tag = `${view.width}-${view.scheme}`;
     it(`at ${view.width} px, ${view.scheme}: subagents and diff fit, pass axe, break no CSP rule`, { timeout: 90_000 }, async () => {
+      mockRepoRole("dana", "write", { optional: true });
       const { context, page, cspErrors } = await signedIn(dana, view);
       await page.goto(`${base}/app/runs/${runId}`);
       await page.locator("#pushed-diff .d2h-file-name").first().waitFor();
