@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { GitHubUnreachableError, hasWriteAccess } from "../github/permission.js";
+import { GitHubUnreachableError, hasReadAccess, hasWriteAccess } from "../github/permission.js";
 import type { DashboardDeps, DashboardEnv } from "./dashboard-deps.js";
 import type { Session } from "./session-store.js";
 import { messagePage } from "./views/layout.js";
@@ -10,19 +10,21 @@ export const RIGHTS_CACHE_MAX_SECONDS = 300;
 const RIGHTS_BUDGET_MAX_MS = 10_000;
 
 export type RepoRight = "write" | "no_write" | "unreachable";
+export type RepoReadRight = "read" | "no_read" | "unreachable";
+type RightsDeps = Pick<DashboardDeps, "github" | "redis" | "prefix" | "config" | "log">;
 
 /**
- * Can this person write to this repository now? Asked of GitHub with the installation's token
- * (collaborator permission), cached in Redis at most 5 minutes; fails closed: no GitHub credentials
- * or no installation is "no_write", GitHub failing to answer is "unreachable" (never cached).
+ * Asks `check` of GitHub with the installation's token (collaborator permission), cached in Redis at
+ * most 5 minutes; fails closed: no GitHub credentials or no installation is false, GitHub failing to
+ * answer is "unreachable" (never cached).
  */
-export async function repoRightNow(deps: Pick<DashboardDeps, "github" | "redis" | "prefix" | "config" | "log">, login: string, repo: string, installationId: number | undefined): Promise<RepoRight> {
+async function askRight(deps: RightsDeps, check: typeof hasWriteAccess, login: string, repo: string, installationId: number | undefined): Promise<boolean | "unreachable"> {
   const [owner, name] = repo.split("/");
-  if (!deps.github || installationId === undefined || !owner || !name) return "no_write";
+  if (!deps.github || installationId === undefined || !owner || !name) return false;
   const env = deps.config.env;
   try {
     const github = deps.github;
-    const allowed = await hasWriteAccess({
+    return await check({
       octokit: () => github.installation(installationId),
       redis: deps.redis,
       prefix: deps.prefix,
@@ -32,13 +34,24 @@ export async function repoRightNow(deps: Pick<DashboardDeps, "github" | "redis" 
       repo: name,
       login,
     });
-    return allowed ? "write" : "no_write";
   } catch (err) {
     if (err instanceof GitHubUnreachableError) return "unreachable";
     // The installation token itself could not be had: GitHub did not answer for the app, not "no".
-    deps.log.warn({ login, repo, err: String(err) }, "dashboard: write access unknown");
+    deps.log.warn({ login, repo, err: String(err) }, "dashboard: access unknown");
     return "unreachable";
   }
+}
+
+/** Can this person write to this repository now? (`askRight`: cached at most 5 minutes, fails closed.) */
+export async function repoRightNow(deps: RightsDeps, login: string, repo: string, installationId: number | undefined): Promise<RepoRight> {
+  const right = await askRight(deps, hasWriteAccess, login, repo, installationId);
+  return right === "unreachable" ? right : right ? "write" : "no_write";
+}
+
+/** Can this person read this repository now (any role GitHub names)? As `repoRightNow`, for the dashboard's reads. */
+export async function repoReadNow(deps: RightsDeps, login: string, repo: string, installationId: number | undefined): Promise<RepoReadRight> {
+  const right = await askRight(deps, hasReadAccess, login, repo, installationId);
+  return right === "unreachable" ? right : right ? "read" : "no_read";
 }
 
 /**

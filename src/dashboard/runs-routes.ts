@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { refuseUnlessWriter } from "./repo-rights.js";
-import type { Hono } from "hono";
+import { refuseUnlessWriter, repoReadNow } from "./repo-rights.js";
+import type { Context, Hono } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { RunRecords } from "../store/run-records.js";
@@ -27,10 +27,22 @@ export const PAGE_SIZE = 25;
 /** A quiet stream says it is alive this often (no Redis read: proxies close silent connections). */
 const PING_MS = 25_000;
 
-/** The run, if the viewer may see it (its repo is one they can write); otherwise null, answered as 404. */
-export async function visibleRun(deps: DashboardDeps, session: Session, runId: string): Promise<RunEntry | null> {
+/**
+ * The run, if the viewer may see it: its repo is one of their session's (writable at sign-in) and
+ * GitHub says they may still read it now (`repoReadNow`, cached at most 5 minutes); otherwise null,
+ * answered as 404, or "unreachable" when GitHub did not answer (503: never said as "no access").
+ */
+export async function visibleRun(deps: DashboardDeps, session: Session, runId: string): Promise<RunEntry | null | "unreachable"> {
   const entry = await new RunIndex(deps.redis, deps.prefix).get(runId);
-  return entry && session.repos.includes(entry.repo) ? entry : null;
+  if (!entry || !session.repos.includes(entry.repo)) return null;
+  const right = await repoReadNow(deps, session.login, entry.repo, session.installations[entry.repo]);
+  if (right === "read") return entry;
+  if (right === "unreachable") {
+    deps.log.warn({ login: session.login, repo: entry.repo, runId }, "dashboard read refused: GitHub unreachable for the read-access check");
+    return "unreachable";
+  }
+  deps.log.info({ login: session.login, repo: entry.repo, runId }, "dashboard read refused: no read access now");
+  return null;
 }
 
 /**
@@ -115,6 +127,18 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
   const records = new RunRecords(deps.redis, deps.prefix);
   const notFound = (session: Session) => messagePage("Run not found", session, "There is no such run in the repositories you can write to.", { href: "/app/runs", label: "All runs" });
 
+  /** The run the route names, or the answer when the viewer may not see it now (a page, or plain text for the live stream). */
+  const runOr = async (c: Context<DashboardEnv>, as: "page" | "text" = "page"): Promise<RunEntry | Response> => {
+    const session = c.get("session");
+    const found = await visibleRun(deps, session, c.req.param("id") ?? "");
+    if (found === "unreachable") {
+      const why = "GitHub did not answer when asked whether you can read this run's repository, so it is not shown. Try again in a minute.";
+      return as === "text" ? c.text(`GitHub could not be reached: ${why}`, 503) : c.html(messagePage("GitHub could not be reached", session, why, { href: "/app/runs", label: "All runs" }), 503);
+    }
+    if (!found) return as === "text" ? c.text("run not found", 404) : c.html(notFound(session), 404);
+    return found;
+  };
+
   app.get("/app", (c) => c.redirect("/app/runs", 302));
 
   app.get("/app/runs", async (c) => {
@@ -138,8 +162,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
 
   app.get("/app/runs/:id", async (c) => {
     const session = c.get("session");
-    const entry = await visibleRun(deps, session, c.req.param("id"));
-    if (!entry) return c.html(notFound(session), 404);
+    const entry = await runOr(c);
+    if (entry instanceof Response) return entry;
     const [thread, record] = await Promise.all([runThread(deps, entry), records.get(entry.runId)]);
     const items = conversationItems(thread.messages);
     const times =
@@ -174,9 +198,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
   // Live view: the run's messages, usage, todos and status as the worker publishes them; one shared
   // subscription per run in this process, nothing read while the run is idle.
   app.get("/app/runs/:id/events", async (c) => {
-    const session = c.get("session");
-    const entry = await visibleRun(deps, session, c.req.param("id"));
-    if (!entry) return c.text("run not found", 404);
+    const entry = await runOr(c, "text");
+    if (entry instanceof Response) return entry;
     // A reconnecting EventSource says how far it got (Last-Event-ID: messages shown).
     let sent = Number(c.req.header("last-event-id") ?? c.req.query("from") ?? "0");
     if (!Number.isInteger(sent) || sent < 0) sent = 0;
@@ -192,9 +215,10 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
   // "show all": the whole text of one message (a long tool output or tool call), as plain text.
   app.get("/app/runs/:id/messages/:n", async (c) => {
     const session = c.get("session");
-    const entry = await visibleRun(deps, session, c.req.param("id"));
+    const entry = await runOr(c);
+    if (entry instanceof Response) return entry;
     const n = Number(c.req.param("n"));
-    if (!entry || !Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
+    if (!Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
     const thread = await runThread(deps, entry);
     const text = thread.hidden ? null : fullText(thread.messages, n);
     if (text === null)
@@ -205,10 +229,11 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
   // "show all" of a message in one of the run's subagents' conversations.
   app.get("/app/runs/:id/subagents/:k/messages/:n", async (c) => {
     const session = c.get("session");
-    const entry = await visibleRun(deps, session, c.req.param("id"));
+    const entry = await runOr(c);
+    if (entry instanceof Response) return entry;
     const k = Number(c.req.param("k"));
     const n = Number(c.req.param("n"));
-    if (!entry || !Number.isInteger(k) || k < 0 || !Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
+    if (!Number.isInteger(k) || k < 0 || !Number.isInteger(n) || n < 0) return c.html(notFound(session), 404);
     const thread = await runThread(deps, entry);
     const subagent = thread.hidden ? undefined : (await readSubagents(deps.checkpoints, entry.threadId, thread.messages))[k];
     const text = subagent ? fullText(subagent.messages, n) : null;
@@ -222,8 +247,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
 
   app.post("/app/runs/:id/stop", async (c) => {
     const session = c.get("session");
-    const entry = await visibleRun(deps, session, c.req.param("id"));
-    if (!entry) return c.html(notFound(session), 404);
+    const entry = await runOr(c);
+    if (entry instanceof Response) return entry;
     if (!isLive(entry.status))
       return c.html(messagePage("Already ended", session, `This run already ended (${entry.status}).`, { href: `/app/runs/${encodeURIComponent(entry.runId)}`, label: "Back to the run" }), 409);
     const refused = await refuseUnlessWriter(c, deps, session, entry.repo, "the run was not stopped");
@@ -243,8 +268,8 @@ export function mountRuns(app: Hono<DashboardEnv>, deps: DashboardDeps): void {
 
   app.post("/app/runs/:id/messages", async (c) => {
     const session = c.get("session");
-    const entry = await visibleRun(deps, session, c.req.param("id"));
-    if (!entry) return c.html(notFound(session), 404);
+    const entry = await runOr(c);
+    if (entry instanceof Response) return entry;
     const text = (await c.req.parseBody())["text"];
     if (typeof text !== "string" || text.trim() === "" || text.length > 20_000) return c.html(messagePage("Nothing sent", session, "Write a message of at most 20,000 characters."), 400);
     if (!isLive(entry.status)) return c.html(messagePage("The run has ended", session, "This run has ended; start a new task to continue.", { href: "/app/tasks/new", label: "New task" }), 409);

@@ -42,7 +42,10 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
   });
 
   it("a non-writer sees nothing and is refused; a CSRF-less post is refused; a writer's Approve resumes the run, Deny passes its reason", { timeout: 90_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
     mockInstallationToken(4242, 2);
+    // erin's reading the paused run finds GitHub's read answer cached (her approve asks GitHub itself, below).
+    await app.proc.redis.set(`${app.prefix}:perm-read:octo/hello:erin`, "1", "EX", 300);
     nock(API).get("/repos/octo/hello/collaborators/dana/permission").reply(200, { permission: "write", role_name: "write" });
     const { id } = await pausedRun(app, { installationId: 4242, number: 5, issueId: 5005, commentId: 101, reply: "Wrote proof.txt.", requestCommentId: 900 });
     const store = new ApprovalStore(app.proc.redis, app.prefix, 60_000);

@@ -6,6 +6,7 @@ import type { RunRecord } from "../../src/shared/run-record.js";
 import { RunIndex, type RunEntry } from "../../src/store/run-index.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { mockRepoRole } from "../helpers/github-app.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { CLIENT_ID, CLIENT_SECRET, launchBrowser, newContext, screenshot, signIn } from "./browser.js";
@@ -115,6 +116,7 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
   for (const view of VIEWS) {
     const tag = `${view.width}-${view.scheme}`;
     it(`at ${view.width} px, ${view.scheme}: every page is Primer-styled, fits, passes axe and asks only 127.0.0.1`, { timeout: 90_000 }, async () => {
+      mockRepoRole("dana", "write", { optional: true });
       const { context, page, requests, cspErrors } = await signedIn(view);
 
       await page.goto(`${base}/app/runs`);
@@ -179,6 +181,8 @@ describe("dashboard look and feel in a real browser: Primer, cards on phones, li
   }
 
   it("keyboard only: Tab reaches Stop, Approve and Start and Enter submits each", { timeout: 60_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     const { context, page } = await signedIn(VIEWS[2]);
     /** Tabs on until the element named `name` (its text, or `#id`) has focus; fails after 60 presses. */
     const tabTo = async (name: string) => {

@@ -7,7 +7,7 @@ import { RunIndex } from "../../src/store/run-index.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook, mockRepoRole } from "../helpers/github-app.js";
 import { deliveryJobId } from "../../src/queue/job-ids.js";
 import { waitForJob, findJob } from "../helpers/jobs.js";
 import { humanMessages } from "../helpers/approval-run.js";
@@ -117,6 +117,8 @@ describe("dashboard in a real browser: a task started from the page streams live
   });
 
   it("a message sent from the run page reaches the running agent before its next model call", { timeout: 60_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     writeFileSync(app.replay, JSON.stringify(followUpScript));
     mockRunStart();
     const { context, authorize } = await newContext(browser);
@@ -140,6 +142,8 @@ describe("dashboard in a real browser: a task started from the page streams live
   });
 
   it("Stop cancels a running run through its AbortSignal; the run says it was stopped and is not retried", { timeout: 60_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     writeFileSync(app.replay, JSON.stringify(slowScript));
     mockRunStart();
     const { context, authorize } = await newContext(browser);

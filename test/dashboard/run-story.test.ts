@@ -9,7 +9,7 @@ import type { RunningProcess } from "../../src/main.js";
 import { RunIndex, type RunEntry } from "../../src/store/run-index.js";
 import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, mockRepoRole } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, screenshot, signedInPage } from "./browser.js";
@@ -165,6 +165,8 @@ describe("the run page tells the story: request as written, steps with times, to
     const e = await seedRun(41);
     mockInstallationToken(4242);
     const health = mockPrHealth(41);
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     const { context, page } = await signedIn(VIEWS[2]);
     await page.goto(`${base}/app/runs/${e.runId}`);
     // The request as the person wrote it, not the prompt the agent was given.
@@ -206,6 +208,7 @@ describe("the run page tells the story: request as written, steps with times, to
     it(`at ${view.width} px, ${view.scheme}: the run page fits, passes axe, breaks no CSP rule`, { timeout: 90_000 }, async () => {
       const e = await seedRun(50 + i);
       mockPrHealth(50 + i);
+      mockRepoRole("dana", "write", { optional: true });
       const { context, page, cspErrors } = await signedIn(view);
       await page.goto(`${base}/app/runs/${e.runId}`);
       await page.locator("#pr-state").waitFor();

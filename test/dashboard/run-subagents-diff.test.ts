@@ -7,7 +7,7 @@ import { RunRecords } from "../../src/store/run-records.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
-import { issueCommentPayload, mockInstallationToken, sendWebhook } from "../helpers/github-app.js";
+import { issueCommentPayload, mockInstallationToken, sendWebhook, mockRepoRole } from "../helpers/github-app.js";
 import { waitForJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
 import { API, CLIENT_ID, CLIENT_SECRET, launchBrowser, screenshot, signedInPage, type GitHubUserMock } from "./browser.js";
@@ -69,6 +69,8 @@ describe("the run page shows a real run's subagent conversation and the diff it 
   const signedIn = (u: GitHubUserMock, view: { width: number; height: number; scheme: "light" | "dark" }) => signedInPage(browser, base, u, view);
 
   it("the subagent's messages and tool calls, collapsed with show all; the pushed diff from the mirror", { timeout: 120_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     const { context, page } = await signedIn(dana, VIEWS[2]);
     await page.goto(`${base}/app/runs/${runId}`);
     // The subagent the run started, collapsed, with its own conversation.
@@ -96,6 +98,7 @@ describe("the run page shows a real run's subagent conversation and the diff it 
   for (const view of VIEWS) {
     const tag = `${view.width}-${view.scheme}`;
     it(`at ${view.width} px, ${view.scheme}: subagents and diff fit, pass axe, break no CSP rule`, { timeout: 90_000 }, async () => {
+      mockRepoRole("dana", "write", { optional: true });
       const { context, page, cspErrors } = await signedIn(dana, view);
       await page.goto(`${base}/app/runs/${runId}`);
       await page.locator("#pushed-diff .d2h-file-name").first().waitFor();
@@ -108,6 +111,8 @@ describe("the run page shows a real run's subagent conversation and the diff it 
   }
 
   it("someone who may not read the repository sees neither the subagents nor the diff", { timeout: 90_000 }, async () => {
+    // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
+    mockRepoRole("dana", "write", { optional: true });
     const { context, page } = await signedIn(erin, VIEWS[2]);
     const res = await page.goto(`${base}/app/runs/${runId}`);
     expect(res?.status()).toBe(404);

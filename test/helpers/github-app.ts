@@ -160,3 +160,23 @@ function countWebhook(event: string, body: string, offContract: string | undefin
   }
   return countExternal("validated", checkWebhook(event, payload));
 }
+
+/**
+ * GitHub's answer to "what is `login`'s role on `repo`" (the collaborator permission endpoint the
+ * dashboard asks before showing a run and before acting), with the installation token it is asked
+ * with (optional: a process holding the token asks none): one line for a test that reads a run page.
+ * `times` answers; `persist` answers every time; `optional` when the answer may still be cached.
+ */
+export function mockRepoRole(login: string, role = "write", opts: { repo?: string; times?: number; persist?: boolean; optional?: boolean; installationId?: number } = {}): nock.Scope {
+  // The process may hold the installation's token already.
+  nock("https://api.github.com")
+    .post(`/app/installations/${opts.installationId ?? 4242}/access_tokens`)
+    .optionally()
+    .reply(201, { token: "ghs_test_installation_token", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+  const scope = nock("https://api.github.com")
+    .get(`/repos/${opts.repo ?? "octo/hello"}/collaborators/${login}/permission`)
+    .times(opts.times ?? 1)
+    .optionally(opts.optional ?? false)
+    .reply(200, { permission: role, role_name: role });
+  return opts.persist ? scope.persist() : scope;
+}

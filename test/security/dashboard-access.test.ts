@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { RunIndex } from "../../src/store/run-index.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { mockRepoRole } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
@@ -17,6 +18,8 @@ describe("dashboard access: other repos' runs, forged cookies, replayed callback
     const settings = new SettingsStore(proc.redis, prefix);
     await settings.recordInstalled("octo/hello", { installationId: 4242 });
     await settings.recordInstalled("octo/secret", { installationId: 4242 });
+    // Reading a run asks GitHub whether dana may read octo/hello now (then cached).
+    mockRepoRole("dana");
     const index = new RunIndex(proc.redis, prefix);
     for (const [runId, repo] of [
       ["run-hello", "octo/hello"],

@@ -70,6 +70,8 @@ describe("security: dashboard rights are GitHub's answer when the action happens
     const authorize = new URL(login.headers.get("location")!);
     mockSignIn({ login: "dana", id: 31, repos: [{ full_name: "octo/hello", push: true }] }, () => authorize.searchParams.get("code_challenge") ?? undefined);
     keep(jar, await fetch(`${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: cookieHeader(jar) } }));
+    // Reading a run asks whether she may read octo/hello now (she still may: cached here); writes ask GitHub themselves.
+    await proc.redis.set(`${prefix}:perm-read:octo/hello:dana`, "1", "EX", 60);
     const page = await (await fetch(`${base}/app/runs/run-1`, { headers: { cookie: cookieHeader(jar) } })).text();
     return { jar, csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]! };
   }
@@ -88,6 +90,8 @@ describe("security: dashboard rights are GitHub's answer when the action happens
 
     // Her write access is removed; past the cache window, every action is refused, nothing is done.
     await new Promise((r) => setTimeout(r, 1_200));
+    // Asked twice: may she read the run (yes), then may she write (no).
+    permission("read");
     permission("read");
     const msg = await post("/app/runs/run-1/messages", { text: "push to main" });
     expect(msg.status).toBe(403);

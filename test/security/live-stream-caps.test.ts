@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningProcess } from "../../src/main.js";
 import { RunIndex } from "../../src/store/run-index.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
+import { mockRepoRole } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
@@ -51,6 +52,8 @@ describe("live views are capped per session and per address", () => {
     });
     base = `http://127.0.0.1:${proc.port}`;
     await new SettingsStore(proc.redis, prefix).recordInstalled("octo/hello", { installationId: 4242 });
+    // Reading a run asks GitHub whether dana may read octo/hello now (then cached).
+    mockRepoRole("dana");
     await new RunIndex(proc.redis, prefix).put({
       runId: "run-live",
       repo: "octo/hello",

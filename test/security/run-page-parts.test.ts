@@ -14,6 +14,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { ThreadRepos } from "../../src/threads/thread-repo.js";
 import { cookieHeader, keep } from "../helpers/cookie-jar.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
+import { mockRepoRole } from "../helpers/github-app.js";
 import { redisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startTestProcess } from "../helpers/test-process.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
@@ -92,6 +93,8 @@ describe("a run's subagent conversations and pushed diff are its repository's, s
     const settings = new SettingsStore(proc.redis, prefix);
     await settings.recordInstalled("octo/hello", { installationId: 4242 });
     await settings.recordInstalled("octo/secret", { installationId: 4242 });
+    // Reading a run asks GitHub whether dana may read octo/hello now (then cached).
+    mockRepoRole("dana");
     await seed("run-hello", "octo/hello", "gh:octo/hello#1", "HELLO-SUBAGENT", "HELLO-DIFF-LINE");
     await seed("run-secret", "octo/secret", "gh:octo/secret#1", "SECRET-SUBAGENT", "SECRET-DIFF-LINE");
     // A source thread recorded as octo/secret's, claimed by a run on octo/hello.

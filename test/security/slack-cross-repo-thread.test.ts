@@ -12,7 +12,7 @@ import { SettingsStore } from "../../src/store/settings-store.js";
 import { threadId } from "../../src/shared/thread-id.js";
 import { CLIENT_ID, CLIENT_SECRET, mockSignIn } from "../dashboard/browser.js";
 import { startE2eApp, type E2eApp } from "../helpers/e2e-app.js";
-import { mockInstallationToken } from "../helpers/github-app.js";
+import { mockInstallationToken, mockRepoRole } from "../helpers/github-app.js";
 import { makeBareRemote } from "../helpers/git-remote.js";
 import { waitForJob, findJob } from "../helpers/jobs.js";
 import { testRedis } from "../helpers/redis.js";
@@ -187,6 +187,8 @@ describe("a Slack thread shared by two people about two repositories leaks nothi
       () => authorize.searchParams.get("code_challenge") ?? undefined,
     );
     keep(await fetch(`${base}/auth/callback?code=code-1&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: cookie() } }));
+    // Reading his run asks GitHub whether he may read octo/public now (or finds his run's answer cached).
+    mockRepoRole("boris", "write", { repo: "octo/public", optional: true });
     const page = await fetch(`${base}/app/runs/${encodeURIComponent(bRunId)}`, { headers: { cookie: cookie() } });
     expect(page.status).toBe(200);
     const html = await page.text();

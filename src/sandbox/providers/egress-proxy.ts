@@ -13,8 +13,12 @@ export type EgressLookup = (host: string) => Promise<string[]>;
 const systemLookup: EgressLookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export const EGRESS_LIMITS = {
-  /** Sockets the proxy holds at once (each tunnel is two). */
-  maxConnections: 1024,
+  /** The shared part of the proxy holds this many sandboxes' whole quotas at once (`egressCapacity`). */
+  sandboxesAtQuota: 8,
+  /** Connections a sandbox holding fewer than this may still open when the shared part is full. */
+  guaranteedPerSandbox: 8,
+  /** How many sandboxes the reserve beyond the shared part gives their guaranteed connections. */
+  reservedSandboxes: 32,
   headersTimeoutMs: 20_000,
   dnsTimeoutMs: 10_000,
   connectTimeoutMs: 15_000,
@@ -29,6 +33,20 @@ export const EGRESS_LIMITS = {
   /** After a refusal, how long the proxy keeps reading (and dropping) what the client still sends before it closes. */
   lingerMs: 2_000,
 } as const;
+
+/**
+ * The proxy's connection limits for a per-sandbox quota: `shared` connections any sandbox may take up
+ * to its quota (room for `sandboxesAtQuota` whole quotas), then a `reserve` only a sandbox holding
+ * fewer than `guaranteed` may take from, so sandboxes already at their quota — however many one tenant
+ * starts — cannot leave a new sandbox without a connection. `total` (shared + reserve) is the most the
+ * proxy holds from sandboxes at once.
+ */
+export function egressCapacity(perSandbox: number): { shared: number; guaranteed: number; reserve: number; total: number } {
+  const shared = perSandbox * EGRESS_LIMITS.sandboxesAtQuota;
+  const guaranteed = Math.min(perSandbox, EGRESS_LIMITS.guaranteedPerSandbox);
+  const reserve = guaranteed * EGRESS_LIMITS.reservedSandboxes;
+  return { shared, guaranteed, reserve, total: shared + reserve };
+}
 
 /** The line each forwarder connection starts with: `OSW-SANDBOX <id>\n`. */
 const PREAMBLE = "OSW-SANDBOX ";
@@ -251,12 +269,15 @@ export async function startEgressProxy(socketPath: string, rules: EgressRules, l
   const perSandbox = rules.maxConnectionsPerSandbox ?? EGRESS_LIMITS.perSandbox;
   // The unix socket is a plain listener: it reads the forwarder's line naming the sandbox, applies that
   // sandbox's quota, then hands the connection to the HTTP server with the sandbox's bytes unread.
-  const open = new Map<string, number>();
+  const capacity = egressCapacity(perSandbox);
+  const open: OpenCounts = { bySandbox: new Map(), total: 0 };
   const front = createNetServer((socket: Socket) => {
     socket.on("error", () => socket.destroy());
-    admit(socket, open, perSandbox, (s) => server.emit("connection", s));
+    admit(socket, open, perSandbox, capacity, (s) => server.emit("connection", s));
   });
-  front.maxConnections = EGRESS_LIMITS.maxConnections;
+  // The hard ceiling on sockets accepted: admitted ones, and room for those still sending their line or
+  // being refused (a refusal lingers up to lingerMs) — connections naming no sandbox (a test's) count only here.
+  front.maxConnections = capacity.total * 2;
   server.on("connection", (socket: Socket) => {
     socket.on("error", () => socket.destroy());
     socket.setTimeout(EGRESS_LIMITS.idleMs, () => socket.destroy());
@@ -314,12 +335,31 @@ export async function startEgressProxy(socketPath: string, rules: EgressRules, l
   return server;
 }
 
+/** Connections held through the proxy, per sandbox and in all. */
+interface OpenCounts {
+  bySandbox: Map<string, number>;
+  total: number;
+}
+
+/**
+ * Why a sandbox holding `held` connections may not open another while sandboxes hold `total`, or null
+ * when it may: its quota, then the shared part (full: only a sandbox under its guaranteed share goes
+ * on, into the reserve), then the reserve.
+ */
+function egressRefusal(held: number, total: number, perSandbox: number, capacity: ReturnType<typeof egressCapacity>): string | null {
+  if (held >= perSandbox) return `this sandbox already holds ${perSandbox} connections through the egress proxy (SANDBOX_EGRESS_MAX_CONNECTIONS); close some first`;
+  if (total < capacity.shared) return null;
+  if (held < capacity.guaranteed && total < capacity.total) return null;
+  return `the egress proxy is full (${total} connections from sandboxes); this sandbox holds ${held}, past the ${capacity.guaranteed} each is guaranteed; close some first`;
+}
+
 /**
  * Reads the forwarder's `OSW-SANDBOX <id>` line (a connection without it — a test's, say — counts
- * against no sandbox), refuses the connection with a 429 when that sandbox already holds its quota,
- * and otherwise passes it on with everything after the line unread.
+ * against no sandbox), refuses the connection with a 429 when that sandbox already holds its quota or
+ * the proxy has no room it may take (`egressRefusal`), and otherwise passes it on with everything
+ * after the line unread.
  */
-function admit(socket: Socket, open: Map<string, number>, perSandbox: number, pass: (s: Socket) => void): void {
+function admit(socket: Socket, open: OpenCounts, perSandbox: number, capacity: ReturnType<typeof egressCapacity>, pass: (s: Socket) => void): void {
   let buf = Buffer.alloc(0);
   const timer = setTimeout(() => socket.destroy(), EGRESS_LIMITS.preambleMs);
   const done = (id: string | null, rest: Buffer) => {
@@ -327,16 +367,19 @@ function admit(socket: Socket, open: Map<string, number>, perSandbox: number, pa
     socket.off("data", onData);
     socket.pause();
     if (id !== null) {
-      const n = open.get(id) ?? 0;
-      if (n >= perSandbox) {
-        rawReply(socket, 429, `this sandbox already holds ${perSandbox} connections through the egress proxy (SANDBOX_EGRESS_MAX_CONNECTIONS); close some first`);
+      const n = open.bySandbox.get(id) ?? 0;
+      const refusal = egressRefusal(n, open.total, perSandbox, capacity);
+      if (refusal !== null) {
+        rawReply(socket, 429, refusal);
         return;
       }
-      open.set(id, n + 1);
+      open.bySandbox.set(id, n + 1);
+      open.total += 1;
       socket.once("close", () => {
-        const left = (open.get(id) ?? 1) - 1;
-        if (left <= 0) open.delete(id);
-        else open.set(id, left);
+        open.total -= 1;
+        const left = (open.bySandbox.get(id) ?? 1) - 1;
+        if (left <= 0) open.bySandbox.delete(id);
+        else open.bySandbox.set(id, left);
       });
     }
     if (rest.length > 0) socket.unshift(rest);
