@@ -41,7 +41,7 @@ describe("dashboard approvals in a real browser: a writer decides a paused run f
     await app?.stop();
   });
 
-  it("a non-writer sees nothing and is refused; a CSRF-less post is refused; a writer's Approve resumes the run, Deny passes its reason", { timeout: 90_000 }, async () => {
+  it("a non-writer sees nothing and is refused; a CSRF-less post is refused; a writer's Approve resumes the run, Deny passes its reason", { timeout: 240_000 }, async () => {
     // Each run page asks GitHub whether the viewer may read the repository now (or finds it cached).
     mockInstallationToken(4242, 2);
     // erin's reading the paused run finds GitHub's read answer cached (her approve asks GitHub itself, below).
