@@ -81,9 +81,9 @@ function processorFor(name: QueueName, bullName: string, opts: StartWorkersOptio
       provenance: signed.provenance,
     };
     try {
-      const result = await runJob(name, opts, job, token, parsed.data, ctx);
-      await ranToItsEnd();
-      return result;
+      // A success is recorded once BullMQ has moved the job to completed (the `completed` listener): recorded
+      // before, a failover that lost the completion but not the record refused the job's own re-run as a replay.
+      return await runJob(name, opts, job, token, parsed.data, ctx);
     } catch (err) {
       // A failure for good is an end too; a retry to come, a job sent back to waiting or a lost lock is not.
       if (endsTheJob(err, job)) await ranToItsEnd().catch((e: unknown) => log.warn({ err: String(e) }, "could not record the job as run"));
@@ -184,6 +184,14 @@ export async function startWorkers(opts: StartWorkersOptions): Promise<WorkerPoo
     // A renewal BullMQ could not make, or a job it found stalled: the execution here stops at once.
     worker.on("lockRenewalFailed", (ids) => void watch.recheck(ids));
     worker.on("stalled", (id) => void watch.recheck([id]));
+    worker.on("completed", (job) => {
+      const issued = JobSigner.issueOf(job.data as object);
+      if (!issued) return;
+      void services.queues.clock
+        .now()
+        .then((now) => consumedJobs.record(name, job.id ?? "", issued.sig, issued.exp, now))
+        .catch((e: unknown) => opts.log.warn({ queue: name, jobId: job.id, err: String(e) }, "could not record the job as run"));
+    });
     worker.on("failed", (job, err) => {
       opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, "job failed");
       if (name === "agent" && job) {
