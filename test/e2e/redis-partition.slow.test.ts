@@ -80,7 +80,10 @@ function count(calls: string[], issue: number): Record<"replies" | "prOpened" | 
 }
 
 describe("e2e: a worker partitioned from Redis (Redis up, the other worker connected) never doubles a side effect", () => {
-  it("frozen, cut, and frozen while GitHub has the reply but not yet answered: the partitioned host's run stops at once (one line, no crash); the other host finishes it; one reply, one PR update, one push a request", async () => {
+  it("frozen, cut, and frozen while GitHub has the reply but not yet answered: the partitioned host's run stops at once (one line, no crash); the other host finishes it; one reply, one PR update, one push a request", {
+    timeout: 180_000,
+    retry: 1,
+  }, async () => {
     const proxyA = await startTcpProxy({ path: redisSocket() });
     const proxyB = await startTcpProxy({ path: redisSocket() });
     proxies.push(proxyA, proxyB);
@@ -197,5 +200,5 @@ describe("e2e: a worker partitioned from Redis (Redis up, the other worker conne
       expect(remote.git("rev-list", "--count", `main..${branch}`).trim()).toBe("3");
       lap(`${fault}: request 3 done`);
     }
-  }, 180_000);
+  });
 });

@@ -30,7 +30,7 @@ describe("uploads and downloads against a sandbox that plants and swaps links", 
     await rm(tmp, { recursive: true, force: true });
   });
 
-  it("a racing swapper inside the sandbox during 1,000 uploads creates nothing outside the workspace", async () => {
+  it("a racing swapper inside the sandbox during 1,000 uploads creates nothing outside the workspace", { timeout: 120_000 }, async () => {
     // Flips `d` (and `d/sub`) between a real directory and links to host directories, as fast as it can.
     const swapper = sb.exec(
       `i=0; while [ ! -e stop ] && [ $i -lt 200000 ]; do i=$((i+1)); rm -rf d; ln -sfn ${shellQuote(outside)} d; rm -f d; mkdir -p d; ln -sfn ${shellQuote(outside)} d/sub; rm -f d/sub; ln -sfn / d/sub; rm -f d/sub; done`,
